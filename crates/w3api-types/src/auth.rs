@@ -1,0 +1,121 @@
+//! Sign-in with a Solana account: the challenge request, the message the end
+//! user signs, and the verified challenge.
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_with::serde_as;
+
+use crate::wire;
+
+/// The Solana cluster a challenge is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SolanaNetwork {
+    /// `mainnet`
+    Mainnet,
+    /// `testnet`
+    Testnet,
+    /// `devnet`
+    Devnet,
+}
+
+impl SolanaNetwork {
+    /// The value as written in the message and on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SolanaNetwork::Mainnet => "mainnet",
+            SolanaNetwork::Testnet => "testnet",
+            SolanaNetwork::Devnet => "devnet",
+        }
+    }
+}
+
+/// Body of `POST /challenge/request/solana`: what the message to sign will say.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SolanaChallengeRequest {
+    /// Host (and optional port) of the site asking for the sign-in, without a scheme.
+    pub domain: String,
+    /// Absolute URL of the resource the sign-in is for.
+    pub uri: String,
+    /// Base58 public key of the end user's account.
+    pub address: String,
+    /// Cluster of the account.
+    pub network: SolanaNetwork,
+    /// Seconds the challenge stays valid (15 to 120; the server uses 15 when absent).
+    #[serde_as(as = "Option<wire::Num>")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u32>,
+    /// Human-readable ASCII statement shown to the end user, on one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statement: Option<String>,
+    /// When the signed message stops being valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiration_time: Option<DateTime<Utc>>,
+    /// When the signed message becomes valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<DateTime<Utc>>,
+    /// URLs the end user grants access to by signing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Vec<String>>,
+}
+
+/// 201 response of `POST /challenge/request/solana`: the message to sign.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SolanaChallengeResponse {
+    /// Identifier of the challenge.
+    pub id: String,
+    /// The exact text the end user signs.
+    pub message: String,
+    /// Stable identifier of the account (0x-prefixed 32-byte hex).
+    pub profile_id: String,
+}
+
+/// Body of `POST /challenge/verify/solana`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SolanaVerifyRequest {
+    /// The message exactly as issued by the challenge request.
+    pub message: String,
+    /// Base58 Ed25519 signature of the message's UTF-8 bytes.
+    pub signature: String,
+}
+
+/// 201 response of `POST /challenge/verify/solana`: the challenge the
+/// signature proved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SolanaVerifiedChallenge {
+    /// Identifier of the challenge.
+    pub id: String,
+    /// Domain that requested the sign-in.
+    pub domain: String,
+    /// Cluster of the account. Required by the spec; absent from some
+    /// production samples, so decoding does not insist on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<SolanaNetwork>,
+    /// Base58 public key that signed.
+    pub address: String,
+    /// Statement of the challenge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statement: Option<String>,
+    /// URI of the requester.
+    pub uri: String,
+    /// When the signed message stops being valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiration_time: Option<DateTime<Utc>>,
+    /// When the signed message became valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<DateTime<Utc>>,
+    /// Resource URIs of the challenge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Vec<String>>,
+    /// Version of the message format.
+    pub version: String,
+    /// Nonce of the challenge.
+    pub nonce: String,
+    /// Stable identifier of the account (0x-prefixed 32-byte hex).
+    pub profile_id: String,
+}

@@ -1,0 +1,37 @@
+//! Types of the w3api interface, shared by the REST client, the RPC client and
+//! the server.
+//!
+//! Each type is named like its schema in `spec/openapi.yaml` or
+//! `spec/openrpc.json`; the workspace's tests check that the two agree field by
+//! field. Decoding is lenient where production is (numbers as numeric strings,
+//! booleans as `"true"`/`"false"`, `null` for unknown prices and metadata,
+//! unknown fields ignored); encoding writes one canonical form, described in
+//! [`wire`]. Raw token amounts are exact [`U256`] integers, written as decimal
+//! strings.
+
+mod auth;
+mod chain;
+mod error;
+mod lenient;
+mod nft;
+pub mod rpc;
+mod stream;
+mod wallet_tokens;
+pub mod wire;
+
+pub use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256};
+pub use auth::{
+    SolanaChallengeRequest, SolanaChallengeResponse, SolanaNetwork, SolanaVerifiedChallenge, SolanaVerifyRequest,
+};
+pub use chain::{Chain, UnknownChain};
+pub use error::{Error, ErrorMessage};
+pub use lenient::{Lenient, MalformedHex};
+pub use nft::{
+    ContractType, Nft, NftAttribute, NftCollection, NftCollectionPage, NftMedia, NftMediaCollection, NftMediaItem,
+    NftPage, NormalizedMetadata, SyncStatus, TokenIdFormat, TraitValue,
+};
+pub use stream::{
+    AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalances, StreamStatus, StreamTrigger,
+    StreamTriggerType,
+};
+pub use wallet_tokens::{NATIVE_TOKEN_ADDRESS, TokenBalance, TokenBalancePage};

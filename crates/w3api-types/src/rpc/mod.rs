@@ -1,0 +1,24 @@
+//! Parameters and results of the JSON-RPC gateway (`spec/openrpc.json`).
+//!
+//! Blocks and transactions follow the Ethereum execution API. They are plain
+//! structs of alloy primitives rather than alloy's RPC types because decoding
+//! must survive the malformed samples production publishes (see
+//! [`crate::Lenient`]) and the spec needs their JSON Schema; `to_alloy`
+//! converts them to alloy's types for hashing and signature recovery.
+
+mod block;
+mod params;
+mod token_price;
+mod transaction;
+
+pub use block::{Block, BlockTransactions, Withdrawal};
+pub use params::{BlockNumberOrTag, InvalidBlockNumberOrTag, TokenPriceInclude, TokenPriceParams, TransactionIndex};
+pub use token_price::{NativePrice, TokenPrice};
+pub use transaction::{AccessListItem, Transaction};
+
+/// A 32-byte hash (`Hash32` in the spec).
+pub type Hash32 = alloy_primitives::B256;
+/// Eight bytes, such as a block's proof-of-work nonce (`Bytes8` in the spec).
+pub type Bytes8 = alloy_primitives::B64;
+/// An unsigned integer written as a hex quantity (`Uint` in the spec).
+pub type Uint = alloy_primitives::U256;

@@ -1,0 +1,187 @@
+//! Parameters of the RPC methods.
+
+use std::fmt;
+use std::str::FromStr;
+
+use alloy_primitives::Address;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_with::serde_as;
+
+use crate::wire::{self, Hex};
+
+/// A block by number, or one of the tags `latest`, `earliest`, `pending`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockNumberOrTag {
+    /// The newest block.
+    Latest,
+    /// The genesis block.
+    Earliest,
+    /// The block being built; the gateway answers with the newest block when
+    /// nothing is pending.
+    Pending,
+    /// The block with this number.
+    Number(u64),
+}
+
+/// A block parameter that is neither a tag nor a canonical hex number.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid block {value:?}: expected \"latest\", \"earliest\", \"pending\" or a 0x-prefixed hex number without leading zeros"
+)]
+pub struct InvalidBlockNumberOrTag {
+    /// The value that was given.
+    pub value: String,
+}
+
+impl FromStr for BlockNumberOrTag {
+    type Err = InvalidBlockNumberOrTag;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let invalid = || InvalidBlockNumberOrTag { value: text.to_string() };
+        match text {
+            "latest" => Ok(Self::Latest),
+            "earliest" => Ok(Self::Earliest),
+            "pending" => Ok(Self::Pending),
+            _ => parse_quantity(text).map(Self::Number).ok_or_else(invalid),
+        }
+    }
+}
+
+/// Parses a canonical quantity: `0x`, then hex digits without leading zeros.
+fn parse_quantity(text: &str) -> Option<u64> {
+    let digits = text.strip_prefix("0x")?;
+    let canonical = digits == "0" || (!digits.is_empty() && !digits.starts_with('0'));
+    if !canonical || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(digits, 16).ok()
+}
+
+impl fmt::Display for BlockNumberOrTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Latest => f.write_str("latest"),
+            Self::Earliest => f.write_str("earliest"),
+            Self::Pending => f.write_str("pending"),
+            Self::Number(number) => write!(f, "{number:#x}"),
+        }
+    }
+}
+
+impl From<u64> for BlockNumberOrTag {
+    fn from(number: u64) -> Self {
+        Self::Number(number)
+    }
+}
+
+impl Serialize for BlockNumberOrTag {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for BlockNumberOrTag {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_from_str(deserializer)
+    }
+}
+
+impl JsonSchema for BlockNumberOrTag {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BlockNumberOrTag".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "type": "string", "enum": ["latest", "earliest", "pending"] },
+                { "type": "string", "pattern": wire::pattern::QUANTITY }
+            ]
+        })
+    }
+}
+
+/// Position of a transaction in its block, written as a hex quantity.
+#[serde_as]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct TransactionIndex(#[serde_as(as = "Hex")] pub u64);
+
+impl From<u64> for TransactionIndex {
+    fn from(index: u64) -> Self {
+        TransactionIndex(index)
+    }
+}
+
+/// What `eth_getTokenPrice` may add to its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenPriceInclude {
+    /// Add `24hrPercentChange`.
+    PercentChange,
+}
+
+/// The single parameter of `eth_getTokenPrice`.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenPriceParams {
+    /// Contract of the token to price.
+    #[serde_as(as = "Hex")]
+    pub address: Address,
+    /// Restrict pricing to one exchange: its factory address or its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<String>,
+    /// Price the token as of this block.
+    #[serde_as(as = "Option<wire::Num>")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_block: Option<u64>,
+    /// Extra fields to include.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include: Option<TokenPriceInclude>,
+}
+
+impl TokenPriceParams {
+    /// Parameters pricing `address` at the latest block on any exchange.
+    pub fn new(address: Address) -> Self {
+        TokenPriceParams { address, exchange: None, to_block: None, include: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_and_canonical_numbers_parse() {
+        assert_eq!("latest".parse(), Ok(BlockNumberOrTag::Latest));
+        assert_eq!("earliest".parse(), Ok(BlockNumberOrTag::Earliest));
+        assert_eq!("pending".parse(), Ok(BlockNumberOrTag::Pending));
+        assert_eq!("0x0".parse(), Ok(BlockNumberOrTag::Number(0)));
+        assert_eq!("0x1b".parse(), Ok(BlockNumberOrTag::Number(27)));
+        assert_eq!("0xffffffffffffffff".parse(), Ok(BlockNumberOrTag::Number(u64::MAX)));
+    }
+
+    #[test]
+    fn anything_else_is_rejected_naming_the_value() {
+        for bad in ["0x01", "0x", "27", "safe", "0X1b", "0x1g", "0x10000000000000000", "Latest"] {
+            let error = bad.parse::<BlockNumberOrTag>().unwrap_err();
+            assert!(error.to_string().contains(&format!("{bad:?}")), "{error}");
+        }
+    }
+
+    #[test]
+    fn wire_forms() {
+        assert_eq!(serde_json::to_value(BlockNumberOrTag::Number(27)).unwrap(), "0x1b");
+        assert_eq!(serde_json::to_value(TransactionIndex(0)).unwrap(), "0x0");
+        assert_eq!(serde_json::from_str::<TransactionIndex>("\"0xa\"").unwrap(), TransactionIndex(10));
+        let params: TokenPriceParams =
+            serde_json::from_str(r#"{"address":"0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599","toBlock":"16314545"}"#)
+                .unwrap();
+        assert_eq!(params.to_block, Some(16314545));
+        assert_eq!(
+            serde_json::to_string(&params).unwrap(),
+            r#"{"address":"0x2260fac5e5542a773aa44fbcfedf7c193bc2c599","toBlock":16314545}"#
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! For every type: value -> JSON -> value is the identity, the JSON validates
+//! against the type's schema in the spec, and the forms production is known to
+//! send (numbers and booleans as strings) decode to the same value.
+
+use proptest::prelude::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use w3api_tests::spec::Document;
+use w3api_tests::strategies as s;
+use w3api_types::rpc::{
+    AccessListItem, Block, BlockNumberOrTag, BlockTransactions, NativePrice, TokenPrice, TokenPriceInclude,
+    TokenPriceParams, Transaction, TransactionIndex, Withdrawal,
+};
+use w3api_types::*;
+
+/// Schemas whose JSON type is part of the value (`"false"` is text, `false`
+/// a boolean), so production's stringified forms do not apply.
+const TYPED_BY_JSON_TYPE: [&str; 1] = ["TraitValue"];
+
+/// Encodes, decodes from the text, and checks the value and the spec.
+fn check<T>(value: &T, document: Document, component: &str) -> Result<(), TestCaseError>
+where
+    T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let text = serde_json::to_string(value).map_err(|e| TestCaseError::fail(format!("encode: {e}")))?;
+    let back: T = serde_json::from_str(&text).map_err(|e| TestCaseError::fail(format!("decode {text}: {e}")))?;
+    prop_assert_eq!(&back, value, "round trip through {}", text);
+    let json: Value = serde_json::from_str(&text).unwrap();
+    document.validate_component(component, &json).map_err(TestCaseError::fail)?;
+    if TYPED_BY_JSON_TYPE.contains(&component) {
+        return Ok(());
+    }
+    let production_style = stringify_scalars(&json);
+    let lenient: T = serde_json::from_value(production_style.clone())
+        .map_err(|e| TestCaseError::fail(format!("decode {production_style}: {e}")))?;
+    prop_assert_eq!(&lenient, value, "lenient decoding of {}", production_style);
+    Ok(())
+}
+
+/// Writes numbers and booleans as strings, as production sometimes does.
+/// Free-form JSON (error details, stream filters) and trait values, whose
+/// type is told by the JSON type, keep their form.
+fn stringify_scalars(json: &Value) -> Value {
+    const FREE_FORM: [&str; 3] = ["details", "filter", "value"];
+    match json {
+        Value::Number(n) => Value::String(n.to_string()),
+        Value::Bool(b) => Value::String(b.to_string()),
+        Value::Array(items) => Value::Array(items.iter().map(stringify_scalars).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if FREE_FORM.contains(&k.as_str()) && !v.is_string() {
+                        v.clone()
+                    } else {
+                        stringify_scalars(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+macro_rules! roundtrip {
+    ($($test:ident: $ty:ty = $strategy:expr => $document:ident $component:literal;)*) => {
+        proptest! {
+            $(
+                #[test]
+                fn $test(value in $strategy) {
+                    check::<$ty>(&value, Document::$document, $component)?;
+                }
+            )*
+        }
+    };
+}
+
+roundtrip! {
+    error: Error = s::error() => OpenApi "Error";
+    address_rest: Address = s::address() => OpenApi "Address";
+    data_api_chain: Chain = s::data_api_chain() => OpenApi "Chain";
+    token_id_format: TokenIdFormat = s::token_id_format() => OpenApi "TokenIdFormat";
+    solana_network: SolanaNetwork = s::solana_network() => OpenApi "SolanaNetwork";
+    solana_challenge_request: SolanaChallengeRequest = s::solana_challenge_request() => OpenApi "SolanaChallengeRequest";
+    solana_challenge_response: SolanaChallengeResponse = s::solana_challenge_response() => OpenApi "SolanaChallengeResponse";
+    solana_verify_request: SolanaVerifyRequest = s::solana_verify_request() => OpenApi "SolanaVerifyRequest";
+    solana_verified_challenge: SolanaVerifiedChallenge = s::solana_verified_challenge() => OpenApi "SolanaVerifiedChallenge";
+    token_balance_page: TokenBalancePage = s::token_balance_page() => OpenApi "TokenBalancePage";
+    token_balance: TokenBalance = s::token_balance() => OpenApi "TokenBalance";
+    sync_status: SyncStatus = s::sync_status() => OpenApi "SyncStatus";
+    contract_type: ContractType = s::contract_type() => OpenApi "ContractType";
+    nft_page: NftPage = s::nft_page() => OpenApi "NftPage";
+    nft: Nft = s::nft() => OpenApi "Nft";
+    normalized_metadata: NormalizedMetadata = s::normalized_metadata() => OpenApi "NormalizedMetadata";
+    nft_attribute: NftAttribute = s::nft_attribute() => OpenApi "NftAttribute";
+    trait_value: TraitValue = s::trait_value() => OpenApi "TraitValue";
+    nft_media: NftMedia = s::nft_media() => OpenApi "NftMedia";
+    nft_media_collection: NftMediaCollection = s::nft_media_collection() => OpenApi "NftMediaCollection";
+    nft_media_item: NftMediaItem = s::nft_media_item() => OpenApi "NftMediaItem";
+    nft_collection_page: NftCollectionPage = s::nft_collection_page() => OpenApi "NftCollectionPage";
+    nft_collection: NftCollection = s::nft_collection() => OpenApi "NftCollection";
+    stream_status: StreamStatus = s::stream_status() => OpenApi "StreamStatus";
+    stream_trigger_type: StreamTriggerType = s::stream_trigger_type() => OpenApi "StreamTriggerType";
+    evm_stream: EvmStream = s::evm_stream() => OpenApi "EvmStream";
+    stream_native_balances: StreamNativeBalances = s::stream_native_balances() => OpenApi "StreamNativeBalances";
+    stream_advanced_option: StreamAdvancedOption = s::stream_advanced_option() => OpenApi "StreamAdvancedOption";
+    stream_trigger: StreamTrigger = s::stream_trigger() => OpenApi "StreamTrigger";
+    abi_item: AbiItem = s::abi_item() => OpenApi "AbiItem";
+    abi_parameter: AbiParameter = s::abi_parameter() => OpenApi "AbiParameter";
+
+    address_rpc: Address = s::address() => OpenRpc "Address";
+    hash32: B256 = s::b256() => OpenRpc "Hash32";
+    bytes_data: Bytes = s::bytes() => OpenRpc "Bytes";
+    bytes8: B64 = any::<[u8; 8]>().prop_map(B64::from) => OpenRpc "Bytes8";
+    bloom_filter: Bloom = s::bloom() => OpenRpc "Bloom";
+    uint: U256 = s::u256() => OpenRpc "Uint";
+    block_number_or_tag: BlockNumberOrTag = s::block_number_or_tag() => OpenRpc "BlockNumberOrTag";
+    transaction_index_param: TransactionIndex = s::transaction_index() => OpenRpc "TransactionIndex";
+    token_price_include_param: TokenPriceInclude = s::token_price_include() => OpenRpc "TokenPriceInclude";
+    token_price_params: TokenPriceParams = s::token_price_params() => OpenRpc "TokenPriceParams";
+    native_price_result: NativePrice = s::native_price() => OpenRpc "NativePrice";
+    token_price_result: TokenPrice = s::token_price() => OpenRpc "TokenPrice";
+    block_result: Block = s::block() => OpenRpc "Block";
+    block_transactions_list: BlockTransactions = s::block_transactions() => OpenRpc "BlockTransactions";
+    withdrawal_item: Withdrawal = s::withdrawal() => OpenRpc "Withdrawal";
+    access_list_entry: AccessListItem = s::access_list_item() => OpenRpc "AccessListItem";
+    transaction_result: Transaction = s::transaction() => OpenRpc "Transaction";
+}
+
+proptest! {
+    /// Every chain survives a round trip, in every form it is accepted in.
+    #[test]
+    fn every_chain_round_trips_in_every_form(chain in s::chain()) {
+        let json = serde_json::to_value(chain).unwrap();
+        prop_assert_eq!(serde_json::from_value::<Chain>(json).unwrap(), chain);
+        for form in chain.accepted_forms() {
+            prop_assert_eq!(form.parse::<Chain>().unwrap(), chain, "form {}", form);
+        }
+    }
+}
+
+/// The spec's `Chain` is the data API's list: chains only the RPC gateway
+/// serves are written as their slug, which that schema rejects, just as the
+/// server rejects them.
+#[test]
+fn chains_without_data_api_fail_the_data_api_schema() {
+    let rpc_only: Vec<Chain> = Chain::all().filter(|c| c.data_api_name().is_none()).collect();
+    assert!(!rpc_only.is_empty());
+    for chain in rpc_only {
+        let json = serde_json::to_value(chain).unwrap();
+        assert!(Document::OpenApi.validate_component("Chain", &json).is_err(), "{chain} passed the data-API schema");
+    }
+}
