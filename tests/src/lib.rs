@@ -7,3 +7,8 @@ pub mod fixtures;
 pub mod registry;
 pub mod spec;
 pub mod strategies;
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;

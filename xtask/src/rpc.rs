@@ -1,0 +1,389 @@
+//! `spec/openrpc.json` -> a jsonrpsee API trait.
+//!
+//! No OpenRPC generator for jsonrpsee exists, so this one is ours. It reads
+//! the document as JSON and emits, with `quote`:
+//! - `EthApi`, a `#[rpc(client, server, namespace = "eth")]` trait with one
+//!   method per OpenRPC method: positional parameters as typed arguments,
+//!   results as `w3api-types` types (`Option` where the result may be null);
+//! - `ErrorCode`, the errors of `components.errors`;
+//! - one method per RPC method on `crate::RpcClient` (typed errors) and on
+//!   `crate::Batch` (typed batch results), the hand-written client of
+//!   `w3api-rpc`, so that no signature is written by hand.
+//!
+//! It supports the constructs the spec uses. Anything else (named
+//! parameters, a schema it cannot map to a type, an unknown key) is an error
+//! that names it, so nothing in the spec is silently left out.
+
+use std::path::Path;
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::{Map, Value};
+
+use crate::{Error, GeneratedFile, OPENRPC_SPEC, RPC_FILE, format};
+
+/// The namespace of every method (`eth_getBlockByNumber`).
+const NAMESPACE: &str = "eth";
+
+/// Generates `crates/w3api-rpc/src/generated.rs`.
+pub fn generate(text: &str) -> Result<GeneratedFile, Error> {
+    let document: Value = serde_json::from_str(text).map_err(|e| Error::OpenRpc(e.to_string()))?;
+    let api = Api::read(&document)?;
+    let path = Path::new(RPC_FILE).to_path_buf();
+    let contents = format::rust_file(&path, OPENRPC_SPEC, api.emit())?;
+    Ok(GeneratedFile { path, contents })
+}
+
+fn unsupported(at: &str, what: impl std::fmt::Display) -> Error {
+    Error::OpenRpc(format!("{at}: {what} is not supported by the RPC generator (xtask/src/rpc.rs)"))
+}
+
+/// Fails on keys outside `allowed` (extensions `x-*` excepted).
+fn only_keys(at: &str, object: &Map<String, Value>, allowed: &[&str]) -> Result<(), Error> {
+    match object.keys().find(|k| !allowed.contains(&k.as_str()) && !k.starts_with("x-")) {
+        Some(key) => Err(unsupported(at, format_args!("key {key:?}"))),
+        None => Ok(()),
+    }
+}
+
+fn object<'a>(at: &str, value: &'a Value) -> Result<&'a Map<String, Value>, Error> {
+    value.as_object().ok_or_else(|| Error::OpenRpc(format!("{at}: expected an object")))
+}
+
+fn string<'a>(at: &str, object: &'a Map<String, Value>, key: &str) -> Result<&'a str, Error> {
+    object.get(key).and_then(Value::as_str).ok_or_else(|| Error::OpenRpc(format!("{at}: {key:?} must be a string")))
+}
+
+struct Api {
+    title: String,
+    methods: Vec<Method>,
+    errors: Vec<ErrorCode>,
+}
+
+struct Method {
+    /// Name on the wire without the namespace (`getBlockByNumber`).
+    name: String,
+    /// Name on the wire (`eth_getBlockByNumber`).
+    wire_name: String,
+    doc: String,
+    params: Vec<Param>,
+    result: TokenStream,
+}
+
+struct Param {
+    ident: syn::Ident,
+    ty: TokenStream,
+}
+
+struct ErrorCode {
+    variant: syn::Ident,
+    code: i64,
+    message: String,
+}
+
+impl Api {
+    fn read(document: &Value) -> Result<Api, Error> {
+        let root = object("document", document)?;
+        only_keys(
+            "document",
+            root,
+            &["openrpc", "info", "servers", "methods", "components", "externalDocs", "$schema"],
+        )?;
+        let components = root.get("components").map(|c| object("components", c)).transpose()?;
+        if let Some(components) = components {
+            only_keys("components", components, &["schemas", "errors"])?;
+        }
+        let schemas = components.and_then(|c| c.get("schemas")).and_then(Value::as_object);
+        let errors = components.and_then(|c| c.get("errors")).and_then(Value::as_object);
+        let methods =
+            root.get("methods").and_then(Value::as_array).ok_or_else(|| Error::OpenRpc("no methods".into()))?;
+        let title = root.get("info").and_then(|i| i.get("title")).and_then(Value::as_str).unwrap_or("JSON-RPC API");
+        Ok(Api {
+            title: title.to_string(),
+            methods: methods.iter().map(|m| Method::read(m, schemas, errors)).collect::<Result<_, _>>()?,
+            errors: errors.map(read_errors).transpose()?.unwrap_or_default(),
+        })
+    }
+
+    fn emit(&self) -> TokenStream {
+        let api_doc = format!(
+            "{}, as a jsonrpsee API: `EthApiClient` is implemented for every jsonrpsee client, and the \
+             server implements `EthApiServer`, so the two cannot disagree on names, parameters or types.",
+            self.title
+        );
+        let methods = self.methods.iter().map(Method::emit_trait_method);
+        let client_methods = self.methods.iter().map(Method::emit_client_method);
+        let batch_methods = self.methods.iter().map(Method::emit_batch_method);
+        let error_codes = emit_error_codes(&self.errors);
+        quote! {
+            //! The JSON-RPC gateway of `spec/openrpc.json`.
+
+            use jsonrpsee::core::RpcResult;
+            use jsonrpsee::proc_macros::rpc;
+
+            #[doc = #api_doc]
+            #[rpc(client, server, namespace = #NAMESPACE)]
+            pub trait EthApi {
+                #(#methods)*
+            }
+
+            #error_codes
+
+            impl crate::RpcClient {
+                #(#client_methods)*
+            }
+
+            impl crate::Batch<'_> {
+                #(#batch_methods)*
+            }
+        }
+    }
+}
+
+impl Method {
+    fn read(
+        value: &Value,
+        schemas: Option<&Map<String, Value>>,
+        errors: Option<&Map<String, Value>>,
+    ) -> Result<Method, Error> {
+        let method = object("method", value)?;
+        let wire_name = string("method", method, "name")?;
+        let at = format!("method {wire_name}");
+        only_keys(
+            &at,
+            method,
+            &["name", "summary", "description", "params", "result", "errors", "examples", "paramStructure", "tags"],
+        )?;
+        let name = wire_name
+            .strip_prefix(&format!("{NAMESPACE}_"))
+            .ok_or_else(|| unsupported(&at, format_args!("a method outside the {NAMESPACE:?} namespace")))?;
+        match method.get("paramStructure").and_then(Value::as_str) {
+            None | Some("by-position") => {}
+            Some(other) => return Err(unsupported(&at, format_args!("paramStructure {other:?}"))),
+        }
+        let params = method.get("params").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let params = params.iter().map(|p| Param::read(&at, p, schemas)).collect::<Result<Vec<_>, _>>()?;
+        let result = method.get("result").ok_or_else(|| unsupported(&at, "a method without a result"))?;
+        let result_at = format!("{at} result");
+        let result_object = object(&result_at, result)?;
+        only_keys(&result_at, result_object, &["name", "schema", "summary", "description"])?;
+        let result_schema =
+            result_object.get("schema").ok_or_else(|| Error::OpenRpc(format!("{result_at}: no schema")))?;
+        Ok(Method {
+            name: name.to_string(),
+            wire_name: wire_name.to_string(),
+            doc: method_doc(method, &params, errors)?,
+            result: rust_type(&result_at, result_schema, schemas)?,
+            params,
+        })
+    }
+
+    fn ident(&self) -> syn::Ident {
+        format_ident!("{}", self.name.to_snake_case())
+    }
+
+    fn emit_trait_method(&self) -> TokenStream {
+        let (doc, name, ident, result) = (&self.doc, &self.name, self.ident(), &self.result);
+        let params = self.params.iter().map(|Param { ident, ty }| quote!(#ident: #ty));
+        quote! {
+            #[doc = #doc]
+            #[method(name = #name, param_kind = array)]
+            async fn #ident(&self, #(#params),*) -> RpcResult<#result>;
+        }
+    }
+
+    fn emit_client_method(&self) -> TokenStream {
+        let (doc, ident, result) = (&self.doc, self.ident(), &self.result);
+        let params = self.params.iter().map(|Param { ident, ty }| quote!(#ident: #ty));
+        let args = self.params.iter().map(|Param { ident, .. }| ident);
+        quote! {
+            #[doc = #doc]
+            pub async fn #ident(&self, #(#params),*) -> Result<#result, crate::RpcError> {
+                EthApiClient::#ident(self.transport(), #(#args),*).await.map_err(|e| self.error(e))
+            }
+        }
+    }
+
+    fn emit_batch_method(&self) -> TokenStream {
+        let (wire_name, ident, result) = (&self.wire_name, self.ident(), &self.result);
+        let doc = format!("Adds a `{wire_name}` call to the batch; its result is read back with the returned handle.");
+        let params = self.params.iter().map(|Param { ident, ty }| quote!(#ident: #ty));
+        let inserts = self.params.iter().map(|Param { ident, .. }| quote!(params.insert(#ident)?;));
+        quote! {
+            #[doc = #doc]
+            pub fn #ident(&mut self, #(#params),*) -> crate::BatchItem<#result> {
+                self.push(#wire_name, |params| {
+                    #(#inserts)*
+                    Ok(())
+                })
+            }
+        }
+    }
+}
+
+impl Param {
+    fn read(method_at: &str, value: &Value, schemas: Option<&Map<String, Value>>) -> Result<Param, Error> {
+        let param = object(method_at, value)?;
+        let name = string(method_at, param, "name")?;
+        let at = format!("{method_at} param {name}");
+        only_keys(&at, param, &["name", "schema", "required", "summary", "description"])?;
+        if param.get("required") != Some(&Value::Bool(true)) {
+            return Err(unsupported(&at, "an optional parameter"));
+        }
+        let ident = syn::parse_str::<syn::Ident>(&name.to_snake_case())
+            .map_err(|_| unsupported(&at, "a name that is not a Rust identifier"))?;
+        let schema = param.get("schema").ok_or_else(|| Error::OpenRpc(format!("{at}: no schema")))?;
+        Ok(Param { ident, ty: rust_type(&at, schema, schemas)? })
+    }
+}
+
+/// The Rust type of a schema: a component (by `$ref`), a boolean, a string,
+/// or one of those or null.
+fn rust_type(at: &str, schema: &Value, schemas: Option<&Map<String, Value>>) -> Result<TokenStream, Error> {
+    let object = object(at, schema)?;
+    if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+        let name = reference
+            .strip_prefix("#/components/schemas/")
+            .ok_or_else(|| unsupported(at, format_args!("$ref {reference:?} outside #/components/schemas")))?;
+        if !schemas.is_some_and(|s| s.contains_key(name)) {
+            return Err(Error::OpenRpc(format!("{at}: $ref to {name}, which is not a component")));
+        }
+        let ident = format_ident!("{}", name);
+        return Ok(quote!(w3api_types::rpc::#ident));
+    }
+    for keyword in ["oneOf", "anyOf"] {
+        if let Some(alternatives) = object.get(keyword).and_then(Value::as_array) {
+            let is_null = |s: &Value| s.get("type") == Some(&Value::from("null"));
+            return match alternatives.as_slice() {
+                [a, b] if is_null(b) && !is_null(a) => Ok(optional(rust_type(at, a, schemas)?)),
+                [a, b] if is_null(a) && !is_null(b) => Ok(optional(rust_type(at, b, schemas)?)),
+                _ => Err(unsupported(at, format_args!("{keyword} other than one schema or null"))),
+            };
+        }
+    }
+    match object.get("type").and_then(Value::as_str) {
+        Some("boolean") => Ok(quote!(bool)),
+        Some("string") if !object.contains_key("pattern") && !object.contains_key("enum") => Ok(quote!(String)),
+        _ => Err(unsupported(at, format_args!("the schema {schema}"))),
+    }
+}
+
+fn optional(inner: TokenStream) -> TokenStream {
+    quote!(Option<#inner>)
+}
+
+/// Summary, description, parameters and errors of a method, as rustdoc.
+fn method_doc(
+    method: &Map<String, Value>,
+    params: &[Param],
+    errors: Option<&Map<String, Value>>,
+) -> Result<String, Error> {
+    let name = method["name"].as_str().unwrap_or_default();
+    let mut doc = String::new();
+    for key in ["summary", "description"] {
+        if let Some(text) = method.get(key).and_then(Value::as_str) {
+            doc.push_str(&format!("{text}\n\n"));
+        }
+    }
+    doc.push_str(&format!("Calls `{name}`"));
+    if !params.is_empty() {
+        let list: Vec<String> = params.iter().map(|p| format!("`{}`", p.ident)).collect();
+        doc.push_str(&format!(" with the positional parameters {}", list.join(", ")));
+    }
+    doc.push('.');
+    let method_errors = method.get("errors").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    if !method_errors.is_empty() {
+        doc.push_str("\n\n# Errors\n");
+        for error in method_errors {
+            let (variant, code, message) = resolve_error(name, error, errors)?;
+            doc.push_str(&format!("\n- `{code}` ([`ErrorCode::{variant}`]): {message}"));
+        }
+    }
+    Ok(doc)
+}
+
+/// An error of a method: a `$ref` into `components.errors` or inline.
+fn resolve_error(
+    method: &str,
+    error: &Value,
+    errors: Option<&Map<String, Value>>,
+) -> Result<(String, i64, String), Error> {
+    let at = format!("method {method} errors");
+    let (name, definition) = match error.get("$ref").and_then(Value::as_str) {
+        Some(reference) => {
+            let name = reference
+                .strip_prefix("#/components/errors/")
+                .ok_or_else(|| unsupported(&at, format_args!("$ref {reference:?}")))?;
+            let definition = errors
+                .and_then(|e| e.get(name))
+                .ok_or_else(|| Error::OpenRpc(format!("{at}: $ref to {name}, which is not a component error")))?;
+            (name, definition)
+        }
+        None => return Err(unsupported(&at, "an inline error (declare it in components.errors)")),
+    };
+    let (code, message) = error_fields(&at, definition)?;
+    Ok((name.to_upper_camel_case(), code, message))
+}
+
+fn error_fields(at: &str, definition: &Value) -> Result<(i64, String), Error> {
+    let object = object(at, definition)?;
+    only_keys(at, object, &["code", "message", "data"])?;
+    let code =
+        object.get("code").and_then(Value::as_i64).ok_or_else(|| Error::OpenRpc(format!("{at}: no integer code")))?;
+    if i32::try_from(code).is_err() {
+        return Err(Error::OpenRpc(format!("{at}: code {code} does not fit a JSON-RPC error code")));
+    }
+    Ok((code, string(at, object, "message")?.to_string()))
+}
+
+fn read_errors(errors: &Map<String, Value>) -> Result<Vec<ErrorCode>, Error> {
+    errors
+        .iter()
+        .map(|(name, definition)| {
+            let (code, message) = error_fields(&format!("components.errors.{name}"), definition)?;
+            Ok(ErrorCode { variant: format_ident!("{}", name.to_upper_camel_case()), code, message })
+        })
+        .collect()
+}
+
+fn emit_error_codes(errors: &[ErrorCode]) -> TokenStream {
+    let count = errors.len();
+    let variants = errors.iter().map(|e| &e.variant).collect::<Vec<_>>();
+    let codes = errors.iter().map(|e| i32::try_from(e.code).expect("checked when read")).collect::<Vec<_>>();
+    let messages = errors.iter().map(|e| &e.message).collect::<Vec<_>>();
+    quote! {
+        /// The errors of `components.errors`: code and meaning.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            #( #[doc = #messages] #variants, )*
+        }
+
+        impl ErrorCode {
+            /// Every error code, by name.
+            pub const ALL: [ErrorCode; #count] = [#(ErrorCode::#variants),*];
+
+            /// The JSON-RPC error code.
+            pub const fn code(self) -> i32 {
+                match self {
+                    #( ErrorCode::#variants => #codes, )*
+                }
+            }
+
+            /// What the spec says the error means.
+            pub const fn description(self) -> &'static str {
+                match self {
+                    #( ErrorCode::#variants => #messages, )*
+                }
+            }
+
+            /// The error with this code, if the spec declares one.
+            pub const fn from_code(code: i32) -> Option<ErrorCode> {
+                match code {
+                    #( #codes => Some(ErrorCode::#variants), )*
+                    _ => None,
+                }
+            }
+        }
+    }
+}
