@@ -1,0 +1,124 @@
+//! Devnet figures: generating a chain, and answering each data-source
+//! question at a random block for a random wallet on the large chain.
+//!
+//! `cargo bench -p w3api-devnet` (all), or with a filter:
+//! `cargo bench -p w3api-devnet -- generate/default`, `-- query`.
+//! The large generation takes ten samples of about forty seconds.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use w3api_devnet::{ChainData, Devnet, Scale};
+use w3api_source::{BlockRef, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery};
+use w3api_types::{Address, Chain};
+
+fn generation(c: &mut Criterion) {
+    let mut group = c.benchmark_group("generate");
+    group.sample_size(10);
+    group.bench_function("default/eth", |b| b.iter(|| black_box(Devnet::new(0, Scale::DEFAULT).chain(Chain::Eth))));
+    group.measurement_time(Duration::from_secs(60));
+    group.bench_function("large/eth", |b| b.iter(|| black_box(Devnet::new(0, Scale::LARGE).chain(Chain::Eth))));
+    group.finish();
+}
+
+/// A fixed, varied sequence of (wallet, block) pairs to query.
+struct Inputs {
+    wallets: Vec<Address>,
+    tokens: Vec<Address>,
+    latest: u64,
+    rng: fastrand::Rng,
+}
+
+impl Inputs {
+    fn new(devnet: &Devnet, data: &ChainData) -> Inputs {
+        let accounts = devnet.accounts();
+        let wallets = accounts.wallets().map(|i| accounts.address(i)).collect();
+        let tokens = data.world.tokens.iter().map(|t| t.address).collect();
+        Inputs { wallets, tokens, latest: data.latest(), rng: fastrand::Rng::with_seed(42) }
+    }
+    fn wallet(&mut self) -> Address {
+        self.wallets[self.rng.usize(..self.wallets.len())]
+    }
+    fn token(&mut self) -> Address {
+        self.tokens[self.rng.usize(..self.tokens.len())]
+    }
+    fn block(&mut self) -> u64 {
+        self.rng.u64(..=self.latest)
+    }
+}
+
+fn queries(c: &mut Criterion) {
+    let devnet = Devnet::new(0, Scale::LARGE);
+    let data = devnet.chain(Chain::Eth);
+    let mut inputs = Inputs::new(&devnet, &data);
+    let mut group = c.benchmark_group("query/large");
+    group.bench_function("wallet_tokens", |b| {
+        b.iter(|| {
+            let query = WalletTokensQuery {
+                to_block: Some(inputs.block()),
+                ..WalletTokensQuery::new(Chain::Eth, inputs.wallet())
+            };
+            black_box(data.wallet_tokens(&query).unwrap())
+        })
+    });
+    // The wallet that holds every token: the heaviest wallet-tokens answer.
+    let showcase = devnet.sample_wallets(1)[0];
+    group.bench_function("wallet_tokens_showcase", |b| {
+        b.iter(|| {
+            let query =
+                WalletTokensQuery { to_block: Some(inputs.block()), ..WalletTokensQuery::new(Chain::Eth, showcase) };
+            black_box(data.wallet_tokens(&query).unwrap())
+        })
+    });
+    group.bench_function("wallet_nfts", |b| {
+        b.iter(|| {
+            let query =
+                WalletNftsQuery { at_block: Some(inputs.block()), ..WalletNftsQuery::new(Chain::Eth, inputs.wallet()) };
+            black_box(data.wallet_nfts(&query).unwrap())
+        })
+    });
+    group.bench_function("wallet_collections", |b| {
+        b.iter(|| {
+            let query = WalletCollectionsQuery {
+                chain: Chain::Eth,
+                address: inputs.wallet(),
+                at_block: Some(inputs.block()),
+                exclude_spam: false,
+                token_counts: true,
+            };
+            black_box(data.wallet_collections(&query).unwrap())
+        })
+    });
+    group.bench_function("token_price", |b| {
+        b.iter(|| {
+            let query = TokenPriceQuery {
+                chain: Chain::Eth,
+                address: inputs.token(),
+                exchange: None,
+                to_block: Some(inputs.block()),
+                include_percent_change: true,
+            };
+            black_box(data.token_price(&query).ok())
+        })
+    });
+    group.bench_function("block_hashes", |b| {
+        b.iter(|| black_box(data.rpc_block(BlockRef::Number(inputs.block()), false).unwrap()))
+    });
+    group.bench_function("block_full", |b| {
+        b.iter(|| black_box(data.rpc_block(BlockRef::Number(inputs.block()), true).unwrap()))
+    });
+    group.bench_function("transaction_by_number", |b| {
+        b.iter(|| black_box(data.rpc_transaction(BlockRef::Number(inputs.block()), 0)))
+    });
+    group.bench_function("transaction_by_hash", |b| {
+        b.iter(|| {
+            let hash = data.blocks[inputs.block() as usize].hash;
+            black_box(data.rpc_transaction(BlockRef::Hash(hash), 0))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, generation, queries);
+criterion_main!(benches);

@@ -1,0 +1,981 @@
+//! Generates one chain: the world is planned, the chain is simulated block
+//! by block (every transaction built, applied to the ledger, and given its
+//! receipt), then every transaction is signed, in parallel, and the blocks
+//! are sealed: transactions root, receipts root, logs bloom, and each
+//! header's hash linked to the next as its parent.
+
+use std::collections::{HashMap, VecDeque};
+
+use alloy_consensus::proofs::{calculate_receipt_root, calculate_transaction_root};
+use alloy_consensus::{
+    BlockBody, EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, Eip658Value, Header, Receipt, ReceiptEnvelope,
+    SignableTransaction, TxEip1559, TxEnvelope, TxLegacy,
+};
+use alloy_eips::eip1559::{BaseFeeParams, calc_next_block_base_fee};
+use alloy_eips::eip4895::Withdrawals;
+use alloy_primitives::{Address, B64, B256, Bloom, Bytes, Log, TxKind, U256};
+use alloy_signer::SignerSync;
+use alloy_sol_types::{SolCall, SolEvent, SolValue};
+use rayon::prelude::*;
+use w3api_types::{Chain, ContractType};
+
+use crate::abi::{IDex, IERC20, IERC721, IERC1155};
+use crate::accounts::{Accounts, Role};
+use crate::ledger::{Holder, Ledger};
+use crate::scale::Scale;
+use crate::seed;
+use crate::world::{Asset, TokenKind, World, log_uniform};
+
+/// Timestamp of every genesis block: 2026-01-01T00:00:00Z.
+pub const GENESIS_TIMESTAMP: u64 = 1_767_225_600;
+/// Seconds between blocks.
+pub const BLOCK_TIME: u64 = 12;
+/// Gas limit of every block.
+pub const GAS_LIMIT: u64 = 30_000_000;
+const GENESIS_BASE_FEE: u64 = 1_000_000_000;
+const EXTRA_DATA: &[u8] = b"w3api devnet";
+/// USD worth of each token a trader is handed.
+const TRADER_HANDOUT_USD: f64 = 200_000.0;
+/// USD worth of each token the showcase wallet is handed.
+const SHOWCASE_HANDOUT_USD: f64 = 5_000.0;
+/// Leading bytes of every contract-creation input; the constructor arguments follow.
+const INIT_CODE_PREFIX: [u8; 5] = [0x60, 0x80, 0x60, 0x40, 0x52];
+
+/// Gas each kind of transaction uses.
+mod gas {
+    pub const NATIVE_TRANSFER: u64 = 21_000;
+    pub const ERC20_TRANSFER: u64 = 51_683;
+    pub const DEPOSIT: u64 = 45_038;
+    pub const DEPLOY_TOKEN: u64 = 1_154_212;
+    pub const DEPLOY_COLLECTION: u64 = 2_310_455;
+    pub const DEPLOY_DEX: u64 = 2_950_873;
+    pub const CREATE_PAIR: u64 = 2_012_301;
+    pub const PAIR_MINT: u64 = 112_419;
+    pub const SWAP: u64 = 127_046;
+    pub const MINT_721: u64 = 93_012;
+    pub const MINT_1155: u64 = 61_337;
+    pub const TRANSFER_721: u64 = 57_164;
+    pub const TRANSFER_1155: u64 = 54_290;
+}
+
+/// A block as stored: its header, its hash, and where its transactions are.
+#[derive(Clone, Debug)]
+pub struct BlockRecord {
+    /// The sealed header.
+    pub header: Header,
+    /// keccak256 of the header's RLP.
+    pub hash: B256,
+    /// Index of its first transaction in [`ChainData::transactions`].
+    pub first_tx: u32,
+    /// Number of transactions.
+    pub tx_count: u32,
+    /// Length in bytes of the block's RLP encoding.
+    pub size: u64,
+}
+
+/// A signed transaction and its sender.
+#[derive(Clone, Debug)]
+pub struct TxRecord {
+    /// The signed transaction.
+    pub envelope: TxEnvelope,
+    /// The account that signed it.
+    pub sender: Address,
+    /// Its hash (keccak256 of the signed encoding).
+    pub hash: B256,
+}
+
+/// A generated chain.
+#[derive(Debug)]
+pub struct ChainData {
+    /// The chain.
+    pub chain: Chain,
+    /// What exists on it.
+    pub world: World,
+    /// Blocks by number, genesis first.
+    pub blocks: Vec<BlockRecord>,
+    /// Every transaction, in block order.
+    pub transactions: Vec<TxRecord>,
+    /// Balances and NFT ownership over time.
+    pub ledger: Ledger,
+    pub(crate) price_index: crate::query::prices::PriceIndex,
+    block_by_hash: HashMap<B256, u64>,
+}
+
+impl ChainData {
+    /// The newest block number.
+    pub fn latest(&self) -> u64 {
+        self.blocks.len() as u64 - 1
+    }
+
+    /// The number of the block with this hash.
+    pub fn block_number(&self, hash: &B256) -> Option<u64> {
+        self.block_by_hash.get(hash).copied()
+    }
+
+    /// The transactions of a block.
+    pub fn transactions_of(&self, block: &BlockRecord) -> &[TxRecord] {
+        let start = block.first_tx as usize;
+        &self.transactions[start..start + block.tx_count as usize]
+    }
+
+    /// Timestamp of a block.
+    pub fn timestamp(&self, number: u64) -> u64 {
+        GENESIS_TIMESTAMP + BLOCK_TIME * number
+    }
+}
+
+/// Generates `chain` for `seed` at `scale`.
+pub fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> ChainData {
+    let world = World::plan(chain, seed, scale, accounts);
+    let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
+    simulation.run();
+    let Simulation { ledger, unsigned, pending, .. } = simulation;
+    let transactions = sign(unsigned, accounts);
+    let blocks = seal(seed, chain, pending, &transactions);
+    let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
+    let mut data = ChainData { chain, world, blocks, transactions, ledger, price_index: Vec::new(), block_by_hash };
+    data.price_index = data.build_price_index();
+    data
+}
+
+/// An unsigned transaction and the account that signs it.
+enum Unsigned {
+    Legacy(TxLegacy, u32),
+    Eip1559(TxEip1559, u32),
+}
+
+fn sign(unsigned: Vec<Unsigned>, accounts: &Accounts) -> Vec<TxRecord> {
+    unsigned
+        .into_par_iter()
+        .map(|tx| {
+            let (envelope, signer) = match tx {
+                Unsigned::Legacy(tx, signer) => {
+                    let signature = sign_hash(accounts, signer, tx.signature_hash());
+                    (TxEnvelope::from(tx.into_signed(signature)), signer)
+                }
+                Unsigned::Eip1559(tx, signer) => {
+                    let signature = sign_hash(accounts, signer, tx.signature_hash());
+                    (TxEnvelope::from(tx.into_signed(signature)), signer)
+                }
+            };
+            let hash = *envelope.tx_hash();
+            TxRecord { envelope, sender: accounts.address(signer), hash }
+        })
+        .collect()
+}
+
+fn sign_hash(accounts: &Accounts, signer: u32, hash: B256) -> alloy_primitives::Signature {
+    accounts.signer(signer).sign_hash_sync(&hash).expect("a valid key signs any hash")
+}
+
+/// A block before its transactions are signed: every header field but the
+/// transactions root and the parent hash.
+struct PendingBlock {
+    header: Header,
+    first_tx: u32,
+    tx_count: u32,
+}
+
+/// Fills in transactions roots, then links and hashes the headers in order.
+fn seal(seed: u64, chain: Chain, pending: Vec<PendingBlock>, transactions: &[TxRecord]) -> Vec<BlockRecord> {
+    let chain_id = chain.id().to_be_bytes();
+    let mut headers: Vec<Header> = pending
+        .par_iter()
+        .map(|block| {
+            let start = block.first_tx as usize;
+            let envelopes: Vec<&TxEnvelope> =
+                transactions[start..start + block.tx_count as usize].iter().map(|t| &t.envelope).collect();
+            let mut header = block.header.clone();
+            header.transactions_root = calculate_transaction_root(&envelopes);
+            header.parent_beacon_block_root =
+                Some(seed::derive(seed, &[b"beacon-root", &chain_id, &header.number.to_be_bytes()]));
+            header
+        })
+        .collect();
+    // Each header's hash is the next one's parent, so hashing goes in order.
+    let mut hashes = Vec::with_capacity(headers.len());
+    let mut parent = B256::ZERO;
+    for header in &mut headers {
+        header.parent_hash = parent;
+        parent = header.hash_slow();
+        hashes.push(parent);
+    }
+    headers
+        .into_par_iter()
+        .zip(hashes)
+        .zip(pending)
+        .map(|((header, hash), block)| {
+            let start = block.first_tx as usize;
+            let envelopes: Vec<&TxEnvelope> =
+                transactions[start..start + block.tx_count as usize].iter().map(|t| &t.envelope).collect();
+            let body =
+                BlockBody { transactions: envelopes, ommers: Vec::new(), withdrawals: Some(Withdrawals::default()) };
+            let size = alloy_rlp::Encodable::length(&alloy_consensus::Block::new(&header, body)) as u64;
+            BlockRecord { header, hash, first_tx: block.first_tx, tx_count: block.tx_count, size }
+        })
+        .collect()
+}
+
+/// What a transaction does, decided before it is built.
+#[derive(Clone, Debug)]
+enum Action {
+    DeployToken(Asset),
+    DeployCollection(u16),
+    DeployFactory(usize),
+    DeployRouter(usize),
+    CreatePair(usize),
+    Wrap { amount: u128 },
+    Erc20Transfer { from: u32, asset: Asset, to: Address, amount: u128 },
+    PairMint(usize),
+    NativeTransfer { from: u32, to: u32, amount: u128 },
+    Swap { trader: u32, pair: usize, asset_in: Asset, amount_in: u128 },
+    Mint721 { minter: u32, collection: u16, id: u32 },
+    Mint1155 { sender: u32, to: u32, collection: u16, id: u32, amount: u64 },
+    Transfer721 { from: u32, to: u32, collection: u16, id: u32 },
+    Transfer1155 { from: u32, to: u32, collection: u16, id: u32, amount: u64 },
+}
+
+/// A transaction ready to be built: target, value, calldata, gas, logs, and
+/// its effects on the ledger (besides value and fees).
+struct Call {
+    sender: u32,
+    to: TxKind,
+    value: u128,
+    input: Vec<u8>,
+    gas: u64,
+    logs: Vec<Log>,
+    effects: Vec<Effect>,
+}
+
+enum Effect {
+    Fungible { asset: Asset, from: Address, to: Address, amount: u128 },
+    Erc721 { collection: u16, id: u32, from: Address, to: Address },
+    Erc1155 { collection: u16, id: u32, from: Address, to: Address, amount: u64 },
+}
+
+struct Simulation<'a> {
+    seed: u64,
+    chain_id: u64,
+    scale: Scale,
+    world: &'a World,
+    accounts: &'a Accounts,
+    ledger: Ledger,
+    rng: fastrand::Rng,
+    nonces: Vec<u64>,
+    setup: VecDeque<Action>,
+    next_721: HashMap<u16, u32>,
+    minted_721: Vec<(u16, u32)>,
+    holdings_1155: Vec<(u32, u16, u32)>,
+    unsigned: Vec<Unsigned>,
+    pending: Vec<PendingBlock>,
+    executed: u64,
+    // Per block in progress.
+    block: u32,
+    first_tx: u32,
+    base_fee: u64,
+    gas_used: u64,
+    receipts: Vec<ReceiptEnvelope>,
+}
+
+impl<'a> Simulation<'a> {
+    fn new(chain: Chain, seed: u64, scale: &Scale, accounts: &'a Accounts, world: &'a World) -> Self {
+        let mut ledger = Ledger::new();
+        for address in accounts.addresses() {
+            ledger.holder(*address);
+        }
+        let mut simulation = Simulation {
+            seed,
+            chain_id: chain.id(),
+            scale: *scale,
+            world,
+            accounts,
+            ledger,
+            rng: seed::rng(seed, &[b"activity", &chain.id().to_be_bytes()]),
+            nonces: vec![0; accounts.len()],
+            setup: VecDeque::new(),
+            next_721: HashMap::new(),
+            minted_721: Vec::new(),
+            holdings_1155: Vec::new(),
+            unsigned: Vec::new(),
+            pending: Vec::new(),
+            executed: 0,
+            block: 0,
+            first_tx: 0,
+            base_fee: GENESIS_BASE_FEE,
+            gas_used: 0,
+            receipts: Vec::new(),
+        };
+        simulation.plan_setup();
+        simulation
+    }
+
+    fn holder(&self, account: u32) -> Holder {
+        // Accounts are added right after the zero address, in order.
+        Holder(account + 1)
+    }
+
+    fn address(&self, account: u32) -> Address {
+        self.accounts.address(account)
+    }
+
+    /// Genesis balances: plenty for the deployer, the spammer and the traders,
+    /// a log-uniform spread for the wallets.
+    fn genesis(&mut self) {
+        let unit = 10u128.pow(18);
+        // The deployer wraps what the pairs and traders need, and pays gas for all of setup.
+        let wrapped = (self.wrapped_for_liquidity() + self.wrapped_for_handouts()) as f64 / unit as f64;
+        for account in 0..self.accounts.len() as u32 {
+            let whole = match self.accounts.role(account) {
+                Role::Deployer => 2.0 * wrapped + 1_000_000_000.0,
+                Role::Spammer => 1_000_000.0,
+                Role::Trader => 100_000.0,
+                Role::Wallet => log_uniform(&mut self.rng, 1.0, 1_000.0),
+            };
+            let amount = (whole * unit as f64) as u128;
+            self.ledger.move_fungible(0, Asset::NATIVE, Holder::NOBODY, self.holder(account), amount);
+        }
+        let header = self.header(0, GENESIS_BASE_FEE, 0, EMPTY_ROOT_HASH, Bloom::ZERO);
+        self.pending.push(PendingBlock { header, first_tx: 0, tx_count: 0 });
+    }
+
+    /// Deployments, pairs and their liquidity, and the first hand-outs, in
+    /// the deployer nonce order `World::plan` assumed for addresses.
+    fn plan_setup(&mut self) {
+        let world = self.world;
+        let (spam, owned): (Vec<_>, Vec<_>) =
+            world.assets().skip(1).partition(|a| world.token(*a).is_some_and(|t| t.kind == TokenKind::Spam));
+        self.setup.extend(owned.into_iter().map(Action::DeployToken));
+        self.setup.extend((0..world.collections.len() as u16).map(Action::DeployCollection));
+        self.setup.extend((0..world.exchanges.len()).map(Action::DeployFactory));
+        self.setup.extend((0..world.exchanges.len()).map(Action::DeployRouter));
+        self.setup.extend(spam.into_iter().map(Action::DeployToken));
+        self.setup.extend((0..world.pairs.len()).map(Action::CreatePair));
+        let wrapped_needed = self.wrapped_for_liquidity() + self.wrapped_for_handouts();
+        self.setup.push_back(Action::Wrap { amount: wrapped_needed });
+        for (index, pair) in world.pairs.iter().enumerate() {
+            for asset in [pair.token0, pair.token1] {
+                let amount = self.units_worth(asset, pair.launch_liquidity_usd / 2.0);
+                let to = pair.address;
+                self.setup.push_back(Action::Erc20Transfer { from: self.owner_of(asset), asset, to, amount });
+            }
+            self.setup.push_back(Action::PairMint(index));
+        }
+        self.plan_handouts();
+    }
+
+    fn owner_of(&self, asset: Asset) -> u32 {
+        self.world.token(asset).map_or(Accounts::DEPLOYER, |t| t.owner)
+    }
+
+    /// Raw units of `asset` worth `usd` at its launch price.
+    fn units_worth(&self, asset: Asset, usd: f64) -> u128 {
+        let token = self.world.token(asset).expect("only tokens are handed out");
+        (usd / token.launch_usd * 10f64.powi(i32::from(token.decimals))) as u128
+    }
+
+    fn wrapped_for_liquidity(&self) -> u128 {
+        let world = self.world;
+        world
+            .pairs
+            .iter()
+            .filter(|p| p.token0 == Asset::WRAPPED || p.token1 == Asset::WRAPPED)
+            .map(|p| self.units_worth(Asset::WRAPPED, p.launch_liquidity_usd / 2.0))
+            .sum()
+    }
+
+    /// Wrapped tokens handed out: to each trader, and to the showcase wallet.
+    fn wrapped_for_handouts(&self) -> u128 {
+        self.units_worth(Asset::WRAPPED, TRADER_HANDOUT_USD) * u128::from(self.scale.traders)
+            + self.units_worth(Asset::WRAPPED, SHOWCASE_HANDOUT_USD)
+    }
+
+    /// Traders get the quote tokens and every ordinary token; each wallet
+    /// gets a few ordinary tokens (and maybe the stablecoin).
+    fn plan_handouts(&mut self) {
+        let regular: Vec<Asset> = self
+            .world
+            .assets()
+            .filter(|a| self.world.token(*a).is_some_and(|t| t.kind == TokenKind::Regular))
+            .collect();
+        for trader in self.accounts.traders() {
+            let to = self.address(trader);
+            for asset in [Asset::WRAPPED, Asset::STABLE].into_iter().chain(regular.iter().copied()) {
+                let amount = self.units_worth(asset, TRADER_HANDOUT_USD);
+                self.setup.push_back(Action::Erc20Transfer { from: Accounts::DEPLOYER, asset, to, amount });
+            }
+        }
+        // The first wallet holds every token: a showcase, and the heavy case for benchmarks.
+        if let Some(showcase) = self.accounts.wallets().next() {
+            let to = self.address(showcase);
+            for asset in [Asset::WRAPPED, Asset::STABLE].into_iter().chain(regular.iter().copied()) {
+                let amount = self.units_worth(asset, SHOWCASE_HANDOUT_USD);
+                self.setup.push_back(Action::Erc20Transfer { from: Accounts::DEPLOYER, asset, to, amount });
+            }
+        }
+        for wallet in self.accounts.wallets().skip(1) {
+            let to = self.address(wallet);
+            let count = 1 + self.rng.usize(..4.min(regular.len()).max(1));
+            let mut picks: Vec<Asset> = (0..count).map(|_| regular[self.rng.usize(..regular.len())]).collect();
+            if self.rng.u8(..3) == 0 {
+                picks.push(Asset::STABLE);
+            }
+            picks.sort();
+            picks.dedup();
+            for asset in picks {
+                let usd = log_uniform(&mut self.rng, 10.0, 20_000.0);
+                let amount = self.units_worth(asset, usd).max(1);
+                self.setup.push_back(Action::Erc20Transfer { from: Accounts::DEPLOYER, asset, to, amount });
+            }
+        }
+    }
+
+    fn run(&mut self) {
+        self.genesis();
+        for number in 1..=self.scale.blocks {
+            self.run_block(number as u32);
+        }
+    }
+
+    fn run_block(&mut self, number: u32) {
+        let parent = &self.pending.last().expect("genesis is pending first").header;
+        self.base_fee = calc_next_block_base_fee(
+            parent.gas_used,
+            parent.gas_limit,
+            parent.base_fee_per_gas.expect("every block has a base fee"),
+            BaseFeeParams::ethereum(),
+        );
+        self.block = number;
+        self.gas_used = 0;
+        let first_tx = self.unsigned.len() as u32;
+        self.first_tx = first_tx;
+        while let Some(action) = self.setup.front().cloned() {
+            if !self.fits(&action) {
+                break;
+            }
+            self.setup.pop_front();
+            let done = self.execute(action);
+            assert!(done, "setup actions always succeed");
+        }
+        if self.setup.is_empty() {
+            for _ in 0..self.quota(number) {
+                let Some(action) = self.random_action() else { continue };
+                if !self.fits(&action) {
+                    break;
+                }
+                self.execute(action);
+            }
+        }
+        let receipts = std::mem::take(&mut self.receipts);
+        let bloom = receipts.iter().fold(Bloom::ZERO, |bloom, r| bloom | r.logs_bloom());
+        let root = if receipts.is_empty() { EMPTY_ROOT_HASH } else { calculate_receipt_root(&receipts) };
+        let header = self.header(u64::from(number), self.base_fee, self.gas_used, root, bloom);
+        let tx_count = self.unsigned.len() as u32 - first_tx;
+        self.pending.push(PendingBlock { header, first_tx, tx_count });
+    }
+
+    /// Random transactions for this block: the remaining target spread over
+    /// the remaining blocks, varying around the mean.
+    fn quota(&mut self, number: u32) -> u64 {
+        let blocks_left = self.scale.blocks - u64::from(number) + 1;
+        let left = self.scale.transactions.saturating_sub(self.executed);
+        let mean = left as f64 / blocks_left as f64;
+        let drawn = self.rng.f64() * 2.0 * mean;
+        let whole = drawn.floor() as u64;
+        whole + u64::from(self.rng.f64() < drawn - whole as f64)
+    }
+
+    fn header(&self, number: u64, base_fee: u64, gas_used: u64, receipts_root: B256, logs_bloom: Bloom) -> Header {
+        let chain = self.chain_id.to_be_bytes();
+        Header {
+            parent_hash: B256::ZERO,
+            ommers_hash: EMPTY_OMMER_ROOT_HASH,
+            beneficiary: self.world.miner,
+            // No state trie is kept; the root is a stable stand-in.
+            state_root: seed::derive(self.seed, &[b"state-root", &chain, &number.to_be_bytes()]),
+            transactions_root: EMPTY_ROOT_HASH,
+            receipts_root,
+            logs_bloom,
+            difficulty: U256::ZERO,
+            number,
+            gas_limit: GAS_LIMIT,
+            gas_used,
+            timestamp: GENESIS_TIMESTAMP + BLOCK_TIME * number,
+            extra_data: Bytes::from_static(EXTRA_DATA),
+            mix_hash: seed::derive(self.seed, &[b"prevrandao", &chain, &number.to_be_bytes()]),
+            nonce: B64::ZERO,
+            base_fee_per_gas: Some(base_fee),
+            withdrawals_root: Some(EMPTY_ROOT_HASH),
+            blob_gas_used: Some(0),
+            excess_blob_gas: Some(0),
+            parent_beacon_block_root: None,
+            requests_hash: None,
+            block_access_list_hash: None,
+            slot_number: None,
+        }
+    }
+
+    /// Blocks are filled up to the EIP-1559 gas target, half the limit: above
+    /// it the base fee grows an eighth per block, and a long run of full
+    /// blocks would price every account out.
+    fn fits(&self, action: &Action) -> bool {
+        let transactions = self.unsigned.len() as u32 - self.first_tx;
+        self.gas_used + gas_of(action) <= GAS_LIMIT / 2 && transactions < self.scale.max_block_transactions
+    }
+
+    /// Builds the call for `action` and commits it; `false` when the sender
+    /// cannot afford it (random actions only).
+    fn execute(&mut self, action: Action) -> bool {
+        let call = self.call_for(action);
+        self.commit(call)
+    }
+
+    fn call_for(&mut self, action: Action) -> Call {
+        let world = self.world;
+        let deployer = Accounts::DEPLOYER;
+        match action {
+            Action::DeployToken(asset) => {
+                let token = world.token(asset).expect("deployed assets are tokens");
+                let args =
+                    (token.name.clone(), token.symbol.clone(), U256::from(token.decimals), U256::from(token.supply));
+                let mut logs = Vec::new();
+                let mut effects = Vec::new();
+                if token.supply > 0 {
+                    let owner = self.address(token.owner);
+                    let event = IERC20::Transfer { from: Address::ZERO, to: owner, value: U256::from(token.supply) };
+                    logs.push(log(token.address, &event));
+                    effects.push(Effect::Fungible { asset, from: Address::ZERO, to: owner, amount: token.supply });
+                }
+                creation(token.owner, args.abi_encode_params(), gas::DEPLOY_TOKEN, logs, effects)
+            }
+            Action::DeployCollection(index) => {
+                let collection = &world.collections[usize::from(index)];
+                let args = (collection.name.clone(), collection.symbol.clone(), U256::from(collection.ids()));
+                creation(deployer, args.abi_encode_params(), gas::DEPLOY_COLLECTION, Vec::new(), Vec::new())
+            }
+            Action::DeployFactory(index) | Action::DeployRouter(index) => {
+                let args = (world.exchanges[index].name.clone(), U256::from(index));
+                creation(deployer, args.abi_encode_params(), gas::DEPLOY_DEX, Vec::new(), Vec::new())
+            }
+            Action::CreatePair(index) => {
+                let pair = &world.pairs[index];
+                let (a, b) = (self.token_address(pair.token0), self.token_address(pair.token1));
+                let factory = world.exchanges[pair.exchange].factory;
+                let event = IDex::PairCreated { token0: a, token1: b, pair: pair.address, index: U256::from(index) };
+                let input = IDex::createPairCall { tokenA: a, tokenB: b }.abi_encode();
+                call(deployer, factory, 0, input, gas::CREATE_PAIR, vec![log(factory, &event)], Vec::new())
+            }
+            Action::Wrap { amount } => {
+                let wrapped = self.token_address(Asset::WRAPPED);
+                let to = self.address(deployer);
+                let event = IERC20::Deposit { dst: to, wad: U256::from(amount) };
+                let effects = vec![Effect::Fungible { asset: Asset::WRAPPED, from: Address::ZERO, to, amount }];
+                call(
+                    deployer,
+                    wrapped,
+                    amount,
+                    IERC20::depositCall {}.abi_encode(),
+                    gas::DEPOSIT,
+                    vec![log(wrapped, &event)],
+                    effects,
+                )
+            }
+            Action::Erc20Transfer { from, asset, to, amount } => self.erc20_transfer(from, asset, to, amount),
+            Action::PairMint(index) => {
+                let pair = &world.pairs[index];
+                let holder = self.ledger.holder(pair.address);
+                let (r0, r1) = (self.ledger.balance(holder, pair.token0), self.ledger.balance(holder, pair.token1));
+                let event = IDex::Sync { reserve0: clamp_u112(r0), reserve1: clamp_u112(r1) };
+                let input = IDex::mintCall { to: self.address(deployer) }.abi_encode();
+                call(deployer, pair.address, 0, input, gas::PAIR_MINT, vec![log(pair.address, &event)], Vec::new())
+            }
+            Action::NativeTransfer { from, to, amount } => {
+                call(from, self.address(to), amount, Vec::new(), gas::NATIVE_TRANSFER, Vec::new(), Vec::new())
+            }
+            Action::Swap { trader, pair, asset_in, amount_in } => self.swap(trader, pair, asset_in, amount_in),
+            Action::Mint721 { minter, collection, id } => {
+                let contract = world.collections[usize::from(collection)].address;
+                let to = self.address(minter);
+                let event = IERC721::Transfer { from: Address::ZERO, to, tokenId: U256::from(id) };
+                let input = IERC721::safeMintCall { to, tokenId: U256::from(id) }.abi_encode();
+                let effects = vec![Effect::Erc721 { collection, id, from: Address::ZERO, to }];
+                call(minter, contract, 0, input, gas::MINT_721, vec![log(contract, &event)], effects)
+            }
+            Action::Mint1155 { sender, to, collection, id, amount } => {
+                let contract = world.collections[usize::from(collection)].address;
+                let (operator, to) = (self.address(sender), self.address(to));
+                let event = IERC1155::TransferSingle {
+                    operator,
+                    from: Address::ZERO,
+                    to,
+                    id: U256::from(id),
+                    value: U256::from(amount),
+                };
+                let input =
+                    IERC1155::mintCall { to, id: U256::from(id), amount: U256::from(amount), data: Bytes::new() }
+                        .abi_encode();
+                let effects = vec![Effect::Erc1155 { collection, id, from: Address::ZERO, to, amount }];
+                call(sender, contract, 0, input, gas::MINT_1155, vec![log(contract, &event)], effects)
+            }
+            Action::Transfer721 { from, to, collection, id } => {
+                let contract = world.collections[usize::from(collection)].address;
+                let (from_address, to) = (self.address(from), self.address(to));
+                let event = IERC721::Transfer { from: from_address, to, tokenId: U256::from(id) };
+                let input = IERC721::transferFromCall { from: from_address, to, tokenId: U256::from(id) }.abi_encode();
+                let effects = vec![Effect::Erc721 { collection, id, from: from_address, to }];
+                call(from, contract, 0, input, gas::TRANSFER_721, vec![log(contract, &event)], effects)
+            }
+            Action::Transfer1155 { from, to, collection, id, amount } => {
+                let contract = world.collections[usize::from(collection)].address;
+                let (from_address, to) = (self.address(from), self.address(to));
+                let event = IERC1155::TransferSingle {
+                    operator: from_address,
+                    from: from_address,
+                    to,
+                    id: U256::from(id),
+                    value: U256::from(amount),
+                };
+                let input = IERC1155::safeTransferFromCall {
+                    from: from_address,
+                    to,
+                    id: U256::from(id),
+                    amount: U256::from(amount),
+                    data: Bytes::new(),
+                }
+                .abi_encode();
+                let effects = vec![Effect::Erc1155 { collection, id, from: from_address, to, amount }];
+                call(from, contract, 0, input, gas::TRANSFER_1155, vec![log(contract, &event)], effects)
+            }
+        }
+    }
+
+    fn token_address(&self, asset: Asset) -> Address {
+        self.world.token(asset).expect("a token").address
+    }
+
+    fn erc20_transfer(&mut self, from: u32, asset: Asset, to: Address, amount: u128) -> Call {
+        let contract = self.token_address(asset);
+        let sender = self.address(from);
+        let event = IERC20::Transfer { from: sender, to, value: U256::from(amount) };
+        let input = IERC20::transferCall { to, amount: U256::from(amount) }.abi_encode();
+        let effects = vec![Effect::Fungible { asset, from: sender, to, amount }];
+        call(from, contract, 0, input, gas::ERC20_TRANSFER, vec![log(contract, &event)], effects)
+    }
+
+    /// A constant-product swap with a 0.3% fee, through the exchange's router.
+    fn swap(&mut self, trader: u32, pair_index: usize, asset_in: Asset, amount_in: u128) -> Call {
+        let pair = &self.world.pairs[pair_index];
+        let asset_out = pair.other(asset_in);
+        let holder = self.ledger.holder(pair.address);
+        let reserve_in = self.ledger.balance(holder, asset_in);
+        let reserve_out = self.ledger.balance(holder, asset_out);
+        let amount_out = swap_output(amount_in, reserve_in, reserve_out);
+        let trader_address = self.address(trader);
+        let (token_in, token_out) = (self.token_address(asset_in), self.token_address(asset_out));
+        let (in0, out0) = if asset_in == pair.token0 { (amount_in, 0) } else { (0, amount_out) };
+        let (in1, out1) = if asset_in == pair.token0 { (0, amount_out) } else { (amount_in, 0) };
+        let (new0, new1) = if asset_in == pair.token0 {
+            (reserve_in + amount_in, reserve_out - amount_out)
+        } else {
+            (reserve_out - amount_out, reserve_in + amount_in)
+        };
+        let logs = vec![
+            log(token_in, &IERC20::Transfer { from: trader_address, to: pair.address, value: U256::from(amount_in) }),
+            log(token_out, &IERC20::Transfer { from: pair.address, to: trader_address, value: U256::from(amount_out) }),
+            log(pair.address, &IDex::Sync { reserve0: clamp_u112(new0), reserve1: clamp_u112(new1) }),
+            log(
+                pair.address,
+                &IDex::Swap {
+                    sender: self.world.exchanges[pair.exchange].router,
+                    amount0In: U256::from(in0),
+                    amount1In: U256::from(in1),
+                    amount0Out: U256::from(out0),
+                    amount1Out: U256::from(out1),
+                    to: trader_address,
+                },
+            ),
+        ];
+        let input = IDex::swapExactTokensForTokensCall {
+            amountIn: U256::from(amount_in),
+            amountOutMin: U256::from(amount_out - amount_out / 100),
+            path: vec![token_in, token_out],
+            to: trader_address,
+            deadline: U256::from(GENESIS_TIMESTAMP + BLOCK_TIME * u64::from(self.block) + 1_200),
+        }
+        .abi_encode();
+        let effects = vec![
+            Effect::Fungible { asset: asset_in, from: trader_address, to: pair.address, amount: amount_in },
+            Effect::Fungible { asset: asset_out, from: pair.address, to: trader_address, amount: amount_out },
+        ];
+        let router = self.world.exchanges[pair.exchange].router;
+        call(trader, router, 0, input, gas::SWAP, logs, effects)
+    }
+
+    /// Builds, applies and records a transaction. Fails (changing nothing)
+    /// when the sender cannot pay value plus the most the gas may cost.
+    fn commit(&mut self, call: Call) -> bool {
+        let sender = self.holder(call.sender);
+        let tip = self.rng.u64(100_000_000..2_000_000_000);
+        let legacy = self.accounts.role(call.sender) == Role::Wallet && self.rng.u8(..10) < 3;
+        let max_fee = u128::from(self.base_fee) * 2 + u128::from(tip);
+        let gas_limit = call.gas + call.gas / 5;
+        let worst_case = call.value + u128::from(gas_limit) * max_fee;
+        if self.ledger.balance(sender, Asset::NATIVE) < worst_case {
+            return false;
+        }
+        let block = self.block;
+        let nonce = self.nonces[call.sender as usize];
+        self.nonces[call.sender as usize] += 1;
+        let to_address = match call.to {
+            TxKind::Call(address) => address,
+            TxKind::Create => self.address(call.sender).create(nonce),
+        };
+        let to_holder = self.ledger.holder(to_address);
+        self.ledger.move_fungible(block, Asset::NATIVE, sender, to_holder, call.value);
+        for effect in call.effects {
+            self.apply(effect);
+        }
+        let burned = u128::from(call.gas) * u128::from(self.base_fee);
+        let tipped = u128::from(call.gas) * u128::from(tip);
+        self.ledger.move_fungible(block, Asset::NATIVE, sender, Holder::NOBODY, burned);
+        let miner = self.ledger.holder(self.world.miner);
+        self.ledger.move_fungible(block, Asset::NATIVE, sender, miner, tipped);
+        let input = Bytes::from(call.input);
+        let value = U256::from(call.value);
+        let chain_id = self.chain_id;
+        self.unsigned.push(if legacy {
+            let gas_price = u128::from(self.base_fee) + u128::from(tip);
+            let tx = TxLegacy { chain_id: Some(chain_id), nonce, gas_price, gas_limit, to: call.to, value, input };
+            Unsigned::Legacy(tx, call.sender)
+        } else {
+            let tx = TxEip1559 {
+                chain_id,
+                nonce,
+                gas_limit,
+                max_fee_per_gas: max_fee,
+                max_priority_fee_per_gas: u128::from(tip),
+                to: call.to,
+                value,
+                access_list: Default::default(),
+                input,
+            };
+            Unsigned::Eip1559(tx, call.sender)
+        });
+        self.gas_used += call.gas;
+        let receipt =
+            Receipt { status: Eip658Value::Eip658(true), cumulative_gas_used: self.gas_used, logs: call.logs }
+                .with_bloom();
+        self.receipts.push(if legacy { ReceiptEnvelope::Legacy(receipt) } else { ReceiptEnvelope::Eip1559(receipt) });
+        self.executed += 1;
+        true
+    }
+
+    fn apply(&mut self, effect: Effect) {
+        let block = self.block;
+        match effect {
+            Effect::Fungible { asset, from, to, amount } => {
+                let (from, to) = (self.ledger.holder(from), self.ledger.holder(to));
+                self.ledger.move_fungible(block, asset, from, to, amount);
+            }
+            Effect::Erc721 { collection, id, from, to } => {
+                let (from, to) = (self.ledger.holder(from), self.ledger.holder(to));
+                self.ledger.move_erc721(block, collection, id, from, to);
+            }
+            Effect::Erc1155 { collection, id, from, to, amount } => {
+                let (from, to) = (self.ledger.holder(from), self.ledger.holder(to));
+                self.ledger.move_erc1155(block, collection, id, from, to, amount);
+            }
+        }
+    }
+
+    fn random_wallet(&mut self) -> u32 {
+        let wallets = self.accounts.wallets();
+        self.rng.u32(wallets)
+    }
+
+    /// Another wallet than `not`.
+    fn other_wallet(&mut self, not: u32) -> u32 {
+        loop {
+            let wallet = self.random_wallet();
+            if wallet != not || self.accounts.wallets().len() < 2 {
+                return wallet;
+            }
+        }
+    }
+
+    /// A random activity transaction, or `None` when the one drawn is not
+    /// possible right now (the block simply gets one fewer).
+    fn random_action(&mut self) -> Option<Action> {
+        match self.rng.u32(..100) {
+            0..24 => self.random_native_transfer(),
+            24..58 => self.random_erc20_transfer(),
+            58..73 => self.random_swap(),
+            73..81 => self.random_mint_721(),
+            81..85 => self.random_mint_1155(),
+            85..92 => self.random_transfer_721(),
+            92..95 => self.random_transfer_1155(),
+            95..98 => self.random_spam_airdrop(),
+            _ => self.random_spam_nft(),
+        }
+    }
+
+    fn random_native_transfer(&mut self) -> Option<Action> {
+        let from = self.random_wallet();
+        let to = self.other_wallet(from);
+        let balance = self.ledger.balance(self.holder(from), Asset::NATIVE);
+        let amount = balance / 100 * u128::from(self.rng.u8(1..10));
+        (amount > 0).then_some(Action::NativeTransfer { from, to, amount })
+    }
+
+    fn random_erc20_transfer(&mut self) -> Option<Action> {
+        let from = self.random_wallet();
+        let holder = self.holder(from);
+        let held: Vec<Asset> = self
+            .ledger
+            .assets_of(holder)
+            .iter()
+            .copied()
+            .filter(|a| *a != Asset::NATIVE && self.ledger.balance(holder, *a) > 0)
+            .collect();
+        let asset = *held.get(self.rng.usize(..held.len().max(1)))?;
+        let balance = self.ledger.balance(holder, asset);
+        let amount = (balance / 100 * u128::from(self.rng.u8(5..60))).max(1).min(balance);
+        let to = self.other_wallet(from);
+        Some(Action::Erc20Transfer { from, asset, to: self.address(to), amount })
+    }
+
+    fn random_swap(&mut self) -> Option<Action> {
+        let trader = self.rng.u32(self.accounts.traders());
+        let pair = self.rng.usize(..self.world.pairs.len());
+        let (token0, token1) = (self.world.pairs[pair].token0, self.world.pairs[pair].token1);
+        let asset_in = if self.rng.bool() { token0 } else { token1 };
+        let balance = self.ledger.balance(self.holder(trader), asset_in);
+        let amount_in = balance / 1000 * u128::from(self.rng.u8(1..40));
+        let pair_holder = self.ledger.holder(self.world.pairs[pair].address);
+        let reserve_in = self.ledger.balance(pair_holder, asset_in);
+        let reserve_out = self.ledger.balance(pair_holder, self.world.pairs[pair].other(asset_in));
+        // Keep a swap within a tenth of the pool so prices move but stay sane.
+        let amount_in = amount_in.min(reserve_in / 10);
+        (amount_in > 0 && swap_output(amount_in, reserve_in, reserve_out) > 0).then_some(Action::Swap {
+            trader,
+            pair,
+            asset_in,
+            amount_in,
+        })
+    }
+
+    fn collections_of(&self, kind: ContractType, spam: bool) -> Vec<u16> {
+        let world = self.world;
+        (0..world.collections.len() as u16)
+            .filter(|i| {
+                world.collections[usize::from(*i)].kind == kind && world.collections[usize::from(*i)].spam == spam
+            })
+            .collect()
+    }
+
+    fn random_mint_721(&mut self) -> Option<Action> {
+        let collections = self.collections_of(ContractType::Erc721, false);
+        let collection = *collections.get(self.rng.usize(..collections.len().max(1)))?;
+        let next = self.next_721.entry(collection).or_insert(1);
+        if *next > self.world.collections[usize::from(collection)].ids() {
+            return None;
+        }
+        let id = *next;
+        *next += 1;
+        self.minted_721.push((collection, id));
+        let minter = self.random_wallet();
+        Some(Action::Mint721 { minter, collection, id })
+    }
+
+    fn random_mint_1155(&mut self) -> Option<Action> {
+        let collections = self.collections_of(ContractType::Erc1155, false);
+        let collection = *collections.get(self.rng.usize(..collections.len().max(1)))?;
+        let id = self.rng.u32(1..=self.world.collections[usize::from(collection)].ids());
+        let minter = self.random_wallet();
+        self.holdings_1155.push((minter, collection, id));
+        Some(Action::Mint1155 { sender: minter, to: minter, collection, id, amount: self.rng.u64(1..=5) })
+    }
+
+    fn random_spam_nft(&mut self) -> Option<Action> {
+        let collections = self.collections_of(ContractType::Erc1155, true);
+        let collection = *collections.get(self.rng.usize(..collections.len().max(1)))?;
+        let id = self.rng.u32(1..=self.world.collections[usize::from(collection)].ids());
+        let to = self.random_wallet();
+        self.holdings_1155.push((to, collection, id));
+        Some(Action::Mint1155 { sender: Accounts::SPAMMER, to, collection, id, amount: 1 })
+    }
+
+    fn random_transfer_721(&mut self) -> Option<Action> {
+        let (collection, id) = *self.minted_721.get(self.rng.usize(..self.minted_721.len().max(1)))?;
+        let owner = self.ledger.erc721_owner(collection, id)?;
+        // Minted tokens only ever go to wallets, whose holder is account + 1.
+        let from = owner.0.checked_sub(1)?;
+        let to = self.other_wallet(from);
+        Some(Action::Transfer721 { from, to, collection, id })
+    }
+
+    fn random_transfer_1155(&mut self) -> Option<Action> {
+        let index = self.rng.usize(..self.holdings_1155.len().max(1));
+        let (from, collection, id) = *self.holdings_1155.get(index)?;
+        let held = self.ledger.erc1155_amount(self.holder(from), collection, id);
+        if held == 0 {
+            return None;
+        }
+        let to = self.other_wallet(from);
+        self.holdings_1155.push((to, collection, id));
+        Some(Action::Transfer1155 { from, to, collection, id, amount: self.rng.u64(1..=held) })
+    }
+
+    fn random_spam_airdrop(&mut self) -> Option<Action> {
+        let spam: Vec<Asset> =
+            self.world.assets().filter(|a| self.world.token(*a).is_some_and(|t| t.kind == TokenKind::Spam)).collect();
+        let asset = *spam.get(self.rng.usize(..spam.len().max(1)))?;
+        let to = self.random_wallet();
+        let amount = 10u128.pow(18) * u128::from(self.rng.u32(100..100_000));
+        Some(Action::Erc20Transfer { from: Accounts::SPAMMER, asset, to: self.address(to), amount })
+    }
+}
+
+/// Output of a constant-product swap with a 0.3% fee.
+pub fn swap_output(amount_in: u128, reserve_in: u128, reserve_out: u128) -> u128 {
+    if reserve_in == 0 || reserve_out == 0 {
+        return 0;
+    }
+    let amount_in = U256::from(amount_in) * U256::from(997);
+    let out = amount_in * U256::from(reserve_out) / (U256::from(reserve_in) * U256::from(1000) + amount_in);
+    out.to::<u128>()
+}
+
+fn gas_of(action: &Action) -> u64 {
+    match action {
+        Action::DeployToken(_) => gas::DEPLOY_TOKEN,
+        Action::DeployCollection(_) => gas::DEPLOY_COLLECTION,
+        Action::DeployFactory(_) | Action::DeployRouter(_) => gas::DEPLOY_DEX,
+        Action::CreatePair(_) => gas::CREATE_PAIR,
+        Action::Wrap { .. } => gas::DEPOSIT,
+        Action::Erc20Transfer { .. } => gas::ERC20_TRANSFER,
+        Action::PairMint(_) => gas::PAIR_MINT,
+        Action::NativeTransfer { .. } => gas::NATIVE_TRANSFER,
+        Action::Swap { .. } => gas::SWAP,
+        Action::Mint721 { .. } => gas::MINT_721,
+        Action::Mint1155 { .. } => gas::MINT_1155,
+        Action::Transfer721 { .. } => gas::TRANSFER_721,
+        Action::Transfer1155 { .. } => gas::TRANSFER_1155,
+    }
+}
+
+fn clamp_u112(value: u128) -> alloy_primitives::aliases::U112 {
+    alloy_primitives::aliases::U112::saturating_from(value)
+}
+
+fn log<E: SolEvent>(address: Address, event: &E) -> Log {
+    Log { address, data: event.encode_log_data() }
+}
+
+fn call(sender: u32, to: Address, value: u128, input: Vec<u8>, gas: u64, logs: Vec<Log>, effects: Vec<Effect>) -> Call {
+    Call { sender, to: TxKind::Call(to), value, input, gas, logs, effects }
+}
+
+fn creation(sender: u32, constructor_args: Vec<u8>, gas: u64, logs: Vec<Log>, effects: Vec<Effect>) -> Call {
+    let input = [INIT_CODE_PREFIX.as_slice(), &constructor_args].concat();
+    Call { sender, to: TxKind::Create, value: 0, input, gas, logs, effects }
+}

@@ -1,0 +1,341 @@
+//! Who holds what, at every block.
+//!
+//! Every change of a balance or an NFT owner is a [`Movement`] in a block,
+//! applied in order while the chain is generated. Besides the list of
+//! movements, the ledger keeps, per holder and asset (or per NFT), the
+//! history of values as checkpoints `(block, value)`, so the value at any
+//! block is a binary search: history is indexed, never replayed.
+
+use std::collections::HashMap;
+
+use alloy_primitives::Address;
+
+use crate::world::Asset;
+
+/// An address known to the ledger, by index. `Holder::NOBODY` is the zero
+/// address: the source of mints and the sink of burned fees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Holder(pub u32);
+
+impl Holder {
+    /// The zero address.
+    pub const NOBODY: Holder = Holder(0);
+}
+
+/// Values of one thing over time: `(block, value)` checkpoints, one per
+/// block that changed it, in block order.
+#[derive(Clone, Debug)]
+pub struct History<T> {
+    points: Vec<(u32, T)>,
+}
+
+impl<T> Default for History<T> {
+    fn default() -> Self {
+        History { points: Vec::new() }
+    }
+}
+
+impl<T: Copy> History<T> {
+    fn set(&mut self, block: u32, value: T) {
+        match self.points.last_mut() {
+            Some(last) if last.0 == block => last.1 = value,
+            _ => self.points.push((block, value)),
+        }
+    }
+
+    /// The checkpoint in force at `block`: when the value was last set, and to what.
+    pub fn checkpoint_at(&self, block: u32) -> Option<(u32, T)> {
+        let after = self.points.partition_point(|(b, _)| *b <= block);
+        after.checked_sub(1).map(|i| self.points[i])
+    }
+
+    /// The value at `block`.
+    pub fn at(&self, block: u32) -> Option<T> {
+        self.checkpoint_at(block).map(|(_, value)| value)
+    }
+
+    /// The latest value.
+    pub fn last(&self) -> Option<T> {
+        self.points.last().map(|(_, value)| *value)
+    }
+
+    /// The blocks of the checkpoints, in order.
+    pub fn blocks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.points.iter().map(|(block, _)| *block)
+    }
+
+    /// Appends a checkpoint after every other one (for indexes built in block order).
+    pub fn push(&mut self, block: u32, value: T) {
+        debug_assert!(self.points.last().is_none_or(|(last, _)| *last < block));
+        self.points.push((block, value));
+    }
+
+    /// The block of the first checkpoint.
+    pub fn first_block(&self) -> Option<u32> {
+        self.points.first().map(|(block, _)| *block)
+    }
+}
+
+/// One change of ownership.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Movement {
+    /// An amount of native currency or of an ERC20 token.
+    Fungible {
+        /// Block of the change.
+        block: u32,
+        /// What moved.
+        asset: Asset,
+        /// Sender (`NOBODY` for a mint).
+        from: Holder,
+        /// Recipient (`NOBODY` for a burn).
+        to: Holder,
+        /// Raw amount.
+        amount: u128,
+    },
+    /// NFTs of one token id (always 1 for ERC721).
+    Nft {
+        /// Block of the change.
+        block: u32,
+        /// Collection index.
+        collection: u16,
+        /// Token id.
+        id: u32,
+        /// Sender (`NOBODY` for a mint).
+        from: Holder,
+        /// Recipient.
+        to: Holder,
+        /// Amount moved.
+        amount: u64,
+        /// Whether the collection is ERC1155 (amounts) rather than ERC721 (one owner).
+        multi: bool,
+    },
+}
+
+/// Balances, NFT ownership and their histories.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    addresses: Vec<Address>,
+    index: HashMap<Address, Holder>,
+    balances: HashMap<(Holder, Asset), History<u128>>,
+    assets_of: HashMap<Holder, Vec<Asset>>,
+    activity: HashMap<Asset, Vec<u32>>,
+    owners: HashMap<(u16, u32), History<Holder>>,
+    amounts: HashMap<(Holder, u16, u32), History<u64>>,
+    nfts_of: HashMap<Holder, Vec<(u16, u32)>>,
+    supply: HashMap<Asset, History<u128>>,
+    minted_at: HashMap<(u16, u32), u32>,
+    movements: Vec<Movement>,
+}
+
+impl Ledger {
+    /// An empty ledger knowing only the zero address.
+    pub fn new() -> Ledger {
+        let mut ledger = Ledger::default();
+        ledger.holder(Address::ZERO);
+        ledger
+    }
+
+    /// The holder of `address`, adding it when new.
+    pub fn holder(&mut self, address: Address) -> Holder {
+        if let Some(holder) = self.index.get(&address) {
+            return *holder;
+        }
+        let holder = Holder(self.addresses.len() as u32);
+        self.addresses.push(address);
+        self.index.insert(address, holder);
+        holder
+    }
+
+    /// The holder of `address`, if it ever held anything or was added.
+    pub fn find(&self, address: Address) -> Option<Holder> {
+        self.index.get(&address).copied()
+    }
+
+    /// The address of a holder.
+    pub fn address(&self, holder: Holder) -> Address {
+        self.addresses[holder.0 as usize]
+    }
+
+    /// Current balance.
+    pub fn balance(&self, holder: Holder, asset: Asset) -> u128 {
+        self.balances.get(&(holder, asset)).and_then(History::last).unwrap_or(0)
+    }
+
+    /// Balance at the end of `block`.
+    pub fn balance_at(&self, holder: Holder, asset: Asset, block: u32) -> u128 {
+        self.balances.get(&(holder, asset)).and_then(|h| h.at(block)).unwrap_or(0)
+    }
+
+    /// Every asset a holder has ever held, in the order it first got them.
+    pub fn assets_of(&self, holder: Holder) -> &[Asset] {
+        self.assets_of.get(&holder).map_or(&[], Vec::as_slice)
+    }
+
+    /// The last block up to `block` in which `asset` moved.
+    pub fn last_activity(&self, asset: Asset, block: u32) -> Option<u32> {
+        let blocks = self.activity.get(&asset)?;
+        let after = blocks.partition_point(|b| *b <= block);
+        after.checked_sub(1).map(|i| blocks[i])
+    }
+
+    /// Moves `amount` of `asset`. Mints come from `NOBODY`; moving to
+    /// `NOBODY` burns.
+    ///
+    /// # Panics
+    /// If the sender does not hold the amount: the generator only plans
+    /// affordable movements, so this is a bug there.
+    pub fn move_fungible(&mut self, block: u32, asset: Asset, from: Holder, to: Holder, amount: u128) {
+        if amount == 0 {
+            return;
+        }
+        if from == Holder::NOBODY || to == Holder::NOBODY {
+            let supply = self.supply(asset);
+            let supply = if from == Holder::NOBODY { supply + amount } else { supply - amount };
+            self.supply.entry(asset).or_default().set(block, supply);
+        }
+        if from != Holder::NOBODY {
+            let balance = self.balance(from, asset);
+            let remaining = balance
+                .checked_sub(amount)
+                .unwrap_or_else(|| panic!("{:?} moves {amount} of {asset:?} holding {balance}", self.address(from)));
+            self.set_balance(block, from, asset, remaining);
+        }
+        if to != Holder::NOBODY {
+            let balance = self.balance(to, asset);
+            self.set_balance(block, to, asset, balance + amount);
+        }
+        let blocks = self.activity.entry(asset).or_default();
+        if blocks.last() != Some(&block) {
+            blocks.push(block);
+        }
+        self.movements.push(Movement::Fungible { block, asset, from, to, amount });
+    }
+
+    /// The balance history of a holder in an asset.
+    pub fn balance_history(&self, holder: Holder, asset: Asset) -> Option<&History<u128>> {
+        self.balances.get(&(holder, asset))
+    }
+
+    /// Current supply: minted less burned.
+    pub fn supply(&self, asset: Asset) -> u128 {
+        self.supply.get(&asset).and_then(History::last).unwrap_or(0)
+    }
+
+    /// Supply at the end of `block`.
+    pub fn supply_at(&self, asset: Asset, block: u32) -> u128 {
+        self.supply.get(&asset).and_then(|h| h.at(block)).unwrap_or(0)
+    }
+
+    /// The block an NFT token id was first minted in.
+    pub fn minted_at(&self, collection: u16, id: u32) -> Option<u32> {
+        self.minted_at.get(&(collection, id)).copied()
+    }
+
+    fn set_balance(&mut self, block: u32, holder: Holder, asset: Asset, value: u128) {
+        let history = self.balances.entry((holder, asset)).or_insert_with(|| {
+            self.assets_of.entry(holder).or_default().push(asset);
+            History::default()
+        });
+        history.set(block, value);
+    }
+
+    /// Moves ERC721 token `id` of `collection` from its owner (`NOBODY` to mint).
+    ///
+    /// # Panics
+    /// If `from` does not own it (a generator bug).
+    pub fn move_erc721(&mut self, block: u32, collection: u16, id: u32, from: Holder, to: Holder) {
+        let history = self.owners.entry((collection, id)).or_default();
+        assert_eq!(history.last().unwrap_or(Holder::NOBODY), from, "token {id} of collection {collection}");
+        history.set(block, to);
+        self.remember_nft(block, from, to, collection, id);
+        self.movements.push(Movement::Nft { block, collection, id, from, to, amount: 1, multi: false });
+    }
+
+    /// Moves `amount` of ERC1155 token `id` of `collection` (`from` = `NOBODY` to mint).
+    ///
+    /// # Panics
+    /// If `from` does not hold the amount (a generator bug).
+    pub fn move_erc1155(&mut self, block: u32, collection: u16, id: u32, from: Holder, to: Holder, amount: u64) {
+        if from != Holder::NOBODY {
+            let held = self.erc1155_amount(from, collection, id);
+            let remaining = held.checked_sub(amount).expect("the generator moves only what is held");
+            self.amounts.entry((from, collection, id)).or_default().set(block, remaining);
+        }
+        let held = self.erc1155_amount(to, collection, id);
+        self.amounts.entry((to, collection, id)).or_default().set(block, held + amount);
+        self.remember_nft(block, from, to, collection, id);
+        self.movements.push(Movement::Nft { block, collection, id, from, to, amount, multi: true });
+    }
+
+    fn remember_nft(&mut self, block: u32, from: Holder, holder: Holder, collection: u16, id: u32) {
+        if from == Holder::NOBODY {
+            self.minted_at.entry((collection, id)).or_insert(block);
+        }
+        let held = self.nfts_of.entry(holder).or_default();
+        if !held.contains(&(collection, id)) {
+            held.push((collection, id));
+        }
+    }
+
+    /// Current owner of an ERC721 token.
+    pub fn erc721_owner(&self, collection: u16, id: u32) -> Option<Holder> {
+        self.owners.get(&(collection, id)).and_then(History::last)
+    }
+
+    /// The ownership history of an ERC721 token.
+    pub fn erc721_history(&self, collection: u16, id: u32) -> Option<&History<Holder>> {
+        self.owners.get(&(collection, id))
+    }
+
+    /// Current amount of an ERC1155 token a holder has.
+    pub fn erc1155_amount(&self, holder: Holder, collection: u16, id: u32) -> u64 {
+        self.amounts.get(&(holder, collection, id)).and_then(History::last).unwrap_or(0)
+    }
+
+    /// The amount history of an ERC1155 token for a holder.
+    pub fn erc1155_history(&self, holder: Holder, collection: u16, id: u32) -> Option<&History<u64>> {
+        self.amounts.get(&(holder, collection, id))
+    }
+
+    /// Every NFT `(collection, id)` a holder has ever held, in the order it first got them.
+    pub fn nfts_of(&self, holder: Holder) -> &[(u16, u32)] {
+        self.nfts_of.get(&holder).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every movement, in block order.
+    pub fn movements(&self) -> &[Movement] {
+        &self.movements
+    }
+
+    /// Number of addresses known.
+    pub fn holders(&self) -> usize {
+        self.addresses.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_answers_for_any_block() {
+        let mut history = History::default();
+        history.set(3, 10u128);
+        history.set(3, 12);
+        history.set(7, 5);
+        assert_eq!(history.at(2), None);
+        assert_eq!(history.at(3), Some(12));
+        assert_eq!(history.at(6), Some(12));
+        assert_eq!(history.checkpoint_at(9), Some((7, 5)));
+    }
+
+    #[test]
+    #[should_panic(expected = "holding 5")]
+    fn overdrawing_is_a_bug() {
+        let mut ledger = Ledger::new();
+        let a = ledger.holder(Address::repeat_byte(1));
+        let b = ledger.holder(Address::repeat_byte(2));
+        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 5);
+        ledger.move_fungible(2, Asset(1), a, b, 6);
+    }
+}

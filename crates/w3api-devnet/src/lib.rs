@@ -1,0 +1,232 @@
+//! A deterministic devnet: EVM chains with ERC20 tokens, NFT collections and
+//! two DEXes, built from real signed transactions, and served through the
+//! [`DataSource`] trait.
+//!
+//! Everything follows from a seed and a [`Scale`]: the same seed gives the
+//! same blocks, byte for byte. Each chain of the interface has its own data,
+//! generated the first time it is asked for. Transactions are alloy
+//! consensus transactions signed with deterministic secp256k1 keys; block
+//! hashes, transactions roots and receipts roots are computed by alloy, so
+//! any Ethereum tool can check them. Balances, ownership and prices come
+//! from a ledger of the movements those transactions make, indexed by block
+//! so that questions about any block are answered without replay.
+//!
+//! ```no_run
+//! use w3api_devnet::{Devnet, Scale};
+//! use w3api_types::Chain;
+//!
+//! let devnet = Devnet::new(0, Scale::DEFAULT);
+//! let eth = devnet.chain(Chain::Eth);
+//! println!("{} blocks, {} transactions", eth.blocks.len(), eth.transactions.len());
+//! ```
+
+mod abi;
+mod accounts;
+mod decimal;
+mod generate;
+mod ledger;
+mod metadata;
+mod query;
+mod scale;
+mod seed;
+mod streams;
+mod world;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use uuid::Uuid;
+use w3api_source::{
+    BlockRef, DataSource, SourceError, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokens,
+    WalletTokensQuery,
+};
+use w3api_types::rpc::{Block, NativePrice, TokenPrice, Transaction};
+use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection};
+
+pub use accounts::{Accounts, Role};
+pub use decimal::format_units;
+pub use generate::{BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, TxRecord, swap_output};
+pub use ledger::{History, Holder, Ledger, Movement};
+pub use metadata::{NftMetadata, Rarity};
+pub use query::BLOCKS_PER_DAY;
+pub use query::prices::{Price, PriceFilter};
+pub use scale::Scale;
+pub use world::{Asset, Collection, Exchange, NativeCurrency, Pair, Token, TokenKind, World};
+
+/// The devnet: chains generated on first use, shared by every caller.
+/// Cloning is cheap.
+#[derive(Clone)]
+pub struct Devnet {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    seed: u64,
+    scale: Scale,
+    accounts: OnceLock<Accounts>,
+    chains: Mutex<HashMap<Chain, Arc<OnceLock<Arc<ChainData>>>>>,
+    streams: Vec<EvmStream>,
+}
+
+impl Devnet {
+    /// A devnet for `seed` at `scale`; nothing is generated yet.
+    pub fn new(seed: u64, scale: Scale) -> Devnet {
+        let inner = Inner {
+            seed,
+            scale,
+            accounts: OnceLock::new(),
+            chains: Mutex::new(HashMap::new()),
+            streams: streams::streams(seed),
+        };
+        Devnet { inner: Arc::new(inner) }
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.inner.seed
+    }
+
+    /// The scale.
+    pub fn scale(&self) -> Scale {
+        self.inner.scale
+    }
+
+    /// The accounts, the same on every chain (derived on first use).
+    pub fn accounts(&self) -> &Accounts {
+        let Inner { seed, scale, accounts, .. } = &*self.inner;
+        accounts.get_or_init(|| Accounts::generate(*seed, scale.traders, scale.wallets))
+    }
+
+    /// The data of `chain`, generated on first use. Callers asking for a
+    /// chain being generated wait for it.
+    pub fn chain(&self, chain: Chain) -> Arc<ChainData> {
+        let cell = {
+            let mut chains = self.inner.chains.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            chains.entry(chain).or_default().clone()
+        };
+        cell.get_or_init(|| Arc::new(generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts())))
+            .clone()
+    }
+
+    /// Whether `chain` has been generated already.
+    pub fn is_generated(&self, chain: Chain) -> bool {
+        let chains = self.inner.chains.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        chains.get(&chain).is_some_and(|cell| cell.get().is_some())
+    }
+
+    /// The first `count` ordinary wallets: addresses with balances, NFTs and
+    /// history on every chain. The first one holds every ordinary token, the
+    /// wrapped native token and the stablecoin.
+    pub fn sample_wallets(&self, count: usize) -> Vec<Address> {
+        let accounts = self.accounts();
+        accounts.wallets().take(count).map(|i| accounts.address(i)).collect()
+    }
+
+    /// The streams.
+    pub fn streams(&self) -> &[EvmStream] {
+        &self.inner.streams
+    }
+
+    /// The chain's data, generated off the async runtime's threads when new.
+    async fn ready(&self, chain: Chain) -> Result<Arc<ChainData>, SourceError> {
+        let devnet = self.clone();
+        tokio::task::spawn_blocking(move || devnet.chain(chain))
+            .await
+            .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))
+    }
+}
+
+impl DataSource for Devnet {
+    async fn wallet_tokens(&self, query: WalletTokensQuery) -> Result<WalletTokens, SourceError> {
+        self.ready(query.chain).await?.wallet_tokens(&query)
+    }
+
+    async fn wallet_nfts(&self, query: WalletNftsQuery) -> Result<Vec<Nft>, SourceError> {
+        self.ready(query.chain).await?.wallet_nfts(&query)
+    }
+
+    async fn wallet_collections(&self, query: WalletCollectionsQuery) -> Result<Vec<NftCollection>, SourceError> {
+        self.ready(query.chain).await?.wallet_collections(&query)
+    }
+
+    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
+        self.ready(query.chain).await?.token_price(&query)
+    }
+
+    async fn block(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+        full_transactions: bool,
+    ) -> Result<Option<Block>, SourceError> {
+        Ok(self.ready(chain).await?.rpc_block(block, full_transactions))
+    }
+
+    async fn transaction(&self, chain: Chain, block: BlockRef, index: u64) -> Result<Option<Transaction>, SourceError> {
+        Ok(self.ready(chain).await?.rpc_transaction(block, index))
+    }
+
+    async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {
+        Ok(streams::stream(self.streams(), id))
+    }
+
+    async fn streams(&self) -> Result<Vec<EvmStream>, SourceError> {
+        Ok(self.streams().to_vec())
+    }
+}
+
+impl ChainData {
+    /// `eth_getTokenPrice`: the token's price from its deepest pair at the
+    /// block (on one exchange when asked).
+    pub fn token_price(&self, query: &TokenPriceQuery) -> Result<TokenPrice, SourceError> {
+        let block = self.resolve_block(query.to_block)?;
+        let exchange = query.exchange.as_deref().map(|e| self.exchange_index(e)).transpose()?;
+        let no_price = || SourceError::NoPrice { token: query.address, exchange: query.exchange.clone() };
+        let asset = self.world.asset_at(query.address).ok_or_else(no_price)?;
+        let token = self.world.token(asset).expect("an asset at a contract address is a token");
+        let filter = PriceFilter { exchange, min_side_usd: None };
+        let price = self.price(asset, block, filter).ok_or_else(no_price)?;
+        let pair = &self.world.pairs[price.pair];
+        let percent_change = query.include_percent_change.then(|| {
+            let before = self.day_before(block).and_then(|b| self.price(asset, b, filter))?;
+            (before.usd > 0.0).then(|| (price.usd - before.usd) / before.usd * 100.0)
+        });
+        Ok(TokenPrice {
+            token_name: Some(token.name.clone()),
+            token_symbol: Some(token.symbol.clone()),
+            token_logo: token.logo.clone(),
+            token_decimals: Some(token.decimals),
+            native_price: NativePrice {
+                value: price.native_wei,
+                decimals: 18,
+                name: self.world.native.name.to_string(),
+                symbol: self.world.native.symbol.to_string(),
+                address: Some(format!("{:#x}", self.world.tokens[0].address)),
+            },
+            usd_price: price.usd,
+            usd_price_formatted: Some(price.usd.to_string()),
+            percent_change_24hr: percent_change.flatten(),
+            exchange_address: self.world.exchanges[pair.exchange].factory,
+            exchange_name: self.world.exchanges[pair.exchange].name.clone(),
+            token_address: Some(token.address),
+            to_block: Some(block),
+            possible_spam: Some(token.kind == TokenKind::Spam),
+            verified_contract: Some(token.verified),
+            pair_address: Some(pair.address),
+            pair_total_liquidity_usd: Some(price.liquidity_usd),
+        })
+    }
+
+    /// The exchange named by `name` (its name, any case, or its factory address).
+    fn exchange_index(&self, name: &str) -> Result<usize, SourceError> {
+        let by_factory = name.parse::<Address>().ok();
+        self.world
+            .exchanges
+            .iter()
+            .position(|e| e.name.eq_ignore_ascii_case(name.trim()) || Some(e.factory) == by_factory)
+            .ok_or_else(|| SourceError::UnknownExchange {
+                name: name.to_string(),
+                known: self.world.exchanges.iter().map(|e| format!("{} ({:#x})", e.name, e.factory)).collect(),
+            })
+    }
+}

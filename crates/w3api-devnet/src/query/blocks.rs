@@ -1,0 +1,126 @@
+//! Blocks and transactions as the JSON-RPC gateway returns them.
+//!
+//! The fields are copied straight from alloy's consensus types (a signed
+//! envelope and its block's header): no re-encoding, so a full block of a
+//! hundred transactions converts in microseconds.
+
+use alloy_consensus::transaction::to_eip155_value;
+use alloy_consensus::{Transaction as _, TxEnvelope};
+use alloy_primitives::{B64, U256};
+use w3api_source::BlockRef;
+use w3api_types::Lenient;
+use w3api_types::rpc::{AccessListItem, Block, BlockTransactions, Transaction};
+
+use crate::generate::{BlockRecord, ChainData, TxRecord};
+
+impl ChainData {
+    /// The number of the block a reference names, if it exists.
+    pub fn block_number_of(&self, block: BlockRef) -> Option<u64> {
+        match block {
+            // Nothing is ever pending on the devnet: pending is the newest block.
+            BlockRef::Latest | BlockRef::Pending => Some(self.latest()),
+            BlockRef::Earliest => Some(0),
+            BlockRef::Number(number) => (number <= self.latest()).then_some(number),
+            BlockRef::Hash(hash) => self.block_number(&hash),
+        }
+    }
+
+    /// A block in the RPC form.
+    pub fn rpc_block(&self, block: BlockRef, full_transactions: bool) -> Option<Block> {
+        let record = &self.blocks[self.block_number_of(block)? as usize];
+        let transactions = self.transactions_of(record);
+        let transactions = if full_transactions {
+            BlockTransactions::Full(
+                transactions.iter().enumerate().map(|(i, tx)| rpc_transaction(record, i as u64, tx)).collect(),
+            )
+        } else {
+            BlockTransactions::Hashes(transactions.iter().map(|tx| tx.hash).collect())
+        };
+        let header = &record.header;
+        Some(Block {
+            base_fee_per_gas: header.base_fee_per_gas,
+            blob_gas_used: header.blob_gas_used,
+            difficulty: header.difficulty,
+            excess_blob_gas: header.excess_blob_gas,
+            extra_data: header.extra_data.clone(),
+            gas_limit: header.gas_limit,
+            gas_used: header.gas_used,
+            hash: record.hash,
+            logs_bloom: Lenient::new(header.logs_bloom),
+            miner: header.beneficiary,
+            mix_hash: Some(header.mix_hash),
+            nonce: Some(B64::from(header.nonce)),
+            number: header.number,
+            parent_beacon_block_root: header.parent_beacon_block_root,
+            parent_hash: header.parent_hash,
+            receipts_root: header.receipts_root,
+            requests_hash: header.requests_hash,
+            sha3_uncles: header.ommers_hash,
+            size: Some(record.size),
+            state_root: header.state_root,
+            timestamp: header.timestamp,
+            total_difficulty: None,
+            transactions,
+            transactions_root: header.transactions_root,
+            uncles: Vec::new(),
+            withdrawals: Some(Vec::new()),
+            withdrawals_root: header.withdrawals_root,
+        })
+    }
+
+    /// The transaction at `index` of a block in the RPC form.
+    pub fn rpc_transaction(&self, block: BlockRef, index: u64) -> Option<Transaction> {
+        let record = &self.blocks[self.block_number_of(block)? as usize];
+        let tx = self.transactions_of(record).get(usize::try_from(index).ok()?)?;
+        Some(rpc_transaction(record, index, tx))
+    }
+}
+
+/// One transaction of a block in the RPC form.
+fn rpc_transaction(block: &BlockRecord, index: u64, record: &TxRecord) -> Transaction {
+    let envelope = &record.envelope;
+    let base_fee = block.header.base_fee_per_gas.unwrap_or_default();
+    let signature = envelope.signature();
+    let parity = signature.v();
+    let mut tx = Transaction {
+        block_hash: Some(block.hash),
+        block_number: Some(block.header.number),
+        block_timestamp: Some(block.header.timestamp),
+        from: record.sender,
+        gas: envelope.gas_limit(),
+        gas_price: Some(envelope.effective_gas_price(Some(base_fee))),
+        max_fee_per_gas: None,
+        max_priority_fee_per_gas: None,
+        max_fee_per_blob_gas: None,
+        hash: record.hash,
+        input: Lenient::new(envelope.input().clone()),
+        nonce: envelope.nonce(),
+        to: envelope.to(),
+        transaction_index: Some(index),
+        value: envelope.value(),
+        tx_type: envelope.tx_type() as u8,
+        access_list: None,
+        chain_id: envelope.chain_id(),
+        blob_versioned_hashes: None,
+        v: Some(U256::from(u8::from(parity))),
+        r: signature.r(),
+        s: signature.s(),
+        y_parity: Some(u8::from(parity)),
+    };
+    match envelope {
+        TxEnvelope::Legacy(_) => {
+            tx.v = Some(U256::from(to_eip155_value(parity, envelope.chain_id())));
+            tx.y_parity = None;
+        }
+        _ => {
+            tx.max_fee_per_gas = Some(envelope.max_fee_per_gas());
+            tx.max_priority_fee_per_gas = envelope.max_priority_fee_per_gas();
+            tx.access_list = envelope.access_list().map(|list| {
+                list.iter()
+                    .map(|item| AccessListItem { address: item.address, storage_keys: item.storage_keys.clone() })
+                    .collect()
+            });
+        }
+    }
+    tx
+}

@@ -1,0 +1,233 @@
+//! What the server needs to know, asked of a [`DataSource`].
+//!
+//! The server's HTTP and JSON-RPC layers call this trait and never see where
+//! the answers come from: the embedded devnet (`w3api-devnet`) implements it,
+//! and so could an indexer of a real node. Answers are whole (filtered,
+//! ordered) lists; paging them is the server's job.
+
+use std::future::Future;
+
+use uuid::Uuid;
+use w3api_types::rpc::{Block, BlockNumberOrTag, Hash32, TokenPrice, Transaction};
+use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, TokenBalance, TokenIdFormat};
+
+/// A source of chain data for the API.
+pub trait DataSource: Send + Sync + 'static {
+    /// Token balances of a wallet, native currency included, at a block.
+    fn wallet_tokens(&self, query: WalletTokensQuery)
+    -> impl Future<Output = Result<WalletTokens, SourceError>> + Send;
+
+    /// The NFTs a wallet owns, in a stable order.
+    fn wallet_nfts(&self, query: WalletNftsQuery) -> impl Future<Output = Result<Vec<Nft>, SourceError>> + Send;
+
+    /// The NFT collections a wallet holds tokens of, in a stable order.
+    fn wallet_collections(
+        &self,
+        query: WalletCollectionsQuery,
+    ) -> impl Future<Output = Result<Vec<NftCollection>, SourceError>> + Send;
+
+    /// The price of a token from its DEX pairs.
+    fn token_price(&self, query: TokenPriceQuery) -> impl Future<Output = Result<TokenPrice, SourceError>> + Send;
+
+    /// A block, with its transactions as hashes or in full; `None` when it
+    /// does not exist.
+    fn block(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+        full_transactions: bool,
+    ) -> impl Future<Output = Result<Option<Block>, SourceError>> + Send;
+
+    /// The transaction at `index` in a block; `None` when the block or the
+    /// index does not exist.
+    fn transaction(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+        index: u64,
+    ) -> impl Future<Output = Result<Option<Transaction>, SourceError>> + Send;
+
+    /// One EVM stream.
+    fn stream(&self, id: Uuid) -> impl Future<Output = Result<Option<EvmStream>, SourceError>> + Send;
+
+    /// Every EVM stream.
+    fn streams(&self) -> impl Future<Output = Result<Vec<EvmStream>, SourceError>> + Send;
+}
+
+/// A block by number, tag or hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockRef {
+    /// The block with this number.
+    Number(u64),
+    /// The newest block.
+    Latest,
+    /// The genesis block.
+    Earliest,
+    /// The block being built (the newest one when nothing is pending).
+    Pending,
+    /// The block with this hash.
+    Hash(Hash32),
+}
+
+impl From<BlockNumberOrTag> for BlockRef {
+    fn from(block: BlockNumberOrTag) -> Self {
+        match block {
+            BlockNumberOrTag::Number(number) => BlockRef::Number(number),
+            BlockNumberOrTag::Latest => BlockRef::Latest,
+            BlockNumberOrTag::Earliest => BlockRef::Earliest,
+            BlockNumberOrTag::Pending => BlockRef::Pending,
+        }
+    }
+}
+
+/// Token balances of a wallet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WalletTokensQuery {
+    /// Chain to read.
+    pub chain: Chain,
+    /// The wallet.
+    pub address: Address,
+    /// Block to read at; the latest when `None`.
+    pub to_block: Option<u64>,
+    /// Only these tokens, when not empty (the native currency matches its
+    /// `0xeeee…` address).
+    pub token_addresses: Vec<Address>,
+    /// Leave out tokens flagged as spam.
+    pub exclude_spam: bool,
+    /// Leave out tokens whose contract is not verified.
+    pub exclude_unverified_contracts: bool,
+    /// Leave out the native currency.
+    pub exclude_native: bool,
+    /// Leave out tokens with no transfer in this many days before the block.
+    pub max_token_inactivity_days: Option<u64>,
+    /// Price only from pairs whose every side holds at least this many USD.
+    pub min_pair_side_liquidity_usd: Option<f64>,
+}
+
+impl WalletTokensQuery {
+    /// Every token of `address` on `chain` at the latest block.
+    pub fn new(chain: Chain, address: Address) -> Self {
+        WalletTokensQuery {
+            chain,
+            address,
+            to_block: None,
+            token_addresses: Vec::new(),
+            exclude_spam: false,
+            exclude_unverified_contracts: false,
+            exclude_native: false,
+            max_token_inactivity_days: None,
+            min_pair_side_liquidity_usd: None,
+        }
+    }
+}
+
+/// The answer to a [`WalletTokensQuery`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct WalletTokens {
+    /// The block the balances are at.
+    pub block_number: u64,
+    /// Native currency first, then by USD value (unpriced last), then by address.
+    pub items: Vec<TokenBalance>,
+}
+
+/// NFTs of a wallet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WalletNftsQuery {
+    /// Chain to read.
+    pub chain: Chain,
+    /// The owner.
+    pub address: Address,
+    /// Block to read at; the latest when `None`.
+    pub at_block: Option<u64>,
+    /// Only these collections, when not empty.
+    pub token_addresses: Vec<Address>,
+    /// Leave out collections flagged as spam.
+    pub exclude_spam: bool,
+    /// How to write token ids.
+    pub format: TokenIdFormat,
+    /// Add `normalized_metadata`.
+    pub normalize_metadata: bool,
+    /// Add `media`.
+    pub media_items: bool,
+}
+
+impl WalletNftsQuery {
+    /// Every NFT of `address` on `chain` at the latest block, with normalized metadata.
+    pub fn new(chain: Chain, address: Address) -> Self {
+        WalletNftsQuery {
+            chain,
+            address,
+            at_block: None,
+            token_addresses: Vec::new(),
+            exclude_spam: false,
+            format: TokenIdFormat::Decimal,
+            normalize_metadata: true,
+            media_items: false,
+        }
+    }
+}
+
+/// NFT collections of a wallet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WalletCollectionsQuery {
+    /// Chain to read.
+    pub chain: Chain,
+    /// The owner.
+    pub address: Address,
+    /// Block to read at; the latest when `None`.
+    pub at_block: Option<u64>,
+    /// Leave out collections flagged as spam.
+    pub exclude_spam: bool,
+    /// Add `count`.
+    pub token_counts: bool,
+}
+
+/// Price of a token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TokenPriceQuery {
+    /// Chain to read.
+    pub chain: Chain,
+    /// The token.
+    pub address: Address,
+    /// Price only from this exchange: its factory address or its name.
+    pub exchange: Option<String>,
+    /// Block to price at; the latest when `None`.
+    pub to_block: Option<u64>,
+    /// Add the 24-hour percent change.
+    pub include_percent_change: bool,
+}
+
+/// Why a data source could not answer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SourceError {
+    /// The source has no data for this chain.
+    #[error("chain {0} is not served by this data source")]
+    ChainNotServed(Chain),
+    /// A block number past the newest block.
+    #[error("block {requested} is after the latest block, {latest}")]
+    BlockOutOfRange {
+        /// The block asked for.
+        requested: u64,
+        /// The newest block.
+        latest: u64,
+    },
+    /// No DEX pair prices the token (on the exchange asked for).
+    #[error("no DEX pair prices token {token}{}", exchange.as_ref().map(|e| format!(" on exchange {e}")).unwrap_or_default())]
+    NoPrice {
+        /// The token.
+        token: Address,
+        /// The exchange the price was restricted to.
+        exchange: Option<String>,
+    },
+    /// An exchange that is neither the name nor the factory address of a known one.
+    #[error("unknown exchange {name:?}; known exchanges: {}", known.join(", "))]
+    UnknownExchange {
+        /// What was asked for.
+        name: String,
+        /// The exchanges of the chain, by name and factory address.
+        known: Vec<String>,
+    },
+    /// The source failed.
+    #[error("data source failure: {0}")]
+    Unavailable(String),
+}
