@@ -8,6 +8,13 @@ pub mod registry;
 pub mod spec;
 pub mod strategies;
 
+/// An HTTP client for tests. reqwest leaves the TLS crypto provider to the
+/// application; ring is installed first, as the REST client does.
+pub fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 /// The README's examples, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

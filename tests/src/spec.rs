@@ -166,3 +166,47 @@ pub fn resolve<'a>(document: &'a Value, mut schema: &'a Value) -> &'a Value {
 pub fn component_name(schema: &Value) -> Option<&str> {
     schema.get("$ref")?.as_str()?.strip_prefix("#/components/schemas/")
 }
+
+impl Document {
+    /// The schema of an operation's response in `spec/openapi.yaml`, by path
+    /// template (`/streams/evm/{id}`), method and status; responses shared
+    /// through `components/responses` are followed.
+    pub fn response_schema(self, template: &str, method: &str, status: u16) -> Option<&'static Value> {
+        let doc = Document::OpenApi.json_schema();
+        let responses = doc["paths"].get(template)?.get(method.to_lowercase())?.get("responses")?;
+        let mut response = responses.get(status.to_string())?;
+        if let Some(reference) = response.get("$ref").and_then(Value::as_str) {
+            response = doc.pointer(reference.trim_start_matches('#'))?;
+        }
+        response.get("content")?.get("application/json")?.get("schema")
+    }
+
+    /// Checks a REST response against its operation in the spec: the status
+    /// must be declared, and the body must match its schema.
+    pub fn check_response(template: &str, method: &str, status: u16, body: &Value) -> Result<(), String> {
+        let schema = Document::OpenApi
+            .response_schema(template, method, status)
+            .ok_or_else(|| format!("{method} {template} does not declare status {status} (body {body})"))?;
+        Document::OpenApi.validate(schema, body).map_err(|e| format!("{method} {template} {status}: {body}\n{e}"))
+    }
+
+    /// Checks a JSON-RPC result against the method's result schema in `spec/openrpc.json`.
+    pub fn check_rpc_result(method: &str, result: &Value) -> Result<(), String> {
+        let doc = Document::OpenRpc.json_schema();
+        let declared = doc["methods"].as_array().into_iter().flatten().find(|m| m["name"] == method);
+        let declared = declared.ok_or_else(|| format!("{method} is not a method of spec/openrpc.json"))?;
+        Document::OpenRpc
+            .validate(&declared["result"]["schema"], result)
+            .map_err(|e| format!("{method} result {result}:\n{e}"))
+    }
+
+    /// Checks that a JSON-RPC error code is one the spec declares.
+    pub fn check_rpc_error_code(code: i64) -> Result<(), String> {
+        let errors = Document::OpenRpc.json_schema()["components"]["errors"].as_object().expect("declared errors");
+        errors
+            .values()
+            .any(|e| e["code"] == code)
+            .then_some(())
+            .ok_or_else(|| format!("error code {code} is not declared"))
+    }
+}

@@ -110,8 +110,7 @@ impl Devnet {
 
     /// Whether `chain` has been generated already.
     pub fn is_generated(&self, chain: Chain) -> bool {
-        let chains = self.inner.chains.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        chains.get(&chain).is_some_and(|cell| cell.get().is_some())
+        self.generated(chain).is_some()
     }
 
     /// The first `count` ordinary wallets: addresses with balances, NFTs and
@@ -122,13 +121,33 @@ impl Devnet {
         accounts.wallets().take(count).map(|i| accounts.address(i)).collect()
     }
 
+    /// The Ed25519 key of Solana account `index`, for signing in: derived
+    /// from the seed, so the same on every run.
+    pub fn solana_key(&self, index: u32) -> ed25519_dalek::SigningKey {
+        ed25519_dalek::SigningKey::from_bytes(&seed::derive(self.inner.seed, &[b"solana", &index.to_be_bytes()]).0)
+    }
+
+    /// The Base58 address of Solana account `index`.
+    pub fn solana_address(&self, index: u32) -> String {
+        bs58::encode(self.solana_key(index).verifying_key().as_bytes()).into_string()
+    }
+
     /// The streams.
     pub fn streams(&self) -> &[EvmStream] {
         &self.inner.streams
     }
 
+    /// The chain's data if it is generated already.
+    fn generated(&self, chain: Chain) -> Option<Arc<ChainData>> {
+        let chains = self.inner.chains.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        chains.get(&chain).and_then(|cell| cell.get().cloned())
+    }
+
     /// The chain's data, generated off the async runtime's threads when new.
     async fn ready(&self, chain: Chain) -> Result<Arc<ChainData>, SourceError> {
+        if let Some(data) = self.generated(chain) {
+            return Ok(data);
+        }
         let devnet = self.clone();
         tokio::task::spawn_blocking(move || devnet.chain(chain))
             .await
@@ -137,6 +156,10 @@ impl Devnet {
 }
 
 impl DataSource for Devnet {
+    async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
+        Ok(self.ready(chain).await?.latest())
+    }
+
     async fn wallet_tokens(&self, query: WalletTokensQuery) -> Result<WalletTokens, SourceError> {
         self.ready(query.chain).await?.wallet_tokens(&query)
     }

@@ -13,6 +13,9 @@ use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, TokenBalance, T
 
 /// A source of chain data for the API.
 pub trait DataSource: Send + Sync + 'static {
+    /// The newest block of a chain.
+    fn latest_block(&self, chain: Chain) -> impl Future<Output = Result<u64, SourceError>> + Send;
+
     /// Token balances of a wallet, native currency included, at a block.
     fn wallet_tokens(&self, query: WalletTokensQuery)
     -> impl Future<Output = Result<WalletTokens, SourceError>> + Send;

@@ -50,7 +50,7 @@ pub struct NftPage {
     /// Total number of NFTs across pages, when known.
     #[serde_as(as = "Option<wire::NumOrStr>")]
     pub total: Option<u64>,
-    /// Number of this page, from 0.
+    /// Number of this page, from 1.
     #[serde_as(as = "wire::NumOrStr")]
     pub page: u64,
     /// Number of items a full page holds.
@@ -249,7 +249,7 @@ pub struct NftMediaItem {
 pub struct NftCollectionPage {
     /// Whether the collections of the result are indexed.
     pub status: SyncStatus,
-    /// Number of this page, from 0.
+    /// Number of this page, from 1.
     #[serde_as(as = "wire::NumOrStr")]
     pub page: u64,
     /// Number of items a full page holds.

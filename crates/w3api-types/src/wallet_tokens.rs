@@ -19,7 +19,7 @@ pub struct TokenBalancePage {
     /// Cursor of the next page; `None` on the last page.
     #[serde(default)]
     pub cursor: Option<String>,
-    /// Number of this page, from 0.
+    /// Number of this page, from 1.
     #[serde_as(as = "wire::Num")]
     pub page: u64,
     /// Number of items a full page holds.

@@ -1,0 +1,76 @@
+//! `w3api serve`: the interface on the devnet.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use w3api_devnet::{Devnet, Scale};
+use w3api_server::{ServerConfig, new_api_key, router, serve, shutdown_signal};
+use w3api_types::Chain;
+
+/// Options of `w3api serve`.
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// API key to accept (repeat for several). Without one, a key is generated and printed.
+    #[arg(long = "api-key", env = "W3API_API_KEYS", value_delimiter = ',', hide_env_values = true)]
+    api_keys: Vec<String>,
+    /// Seed of the devnet: the same seed serves the same data.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Size of the devnet.
+    #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
+    scale: ScaleArg,
+    /// How long a newly requested NFT collection reports SYNCING (e.g. 3s, 500ms).
+    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
+    index_delay: Duration,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ScaleArg {
+    /// A day and a bit of blocks per chain, generated in well under a second.
+    Default,
+    /// Over a million transactions per chain (about 40 s to generate each).
+    Large,
+}
+
+impl ScaleArg {
+    /// The devnet scale this names.
+    pub fn scale(self) -> Scale {
+        match self {
+            ScaleArg::Default => Scale::DEFAULT,
+            ScaleArg::Large => Scale::LARGE,
+        }
+    }
+}
+
+/// Serves until Ctrl-C or SIGTERM.
+pub async fn run(args: ServeArgs) -> Result<(), String> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let mut keys: Vec<String> =
+        args.api_keys.into_iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect();
+    let generated = keys.is_empty().then(new_api_key);
+    keys.extend(generated.clone());
+    let devnet = Devnet::new(args.seed, args.scale.scale());
+    let streams: Vec<_> = devnet.streams().to_vec();
+    let config = ServerConfig { index_delay: args.index_delay, ..ServerConfig::new(keys) };
+    let app = router(devnet.clone(), config);
+    let listener =
+        tokio::net::TcpListener::bind(args.listen).await.map_err(|e| format!("listening on {}: {e}", args.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    println!("listening on http://{address}");
+    for stream in &streams {
+        println!("stream {} ({}, {:?})", stream.id, stream.tag, stream.status);
+    }
+    if let Some(key) = &generated {
+        println!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
+    }
+    // The default chain is generated in the background, ready for the first request.
+    tokio::task::spawn_blocking(move || devnet.chain(Chain::Eth));
+    serve(listener, app, shutdown_signal()).await.map_err(|e| format!("serving: {e}"))
+}

@@ -1,0 +1,113 @@
+//! The REST error type: every failure of a REST route becomes one of these,
+//! and this is the one place that turns them into a status and a body.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use w3api_source::SourceError;
+use w3api_types::{Error as ErrorBody, ErrorMessage};
+
+/// An error answer of the REST interface: a status and the spec's `Error` body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// One message per problem.
+    pub messages: Vec<String>,
+    /// The methods a path allows (405 only).
+    pub allow: Option<String>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, messages: Vec<String>) -> Self {
+        ApiError { status, messages, allow: None }
+    }
+
+    /// 400: a parameter or the body is invalid; one message per problem.
+    pub fn bad_request(messages: Vec<String>) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, messages)
+    }
+
+    /// 401: the key is missing or unknown.
+    pub fn unauthorized(message: &str) -> Self {
+        ApiError::new(StatusCode::UNAUTHORIZED, vec![message.to_string()])
+    }
+
+    /// 404 with a message.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::NOT_FOUND, vec![message.into()])
+    }
+
+    /// 405: the path exists, the method does not.
+    pub fn method_not_allowed(method: &str, path: &str, allow: Option<String>) -> Self {
+        let allowed = allow.as_deref().map(|a| format!("; allowed: {a}")).unwrap_or_default();
+        ApiError {
+            allow,
+            ..ApiError::new(StatusCode::METHOD_NOT_ALLOWED, vec![format!("{method} is not allowed on {path}{allowed}")])
+        }
+    }
+
+    /// 413: the body is over the limit.
+    pub fn payload_too_large(limit: usize) -> Self {
+        ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, vec![format!("Request body exceeds {limit} bytes")])
+    }
+
+    /// 422: the body is JSON but not of the request's shape.
+    pub fn unprocessable(messages: Vec<String>) -> Self {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, messages)
+    }
+
+    /// 429: too many things pending.
+    pub fn too_many(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::TOO_MANY_REQUESTS, vec![message.into()])
+    }
+
+    /// 500: the server failed; the message says what failed, not why in detail.
+    pub fn internal(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, vec![message.into()])
+    }
+
+    /// 503: the data source could not answer.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, vec![message.into()])
+    }
+
+    /// The body as the spec writes it: one message as a string, several as a list.
+    pub fn body(&self) -> ErrorBody {
+        let message = match self.messages.as_slice() {
+            [one] => ErrorMessage::One(one.clone()),
+            many => ErrorMessage::Many(many.to_vec()),
+        };
+        ErrorBody { message, details: None }
+    }
+
+    /// Prefixes every message with the name of what it is about.
+    pub fn about(mut self, name: &str) -> Self {
+        for message in &mut self.messages {
+            *message = format!("{name}: {message}");
+        }
+        self
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Json(self.body())).into_response();
+        if let Some(allow) = self.allow.as_deref().and_then(|a| HeaderValue::from_str(a).ok()) {
+            response.headers_mut().insert(header::ALLOW, allow);
+        }
+        response
+    }
+}
+
+impl From<SourceError> for ApiError {
+    fn from(error: SourceError) -> Self {
+        match error {
+            SourceError::ChainNotServed(_) => ApiError::bad_request(vec![format!("chain: {error}")]),
+            SourceError::BlockOutOfRange { .. } => ApiError::bad_request(vec![format!("to_block: {error}")]),
+            SourceError::UnknownExchange { .. } => ApiError::bad_request(vec![format!("exchange: {error}")]),
+            SourceError::NoPrice { .. } => ApiError::not_found(error.to_string()),
+            SourceError::Unavailable(_) => ApiError::unavailable(error.to_string()),
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The w3api interface over HTTP: the REST groups (sign-in, wallet data,
+//! streams) and the JSON-RPC gateway on one listener, answering from any
+//! [`DataSource`].
+//!
+//! ```no_run
+//! # async fn example() -> std::io::Result<()> {
+//! use w3api_devnet::{Devnet, Scale};
+//! use w3api_server::{ServerConfig, router, serve, shutdown_signal};
+//!
+//! let config = ServerConfig::new(vec!["my-key".into()]);
+//! let app = router(Devnet::new(0, Scale::DEFAULT), config);
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! serve(listener, app, shutdown_signal()).await
+//! # }
+//! ```
+
+mod answers;
+mod auth;
+mod error;
+mod indexing;
+mod logging;
+mod random;
+mod rest;
+mod rpc;
+mod signin;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{HeaderValue, header};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use w3api_source::DataSource;
+
+pub use auth::{API_KEY_HEADER, ApiKeys};
+pub use error::ApiError;
+pub use rpc::Gateway;
+
+/// Largest request body, in bytes.
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+/// How the server behaves.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Keys accepted in `X-API-Key` and in the RPC path.
+    pub api_keys: Vec<String>,
+    /// How long a newly requested NFT collection reports `SYNCING`.
+    pub index_delay: Duration,
+    /// Most sign-in challenges held at once (expired ones are evicted).
+    pub challenge_capacity: usize,
+    /// Bytes of encoded answers kept for reuse (see the `answers` module).
+    pub answer_cache_bytes: u64,
+}
+
+impl ServerConfig {
+    /// A server accepting `api_keys`, indexing in 3 seconds, holding up to
+    /// 100,000 challenges and 256 MiB of answers.
+    pub fn new(api_keys: Vec<String>) -> ServerConfig {
+        ServerConfig {
+            api_keys,
+            index_delay: Duration::from_secs(3),
+            challenge_capacity: 100_000,
+            answer_cache_bytes: 256 * 1024 * 1024,
+        }
+    }
+}
+
+/// A fresh random API key (32 letters and digits).
+pub fn new_api_key() -> String {
+    random::alphanumeric(32)
+}
+
+/// What the handlers share.
+pub struct App<S> {
+    source: Arc<S>,
+    keys: ApiKeys,
+    cursors: rest::pagination::Cursors,
+    indexing: indexing::Indexing,
+    challenges: signin::store::Challenges,
+    answers: answers::Answers,
+    rpc: rpc::RpcServices,
+}
+
+/// The whole interface as an axum router.
+pub fn router<S: DataSource>(source: S, config: ServerConfig) -> Router {
+    let source = Arc::new(source);
+    let keys = ApiKeys::new(&config.api_keys);
+    let app = Arc::new(App {
+        rpc: rpc::RpcServices::new(source.clone(), BODY_LIMIT),
+        source,
+        keys: keys.clone(),
+        cursors: rest::pagination::Cursors::new(random::bytes()),
+        indexing: indexing::Indexing::new(config.index_delay),
+        challenges: signin::store::Challenges::new(config.challenge_capacity),
+        answers: answers::Answers::new(config.answer_cache_bytes),
+    });
+    let authenticated = rest::routes::<S>().route_layer(middleware::from_fn_with_state(keys, auth::require_api_key));
+    Router::new()
+        .merge(authenticated)
+        .route("/{chain}/{api_key}", post(rpc::entry::<S>))
+        .route("/health", get(health))
+        .route("/openapi.yaml", get(openapi))
+        .route("/openrpc.json", get(openrpc))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(app)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(|_| ApiError::internal("Internal server error").into_response()))
+        .layer(middleware::from_fn(logging::server_errors))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(logging::request_span).on_failure(()))
+        .layer(SetRequestIdLayer::x_request_id(logging::SequentialIds::new()))
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then lets
+/// requests in flight finish.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
+
+async fn health() -> axum::Json<serde_json::Value> {
+    axum::Json(serde_json::json!({ "status": "ok" }))
+}
+
+async fn openapi() -> Response {
+    let mut response = include_str!("../../../spec/openapi.yaml").into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/yaml"));
+    response
+}
+
+async fn openrpc() -> Response {
+    let mut response = include_str!("../../../spec/openrpc.json").into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+async fn not_found(request: Request) -> ApiError {
+    ApiError::not_found(format!("No route for {} {}", request.method(), logging::redact(request.uri().path())))
+}
+
+async fn method_not_allowed(request: Request) -> ApiError {
+    ApiError::method_not_allowed(request.method().as_str(), &logging::redact(request.uri().path()), None)
+}

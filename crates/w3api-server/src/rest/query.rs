@@ -1,0 +1,231 @@
+//! Query strings, read exactly as the spec states them.
+//!
+//! Array parameters arrive as repeated keys (`a=1&a=2`), with brackets
+//! (`a[]=1&a[]=2`, as axios sends them) or indexed (`a[0]=1&a[1]=2`); all
+//! three are accepted. Every problem (an unknown parameter, a value of the
+//! wrong type or out of range, a single-valued parameter given twice) is
+//! collected with the parameter's name, and answered together as a 400.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use w3api_types::{Address, Chain};
+
+use crate::error::ApiError;
+
+/// The parameters of one request, consumed as they are read.
+pub struct Query {
+    params: BTreeMap<String, Vec<String>>,
+    problems: Vec<String>,
+}
+
+impl Query {
+    /// Parses a raw query string.
+    pub fn parse(raw: Option<&str>) -> Query {
+        let mut indexed: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
+        let mut params: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut problems = Vec::new();
+        for (key, value) in form_urlencoded::parse(raw.unwrap_or_default().as_bytes()) {
+            let (key, value) = (key.into_owned(), value.into_owned());
+            match array_key(&key) {
+                Some((name, Some(index))) => indexed.entry(name.to_string()).or_default().push((index, value)),
+                Some((name, None)) => params.entry(name.to_string()).or_default().push(value),
+                None => problems.push(format!("{key}: not a valid parameter name")),
+            }
+        }
+        for (name, mut values) in indexed {
+            values.sort_by_key(|(index, _)| *index);
+            params.entry(name).or_default().extend(values.into_iter().map(|(_, v)| v));
+        }
+        Query { params, problems }
+    }
+
+    /// The value of a single-valued parameter, if given.
+    pub fn one(&mut self, name: &str) -> Option<String> {
+        let mut values = self.params.remove(name)?;
+        if values.len() > 1 {
+            self.problems.push(format!("{name}: given {} times; it takes one value", values.len()));
+            return None;
+        }
+        values.pop()
+    }
+
+    /// Every value of an array parameter.
+    pub fn many(&mut self, name: &str) -> Vec<String> {
+        self.params.remove(name).unwrap_or_default()
+    }
+
+    /// Records a problem with a parameter.
+    pub fn problem(&mut self, name: &str, message: impl std::fmt::Display) {
+        self.problems.push(format!("{name}: {message}"));
+    }
+
+    /// A parameter parsed with `parse`, whose error says what was expected.
+    pub fn parsed<T>(&mut self, name: &str, parse: impl FnOnce(&str) -> Result<T, String>) -> Option<T> {
+        let value = self.one(name)?;
+        match parse(&value) {
+            Ok(parsed) => Some(parsed),
+            Err(expected) => {
+                self.problem(name, format_args!("{value:?} is not {expected}"));
+                None
+            }
+        }
+    }
+
+    /// A boolean: `true` or `false`.
+    pub fn flag(&mut self, name: &str, default: bool) -> bool {
+        self.parsed(name, |v| match v {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err("true or false".into()),
+        })
+        .unwrap_or(default)
+    }
+
+    /// A non-negative integer no greater than `max`.
+    pub fn integer(&mut self, name: &str, max: u64) -> Option<u64> {
+        self.parsed(name, |v| {
+            let expected = || format!("an integer from 0 to {max}");
+            let parsed =
+                if v.bytes().all(|b| b.is_ascii_digit()) && !v.is_empty() { v.parse::<u64>().ok() } else { None };
+            parsed.filter(|n| *n <= max).ok_or_else(expected)
+        })
+    }
+
+    /// A finite non-negative number.
+    pub fn number(&mut self, name: &str) -> Option<f64> {
+        self.parsed(name, |v| {
+            v.parse::<f64>().ok().filter(|n| n.is_finite() && *n >= 0.0).ok_or_else(|| "a non-negative number".into())
+        })
+    }
+
+    /// The `chain` parameter: a data-API chain by name or hex id, `eth` when absent.
+    pub fn chain(&mut self) -> Chain {
+        self.parsed("chain", |v| {
+            data_api_chain(v).ok_or_else(|| format!("a chain of the data API ({})", data_api_forms().join(", ")))
+        })
+        .unwrap_or(Chain::Eth)
+    }
+
+    /// An array of addresses, at most `max`.
+    pub fn addresses(&mut self, name: &str, max: usize) -> Vec<Address> {
+        let values = self.many(name);
+        if values.len() > max {
+            self.problem(name, format_args!("{} addresses given; at most {max} are allowed", values.len()));
+            return Vec::new();
+        }
+        values
+            .into_iter()
+            .filter_map(|value| match parse_address(&value) {
+                Ok(address) => Some(address),
+                Err(expected) => {
+                    self.problem(name, format_args!("{value:?} is not {expected}"));
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// A path parameter that must be an address; a problem is reported with the query's.
+    pub fn path_address(&mut self, value: &str) -> Option<Address> {
+        match parse_address(value) {
+            Ok(address) => Some(address),
+            Err(expected) => {
+                self.problem("address", format_args!("{value:?} is not {expected}"));
+                None
+            }
+        }
+    }
+
+    /// Ends reading: unknown parameters become problems, and any problem fails the request.
+    pub fn finish(mut self) -> Result<(), ApiError> {
+        for (name, _) in std::mem::take(&mut self.params) {
+            self.problems.push(format!("{name}: not a parameter of this operation"));
+        }
+        if self.problems.is_empty() { Ok(()) } else { Err(ApiError::bad_request(self.problems)) }
+    }
+}
+
+/// Splits `name[]` and `name[3]` (and plain `name`); `None` for a malformed key.
+fn array_key(key: &str) -> Option<(&str, Option<u64>)> {
+    let Some(open) = key.find('[') else { return (!key.is_empty()).then_some((key, None)) };
+    let (name, rest) = key.split_at(open);
+    let inner = rest.strip_prefix('[')?.strip_suffix(']')?;
+    if name.is_empty() {
+        return None;
+    }
+    if inner.is_empty() {
+        return Some((name, None));
+    }
+    inner.parse().ok().map(|index| (name, Some(index)))
+}
+
+/// An address: `0x` and 40 hex digits, any letter case.
+pub fn parse_address(value: &str) -> Result<Address, String> {
+    let is_hex = value.len() == 42 && value.starts_with("0x") && value[2..].bytes().all(|b| b.is_ascii_hexdigit());
+    if is_hex {
+        Address::from_str(value).map_err(|e| e.to_string())
+    } else {
+        Err("a 0x-prefixed 20-byte hex address".into())
+    }
+}
+
+/// The data API's spellings of a chain: its name or its hex id, exactly as
+/// the spec's enum lists them.
+pub fn data_api_chain(value: &str) -> Option<Chain> {
+    let chain = Chain::from_str(value).ok()?;
+    let name = chain.data_api_name()?;
+    let exact = value == name || value == chain.hex_id() || (chain == Chain::OptimismSepolia && value == "0xaa37d");
+    exact.then_some(chain)
+}
+
+fn data_api_forms() -> Vec<String> {
+    Chain::data_api().flat_map(|c| [c.data_api_name().unwrap_or_default().to_string(), c.hex_id()]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_forms_all_read_the_same() {
+        for raw in ["a=1&a=2", "a[]=1&a[]=2", "a[1]=2&a[0]=1", "a=1&a[]=2"] {
+            let mut query = Query::parse(Some(raw));
+            assert_eq!(query.many("a"), ["1", "2"], "{raw}");
+            assert!(query.finish().is_ok());
+        }
+    }
+
+    #[test]
+    fn problems_name_the_parameter() {
+        let mut query = Query::parse(Some("limit=101&limit=3&flag=yes&chain=solana&x=1&a[b]=1"));
+        assert_eq!(query.integer("limit", 100), None);
+        assert!(!query.flag("flag", false), "a bad flag reads as its default; the problem is kept for finish()");
+        assert_eq!(query.chain(), Chain::Eth);
+        let error = query.finish().unwrap_err();
+        let text = error.messages.join("\n");
+        assert!(text.contains("limit: given 2 times"), "{text}");
+        assert!(text.contains("flag: \"yes\" is not true or false"), "{text}");
+        assert!(text.contains("chain: \"solana\" is not a chain of the data API"), "{text}");
+        assert!(text.contains("x: not a parameter of this operation"), "{text}");
+        assert!(text.contains("a[b]: not a valid parameter name"), "{text}");
+    }
+
+    #[test]
+    fn chains_are_taken_as_the_spec_spells_them() {
+        assert_eq!(data_api_chain("polygon amoy"), Some(Chain::PolygonAmoy));
+        assert_eq!(data_api_chain("0x13882"), Some(Chain::PolygonAmoy));
+        assert_eq!(data_api_chain("0xaa37d"), Some(Chain::OptimismSepolia));
+        assert_eq!(data_api_chain("amoy"), None, "an RPC slug");
+        assert_eq!(data_api_chain("blast"), None, "a chain the data API does not serve");
+        assert_eq!(data_api_chain("0X13882"), None, "not as the enum writes it");
+    }
+
+    #[test]
+    fn integers_take_digits_only() {
+        for bad in ["-1", "1.5", "1e3", "", " 5", "+5", "99999999999999999999"] {
+            let mut query = Query::parse(Some(&format!("n={}", bad.replace('+', "%2B").replace(' ', "%20"))));
+            assert_eq!(query.integer("n", u64::MAX), None, "{bad:?}");
+        }
+    }
+}

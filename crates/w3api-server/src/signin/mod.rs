@@ -1,0 +1,240 @@
+//! Sign-in with a Solana account: issuing challenges and verifying signed ones.
+
+pub mod message;
+pub mod store;
+
+use chrono::{DateTime, Duration, Utc};
+use ed25519_dalek::{Signature, VerifyingKey};
+use sha2::{Digest, Sha256};
+use w3api_types::{SolanaChallengeRequest, SolanaChallengeResponse, SolanaVerifiedChallenge, SolanaVerifyRequest};
+
+use self::message::SignInMessage;
+use self::store::{Challenge, Challenges};
+use crate::error::ApiError;
+use crate::random::alphanumeric;
+
+/// Seconds a challenge stays valid when the request gives no timeout.
+const DEFAULT_TIMEOUT: u32 = 15;
+const TIMEOUT_RANGE: std::ops::RangeInclusive<u32> = 15..=120;
+
+/// Issues a challenge for `request` at `now`.
+pub fn request(
+    challenges: &Challenges,
+    request: SolanaChallengeRequest,
+    now: DateTime<Utc>,
+) -> Result<SolanaChallengeResponse, ApiError> {
+    let public_key = validate_request(&request, now)?;
+    let timeout = Duration::seconds(i64::from(request.timeout.unwrap_or(DEFAULT_TIMEOUT)));
+    let expires_at = request.expiration_time.map_or(now + timeout, |at| at.min(now + timeout));
+    let message = SignInMessage {
+        domain: request.domain,
+        address: request.address,
+        statement: request.statement,
+        uri: request.uri,
+        version: "1".into(),
+        network: request.network,
+        nonce: alphanumeric(17),
+        // Whole milliseconds: the message writes them, and verifying compares the text.
+        issued_at: truncate_to_millis(now),
+        expiration_time: Some(truncate_to_millis(expires_at)),
+        not_before: request.not_before.map(truncate_to_millis),
+        resources: request.resources.unwrap_or_default(),
+    };
+    let text = message.render();
+    let challenge = Challenge {
+        id: alphanumeric(16),
+        text: text.clone(),
+        profile_id: profile_id(&public_key),
+        public_key,
+        expires_at: truncate_to_millis(expires_at),
+        used: false,
+        message,
+    };
+    let response =
+        SolanaChallengeResponse { id: challenge.id.clone(), message: text, profile_id: challenge.profile_id.clone() };
+    challenges
+        .insert(challenge, now)
+        .map_err(|_| ApiError::too_many("too many pending sign-in challenges; retry once some have expired"))?;
+    Ok(response)
+}
+
+/// Verifies a signed challenge at `now`; on success the challenge is used up.
+pub fn verify(
+    challenges: &Challenges,
+    request: SolanaVerifyRequest,
+    now: DateTime<Utc>,
+) -> Result<SolanaVerifiedChallenge, ApiError> {
+    let bad = |what: &str, why: String| ApiError::bad_request(vec![format!("{what}: {why}")]);
+    let parsed =
+        SignInMessage::parse(&request.message).map_err(|e| bad("message", format!("not a sign-in message ({e})")))?;
+    let signature = decode_signature(&request.signature)?;
+    let outcome = challenges.redeem(&parsed.nonce, |challenge| {
+        if challenge.text != request.message {
+            return Err(bad("message", "differs from the issued challenge (tampered)".into()));
+        }
+        if challenge.used {
+            return Err(bad("message", "this challenge was already verified (replay)".into()));
+        }
+        if now >= challenge.expires_at {
+            return Err(bad(
+                "message",
+                format!("the challenge expired at {}", message::timestamp(&challenge.expires_at)),
+            ));
+        }
+        if let Some(not_before) = challenge.message.not_before.filter(|nb| now < *nb) {
+            return Err(bad(
+                "message",
+                format!("the challenge is not valid before {}", message::timestamp(&not_before)),
+            ));
+        }
+        let key = VerifyingKey::from_bytes(&challenge.public_key)
+            .map_err(|_| bad("message", "the address is not a valid Ed25519 public key".into()))?;
+        key.verify_strict(request.message.as_bytes(), &signature).map_err(|_| {
+            bad("signature", "does not verify for the address of the message (wrong key or altered message)".into())
+        })?;
+        Ok(verified(challenge))
+    });
+    outcome.unwrap_or_else(|| {
+        Err(bad("message", "no challenge was issued with this nonce (or it expired and was removed)".into()))
+    })
+}
+
+fn verified(challenge: &Challenge) -> SolanaVerifiedChallenge {
+    let message = &challenge.message;
+    SolanaVerifiedChallenge {
+        id: challenge.id.clone(),
+        domain: message.domain.clone(),
+        network: Some(message.network),
+        address: message.address.clone(),
+        statement: message.statement.clone(),
+        uri: message.uri.clone(),
+        expiration_time: message.expiration_time,
+        not_before: message.not_before,
+        resources: (!message.resources.is_empty()).then(|| message.resources.clone()),
+        version: message.version.clone(),
+        nonce: message.nonce.clone(),
+        profile_id: challenge.profile_id.clone(),
+    }
+}
+
+fn decode_signature(text: &str) -> Result<Signature, ApiError> {
+    let bad = |why: &str| ApiError::bad_request(vec![format!("signature: {why}")]);
+    let bytes = bs58::decode(text).into_vec().map_err(|_| bad("not Base58"))?;
+    let bytes: [u8; 64] =
+        bytes.try_into().map_err(|b: Vec<u8>| bad(&format!("{} bytes; an Ed25519 signature has 64", b.len())))?;
+    Ok(Signature::from_bytes(&bytes))
+}
+
+/// Checks every field of a challenge request; returns the account's public key.
+fn validate_request(request: &SolanaChallengeRequest, now: DateTime<Utc>) -> Result<[u8; 32], ApiError> {
+    let mut problems = Vec::new();
+    if !is_host(&request.domain) {
+        problems
+            .push(format!("domain: {:?} is not a host name (with an optional port, without a scheme)", request.domain));
+    }
+    if !is_absolute_url(&request.uri) {
+        problems.push(format!("uri: {:?} is not an absolute URL", request.uri));
+    }
+    let public_key = solana_public_key(&request.address);
+    if public_key.is_none() {
+        problems.push(format!("address: {:?} is not the Base58 form of a 32-byte Ed25519 public key", request.address));
+    }
+    if let Some(timeout) = request.timeout.filter(|t| !TIMEOUT_RANGE.contains(t)) {
+        problems.push(format!("timeout: {timeout} is not between 15 and 120 seconds"));
+    }
+    if let Some(statement) = request.statement.as_deref().filter(|s| !s.bytes().all(|b| (0x20..=0x7e).contains(&b))) {
+        problems.push(format!("statement: {statement:?} is not printable ASCII on one line"));
+    }
+    if let Some(at) = request.expiration_time.filter(|at| *at <= now) {
+        problems.push(format!("expirationTime: {} is not in the future", message::timestamp(&at)));
+    }
+    if let (Some(not_before), Some(expiration)) = (request.not_before, request.expiration_time)
+        && not_before >= expiration
+    {
+        problems.push("notBefore: is not before expirationTime".into());
+    }
+    for resource in request.resources.iter().flatten().filter(|r| !is_absolute_url(r)) {
+        problems.push(format!("resources: {resource:?} is not an absolute URL"));
+    }
+    match public_key {
+        Some(key) if problems.is_empty() => Ok(key),
+        _ => Err(ApiError::bad_request(problems)),
+    }
+}
+
+/// A 32-byte Ed25519 key that is not of small order, in Base58.
+fn solana_public_key(address: &str) -> Option<[u8; 32]> {
+    let bytes: [u8; 32] = bs58::decode(address).into_vec().ok()?.try_into().ok()?;
+    let key = VerifyingKey::from_bytes(&bytes).ok()?;
+    (!key.is_weak()).then_some(bytes)
+}
+
+/// A host name or IPv4 address, with an optional port.
+fn is_host(domain: &str) -> bool {
+    let (host, port) = match domain.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (domain, None),
+    };
+    let port_ok = port.is_none_or(|p| {
+        !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|p| p > 0)
+    });
+    let label_ok = |label: &str| {
+        !label.is_empty()
+            && label.len() <= 63
+            && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+    };
+    port_ok && !host.is_empty() && host.len() <= 253 && host.split('.').all(label_ok)
+}
+
+/// An absolute URL with a scheme and an authority (`https://…`).
+fn is_absolute_url(text: &str) -> bool {
+    let shaped = text.split_once("://").is_some_and(|(scheme, rest)| {
+        scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+            && !rest.is_empty()
+            && !rest.chars().any(char::is_whitespace)
+    });
+    shaped && url::Url::parse(text).is_ok()
+}
+
+/// The stable identifier of an account: `0x` and the SHA-256 of its key, in hex.
+fn profile_id(public_key: &[u8; 32]) -> String {
+    let digest = Sha256::new().chain_update(b"w3api solana profile").chain_update(public_key).finalize();
+    format!("0x{}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>())
+}
+
+fn truncate_to_millis(at: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(at.timestamp_millis()).expect("a millisecond timestamp in range")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_and_urls() {
+        for good in ["defi.finance", "localhost", "a-b.example:8080", "127.0.0.1:3000"] {
+            assert!(is_host(good), "{good}");
+        }
+        for bad in ["https://defi.finance", "", "-a.com", "a..b", "a.com:", "a.com:99999", "a b.com", "a.com/path"] {
+            assert!(!is_host(bad), "{bad}");
+        }
+        assert!(is_absolute_url("https://defi.finance/"));
+        assert!(is_absolute_url("ipfs://bafy"));
+        for bad in ["finance", "defi.finance", "https://", "https://a b", "1http://x"] {
+            assert!(!is_absolute_url(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn small_order_keys_are_not_accounts() {
+        // The identity point is of small order.
+        let mut identity = [0u8; 32];
+        identity[0] = 1;
+        assert_eq!(solana_public_key(&bs58::encode(identity).into_string()), None);
+        assert!(solana_public_key("26qv4GCcx98RihuK3c4T6ozB3J7L6VwCuFVc7Ta2A3Uo").is_some());
+        assert_eq!(solana_public_key("0OIl"), None);
+    }
+}

@@ -1,0 +1,289 @@
+//! The REST operations over real HTTP: success paths, pagination, the
+//! indexing rule, and every error case, each answer checked against the spec.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{INDEX_DELAY, KEY, SECOND_KEY, server};
+use serde_json::{Value, json};
+use w3api_types::Address;
+
+const TOKENS: &str = "/api/v2.2/wallets/{address}/tokens";
+const NFTS: &str = "/api/v2.2/{address}/nft";
+const COLLECTIONS: &str = "/api/v2.2/{address}/nft/collections";
+const STREAM: &str = "/streams/evm/{id}";
+
+fn tokens_path(wallet: Address, query: &str) -> String {
+    format!("/api/v2.2/wallets/{wallet:#x}/tokens?{query}")
+}
+
+fn nfts_path(wallet: Address, query: &str) -> String {
+    format!("/api/v2.2/{wallet:#x}/nft?{query}")
+}
+
+/// Follows cursors from `first` to the end; returns every item.
+fn walk(template: &str, first: &str) -> Vec<Value> {
+    let h = server();
+    let mut items = Vec::new();
+    let mut path = first.to_string();
+    let mut expected_page = 1;
+    loop {
+        let answer = h.get(template, &path);
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        assert_eq!(answer.body["page"], expected_page);
+        items.extend(answer.body["result"].as_array().unwrap().iter().cloned());
+        match answer.body["cursor"].as_str() {
+            Some(cursor) => path = format!("{first}&cursor={}", urlencode(cursor)),
+            None => return items,
+        }
+        expected_page += 1;
+    }
+}
+
+/// Percent-encodes a query value.
+fn urlencode(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn wallet_tokens_answer_by_chain_name_or_hex_id() {
+    let h = server();
+    let showcase = h.wallets(1)[0];
+    let by_name = h.get(TOKENS, &tokens_path(showcase, "chain=base"));
+    let by_hex = h.get(TOKENS, &tokens_path(showcase, "chain=0x2105"));
+    assert_eq!(by_name.status, 200, "{}", by_name.text);
+    assert_eq!(by_name.body, by_hex.body);
+    let default_chain = h.get(TOKENS, &tokens_path(showcase, ""));
+    assert_eq!(default_chain.body, h.get(TOKENS, &tokens_path(showcase, "chain=eth")).body);
+    let items = default_chain.body["result"].as_array().unwrap();
+    assert!(items.len() >= 6, "{}", default_chain.text);
+    assert_eq!(items[0]["native_token"], true);
+    let latest = default_chain.body["block_number"].as_u64().unwrap();
+    let earlier = h.get(TOKENS, &tokens_path(showcase, &format!("to_block={}", latest / 2)));
+    assert_eq!(earlier.body["block_number"], latest / 2);
+}
+
+#[test]
+fn every_page_size_walks_every_token_exactly_once() {
+    let showcase = server().wallets(1)[0];
+    let all = walk(TOKENS, &tokens_path(showcase, "limit=100"));
+    for limit in 1..=all.len() + 1 {
+        let walked = walk(TOKENS, &tokens_path(showcase, &format!("limit={limit}")));
+        assert_eq!(walked, all, "limit {limit}");
+    }
+}
+
+#[test]
+fn array_parameters_take_every_form() {
+    let h = server();
+    let showcase = h.wallets(1)[0];
+    let all = h.get(TOKENS, &tokens_path(showcase, ""));
+    let addresses: Vec<&str> = all.body["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .take(2)
+        .map(|i| i["token_address"].as_str().unwrap())
+        .collect();
+    let [a, b] = addresses[..] else { panic!("two tokens") };
+    let forms = [
+        format!("token_addresses={a}&token_addresses={b}"),
+        format!("token_addresses%5B%5D={a}&token_addresses%5B%5D={b}"),
+        format!("token_addresses%5B1%5D={b}&token_addresses%5B0%5D={a}"),
+    ];
+    let answers: Vec<Value> = forms.iter().map(|q| h.get(TOKENS, &tokens_path(showcase, q)).body).collect();
+    assert_eq!(answers[0]["result"].as_array().unwrap().len(), 2);
+    assert!(answers.iter().all(|a| a == &answers[0]));
+}
+
+#[test]
+fn cursors_are_bound_to_their_query_and_signed() {
+    let h = server();
+    let showcase = h.wallets(1)[0];
+    let first = h.get(TOKENS, &tokens_path(showcase, "limit=1"));
+    let cursor = urlencode(first.body["cursor"].as_str().unwrap());
+    // The same query with another page size is fine.
+    assert_eq!(h.get(TOKENS, &tokens_path(showcase, &format!("limit=3&cursor={cursor}"))).status, 200);
+    h.get(TOKENS, &tokens_path(showcase, &format!("limit=1&exclude_spam=true&cursor={cursor}")))
+        .expect_error(400, "belongs to a query with other parameters");
+    let tampered = cursor.replacen('A', "B", 1).replacen('Q', "R", 1);
+    h.get(TOKENS, &tokens_path(showcase, &format!("limit=1&cursor={tampered}"))).expect_error(400, "cursor:");
+    h.get(TOKENS, &tokens_path(showcase, "cursor=not-a-cursor")).expect_error(400, "cursor: malformed");
+    h.get(TOKENS, &tokens_path(showcase, "cursor=")).expect_error(400, "cursor:");
+}
+
+#[test]
+fn invalid_parameters_are_each_named() {
+    let h = server();
+    let wallet = h.wallets(1)[0];
+    let cases = [
+        ("chain=solana", "chain: \"solana\" is not a chain of the data API"),
+        ("chain=amoy", "chain: \"amoy\""),
+        ("chain=blast", "chain: \"blast\""),
+        ("limit=101", "limit: \"101\" is not an integer from 0 to 100"),
+        ("limit=-1", "limit:"),
+        ("limit=ten", "limit:"),
+        ("exclude_spam=yes", "exclude_spam: \"yes\" is not true or false"),
+        ("exclude_native=1", "exclude_native:"),
+        ("to_block=soon", "to_block:"),
+        ("to_block=999999999", "to_block: block 999999999 is after the latest block"),
+        ("max_token_inactivity=-2", "max_token_inactivity:"),
+        ("min_pair_side_liquidity_usd=NaN", "min_pair_side_liquidity_usd:"),
+        ("token_addresses=0x12", "token_addresses: \"0x12\" is not a 0x-prefixed 20-byte hex address"),
+        ("chain=eth&chain=base", "chain: given 2 times"),
+        ("colour=blue", "colour: not a parameter of this operation"),
+    ];
+    for (query, fragment) in cases {
+        h.get(TOKENS, &tokens_path(wallet, query)).expect_error(400, fragment);
+    }
+    let eleven =
+        (1..=11).map(|i| format!("token_addresses={:#x}", Address::repeat_byte(i))).collect::<Vec<_>>().join("&");
+    h.get(TOKENS, &tokens_path(wallet, &eleven)).expect_error(400, "11 addresses given; at most 10");
+    h.get(TOKENS, "/api/v2.2/wallets/0xnothex/tokens").expect_error(400, "address: \"0xnothex\"");
+    // Several problems come back together.
+    let answer = h.get(TOKENS, "/api/v2.2/wallets/nope/tokens?limit=500&chain=x");
+    assert_eq!(answer.messages().len(), 3, "{}", answer.text);
+    h.get(NFTS, &nfts_path(wallet, "format=octal")).expect_error(400, "format: \"octal\" is not decimal or hex");
+    h.get(NFTS, &nfts_path(wallet, "normalizeMetadata=no")).expect_error(400, "normalizeMetadata:");
+    h.get(COLLECTIONS, &format!("/api/v2.2/{wallet:#x}/nft/collections?token_counts=maybe"))
+        .expect_error(400, "token_counts:");
+}
+
+#[test]
+fn the_key_is_required_and_any_configured_key_works() {
+    let h = server();
+    let path = format!("{}{}", h.base, tokens_path(h.wallets(1)[0], ""));
+    let missing = h.send(|c| c.get(&path));
+    missing.check(TOKENS, "get");
+    missing.expect_error(401, "API KEY missing");
+    let wrong = h.send(|c| c.get(&path).header("x-api-key", "nope"));
+    wrong.expect_error(401, "Invalid API key");
+    assert_eq!(h.send(|c| c.get(&path).header("x-api-key", SECOND_KEY)).status, 200);
+    let stream = h.send(|c| c.get(format!("{}/streams/evm/{}", h.base, uuid::Uuid::nil())));
+    stream.expect_error(401, "API KEY missing");
+}
+
+fn nft_owner() -> Address {
+    let h = server();
+    h.wallets(24)
+        .into_iter()
+        .max_by_key(|w| h.get(NFTS, &nfts_path(*w, "")).body["result"].as_array().map_or(0, Vec::len))
+        .unwrap()
+}
+
+#[test]
+fn wallet_nfts_and_collections_agree() {
+    let h = server();
+    let owner = nft_owner();
+    let nfts = walk(NFTS, &nfts_path(owner, "limit=2"));
+    assert!(nfts.len() >= 2, "{nfts:?}");
+    let page = h.get(NFTS, &nfts_path(owner, ""));
+    assert_eq!(page.body["total"], nfts.len());
+    assert_eq!(page.body["status"], "SYNCED");
+    let hex = h.get(NFTS, &nfts_path(owner, "format=hex"));
+    assert!(hex.body["result"].as_array().unwrap().iter().all(|n| n["token_id"].as_str().unwrap().starts_with("0x")));
+    let collections = h.get(COLLECTIONS, &format!("/api/v2.2/{owner:#x}/nft/collections?token_counts=true"));
+    assert_eq!(collections.status, 200, "{}", collections.text);
+    let counted: u64 =
+        collections.body["result"].as_array().unwrap().iter().map(|c| c["count"].as_u64().unwrap()).sum();
+    assert_eq!(counted as usize, nfts.len());
+    let addresses: BTreeSet<&str> = nfts.iter().map(|n| n["token_address"].as_str().unwrap()).collect();
+    let listed: BTreeSet<&str> =
+        collections.body["result"].as_array().unwrap().iter().map(|c| c["token_address"].as_str().unwrap()).collect();
+    assert_eq!(addresses, listed);
+}
+
+#[test]
+fn a_collection_requested_by_filter_syncs_after_the_delay() {
+    let h = server();
+    let owner = nft_owner();
+    let fresh = Address::repeat_byte(0xab);
+    let filtered = nfts_path(owner, &format!("token_addresses={fresh:#x}"));
+    assert_eq!(h.get(NFTS, &filtered).body["status"], "SYNCING");
+    assert_eq!(h.get(NFTS, &filtered).body["status"], "SYNCING", "responses that follow report it too");
+    std::thread::sleep(INDEX_DELAY + std::time::Duration::from_millis(200));
+    assert_eq!(h.get(NFTS, &filtered).body["status"], "SYNCED");
+    // A collection of the wallet, newly requested, also makes the unfiltered answers SYNCING.
+    let collection =
+        h.get(NFTS, &nfts_path(owner, "")).body["result"][0]["token_address"].as_str().unwrap().to_string();
+    h.get(NFTS, &nfts_path(owner, &format!("token_addresses={collection}&chain=gnosis")));
+    let on_gnosis = h.get(COLLECTIONS, &format!("/api/v2.2/{owner:#x}/nft/collections?chain=gnosis"));
+    let holds_it =
+        on_gnosis.body["result"].as_array().unwrap().iter().any(|c| c["token_address"] == collection.as_str());
+    assert_eq!(on_gnosis.body["status"], if holds_it { "SYNCING" } else { "SYNCED" });
+}
+
+#[test]
+fn streams_by_id_and_their_errors() {
+    let h = server();
+    for stream in h.devnet.streams() {
+        let answer = h.get(STREAM, &format!("/streams/evm/{}", stream.id));
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        assert_eq!(answer.body["id"], stream.id.to_string());
+    }
+    h.get(STREAM, &format!("/streams/evm/{}", uuid::Uuid::nil())).expect_error(404, "Stream not found");
+    h.get(STREAM, "/streams/evm/not-a-uuid").expect_error(400, "id: \"not-a-uuid\" is not a UUID");
+}
+
+#[test]
+fn unknown_paths_and_methods_have_error_bodies() {
+    let h = server();
+    let unknown = h.send(|c| c.get(format!("{}/api/v2.2/nothing/here/at/all", h.base)).header("x-api-key", KEY));
+    unknown.expect_error(404, "No route for GET");
+    let wrong_method =
+        h.send(|c| c.delete(format!("{}/streams/evm/{}", h.base, uuid::Uuid::nil())).header("x-api-key", KEY));
+    wrong_method.expect_error(405, "DELETE is not allowed");
+    assert_eq!(wrong_method.headers["allow"], "GET,HEAD");
+    let rpc_get = h.send(|c| c.get(format!("{}/eth/{KEY}", h.base)));
+    assert_eq!(rpc_get.status, 405);
+    assert_eq!(rpc_get.headers["allow"], "POST");
+}
+
+#[test]
+fn bodies_that_are_too_large_malformed_or_misshapen_are_refused() {
+    let h = server();
+    let url = format!("{}/challenge/request/solana", h.base);
+    let huge = h.send(|c| {
+        c.post(&url)
+            .header("x-api-key", KEY)
+            .header("content-type", "application/json")
+            .body(vec![b' '; 1024 * 1024 + 1])
+    });
+    huge.check("/challenge/request/solana", "post");
+    huge.expect_error(413, "exceeds 1048576 bytes");
+    let malformed = h.send(|c| {
+        c.post(&url).header("x-api-key", KEY).header("content-type", "application/json").body("{\"domain\":")
+    });
+    malformed.expect_error(400, "body: malformed JSON");
+    let text = h.send(|c| c.post(&url).header("x-api-key", KEY).header("content-type", "text/plain").body("{}"));
+    text.expect_error(400, "Content-Type must be application/json");
+    let shapeless = h.post("/challenge/request/solana", &json!({"domain": "defi.finance", "network": "moon"}));
+    shapeless.expect_error(422, "network");
+    let missing = h.post("/challenge/verify/solana", &json!({"signature": "abc"}));
+    missing.expect_error(422, "missing field `message`");
+}
+
+#[test]
+fn the_service_routes_answer() {
+    let h = server();
+    let health = h.send(|c| c.get(format!("{}/health", h.base)));
+    assert_eq!((health.status, health.body["status"].as_str()), (200, Some("ok")));
+    let openapi = h.send(|c| c.get(format!("{}/openapi.yaml", h.base)));
+    assert!(openapi.text.starts_with("openapi: 3.0.3"));
+    assert_eq!(openapi.headers["content-type"], "application/yaml");
+    let openrpc = h.send(|c| c.get(format!("{}/openrpc.json", h.base)));
+    assert_eq!(openrpc.body["openrpc"], "1.3.2");
+    let id = h.send(|c| c.get(format!("{}/health", h.base)).header("x-request-id", "trace-me"));
+    assert_eq!(id.headers["x-request-id"], "trace-me");
+    assert!(!health.headers["x-request-id"].is_empty(), "an id is made when none is given");
+}
