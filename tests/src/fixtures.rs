@@ -1,7 +1,8 @@
 //! The shared fixtures: responses published by the production service and the
 //! Ethereum execution-API request/response pairs. They live outside the
 //! repository (`../shared/fixtures`, or `$W3API_SHARED_FIXTURES`); tests that
-//! need them skip, saying why, when the folder is absent.
+//! need them skip, saying why, when the folder is absent, unless
+//! `W3API_REQUIRE_FIXTURES` is set (as `.ci/run` does): then they fail.
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,8 @@ pub fn shared_fixtures() -> Option<PathBuf> {
     };
     if dir.is_dir() {
         Some(dir)
+    } else if std::env::var_os("W3API_REQUIRE_FIXTURES").is_some() {
+        panic!("W3API_REQUIRE_FIXTURES is set and there are no shared fixtures at {}", dir.display());
     } else {
         println!("skipped: no shared fixtures at {} (set W3API_SHARED_FIXTURES to use another folder)", dir.display());
         None

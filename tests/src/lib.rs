@@ -1,9 +1,11 @@
 //! Support for the workspace's tests: the spec documents, JSON Schema
 //! validators over them, the map from component schemas to Rust types,
-//! proptest strategies for every type, and the shared fixtures.
+//! proptest strategies for every type, the shared fixtures, and an
+//! in-process server whose every answer is checked against the specs.
 
 pub mod drift;
 pub mod fixtures;
+pub mod local;
 pub mod registry;
 pub mod spec;
 pub mod strategies;

@@ -116,7 +116,7 @@ pub fn solana_network() -> impl Strategy<Value = SolanaNetwork> {
 /// A challenge request the spec accepts.
 pub fn solana_challenge_request() -> impl Strategy<Value = SolanaChallengeRequest> {
     (
-        "[a-z0-9]{1,10}(\\.[a-z]{2,6}){1,2}(:[0-9]{2,4})?",
+        "[a-z0-9]{1,10}(\\.[a-z]{2,6}){1,2}(:[1-9][0-9]{1,3})?",
         url(),
         base58(),
         solana_network(),

@@ -7,6 +7,7 @@ use ed25519_dalek::Signer;
 use w3api_devnet::Devnet;
 use w3api_types::{Chain, SolanaChallengeResponse, SolanaVerifyRequest};
 
+use crate::error::CliError;
 use crate::serve::ScaleArg;
 
 /// `w3api devnet ...`
@@ -66,7 +67,7 @@ enum DevnetCommand {
     },
 }
 
-pub fn run(args: DevnetArgs) -> Result<(), String> {
+pub fn run(args: DevnetArgs) -> Result<(), CliError> {
     let devnet = Devnet::new(args.seed, args.scale.scale());
     match args.command {
         DevnetCommand::Wallets { count } => {
@@ -91,16 +92,16 @@ pub fn run(args: DevnetArgs) -> Result<(), String> {
                 println!("{}", sign(&read(&path)?));
             } else if let Some(path) = challenge {
                 let challenge: SolanaChallengeResponse = serde_json::from_slice(&read(&path)?)
-                    .map_err(|e| format!("{} is not a challenge response: {e}", path.display()))?;
+                    .map_err(|e| CliError::Input(format!("{} is not a challenge response: {e}", path.display())))?;
                 let signature = sign(challenge.message.as_bytes());
                 let body = SolanaVerifyRequest { message: challenge.message, signature };
-                println!("{}", serde_json::to_string(&body).map_err(|e| e.to_string())?);
+                println!("{}", serde_json::to_string(&body).map_err(|e| CliError::Input(e.to_string()))?);
             }
         }
     }
     Ok(())
 }
 
-fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))
+fn read(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(CliError::file(path))
 }

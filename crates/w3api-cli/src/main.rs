@@ -1,25 +1,60 @@
-//! `w3api`: the command line of the w3api workspace.
+//! `w3api`: the command line of the w3api workspace: serve the interface on
+//! the devnet, call each of its operations, or run them all (`demo`).
 
+mod connection;
+mod demo;
 mod devnet;
+mod error;
+mod output;
+mod rpc;
 mod serve;
+mod signin;
+mod stream;
+mod wallet;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::connection::ConnectionArgs;
+use crate::error::CliError;
+
 #[derive(Parser)]
 #[command(name = "w3api", version, about = "Serve and call the w3api interface")]
 struct Cli {
+    #[command(flatten)]
+    connection: ConnectionArgs,
+    /// Print the decoded answer as JSON (with --all: one array of every item).
+    #[arg(long, global = true)]
+    json: bool,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run every operation through the clients against an in-process server on the devnet.
+    Demo(demo::DemoArgs),
     /// Serve the whole interface (REST and JSON-RPC) on the devnet.
     Serve(serve::ServeArgs),
-    /// Show devnet wallets and Solana keys, and sign with them.
+    /// Show devnet wallets, blocks and Solana keys, and sign with them.
     Devnet(devnet::DevnetArgs),
+    /// Token balances of a wallet, with USD prices.
+    Tokens(wallet::TokensArgs),
+    /// NFTs owned by a wallet.
+    Nfts(wallet::NftsArgs),
+    /// NFT collections a wallet holds tokens of.
+    Collections(wallet::CollectionsArgs),
+    /// One EVM stream's configuration.
+    Stream {
+        /// Stream id (a UUID).
+        id: uuid::Uuid,
+    },
+    /// Sign-in with a Solana account.
+    #[command(subcommand)]
+    Signin(signin::SigninCommand),
+    /// The JSON-RPC gateway.
+    Rpc(rpc::RpcArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,17 +66,38 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let outcome = runtime.block_on(async {
-        match cli.command {
-            Command::Serve(args) => serve::run(args).await,
-            Command::Devnet(args) => devnet::run(args),
-        }
-    });
-    match outcome {
+    match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(error) => {
+            eprintln!("error: {error}");
             ExitCode::FAILURE
         }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), CliError> {
+    let json = cli.json;
+    match cli.command {
+        Command::Demo(args) => demo::run(args).await,
+        Command::Serve(args) => serve::run(args, cli.connection.api_keys).await,
+        Command::Devnet(args) => devnet::run(args),
+        Command::Tokens(args) => wallet::tokens(&cli.connection.rest()?, args, json).await,
+        Command::Nfts(args) => wallet::nfts(&cli.connection.rest()?, args, json).await,
+        Command::Collections(args) => wallet::collections(&cli.connection.rest()?, args, json).await,
+        Command::Stream { id } => stream::stream(&cli.connection.rest()?, id, json).await,
+        Command::Signin(command) => signin::run(&cli.connection.rest()?, command, json).await,
+        Command::Rpc(args) => rpc::run(&cli.connection, args, json).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap checks the whole command tree (clashing names, bad defaults) only
+    /// when asked, or when the faulty subcommand runs.
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::Cli::command().debug_assert();
     }
 }

@@ -8,15 +8,18 @@ use w3api_devnet::{Devnet, Scale};
 use w3api_server::{ServerConfig, new_api_key, router, serve, shutdown_signal};
 use w3api_types::Chain;
 
+use crate::error::CliError;
+
 /// Options of `w3api serve`.
 #[derive(Args)]
 pub struct ServeArgs {
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
-    /// API key to accept (repeat for several). Without one, a key is generated and printed.
-    #[arg(long = "api-key", env = "W3API_API_KEYS", value_delimiter = ',', hide_env_values = true)]
-    api_keys: Vec<String>,
+    /// API keys to accept, comma-separated; added to every global --api-key (which may be
+    /// repeated). Without any key, one is generated and printed.
+    #[arg(long = "api-keys", env = "W3API_API_KEYS", value_delimiter = ',', hide_env_values = true)]
+    key_list: Vec<String>,
     /// Seed of the devnet: the same seed serves the same data.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -47,22 +50,26 @@ impl ScaleArg {
 }
 
 /// Serves until Ctrl-C or SIGTERM.
-pub async fn run(args: ServeArgs) -> Result<(), String> {
+/// `api_keys` are the global `--api-key` values; the server lets in those and `--api-keys`.
+pub async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError> {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
     let mut keys: Vec<String> =
-        args.api_keys.into_iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect();
+        api_keys.into_iter().chain(args.key_list).map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect();
+    keys.sort();
+    keys.dedup();
     let generated = keys.is_empty().then(new_api_key);
     keys.extend(generated.clone());
     let devnet = Devnet::new(args.seed, args.scale.scale());
     let streams: Vec<_> = devnet.streams().to_vec();
     let config = ServerConfig { index_delay: args.index_delay, ..ServerConfig::new(keys) };
     let app = router(devnet.clone(), config);
-    let listener =
-        tokio::net::TcpListener::bind(args.listen).await.map_err(|e| format!("listening on {}: {e}", args.listen))?;
-    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| CliError::Server(format!("listening on {}: {e}", args.listen)))?;
+    let address = listener.local_addr().map_err(|e| CliError::Server(e.to_string()))?;
     println!("listening on http://{address}");
     for stream in &streams {
         println!("stream {} ({}, {:?})", stream.id, stream.tag, stream.status);
@@ -72,5 +79,5 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     }
     // The default chain is generated in the background, ready for the first request.
     tokio::task::spawn_blocking(move || devnet.chain(Chain::Eth));
-    serve(listener, app, shutdown_signal()).await.map_err(|e| format!("serving: {e}"))
+    serve(listener, app, shutdown_signal()).await.map_err(|e| CliError::Server(format!("serving: {e}")))
 }

@@ -27,7 +27,11 @@ impl Server {
     fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_w3api"));
         command.args(["serve", "--listen", "127.0.0.1:0", "--index-delay", "1s"]).args(args);
-        command.env_remove("W3API_API_KEYS").env("RUST_LOG", "debug").envs(env.iter().copied());
+        command
+            .env_remove("W3API_API_KEYS")
+            .env_remove("W3API_API_KEY")
+            .env("RUST_LOG", "debug")
+            .envs(env.iter().copied());
         let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("w3api starts");
         let stdout = lines(child.stdout.take().expect("piped stdout"));
         let mut server = Server { child, stdout, base: String::new() };
@@ -195,26 +199,26 @@ fn serve_prints_what_a_user_needs_runs_the_readme_examples_and_stops_on_sigterm(
 
 #[test]
 fn keys_come_from_flags_and_the_environment() {
-    let mut server = Server::start(&["--api-key", "flag-key"], &[("W3API_API_KEYS", "env-one, env-two")]);
-    let printed: Vec<String> = (0..4).map(|_| server.line()).collect();
-    assert!(printed.iter().all(|l| l.starts_with("stream ")), "no generated key is printed: {printed:?}");
+    let server =
+        Server::start(&["--api-key", "flag-one", "--api-key", "flag-two", "--api-keys", "list-one,list-two"], &[]);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let http = w3api_tests::http_client();
-    let status = |key: &'static str| {
+    let status = |server: &Server, key: &str| {
         let url = format!("{}/streams/evm/c1368d7c-5fd2-473f-9236-6faa18c674be", server.base);
         runtime.block_on(async { http.get(url).header("X-API-Key", key).send().await.unwrap().status().as_u16() })
     };
-    // The flag replaces the environment, as clap does for every option.
-    assert_eq!(status("flag-key"), 200);
-    assert_eq!(status("env-one"), 401);
+    for (key, expected) in [("flag-one", 200), ("flag-two", 200), ("list-one", 200), ("list-two", 200), ("other", 401)]
+    {
+        assert_eq!(status(&server, key), expected, "flags: key {key:?}");
+    }
     drop(server);
 
-    let server = Server::start(&[], &[("W3API_API_KEYS", "env-one, env-two")]);
-    for (key, expected) in [("env-one", 200), ("env-two", 200), ("flag-key", 401), ("", 401)] {
-        let url = format!("{}/streams/evm/c1368d7c-5fd2-473f-9236-6faa18c674be", server.base);
-        let got =
-            runtime.block_on(async { http.get(url).header("X-API-Key", key).send().await.unwrap().status().as_u16() });
-        assert_eq!(got, expected, "key {key:?}");
+    // Both variables count: the server's list and the key a client on the same shell sends.
+    let mut server = Server::start(&[], &[("W3API_API_KEYS", "env-one, env-two"), ("W3API_API_KEY", "client-key")]);
+    let printed: Vec<String> = (0..4).map(|_| server.line()).collect();
+    assert!(printed.iter().all(|l| l.starts_with("stream ")), "no generated key is printed: {printed:?}");
+    for (key, expected) in [("env-one", 200), ("env-two", 200), ("client-key", 200), ("flag-one", 401), ("", 401)] {
+        assert_eq!(status(&server, key), expected, "environment: key {key:?}");
     }
 }
 

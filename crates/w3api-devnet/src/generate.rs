@@ -13,6 +13,7 @@ use alloy_consensus::{
 };
 use alloy_eips::eip1559::{BaseFeeParams, calc_next_block_base_fee};
 use alloy_eips::eip4895::Withdrawals;
+use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
 use alloy_primitives::{Address, B64, B256, Bloom, Bytes, Log, TxKind, U256};
 use alloy_signer::SignerSync;
 use alloy_sol_types::{SolCall, SolEvent, SolValue};
@@ -508,7 +509,8 @@ impl<'a> Simulation<'a> {
             blob_gas_used: Some(0),
             excess_blob_gas: Some(0),
             parent_beacon_block_root: None,
-            requests_hash: None,
+            // Prague headers, as on mainnet: no execution-layer requests (EIP-7685).
+            requests_hash: Some(EMPTY_REQUESTS_HASH),
             block_access_list_hash: None,
             slot_number: None,
         }

@@ -21,6 +21,8 @@ pub trait Page {
     /// The cursor of the next page; `None` on the last page.
     fn next_cursor(&self) -> Option<&str>;
     /// The items of the page, in order.
+    fn items(&self) -> &[Self::Item];
+    /// The items of the page, in order, taken out of it.
     fn into_items(self) -> Vec<Self::Item>;
 }
 
@@ -30,6 +32,9 @@ macro_rules! pages {
             type Item = $item;
             fn next_cursor(&self) -> Option<&str> {
                 self.cursor.as_deref().filter(|c| !c.is_empty())
+            }
+            fn items(&self) -> &[$item] {
+                &self.result
             }
             fn into_items(self) -> Vec<$item> {
                 self.result

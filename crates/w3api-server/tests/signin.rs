@@ -115,6 +115,17 @@ fn signatures_that_are_not_strict_ed25519_are_refused() {
 }
 
 #[test]
+fn small_order_keys_get_a_challenge_but_never_verify() {
+    // The identity point: any signature would "verify" for it without strict checks.
+    let mut identity = [0u8; 32];
+    identity[0] = 1;
+    let mut body = request_body(&key(8));
+    body["address"] = json!(bs58::encode(identity).into_string());
+    let message = challenge(&body);
+    verify(&message, &bs58::encode([0u8; 64]).into_string()).expect_error(400, "small-order");
+}
+
+#[test]
 fn expired_and_not_yet_valid_challenges_are_refused() {
     let key = key(6);
     let soon = Utc::now() + Duration::milliseconds(1200);
@@ -139,16 +150,15 @@ fn request_bodies_are_validated_field_by_field() {
         ("domain", json!("https://defi.finance"), "domain: \"https://defi.finance\" is not a host name"),
         ("uri", json!("defi.finance"), "uri: \"defi.finance\" is not an absolute URL"),
         ("address", json!("26qv4GCcx98RihuK3c4T6ozB3J7L6VwCuFVc7Ta2A3U"), "address:"),
-        (
-            "address",
-            json!(bs58::encode([1u8; 1].iter().chain([0u8; 31].iter()).copied().collect::<Vec<u8>>()).into_string()),
-            "address:",
-        ),
+        ("address", json!(bs58::encode([9u8; 31]).into_string()), "is not the Base58 form of 32 bytes"),
+        ("domain", json!(format!("{}.example:8080", "a".repeat(240))), "domain:"),
+        ("domain", json!("defi.finance:65536"), "domain:"),
         ("timeout", json!(14), "timeout: 14 is not between 15 and 120"),
         ("timeout", json!(121), "timeout: 121"),
         ("statement", json!("two\nlines"), "statement:"),
         ("statement", json!("café"), "statement:"),
         ("resources", json!(["not a url"]), "resources: \"not a url\""),
+        ("resources", json!(["w://\u{1f3fb}"]), "resources:"),
         (
             "expirationTime",
             json!("2020-01-01T00:00:00Z"),

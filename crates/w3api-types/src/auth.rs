@@ -4,7 +4,6 @@
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_with::serde_as;
 
 use crate::wire;
 
@@ -32,7 +31,8 @@ impl SolanaNetwork {
 }
 
 /// Body of `POST /challenge/request/solana`: what the message to sign will say.
-#[serde_as]
+/// It is what a client sends, so it decodes strictly: optional fields may be
+/// left out, not sent as `null`, and `timeout` is a JSON integer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SolanaChallengeRequest {
@@ -45,20 +45,19 @@ pub struct SolanaChallengeRequest {
     /// Cluster of the account.
     pub network: SolanaNetwork,
     /// Seconds the challenge stays valid (15 to 120; the server uses 15 when absent).
-    #[serde_as(as = "Option<wire::Num>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u32>,
     /// Human-readable ASCII statement shown to the end user, on one line.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "Option::is_none")]
     pub statement: Option<String>,
     /// When the signed message stops being valid.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "Option::is_none")]
     pub expiration_time: Option<DateTime<Utc>>,
     /// When the signed message becomes valid.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "Option::is_none")]
     pub not_before: Option<DateTime<Utc>>,
     /// URLs the end user grants access to by signing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "Option::is_none")]
     pub resources: Option<Vec<String>>,
 }
 
@@ -118,4 +117,30 @@ pub struct SolanaVerifiedChallenge {
     pub nonce: String,
     /// Stable identifier of the account (0x-prefixed 32-byte hex).
     pub profile_id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenge_requests_decode_strictly() {
+        let base = serde_json::json!({"domain": "a.example", "uri": "https://a.example/", "address": "x", "network": "devnet"});
+        let parse = |extra: serde_json::Value| {
+            let mut body = base.clone();
+            body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            serde_json::from_value::<SolanaChallengeRequest>(body)
+        };
+        assert_eq!(parse(serde_json::json!({})).unwrap().resources, None, "optional fields may be left out");
+        assert_eq!(parse(serde_json::json!({"timeout": 60})).unwrap().timeout, Some(60));
+        for refused in [
+            serde_json::json!({"resources": null}),
+            serde_json::json!({"statement": null}),
+            serde_json::json!({"timeout": null}),
+            serde_json::json!({"timeout": "60"}),
+            serde_json::json!({"expirationTime": null}),
+        ] {
+            assert!(parse(refused.clone()).is_err(), "{refused}");
+        }
+    }
 }

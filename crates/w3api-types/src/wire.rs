@@ -31,6 +31,17 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_with::{DeserializeAs, SerializeAs, schemars_1::JsonSchemaAs};
 
 /// Regular expressions shared by the schemas here and by `spec/`.
+/// Decodes an optional field that may be left out but not sent as `null`
+/// (the spec does not make it nullable, so `null` is refused like any other
+/// wrong type). Use with `#[serde(default, deserialize_with = "wire::present")]`.
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
 pub mod pattern {
     /// A 20-byte account or contract address, any letter case.
     pub const ADDRESS: &str = "^0x[0-9a-fA-F]{40}$";

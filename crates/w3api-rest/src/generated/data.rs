@@ -287,7 +287,7 @@ Arguments:
 - `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
 - `max_token_inactivity`: Leave out tokens with no transfer in this many days before the block.
 - `min_pair_side_liquidity_usd`: Price only from pairs whose every side holds at least this much USD; tokens without such a pair get `null` prices.
-- `to_block`: Block at which to read the balances; the latest block when absent.
+- `to_block`: Block at which to read the balances; the latest block when absent or when later than the latest (`block_number` in the answer is the block read).
 - `token_addresses`: Restrict the result to these contracts (at most 10). Sent as repeated
 keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
 `token_addresses[]=` and `token_addresses[0]=`.

@@ -93,11 +93,14 @@ async fn wallet_tokens<S: DataSource>(
     params.finish()?;
     let fingerprint = fingerprint("tokens", &query);
     let position = cursor.map(|c| app.cursors.open(&c, &fingerprint)).transpose()?;
-    // Every page of a walk reads the block the first page read.
-    let block = match (&position, query.to_block) {
-        (Some(position), _) => position.block,
-        (None, Some(block)) => block,
-        (None, None) => app.source.latest_block(query.chain).await?,
+    // Every page of a walk reads the block the first page read. A block
+    // past the newest reads the newest (`block_number` says which).
+    let block = match &position {
+        Some(position) => position.block,
+        None => {
+            let latest = app.source.latest_block(query.chain).await?;
+            query.to_block.map_or(latest, |requested| requested.min(latest))
+        }
     };
     query.to_block = Some(block);
     let offset = position.as_ref().map_or(0, |p| p.offset);

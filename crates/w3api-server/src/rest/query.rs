@@ -86,16 +86,23 @@ impl Query {
     pub fn integer(&mut self, name: &str, max: u64) -> Option<u64> {
         self.parsed(name, |v| {
             let expected = || format!("an integer from 0 to {max}");
+            // Digits past u64 are still an integer: it saturates, so a huge
+            // `to_block` means "the newest block" rather than an error.
             let parsed =
-                if v.bytes().all(|b| b.is_ascii_digit()) && !v.is_empty() { v.parse::<u64>().ok() } else { None };
+                (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())).then(|| v.parse::<u64>().unwrap_or(u64::MAX));
             parsed.filter(|n| *n <= max).ok_or_else(expected)
         })
     }
 
-    /// A finite non-negative number.
+    /// A non-negative number written as JSON writes numbers; one too large
+    /// for a float is infinite.
     pub fn number(&mut self, name: &str) -> Option<f64> {
         self.parsed(name, |v| {
-            v.parse::<f64>().ok().filter(|n| n.is_finite() && *n >= 0.0).ok_or_else(|| "a non-negative number".into())
+            let expected = || "a non-negative number".to_string();
+            if !is_json_number(v) {
+                return Err(expected());
+            }
+            v.parse::<f64>().ok().filter(|n| *n >= 0.0).ok_or_else(expected)
         })
     }
 
@@ -183,6 +190,30 @@ fn data_api_forms() -> Vec<String> {
     Chain::data_api().flat_map(|c| [c.data_api_name().unwrap_or_default().to_string(), c.hex_id()]).collect()
 }
 
+/// `-? int frac? exp?` as in RFC 8259 (so no `NaN`, `inf` or hex).
+fn is_json_number(text: &str) -> bool {
+    let digits = |t: &str| t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = text.strip_prefix('-').unwrap_or(text);
+    let int = digits(rest);
+    if int == 0 || (int > 1 && rest.starts_with('0')) {
+        return false;
+    }
+    let mut rest = &rest[int..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let n = digits(fraction);
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    if let Some(exponent) = rest.strip_prefix(['e', 'E']) {
+        let exponent = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+        let n = digits(exponent);
+        return n > 0 && n == exponent.len();
+    }
+    rest.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +225,23 @@ mod tests {
             assert_eq!(query.many("a"), ["1", "2"], "{raw}");
             assert!(query.finish().is_ok());
         }
+    }
+
+    #[test]
+    fn numbers_are_read_as_json_writes_them() {
+        for good in ["0", "-0", "12", "1.5", "1e3", "2.5E-7", "1e400", "123456789012345678901234567890"] {
+            assert!(is_json_number(good), "{good}");
+        }
+        for bad in ["", "-", "01", "1.", ".5", "1e", "1e+", "NaN", "inf", "0x10", "+1", "1 "] {
+            assert!(!is_json_number(bad), "{bad}");
+        }
+        let mut query = Query::parse(Some("a=1e400&b=-1&c=99999999999999999999999&d=99999999999999999999999"));
+        assert_eq!(query.number("a"), Some(f64::INFINITY), "too large for a float is still a number");
+        assert_eq!(query.number("b"), None);
+        assert_eq!(query.integer("c", u64::MAX), Some(u64::MAX), "saturates");
+        assert_eq!(query.integer("d", 100), None);
+        let text = query.finish().unwrap_err().messages.join("\n");
+        assert!(text.contains("b: \"-1\" is not a non-negative number") && text.contains("d: "), "{text}");
     }
 
     #[test]
@@ -223,7 +271,7 @@ mod tests {
 
     #[test]
     fn integers_take_digits_only() {
-        for bad in ["-1", "1.5", "1e3", "", " 5", "+5", "99999999999999999999"] {
+        for bad in ["-1", "1.5", "1e3", "", " 5", "+5", "0x10"] {
             let mut query = Query::parse(Some(&format!("n={}", bad.replace('+', "%2B").replace(' ', "%20"))));
             assert_eq!(query.integer("n", u64::MAX), None, "{bad:?}");
         }

@@ -16,6 +16,8 @@ use crate::random::alphanumeric;
 /// Seconds a challenge stays valid when the request gives no timeout.
 const DEFAULT_TIMEOUT: u32 = 15;
 const TIMEOUT_RANGE: std::ops::RangeInclusive<u32> = 15..=120;
+/// Longest `domain`, port included.
+const MAX_DOMAIN_LENGTH: usize = 253;
 
 /// Issues a challenge for `request` at `now`.
 pub fn request(
@@ -88,7 +90,10 @@ pub fn verify(
             ));
         }
         let key = VerifyingKey::from_bytes(&challenge.public_key)
-            .map_err(|_| bad("message", "the address is not a valid Ed25519 public key".into()))?;
+            .map_err(|_| bad("message", "the address is not an Ed25519 public key (no curve point)".into()))?;
+        if key.is_weak() {
+            return Err(bad("message", "the address is a small-order Ed25519 key, which proves nothing".into()));
+        }
         key.verify_strict(request.message.as_bytes(), &signature).map_err(|_| {
             bad("signature", "does not verify for the address of the message (wrong key or altered message)".into())
         })?;
@@ -128,7 +133,7 @@ fn decode_signature(text: &str) -> Result<Signature, ApiError> {
 /// Checks every field of a challenge request; returns the account's public key.
 fn validate_request(request: &SolanaChallengeRequest, now: DateTime<Utc>) -> Result<[u8; 32], ApiError> {
     let mut problems = Vec::new();
-    if !is_host(&request.domain) {
+    if request.domain.len() > MAX_DOMAIN_LENGTH || !is_host(&request.domain) {
         problems
             .push(format!("domain: {:?} is not a host name (with an optional port, without a scheme)", request.domain));
     }
@@ -137,7 +142,7 @@ fn validate_request(request: &SolanaChallengeRequest, now: DateTime<Utc>) -> Res
     }
     let public_key = solana_public_key(&request.address);
     if public_key.is_none() {
-        problems.push(format!("address: {:?} is not the Base58 form of a 32-byte Ed25519 public key", request.address));
+        problems.push(format!("address: {:?} is not the Base58 form of 32 bytes", request.address));
     }
     if let Some(timeout) = request.timeout.filter(|t| !TIMEOUT_RANGE.contains(t)) {
         problems.push(format!("timeout: {timeout} is not between 15 and 120 seconds"));
@@ -162,11 +167,11 @@ fn validate_request(request: &SolanaChallengeRequest, now: DateTime<Utc>) -> Res
     }
 }
 
-/// A 32-byte Ed25519 key that is not of small order, in Base58.
+/// The 32 bytes of a Solana address. Whether they are a usable Ed25519 key
+/// is checked when a signature is verified: issuing a challenge only needs
+/// an address (program addresses, off the curve, are addresses too).
 fn solana_public_key(address: &str) -> Option<[u8; 32]> {
-    let bytes: [u8; 32] = bs58::decode(address).into_vec().ok()?.try_into().ok()?;
-    let key = VerifyingKey::from_bytes(&bytes).ok()?;
-    (!key.is_weak()).then_some(bytes)
+    bs58::decode(address).into_vec().ok()?.try_into().ok()
 }
 
 /// A host name or IPv4 address, with an optional port.
@@ -176,7 +181,10 @@ fn is_host(domain: &str) -> bool {
         None => (domain, None),
     };
     let port_ok = port.is_none_or(|p| {
-        !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|p| p > 0)
+        !p.starts_with('0')
+            && p.len() <= 5
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && p.parse::<u16>().is_ok_and(|p| p > 0)
     });
     let label_ok = |label: &str| {
         !label.is_empty()
@@ -188,15 +196,12 @@ fn is_host(domain: &str) -> bool {
     port_ok && !host.is_empty() && host.len() <= 253 && host.split('.').all(label_ok)
 }
 
-/// An absolute URL with a scheme and an authority (`https://…`).
+/// An absolute URL: an RFC 3986 URI (the `uri` format of JSON Schema, so
+/// anything else must be percent-encoded and the text signed is the text
+/// sent) with an authority (`scheme://…`).
 fn is_absolute_url(text: &str) -> bool {
-    let shaped = text.split_once("://").is_some_and(|(scheme, rest)| {
-        scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
-            && !rest.is_empty()
-            && !rest.chars().any(char::is_whitespace)
-    });
-    shaped && url::Url::parse(text).is_ok()
+    let shaped = text.split_once("://").is_some_and(|(_, rest)| !rest.is_empty());
+    shaped && fluent_uri::Uri::parse(text).is_ok_and(|uri| uri.authority().is_some())
 }
 
 /// The stable identifier of an account: `0x` and the SHA-256 of its key, in hex.
@@ -218,23 +223,42 @@ mod tests {
         for good in ["defi.finance", "localhost", "a-b.example:8080", "127.0.0.1:3000"] {
             assert!(is_host(good), "{good}");
         }
-        for bad in ["https://defi.finance", "", "-a.com", "a..b", "a.com:", "a.com:99999", "a b.com", "a.com/path"] {
+        for bad in [
+            "https://defi.finance",
+            "",
+            "-a.com",
+            "a..b",
+            "a.com:",
+            "a.com:99999",
+            "a.com:080",
+            "a b.com",
+            "a.com/path",
+        ] {
             assert!(!is_host(bad), "{bad}");
         }
         assert!(is_absolute_url("https://defi.finance/"));
         assert!(is_absolute_url("ipfs://bafy"));
-        for bad in ["finance", "defi.finance", "https://", "https://a b", "1http://x"] {
+        assert!(is_absolute_url("https://d.example/a%20b?q=1#top"));
+        for bad in [
+            "finance",
+            "defi.finance",
+            "https://",
+            "https://a b",
+            "1http://x",
+            "w://\u{1f3fb}",
+            "https://a/%zz",
+            "https://a/%",
+        ] {
             assert!(!is_absolute_url(bad), "{bad}");
         }
     }
 
     #[test]
-    fn small_order_keys_are_not_accounts() {
-        // The identity point is of small order.
-        let mut identity = [0u8; 32];
-        identity[0] = 1;
-        assert_eq!(solana_public_key(&bs58::encode(identity).into_string()), None);
+    fn addresses_are_32_bytes_in_base58() {
         assert!(solana_public_key("26qv4GCcx98RihuK3c4T6ozB3J7L6VwCuFVc7Ta2A3Uo").is_some());
-        assert_eq!(solana_public_key("0OIl"), None);
+        assert_eq!(solana_public_key("11111111111111111111111111111111"), Some([0; 32]), "the system program");
+        assert_eq!(solana_public_key("0OIl"), None, "not Base58");
+        assert_eq!(solana_public_key("2222222222222222222222222222222"), None, "23 bytes");
+        assert_eq!(solana_public_key("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"), None, "33 bytes");
     }
 }

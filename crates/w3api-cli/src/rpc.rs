@@ -1,0 +1,239 @@
+//! `w3api rpc ...`: the JSON-RPC gateway.
+
+use alloy_primitives::utils::format_units;
+use alloy_primitives::{Address, B256, U256};
+use chrono::DateTime;
+use clap::{Args, Subcommand};
+use w3api_rpc::RpcClient;
+use w3api_types::Chain;
+use w3api_types::rpc::{
+    Block, BlockNumberOrTag, BlockTransactions, TokenPrice, TokenPriceInclude, TokenPriceParams, Transaction,
+};
+
+use crate::connection::ConnectionArgs;
+use crate::error::CliError;
+use crate::output::{self, Table};
+
+/// `w3api rpc ...`
+#[derive(Args, Debug)]
+pub struct RpcArgs {
+    /// Chain: RPC slug (eth, base, amoy, ...), data-API name or hex id.
+    #[arg(long, global = true, default_value = "eth")]
+    chain: Chain,
+    #[command(subcommand)]
+    command: RpcCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum RpcCommand {
+    /// A block by number or tag (eth_getBlockByNumber).
+    Block {
+        /// Block number (decimal or 0x hex) or latest, earliest, pending.
+        #[arg(value_parser = parse_block)]
+        block: BlockNumberOrTag,
+        /// With full transactions instead of their hashes.
+        #[arg(long)]
+        full: bool,
+    },
+    /// A transaction by block hash and index (eth_getTransactionByBlockHashAndIndex).
+    TxByHash {
+        /// Block hash.
+        hash: B256,
+        /// Index in the block (decimal or 0x hex).
+        #[arg(value_parser = parse_index)]
+        index: u64,
+    },
+    /// A transaction by block number or tag and index (eth_getTransactionByBlockNumberAndIndex).
+    TxByNumber {
+        /// Block number (decimal or 0x hex) or latest, earliest, pending.
+        #[arg(value_parser = parse_block)]
+        block: BlockNumberOrTag,
+        /// Index in the block (decimal or 0x hex).
+        #[arg(value_parser = parse_index)]
+        index: u64,
+    },
+    /// A token's USD price from its DEX pair (eth_getTokenPrice).
+    Price {
+        /// Token contract.
+        token: Address,
+        /// Only this exchange: its name or factory address.
+        #[arg(long)]
+        exchange: Option<String>,
+        /// Price as of this block.
+        #[arg(long)]
+        to_block: Option<u64>,
+        /// Add the 24-hour percent change.
+        #[arg(long)]
+        percent_change: bool,
+    },
+}
+
+/// A block number in decimal or 0x hex, or a tag.
+fn parse_block(text: &str) -> Result<BlockNumberOrTag, String> {
+    match text.parse::<u64>() {
+        Ok(number) => Ok(BlockNumberOrTag::Number(number)),
+        Err(_) => text.parse().map_err(|e: w3api_types::rpc::InvalidBlockNumberOrTag| e.to_string()),
+    }
+}
+
+fn parse_index(text: &str) -> Result<u64, String> {
+    let parsed = match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.map_err(|_| format!("{text:?} is not a transaction index (decimal or 0x hex)"))
+}
+
+pub async fn run(connection: &ConnectionArgs, args: RpcArgs, json: bool) -> Result<(), CliError> {
+    let rpc = connection.rpc(args.chain)?;
+    let chain = args.chain;
+    match args.command {
+        RpcCommand::Block { block, full } => {
+            let found = rpc.get_block_by_number(block, full).await?;
+            emit_found(json, found, || format!("no block {} on {chain}", describe(block)), |b| render_block(b, None))
+        }
+        RpcCommand::TxByHash { hash, index } => {
+            let found = rpc.get_transaction_by_block_hash_and_index(hash, index.into()).await?;
+            emit_found(json, found, || format!("no transaction {index} in block {hash} on {chain}"), render_transaction)
+        }
+        RpcCommand::TxByNumber { block, index } => {
+            let found = rpc.get_transaction_by_block_number_and_index(block, index.into()).await?;
+            let missing = || format!("no transaction {index} in block {} on {chain}", describe(block));
+            emit_found(json, found, missing, render_transaction)
+        }
+        RpcCommand::Price { token, exchange, to_block, percent_change } => {
+            let params = TokenPriceParams {
+                exchange,
+                to_block,
+                include: percent_change.then_some(TokenPriceInclude::PercentChange),
+                ..TokenPriceParams::new(token)
+            };
+            output::emit(json, &price(&rpc, params).await?, render_price)
+        }
+    }
+}
+
+pub async fn price(rpc: &RpcClient, params: TokenPriceParams) -> Result<TokenPrice, CliError> {
+    Ok(rpc.get_token_price(params).await?)
+}
+
+/// A `null` result: JSON `null` (or a message) and a failure exit.
+fn emit_found<T: serde::Serialize>(
+    json: bool,
+    found: Option<T>,
+    missing: impl FnOnce() -> String,
+    render: impl FnOnce(&T) -> String,
+) -> Result<(), CliError> {
+    match found {
+        Some(value) => output::emit(json, &value, render),
+        None => {
+            if json {
+                output::print_json(&serde_json::Value::Null)?;
+            }
+            Err(CliError::NotFound(missing()))
+        }
+    }
+}
+
+fn describe(block: BlockNumberOrTag) -> String {
+    match block {
+        BlockNumberOrTag::Number(n) => n.to_string(),
+        tag => output::wire_name(&tag),
+    }
+}
+
+/// `amount` in units of 10^`decimals`, without trailing zeros.
+fn units(amount: U256, decimals: u8) -> String {
+    let text = format_units(amount, decimals).unwrap_or_else(|_| amount.to_string());
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+}
+
+fn ether(wei: U256) -> String {
+    units(wei, 18)
+}
+
+fn gwei(wei: u128) -> String {
+    format!("{} gwei", units(U256::from(wei), 9))
+}
+
+fn time(timestamp: u64) -> String {
+    let at = i64::try_from(timestamp).ok().and_then(|t| DateTime::from_timestamp(t, 0));
+    at.map_or_else(|| timestamp.to_string(), |at| format!("{} ({timestamp})", at.to_rfc3339()))
+}
+
+/// A block's header and its transactions (at most `rows` of them listed).
+pub fn render_block(block: &Block, rows: Option<usize>) -> String {
+    let count = match &block.transactions {
+        BlockTransactions::Hashes(hashes) => hashes.len(),
+        BlockTransactions::Full(transactions) => transactions.len(),
+    };
+    let header = output::fields(&[
+        ("number", block.number.to_string()),
+        ("hash", format!("{}", block.hash)),
+        ("parent", format!("{}", block.parent_hash)),
+        ("time", time(block.timestamp)),
+        ("miner", format!("{:#x}", block.miner)),
+        ("gas used", format!("{} of {}", block.gas_used, block.gas_limit)),
+        ("base fee", output::or_dash(block.base_fee_per_gas.map(|fee| gwei(u128::from(fee))))),
+        ("size", output::or_dash(block.size)),
+        ("transactions", count.to_string()),
+    ]);
+    let listing = match &block.transactions {
+        BlockTransactions::Hashes(hashes) => {
+            hashes.iter().take(rows.unwrap_or(usize::MAX)).map(|hash| format!("  {hash}\n")).collect()
+        }
+        BlockTransactions::Full(transactions) => {
+            let mut table = Table::new(&[">INDEX", "HASH", "FROM", "TO", ">VALUE (ETH)", ">TYPE"]);
+            for tx in transactions.iter().take(rows.unwrap_or(usize::MAX)) {
+                table.row(vec![
+                    output::or_dash(tx.transaction_index),
+                    format!("{}", tx.hash),
+                    format!("{:#x}", tx.from),
+                    tx.to.map_or_else(|| "(contract creation)".into(), |to| format!("{to:#x}")),
+                    ether(tx.value),
+                    tx.tx_type.to_string(),
+                ]);
+            }
+            table.render()
+        }
+    };
+    let more = count.saturating_sub(rows.unwrap_or(usize::MAX));
+    let more = if more > 0 { format!("... and {more} more\n") } else { String::new() };
+    header + &listing + &more
+}
+
+pub fn render_transaction(tx: &Transaction) -> String {
+    output::fields(&[
+        ("hash", format!("{}", tx.hash)),
+        ("block", format!("{} ({})", output::or_dash(tx.block_number), output::or_dash(tx.block_hash))),
+        ("index", output::or_dash(tx.transaction_index)),
+        ("type", tx.tx_type.to_string()),
+        ("from", format!("{:#x}", tx.from)),
+        ("to", tx.to.map_or_else(|| "(contract creation)".into(), |to| format!("{to:#x}"))),
+        ("value", format!("{} ETH", ether(tx.value))),
+        ("nonce", tx.nonce.to_string()),
+        ("gas limit", tx.gas.to_string()),
+        ("gas price", output::or_dash(tx.gas_price.map(gwei))),
+        ("max fee", output::or_dash(tx.max_fee_per_gas.map(gwei))),
+        ("max priority fee", output::or_dash(tx.max_priority_fee_per_gas.map(gwei))),
+        ("input", tx.input.get().map_or_else(|| "(malformed)".into(), |input| format!("{} bytes", input.len()))),
+    ])
+}
+
+pub fn render_price(price: &TokenPrice) -> String {
+    let native = &price.native_price;
+    let name = match (&price.token_name, &price.token_symbol) {
+        (Some(name), Some(symbol)) => format!("{name} ({symbol})"),
+        (name, symbol) => output::or_dash(name.clone().or(symbol.clone())),
+    };
+    output::fields(&[
+        ("token", format!("{name} {}", output::or_dash(price.token_address.map(|a| format!("{a:#x}"))))),
+        ("USD price", output::usd(Some(price.usd_price))),
+        ("native price", format!("{} {}", units(native.value, native.decimals), native.symbol)),
+        ("24h change", output::percent(price.percent_change_24hr)),
+        ("exchange", format!("{} ({:#x})", price.exchange_name, price.exchange_address)),
+        ("pair", output::or_dash(price.pair_address.map(|a| format!("{a:#x}")))),
+        ("pair liquidity", output::usd(price.pair_total_liquidity_usd)),
+        ("at block", output::or_dash(price.to_block)),
+    ])
+}

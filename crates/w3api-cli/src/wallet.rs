@@ -1,0 +1,301 @@
+//! `w3api tokens`, `w3api nfts`, `w3api collections`: the wallet-data group.
+
+use std::pin::pin;
+
+use clap::Args;
+use futures::TryStreamExt;
+use serde::Serialize;
+use w3api_rest::{Client, Page, Paginated};
+use w3api_types::{Address, Chain, NftCollectionPage, NftPage, TokenBalancePage, TokenIdFormat};
+
+use crate::error::CliError;
+use crate::output::{self, Progress, Table};
+
+/// Paging options of the three wallet-data operations.
+#[derive(Args, Debug)]
+pub struct PagingArgs {
+    /// Page size, 1 to 100 (0 or absent: 100).
+    #[arg(long)]
+    limit: Option<i64>,
+    /// Cursor of the page to fetch (from a previous answer).
+    #[arg(long, conflicts_with = "all")]
+    cursor: Option<String>,
+    /// Follow cursors to the last page and show every item.
+    #[arg(long)]
+    all: bool,
+}
+
+/// `w3api tokens <address>`: ERC20 and native balances with USD prices.
+#[derive(Args, Debug)]
+pub struct TokensArgs {
+    /// Wallet address (0x and 40 hex digits).
+    address: Address,
+    /// Chain: name (eth, polygon, ...) or hex id (0x1).
+    #[arg(long)]
+    chain: Option<Chain>,
+    /// Block to read the balances at (default: the latest).
+    #[arg(long)]
+    to_block: Option<u64>,
+    /// Only these token contracts (repeat, at most 10).
+    #[arg(long = "token-address", value_name = "ADDRESS")]
+    token_addresses: Vec<Address>,
+    /// Leave out spam tokens (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    exclude_spam: Option<bool>,
+    /// Leave out unverified contracts (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    exclude_unverified_contracts: Option<bool>,
+    /// Leave out the native balance (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    exclude_native: Option<bool>,
+    /// Leave out tokens with no transfer in this many days.
+    #[arg(long)]
+    max_token_inactivity: Option<u64>,
+    /// Price only from pairs whose every side holds at least this much USD.
+    #[arg(long)]
+    min_pair_side_liquidity_usd: Option<f64>,
+    #[command(flatten)]
+    paging: PagingArgs,
+}
+
+/// `w3api nfts <address>`: the NFTs a wallet owns.
+#[derive(Args, Debug)]
+pub struct NftsArgs {
+    /// Wallet address (0x and 40 hex digits).
+    address: Address,
+    /// Chain: name (eth, polygon, ...) or hex id (0x1).
+    #[arg(long)]
+    chain: Option<Chain>,
+    /// How token ids are written.
+    #[arg(long, value_parser = parse_format)]
+    format: Option<TokenIdFormat>,
+    /// Leave out spam collections (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    exclude_spam: Option<bool>,
+    /// Only these collections (repeat, at most 10).
+    #[arg(long = "token-address", value_name = "ADDRESS")]
+    token_addresses: Vec<Address>,
+    /// Add normalized metadata (`--flag` or `--flag=true|false`; absent: the server's default, true).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    normalize_metadata: Option<bool>,
+    /// Add media previews (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    media_items: Option<bool>,
+    /// Add prices (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    include_prices: Option<bool>,
+    #[command(flatten)]
+    paging: PagingArgs,
+}
+
+/// `w3api collections <address>`: the NFT collections a wallet holds.
+#[derive(Args, Debug)]
+pub struct CollectionsArgs {
+    /// Wallet address (0x and 40 hex digits).
+    address: Address,
+    /// Chain: name (eth, polygon, ...) or hex id (0x1).
+    #[arg(long)]
+    chain: Option<Chain>,
+    /// Add the wallet's token count per collection (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    token_counts: Option<bool>,
+    /// Leave out spam collections (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    exclude_spam: Option<bool>,
+    /// Add prices (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    include_prices: Option<bool>,
+    #[command(flatten)]
+    paging: PagingArgs,
+}
+
+fn parse_format(text: &str) -> Result<TokenIdFormat, String> {
+    match text {
+        "decimal" => Ok(TokenIdFormat::Decimal),
+        "hex" => Ok(TokenIdFormat::Hex),
+        _ => Err("expected decimal or hex".into()),
+    }
+}
+
+/// Sets a builder option only when it was given, so the server's defaults apply otherwise.
+macro_rules! set {
+    ($request:ident, $($method:ident = $value:expr),* $(,)?) => {
+        $(if let Some(value) = $value {
+            $request = $request.$method(value);
+        })*
+    };
+}
+
+pub async fn tokens(client: &Client, args: TokensArgs, json: bool) -> Result<(), CliError> {
+    let mut request = client.data().get_wallet_token_balances_price().address(args.address);
+    set!(
+        request,
+        chain = args.chain,
+        to_block = args.to_block,
+        token_addresses = (!args.token_addresses.is_empty()).then_some(args.token_addresses),
+        exclude_spam = args.exclude_spam,
+        exclude_unverified_contracts = args.exclude_unverified_contracts,
+        exclude_native = args.exclude_native,
+        max_token_inactivity = args.max_token_inactivity,
+        min_pair_side_liquidity_usd = args.min_pair_side_liquidity_usd,
+        limit = args.paging.limit,
+        cursor = args.paging.cursor.clone(),
+    );
+    let pages = fetch(request, args.paging.all).await?;
+    show(pages, args.paging.all, json, |pages| print!("{}", render_tokens(pages)))
+}
+
+pub async fn nfts(client: &Client, args: NftsArgs, json: bool) -> Result<(), CliError> {
+    let mut request = client.data().get_wallet_nfts().address(args.address);
+    set!(
+        request,
+        chain = args.chain,
+        format = args.format,
+        exclude_spam = args.exclude_spam,
+        token_addresses = (!args.token_addresses.is_empty()).then_some(args.token_addresses),
+        normalize_metadata = args.normalize_metadata,
+        media_items = args.media_items,
+        include_prices = args.include_prices,
+        limit = args.paging.limit,
+        cursor = args.paging.cursor.clone(),
+    );
+    let pages = fetch(request, args.paging.all).await?;
+    show(pages, args.paging.all, json, |pages| print!("{}", render_nfts(pages)))
+}
+
+pub async fn collections(client: &Client, args: CollectionsArgs, json: bool) -> Result<(), CliError> {
+    let mut request = client.data().get_wallet_nft_collections().address(args.address);
+    set!(
+        request,
+        chain = args.chain,
+        token_counts = args.token_counts,
+        exclude_spam = args.exclude_spam,
+        include_prices = args.include_prices,
+        limit = args.paging.limit,
+        cursor = args.paging.cursor.clone(),
+    );
+    let pages = fetch(request, args.paging.all).await?;
+    show(pages, args.paging.all, json, |pages| print!("{}", render_collections(pages)))
+}
+
+/// The page asked for, or with `all` every page from it to the last.
+pub async fn fetch<R: Paginated>(request: R, all: bool) -> Result<Vec<R::Page>, CliError> {
+    if !all {
+        return Ok(vec![request.fetch().await?]);
+    }
+    let mut progress = Progress::new();
+    let mut pages = Vec::new();
+    let mut stream = pin!(request.pages());
+    while let Some(page) = stream.try_next().await? {
+        progress.page(page.items().len());
+        pages.push(page);
+    }
+    progress.finish();
+    Ok(pages)
+}
+
+/// JSON: the page, or with `--all` one array of every item; text: `render`.
+fn show<P>(pages: Vec<P>, all: bool, json: bool, render: impl FnOnce(&[P])) -> Result<(), CliError>
+where
+    P: Page + Serialize,
+    P::Item: Serialize,
+{
+    match (json, all) {
+        (true, true) => output::print_json(&pages.into_iter().flat_map(Page::into_items).collect::<Vec<_>>()),
+        (true, false) => output::print_json(&pages[0]),
+        (false, _) => {
+            render(&pages);
+            Ok(())
+        }
+    }
+}
+
+/// Where a listing stops: the page shown and how to get the next.
+fn footer(first_page: u64, pages: usize, items: usize, cursor: Option<&str>) -> String {
+    let shown = if pages == 1 { format!("page {first_page}") } else { format!("{pages} pages") };
+    let more = match cursor.filter(|c| !c.is_empty()) {
+        Some(cursor) => format!("; next page: --cursor {cursor} (or --all)"),
+        None => String::new(),
+    };
+    format!("{items} items, {shown}{more}\n")
+}
+
+pub fn render_tokens(pages: &[TokenBalancePage]) -> String {
+    let mut table = Table::new(&["SYMBOL", "NAME", ">BALANCE", ">PRICE", ">VALUE", ">24H", ">PORTFOLIO", "TOKEN"]);
+    for token in pages.iter().flat_map(|p| &p.result) {
+        let symbol = if token.possible_spam { format!("{} (spam)", token.symbol) } else { token.symbol.clone() };
+        table.row(vec![
+            symbol,
+            shorten(&token.name, 28),
+            token.balance_formatted.clone(),
+            output::usd(token.usd_price),
+            output::usd(token.usd_value),
+            output::percent(token.usd_price_24hr_percent_change),
+            output::percent(Some(token.portfolio_percentage)),
+            output::or_dash(token.token_address.map(|a| format!("{a:#x}"))),
+        ]);
+    }
+    let last = pages.last().expect("at least one page");
+    let block = output::or_dash(pages[0].block_number);
+    let items = pages.iter().map(|p| p.result.len()).sum();
+    format!("{}at block {block}: {}", table.render(), footer(pages[0].page, pages.len(), items, last.cursor.as_deref()))
+}
+
+pub fn render_nfts(pages: &[NftPage]) -> String {
+    let mut table = Table::new(&["COLLECTION", "TOKEN ID", "TYPE", ">AMOUNT", "NAME", "SYMBOL"]);
+    for nft in pages.iter().flat_map(|p| &p.result) {
+        table.row(vec![
+            format!("{:#x}", nft.token_address),
+            nft.token_id.clone(),
+            contract_type(nft.contract_type),
+            output::or_dash(nft.amount),
+            shorten(&nft.name, 28),
+            nft.symbol.clone(),
+        ]);
+    }
+    let last = pages.last().expect("at least one page");
+    let items = pages.iter().map(|p| p.result.len()).sum();
+    let total = output::or_dash(pages[0].total);
+    format!(
+        "{}status {}, {total} in total; {}",
+        table.render(),
+        sync_status(last.status),
+        footer(pages[0].page, pages.len(), items, last.cursor.as_deref())
+    )
+}
+
+pub fn render_collections(pages: &[NftCollectionPage]) -> String {
+    let mut table = Table::new(&["COLLECTION", "TYPE", "NAME", "SYMBOL", ">COUNT", "SPAM", "VERIFIED"]);
+    for collection in pages.iter().flat_map(|p| &p.result) {
+        table.row(vec![
+            format!("{:#x}", collection.token_address),
+            contract_type(collection.contract_type),
+            shorten(&collection.name, 28),
+            collection.symbol.clone(),
+            output::or_dash(collection.count),
+            output::or_dash(collection.possible_spam),
+            output::or_dash(collection.verified_collection),
+        ]);
+    }
+    let last = pages.last().expect("at least one page");
+    let items = pages.iter().map(|p| p.result.len()).sum();
+    format!(
+        "{}status {}; {}",
+        table.render(),
+        sync_status(last.status),
+        footer(pages[0].page, pages.len(), items, last.cursor.as_deref())
+    )
+}
+
+fn contract_type(kind: w3api_types::ContractType) -> String {
+    output::wire_name(&kind)
+}
+
+fn sync_status(status: w3api_types::SyncStatus) -> String {
+    output::wire_name(&status)
+}
+
+/// At most `max` characters, with an ellipsis when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max { text.to_string() } else { text.chars().take(max - 1).chain(['…']).collect() }
+}
