@@ -36,17 +36,7 @@ use w3api_rpc::RpcClient;
 use w3api_server::{API_KEY_HEADER, ServerConfig, router, serve};
 use w3api_types::Chain;
 
-use crate::spec::Document;
-
-/// The REST operations of `spec/openapi.yaml`: method and path template.
-pub const OPERATIONS: [(Method, &str); 6] = [
-    (Method::POST, "/challenge/request/solana"),
-    (Method::POST, "/challenge/verify/solana"),
-    (Method::GET, "/api/v2.2/wallets/{address}/tokens"),
-    (Method::GET, "/api/v2.2/{address}/nft"),
-    (Method::GET, "/api/v2.2/{address}/nft/collections"),
-    (Method::GET, "/streams/evm/{id}"),
-];
+use crate::spec::{Document, rest_operations};
 
 /// Keys the server accepts; each session takes the next one.
 const SESSION_KEYS: usize = 128;
@@ -255,7 +245,7 @@ pub fn route(method: &Method, path: &str) -> Route {
                 .zip(&segments)
                 .all(|(part, segment)| if part.starts_with('{') { !segment.is_empty() } else { part == segment })
     };
-    if let Some((_, template)) = OPERATIONS.iter().find(|(m, t)| m == method && matches(t)) {
+    if let Some((_, template)) = rest_operations().iter().find(|(m, t)| m == method.as_str() && matches(t)) {
         return Route::Rest(template);
     }
     if *method == Method::POST && segments.len() == 2 && segments.iter().all(|s| !s.is_empty()) {

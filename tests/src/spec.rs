@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use jsonschema::{Draft, Validator};
 use serde_json::{Map, Value, json};
@@ -165,6 +165,23 @@ pub fn resolve<'a>(document: &'a Value, mut schema: &'a Value) -> &'a Value {
 /// The component name a `#/components/schemas/X` reference points at.
 pub fn component_name(schema: &Value) -> Option<&str> {
     schema.get("$ref")?.as_str()?.strip_prefix("#/components/schemas/")
+}
+
+/// Every REST operation of `spec/openapi.yaml`: upper-case method and path
+/// template (`GET`, `/streams/evm/{id}`), in the document's order.
+pub fn rest_operations() -> &'static [(String, String)] {
+    static OPERATIONS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    OPERATIONS.get_or_init(|| {
+        const METHODS: [&str; 5] = ["get", "post", "put", "delete", "patch"];
+        let paths = Document::OpenApi.raw()["paths"].as_object().expect("spec/openapi.yaml has paths");
+        paths
+            .iter()
+            .flat_map(|(template, item)| {
+                let methods = item.as_object().into_iter().flat_map(|item| item.keys());
+                methods.filter(|m| METHODS.contains(&m.as_str())).map(|m| (m.to_uppercase(), template.clone()))
+            })
+            .collect()
+    })
 }
 
 impl Document {

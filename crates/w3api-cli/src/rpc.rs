@@ -76,12 +76,11 @@ fn parse_block(text: &str) -> Result<BlockNumberOrTag, String> {
     }
 }
 
+/// A transaction index in decimal or 0x hex (ruint's parser, as alloy reads quantities).
 fn parse_index(text: &str) -> Result<u64, String> {
-    let parsed = match text.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    parsed.map_err(|_| format!("{text:?} is not a transaction index (decimal or 0x hex)"))
+    text.parse::<alloy_primitives::U64>()
+        .map(|index| index.to::<u64>())
+        .map_err(|_| format!("{text:?} is not a transaction index (decimal or 0x hex)"))
 }
 
 pub async fn run(connection: &ConnectionArgs, args: RpcArgs, json: bool) -> Result<(), CliError> {

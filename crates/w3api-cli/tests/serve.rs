@@ -137,15 +137,8 @@ fn readme_curl_examples_cover_every_operation() {
         .collect();
     covered.push("POST /challenge/request/solana".into());
     covered.sort();
-    let spec = Document::OpenApi.raw();
-    let mut operations: Vec<String> = spec["paths"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .flat_map(|(path, item)| item.as_object().unwrap().keys().map(move |method| (path, method)))
-        .filter(|(_, method)| ["get", "post", "put", "delete", "patch"].contains(&method.as_str()))
-        .map(|(path, method)| format!("{} {path}", method.to_uppercase()))
-        .collect();
+    let mut operations: Vec<String> =
+        w3api_tests::spec::rest_operations().iter().map(|(method, path)| format!("{method} {path}")).collect();
     operations.extend(
         Document::OpenRpc.raw()["methods"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_string()),
     );
