@@ -99,6 +99,17 @@ pub static RPC: &[RustType] = rust_types! {
     "Withdrawal" => rpc::Withdrawal,
     "AccessListItem" => rpc::AccessListItem,
     "Transaction" => rpc::Transaction,
+    "Uint64" => rpc::Uint64,
+    "BlockId" => rpc::BlockId,
+    "BlockCount" => rpc::BlockCount,
+    "SyncProgress" => rpc::SyncProgress,
+    "SyncingStatus" => rpc::SyncingStatus,
+    "Log" => rpc::Log,
+    "Receipt" => rpc::Receipt,
+    "AddressFilter" => rpc::AddressFilter,
+    "TopicFilter" => rpc::TopicFilter,
+    "LogFilter" => rpc::LogFilter,
+    "FeeHistory" => rpc::FeeHistory,
 };
 
 impl Document {

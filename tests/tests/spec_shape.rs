@@ -200,22 +200,55 @@ fn the_rpc_server_lists_the_33_gateway_chains() {
 fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() {
     let methods = Document::OpenRpc.raw()["methods"].as_array().unwrap();
     let names: BTreeSet<&str> = methods.iter().map(|m| m["name"].as_str().unwrap()).collect();
-    assert_eq!(
-        names,
-        BTreeSet::from([
-            "eth_getTokenPrice",
-            "eth_getBlockByNumber",
-            "eth_getTransactionByBlockHashAndIndex",
-            "eth_getTransactionByBlockNumberAndIndex"
-        ])
-    );
+    // Lookups of one block, transaction or receipt answer null when there is none.
+    let lookups = BTreeSet::from([
+        "eth_getBlockByNumber",
+        "eth_getBlockByHash",
+        "eth_getBlockTransactionCountByHash",
+        "eth_getBlockTransactionCountByNumber",
+        "eth_getBlockReceipts",
+        "eth_getTransactionByHash",
+        "eth_getTransactionByBlockHashAndIndex",
+        "eth_getTransactionByBlockNumberAndIndex",
+        "eth_getTransactionReceipt",
+    ]);
+    let others = BTreeSet::from([
+        "eth_getTokenPrice",
+        "eth_chainId",
+        "net_version",
+        "web3_clientVersion",
+        "eth_syncing",
+        "eth_blockNumber",
+        "eth_getLogs",
+        "eth_getBalance",
+        "eth_getTransactionCount",
+        "eth_gasPrice",
+        "eth_maxPriorityFeePerGas",
+        "eth_feeHistory",
+    ]);
+    assert_eq!(names, lookups.union(&others).copied().collect());
     for method in methods {
         let name = method["name"].as_str().unwrap();
         assert_eq!(method["paramStructure"], "by-position", "{name}");
         let nullable =
             method["result"]["schema"]["oneOf"].as_array().is_some_and(|alts| alts.iter().any(|a| a["type"] == "null"));
-        assert_eq!(nullable, name != "eth_getTokenPrice", "{name}: a null result exactly where nothing may be found");
+        assert_eq!(nullable, lookups.contains(name), "{name}: a null result exactly where nothing may be found");
     }
+}
+
+#[test]
+fn unanswerable_methods_are_standard_names_apart_from_the_api() {
+    let document = Document::OpenRpc.raw();
+    let methods: BTreeSet<&str> =
+        document["methods"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    let unanswerable = document["x-unanswerable-methods"].as_array().unwrap();
+    assert!(unanswerable.len() >= 3);
+    for entry in unanswerable {
+        let name = entry["name"].as_str().unwrap();
+        assert!(name.starts_with("eth_") && !methods.contains(name), "{name}");
+        assert!(!entry["reason"].as_str().unwrap().is_empty(), "{name} has a reason");
+    }
+    assert!(document["components"]["errors"]["MethodNotSupported"]["code"] == -32004);
 }
 
 #[test]

@@ -2,10 +2,13 @@
 //!
 //! No OpenRPC generator for jsonrpsee exists, so this one is ours. It reads
 //! the document as JSON and emits, with `quote`:
-//! - `EthApi`, a `#[rpc(client, server, namespace = "eth")]` trait with one
-//!   method per OpenRPC method: positional parameters as typed arguments,
-//!   results as `w3api-types` types (`Option` where the result may be null);
+//! - `EthApi`, a `#[rpc(client, server)]` trait with one method per OpenRPC
+//!   method: positional parameters as typed arguments (`Option` for trailing
+//!   optional ones), results as `w3api-types` types (`Option` where the
+//!   result may be null);
 //! - `ErrorCode`, the errors of `components.errors`;
+//! - `UNANSWERABLE_METHODS`, the standard methods of `x-unanswerable-methods`
+//!   with the reason a server without EVM state gives for each;
 //! - one method per RPC method on `crate::RpcClient` (typed errors) and on
 //!   `crate::Batch` (typed batch results), the hand-written client of
 //!   `w3api-rpc`, so that no signature is written by hand.
@@ -23,8 +26,10 @@ use serde_json::{Map, Value};
 
 use crate::{Error, GeneratedFile, OPENRPC_SPEC, RPC_FILE, format};
 
-/// The namespace of every method (`eth_getBlockByNumber`).
-const NAMESPACE: &str = "eth";
+/// The namespace whose prefix Rust method names leave out
+/// (`eth_getBlockByNumber` is `get_block_by_number`; `net_version` stays
+/// `net_version`).
+const MAIN_NAMESPACE: &str = "eth_";
 
 /// Generates `crates/w3api-rpc/src/generated.rs`.
 pub fn generate(text: &str) -> Result<GeneratedFile, Error> {
@@ -59,11 +64,10 @@ struct Api {
     title: String,
     methods: Vec<Method>,
     errors: Vec<ErrorCode>,
+    unanswerable: Vec<(String, String)>,
 }
 
 struct Method {
-    /// Name on the wire without the namespace (`getBlockByNumber`).
-    name: String,
     /// Name on the wire (`eth_getBlockByNumber`).
     wire_name: String,
     doc: String,
@@ -74,6 +78,7 @@ struct Method {
 struct Param {
     ident: syn::Ident,
     ty: TokenStream,
+    required: bool,
 }
 
 struct ErrorCode {
@@ -103,6 +108,7 @@ impl Api {
             title: title.to_string(),
             methods: methods.iter().map(|m| Method::read(m, schemas, errors)).collect::<Result<_, _>>()?,
             errors: errors.map(read_errors).transpose()?.unwrap_or_default(),
+            unanswerable: read_unanswerable(root)?,
         })
     }
 
@@ -116,6 +122,8 @@ impl Api {
         let client_methods = self.methods.iter().map(Method::emit_client_method);
         let batch_methods = self.methods.iter().map(Method::emit_batch_method);
         let error_codes = emit_error_codes(&self.errors);
+        let (names, reasons): (Vec<_>, Vec<_>) = self.unanswerable.iter().cloned().unzip();
+        let unanswerable_count = names.len();
         quote! {
             //! The JSON-RPC gateway of `spec/openrpc.json`.
 
@@ -123,12 +131,17 @@ impl Api {
             use jsonrpsee::proc_macros::rpc;
 
             #[doc = #api_doc]
-            #[rpc(client, server, namespace = #NAMESPACE)]
+            #[rpc(client, server)]
             pub trait EthApi {
                 #(#methods)*
             }
 
             #error_codes
+
+            /// Standard methods that need EVM execution, contract state or a
+            /// transaction pool (`x-unanswerable-methods`), each with the
+            /// reason a server without them gives.
+            pub const UNANSWERABLE_METHODS: [(&str, &str); #unanswerable_count] = [#((#names, #reasons)),*];
 
             impl crate::RpcClient {
                 #(#client_methods)*
@@ -155,15 +168,18 @@ impl Method {
             method,
             &["name", "summary", "description", "params", "result", "errors", "examples", "paramStructure", "tags"],
         )?;
-        let name = wire_name
-            .strip_prefix(&format!("{NAMESPACE}_"))
-            .ok_or_else(|| unsupported(&at, format_args!("a method outside the {NAMESPACE:?} namespace")))?;
         match method.get("paramStructure").and_then(Value::as_str) {
             None | Some("by-position") => {}
             Some(other) => return Err(unsupported(&at, format_args!("paramStructure {other:?}"))),
         }
         let params = method.get("params").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         let params = params.iter().map(|p| Param::read(&at, p, schemas)).collect::<Result<Vec<_>, _>>()?;
+        if let Some(pair) = params.windows(2).find(|pair| !pair[0].required && pair[1].required) {
+            return Err(unsupported(
+                &at,
+                format_args!("the required parameter {} after an optional one", pair[1].ident),
+            ));
+        }
         let result = method.get("result").ok_or_else(|| unsupported(&at, "a method without a result"))?;
         let result_at = format!("{at} result");
         let result_object = object(&result_at, result)?;
@@ -171,7 +187,6 @@ impl Method {
         let result_schema =
             result_object.get("schema").ok_or_else(|| Error::OpenRpc(format!("{result_at}: no schema")))?;
         Ok(Method {
-            name: name.to_string(),
             wire_name: wire_name.to_string(),
             doc: method_doc(method, &params, errors)?,
             result: rust_type(&result_at, result_schema, schemas)?,
@@ -180,12 +195,13 @@ impl Method {
     }
 
     fn ident(&self) -> syn::Ident {
-        format_ident!("{}", self.name.to_snake_case())
+        let name = self.wire_name.strip_prefix(MAIN_NAMESPACE).unwrap_or(&self.wire_name);
+        format_ident!("{}", name.to_snake_case())
     }
 
     fn emit_trait_method(&self) -> TokenStream {
-        let (doc, name, ident, result) = (&self.doc, &self.name, self.ident(), &self.result);
-        let params = self.params.iter().map(|Param { ident, ty }| quote!(#ident: #ty));
+        let (doc, name, ident, result) = (&self.doc, &self.wire_name, self.ident(), &self.result);
+        let params = self.params.iter().map(Param::declaration);
         quote! {
             #[doc = #doc]
             #[method(name = #name, param_kind = array)]
@@ -195,8 +211,8 @@ impl Method {
 
     fn emit_client_method(&self) -> TokenStream {
         let (doc, ident, result) = (&self.doc, self.ident(), &self.result);
-        let params = self.params.iter().map(|Param { ident, ty }| quote!(#ident: #ty));
-        let args = self.params.iter().map(|Param { ident, .. }| ident);
+        let params = self.params.iter().map(Param::declaration);
+        let args = self.params.iter().map(|param| &param.ident);
         quote! {
             #[doc = #doc]
             pub async fn #ident(&self, #(#params),*) -> Result<#result, crate::RpcError> {
@@ -208,12 +224,21 @@ impl Method {
     fn emit_batch_method(&self) -> TokenStream {
         let (wire_name, ident, result) = (&self.wire_name, self.ident(), &self.result);
         let doc = format!("Adds a `{wire_name}` call to the batch; its result is read back with the returned handle.");
-        let params = self.params.iter().map(|Param { ident, ty }| quote!(#ident: #ty));
-        let inserts = self.params.iter().map(|Param { ident, .. }| quote!(params.insert(#ident)?;));
+        let params = self.params.iter().map(Param::declaration);
+        // A trailing optional parameter that is absent is left out, as the
+        // jsonrpsee client does, rather than sent as null.
+        let inserts = self.params.iter().map(|Param { ident, required, .. }| {
+            if *required {
+                quote!(params.insert(#ident)?;)
+            } else {
+                quote!(if let Some(value) = #ident { params.insert(value)?; })
+            }
+        });
+        let params_arg = if self.params.is_empty() { quote!(_) } else { quote!(params) };
         quote! {
             #[doc = #doc]
             pub fn #ident(&mut self, #(#params),*) -> crate::BatchItem<#result> {
-                self.push(#wire_name, |params| {
+                self.push(#wire_name, |#params_arg| {
                     #(#inserts)*
                     Ok(())
                 })
@@ -228,18 +253,26 @@ impl Param {
         let name = string(method_at, param, "name")?;
         let at = format!("{method_at} param {name}");
         only_keys(&at, param, &["name", "schema", "required", "summary", "description"])?;
-        if param.get("required") != Some(&Value::Bool(true)) {
-            return Err(unsupported(&at, "an optional parameter"));
-        }
+        let required = match param.get("required") {
+            Some(Value::Bool(required)) => *required,
+            None => false,
+            Some(other) => return Err(Error::OpenRpc(format!("{at}: \"required\" must be a boolean, not {other}"))),
+        };
         let ident = syn::parse_str::<syn::Ident>(&name.to_snake_case())
             .map_err(|_| unsupported(&at, "a name that is not a Rust identifier"))?;
         let schema = param.get("schema").ok_or_else(|| Error::OpenRpc(format!("{at}: no schema")))?;
-        Ok(Param { ident, ty: rust_type(&at, schema, schemas)? })
+        let ty = rust_type(&at, schema, schemas)?;
+        Ok(Param { ident, ty: if required { ty } else { optional(ty) }, required })
+    }
+
+    fn declaration(&self) -> TokenStream {
+        let Param { ident, ty, .. } = self;
+        quote!(#ident: #ty)
     }
 }
 
-/// The Rust type of a schema: a component (by `$ref`), a boolean, a string,
-/// or one of those or null.
+/// The Rust type of a schema: a component (by `$ref`), a boolean, a number,
+/// a string, an array of one of those, or one of those or null.
 fn rust_type(at: &str, schema: &Value, schemas: Option<&Map<String, Value>>) -> Result<TokenStream, Error> {
     let object = object(at, schema)?;
     if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
@@ -264,7 +297,14 @@ fn rust_type(at: &str, schema: &Value, schemas: Option<&Map<String, Value>>) -> 
     }
     match object.get("type").and_then(Value::as_str) {
         Some("boolean") => Ok(quote!(bool)),
-        Some("string") if !object.contains_key("pattern") && !object.contains_key("enum") => Ok(quote!(String)),
+        Some("number") => Ok(quote!(f64)),
+        // A pattern constrains the text, which the server checks; the Rust type stays a string.
+        Some("string") if !object.contains_key("enum") => Ok(quote!(String)),
+        Some("array") => {
+            let items = object.get("items").ok_or_else(|| unsupported(at, "an array without items"))?;
+            let item = rust_type(&format!("{at} items"), items, schemas)?;
+            Ok(quote!(Vec<#item>))
+        }
         _ => Err(unsupported(at, format_args!("the schema {schema}"))),
     }
 }
@@ -335,6 +375,20 @@ fn error_fields(at: &str, definition: &Value) -> Result<(i64, String), Error> {
         return Err(Error::OpenRpc(format!("{at}: code {code} does not fit a JSON-RPC error code")));
     }
     Ok((code, string(at, object, "message")?.to_string()))
+}
+
+/// `x-unanswerable-methods`: `[{name, reason}]`, none when absent.
+fn read_unanswerable(root: &Map<String, Value>) -> Result<Vec<(String, String)>, Error> {
+    let Some(list) = root.get("x-unanswerable-methods") else { return Ok(Vec::new()) };
+    let at = "x-unanswerable-methods";
+    let list = list.as_array().ok_or_else(|| Error::OpenRpc(format!("{at}: expected an array")))?;
+    list.iter()
+        .map(|entry| {
+            let entry = object(at, entry)?;
+            only_keys(at, entry, &["name", "reason"])?;
+            Ok((string(at, entry, "name")?.to_string(), string(at, entry, "reason")?.to_string()))
+        })
+        .collect()
 }
 
 fn read_errors(errors: &Map<String, Value>) -> Result<Vec<ErrorCode>, Error> {

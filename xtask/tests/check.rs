@@ -119,16 +119,16 @@ fn unsupported_openrpc_constructs_are_named() {
     let cases = [
         ("\"paramStructure\": \"by-position\"", "\"paramStructure\": \"by-name\"", "paramStructure \"by-name\""),
         (
-            "\"name\": \"hydrated\",\n          \"required\": true",
-            "\"name\": \"hydrated\",\n          \"required\": false",
-            "optional parameter",
+            "\"name\": \"block\",\n          \"required\": true",
+            "\"name\": \"block\",\n          \"required\": false",
+            "the required parameter hydrated after an optional one",
         ),
-        ("\"name\": \"eth_getTokenPrice\"", "\"name\": \"net_getTokenPrice\"", "outside the \"eth\" namespace"),
         (
             "\"schema\": {\n            \"type\": \"boolean\"\n          }",
-            "\"schema\": {\n            \"type\": \"number\"\n          }",
-            "the schema {\"type\":\"number\"}",
+            "\"schema\": {\n            \"type\": \"object\"\n          }",
+            "the schema {\"type\":\"object\"}",
         ),
+        ("\"reason\": \"the devnet accepts no transactions\"", "\"why\": \"no\"", "key \"why\""),
         (
             "\"paramStructure\": \"by-position\",",
             "\"paramStructure\": \"by-position\", \"links\": [],",

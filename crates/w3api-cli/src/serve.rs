@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use w3api_devnet::{Devnet, Scale};
-use w3api_server::{ServerConfig, new_api_key, router, serve, shutdown_signal};
+use w3api_server::{CorsOrigins, ServerConfig, new_api_key, router, serve, shutdown_signal};
 use w3api_types::Chain;
 
 use crate::error::CliError;
@@ -29,6 +29,10 @@ pub struct ServeArgs {
     /// How long a newly requested NFT collection reports SYNCING (e.g. 3s, 500ms).
     #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
     index_delay: Duration,
+    /// Web origin (scheme://host[:port]) allowed to call the server from a browser; repeat for
+    /// several. Without one, any origin may.
+    #[arg(long = "cors-origin", env = "W3API_CORS_ORIGINS", value_delimiter = ',', value_parser = cors_origin)]
+    cors_origins: Vec<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -49,9 +53,19 @@ impl ScaleArg {
     }
 }
 
+/// One `--cors-origin`, checked when the command line is read.
+fn cors_origin(text: &str) -> Result<String, w3api_server::InvalidOrigin> {
+    CorsOrigins::only([text]).map(|_| text.to_string())
+}
+
 /// Serves until Ctrl-C or SIGTERM.
 /// `api_keys` are the global `--api-key` values; the server lets in those and `--api-keys`.
 pub async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError> {
+    let cors = if args.cors_origins.is_empty() {
+        CorsOrigins::Any
+    } else {
+        CorsOrigins::only(&args.cors_origins).map_err(|e| CliError::Input(e.to_string()))?
+    };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
@@ -64,7 +78,7 @@ pub async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError>
     keys.extend(generated.clone());
     let devnet = Devnet::new(args.seed, args.scale.scale());
     let streams: Vec<_> = devnet.streams().to_vec();
-    let config = ServerConfig { index_delay: args.index_delay, ..ServerConfig::new(keys) };
+    let config = ServerConfig { index_delay: args.index_delay, cors, ..ServerConfig::new(keys) };
     let app = router(devnet.clone(), config);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

@@ -97,7 +97,7 @@ fn readme_curl_blocks() -> Vec<String> {
 
 /// What the README's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const README_ANSWERS: [Answer; 9] = [
+const README_ANSWERS: [Answer; 26] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -107,6 +107,23 @@ const README_ANSWERS: [Answer; 9] = [
     Answer::Rpc("eth_getTransactionByBlockHashAndIndex"),
     Answer::Rpc("eth_getTransactionByBlockNumberAndIndex"),
     Answer::Rpc("eth_getTokenPrice"),
+    Answer::Rpc("eth_chainId"),
+    Answer::Rpc("net_version"),
+    Answer::Rpc("web3_clientVersion"),
+    Answer::Rpc("eth_syncing"),
+    Answer::Rpc("eth_blockNumber"),
+    Answer::Rpc("eth_getBlockByHash"),
+    Answer::Rpc("eth_getBlockTransactionCountByHash"),
+    Answer::Rpc("eth_getBlockTransactionCountByNumber"),
+    Answer::Rpc("eth_getTransactionByHash"),
+    Answer::Rpc("eth_getTransactionReceipt"),
+    Answer::Rpc("eth_getBlockReceipts"),
+    Answer::Rpc("eth_getLogs"),
+    Answer::Rpc("eth_getBalance"),
+    Answer::Rpc("eth_getTransactionCount"),
+    Answer::Rpc("eth_gasPrice"),
+    Answer::Rpc("eth_maxPriorityFeePerGas"),
+    Answer::Rpc("eth_feeHistory"),
 ];
 
 enum Answer {
@@ -221,6 +238,8 @@ fn bad_options_are_named_and_fail() {
         (&["serve", "--index-delay", "soon"][..], "--index-delay"),
         (&["serve", "--listen", "localhost"][..], "--listen"),
         (&["serve", "--scale", "huge"][..], "--scale"),
+        (&["serve", "--cors-origin", "localhost:3000"][..], "--cors-origin"),
+        (&["serve", "--cors-origin", "http://localhost:3000/app"][..], "an origin has no path"),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_w3api")).args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);

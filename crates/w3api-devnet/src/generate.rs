@@ -85,6 +85,20 @@ pub struct TxRecord {
     pub hash: B256,
 }
 
+/// Where a transaction's receipt stands: its gas and its logs in
+/// [`ChainData::logs`].
+#[derive(Clone, Copy, Debug)]
+pub struct ReceiptRecord {
+    /// Gas used by the block's transactions up to and including this one.
+    pub cumulative_gas_used: u64,
+    /// Gas used by this transaction.
+    pub gas_used: u64,
+    /// Index of its first log in [`ChainData::logs`].
+    pub first_log: u32,
+    /// Number of logs.
+    pub log_count: u32,
+}
+
 /// A generated chain.
 #[derive(Debug)]
 pub struct ChainData {
@@ -96,10 +110,17 @@ pub struct ChainData {
     pub blocks: Vec<BlockRecord>,
     /// Every transaction, in block order.
     pub transactions: Vec<TxRecord>,
+    /// The receipt of each transaction, in the same order.
+    pub receipts: Vec<ReceiptRecord>,
+    /// Every log, in chain order.
+    pub logs: Vec<Log>,
     /// Balances and NFT ownership over time.
     pub ledger: Ledger,
     pub(crate) price_index: crate::query::prices::PriceIndex,
     block_by_hash: HashMap<B256, u64>,
+    tx_by_hash: HashMap<B256, u32>,
+    /// Indexes in `transactions` of what each account sent, in order: its nonces.
+    sent_by: HashMap<Address, Vec<u32>>,
 }
 
 impl ChainData {
@@ -119,6 +140,22 @@ impl ChainData {
         &self.transactions[start..start + block.tx_count as usize]
     }
 
+    /// Where the transaction with this hash is in [`ChainData::transactions`].
+    pub fn transaction_index(&self, hash: &B256) -> Option<u32> {
+        self.tx_by_hash.get(hash).copied()
+    }
+
+    /// The indexes in [`ChainData::transactions`] of what `sender` sent, in order.
+    pub fn sent_by(&self, sender: &Address) -> &[u32] {
+        self.sent_by.get(sender).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The logs of one transaction.
+    pub fn logs_of(&self, receipt: &ReceiptRecord) -> &[Log] {
+        let start = receipt.first_log as usize;
+        &self.logs[start..start + receipt.log_count as usize]
+    }
+
     /// Timestamp of a block.
     pub fn timestamp(&self, number: u64) -> u64 {
         GENESIS_TIMESTAMP + BLOCK_TIME * number
@@ -130,11 +167,28 @@ pub fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> 
     let world = World::plan(chain, seed, scale, accounts);
     let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
     simulation.run();
-    let Simulation { ledger, unsigned, pending, .. } = simulation;
+    let Simulation { ledger, unsigned, pending, receipts, logs, .. } = simulation;
     let transactions = sign(unsigned, accounts);
     let blocks = seal(seed, chain, pending, &transactions);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
-    let mut data = ChainData { chain, world, blocks, transactions, ledger, price_index: Vec::new(), block_by_hash };
+    let tx_by_hash = transactions.iter().enumerate().map(|(i, tx)| (tx.hash, i as u32)).collect();
+    let mut sent_by: HashMap<Address, Vec<u32>> = HashMap::new();
+    for (index, tx) in transactions.iter().enumerate() {
+        sent_by.entry(tx.sender).or_default().push(index as u32);
+    }
+    let mut data = ChainData {
+        chain,
+        world,
+        blocks,
+        transactions,
+        receipts,
+        logs,
+        ledger,
+        price_index: Vec::new(),
+        block_by_hash,
+        tx_by_hash,
+        sent_by,
+    };
     data.price_index = data.build_price_index();
     data
 }
@@ -275,7 +329,10 @@ struct Simulation<'a> {
     first_tx: u32,
     base_fee: u64,
     gas_used: u64,
-    receipts: Vec<ReceiptEnvelope>,
+    block_receipts: Vec<ReceiptEnvelope>,
+    // Kept for the whole chain.
+    receipts: Vec<ReceiptRecord>,
+    logs: Vec<Log>,
 }
 
 impl<'a> Simulation<'a> {
@@ -304,7 +361,9 @@ impl<'a> Simulation<'a> {
             first_tx: 0,
             base_fee: GENESIS_BASE_FEE,
             gas_used: 0,
+            block_receipts: Vec::new(),
             receipts: Vec::new(),
+            logs: Vec::new(),
         };
         simulation.plan_setup();
         simulation
@@ -466,12 +525,31 @@ impl<'a> Simulation<'a> {
                 self.execute(action);
             }
         }
-        let receipts = std::mem::take(&mut self.receipts);
+        let receipts = std::mem::take(&mut self.block_receipts);
         let bloom = receipts.iter().fold(Bloom::ZERO, |bloom, r| bloom | r.logs_bloom());
         let root = if receipts.is_empty() { EMPTY_ROOT_HASH } else { calculate_receipt_root(&receipts) };
+        self.keep_receipts(receipts);
         let header = self.header(u64::from(number), self.base_fee, self.gas_used, root, bloom);
         let tx_count = self.unsigned.len() as u32 - first_tx;
         self.pending.push(PendingBlock { header, first_tx, tx_count });
+    }
+
+    /// Keeps what the RPC needs of a block's receipts: gas and logs (the
+    /// blooms are cheap to recompute and would cost 256 bytes a transaction).
+    fn keep_receipts(&mut self, receipts: Vec<ReceiptEnvelope>) {
+        let mut previous = 0;
+        for receipt in receipts {
+            let cumulative_gas_used = receipt.cumulative_gas_used();
+            let logs = receipt.into_logs();
+            self.receipts.push(ReceiptRecord {
+                cumulative_gas_used,
+                gas_used: cumulative_gas_used - previous,
+                first_log: self.logs.len() as u32,
+                log_count: logs.len() as u32,
+            });
+            previous = cumulative_gas_used;
+            self.logs.extend(logs);
+        }
     }
 
     /// Random transactions for this block: the remaining target spread over
@@ -766,7 +844,11 @@ impl<'a> Simulation<'a> {
         let receipt =
             Receipt { status: Eip658Value::Eip658(true), cumulative_gas_used: self.gas_used, logs: call.logs }
                 .with_bloom();
-        self.receipts.push(if legacy { ReceiptEnvelope::Legacy(receipt) } else { ReceiptEnvelope::Eip1559(receipt) });
+        self.block_receipts.push(if legacy {
+            ReceiptEnvelope::Legacy(receipt)
+        } else {
+            ReceiptEnvelope::Eip1559(receipt)
+        });
         self.executed += 1;
         true
     }

@@ -37,15 +37,17 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use uuid::Uuid;
 use w3api_source::{
-    BlockRef, DataSource, SourceError, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokens,
-    WalletTokensQuery,
+    BlockRef, DataSource, FeeSuggestion, LogQuery, SourceError, TokenPriceQuery, WalletCollectionsQuery,
+    WalletNftsQuery, WalletTokens, WalletTokensQuery,
 };
-use w3api_types::rpc::{Block, NativePrice, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection};
+use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, NativePrice, Receipt, SyncingStatus, TokenPrice, Transaction};
+use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, U256};
 
 pub use accounts::{Accounts, Role};
 pub use decimal::format_units;
-pub use generate::{BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, TxRecord, swap_output};
+pub use generate::{
+    BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, TxRecord, swap_output,
+};
 pub use ledger::{History, Holder, Ledger, Movement};
 pub use metadata::{NftMetadata, Rarity};
 pub use query::BLOCKS_PER_DAY;
@@ -187,6 +189,61 @@ impl DataSource for Devnet {
 
     async fn transaction(&self, chain: Chain, block: BlockRef, index: u64) -> Result<Option<Transaction>, SourceError> {
         Ok(self.ready(chain).await?.rpc_transaction(block, index))
+    }
+
+    fn kind(&self) -> &'static str {
+        "devnet"
+    }
+
+    async fn syncing(&self, chain: Chain) -> Result<SyncingStatus, SourceError> {
+        // A chain is whole once generated: there is nothing to catch up with.
+        self.ready(chain).await.map(|_| SyncingStatus::NotSyncing)
+    }
+
+    async fn block_number(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
+        Ok(self.ready(chain).await?.block_number_of(block))
+    }
+
+    async fn block_transaction_count(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
+        Ok(self.ready(chain).await?.transaction_count(block))
+    }
+
+    async fn transaction_by_hash(&self, chain: Chain, hash: Hash32) -> Result<Option<Transaction>, SourceError> {
+        Ok(self.ready(chain).await?.rpc_transaction_by_hash(&hash))
+    }
+
+    async fn receipt(&self, chain: Chain, hash: Hash32) -> Result<Option<Receipt>, SourceError> {
+        Ok(self.ready(chain).await?.rpc_receipt(&hash))
+    }
+
+    async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
+        Ok(self.ready(chain).await?.rpc_block_receipts(block))
+    }
+
+    async fn logs(&self, query: LogQuery) -> Result<Vec<Log>, SourceError> {
+        self.ready(query.chain).await?.rpc_logs(&query)
+    }
+
+    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
+        self.ready(chain).await?.native_balance(&address, block)
+    }
+
+    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
+        self.ready(chain).await?.nonce(&address, block)
+    }
+
+    async fn fee_history(
+        &self,
+        chain: Chain,
+        count: u64,
+        newest: BlockRef,
+        percentiles: &[f64],
+    ) -> Result<FeeHistory, SourceError> {
+        self.ready(chain).await?.fee_history(count, newest, percentiles)
+    }
+
+    async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
+        Ok(self.ready(chain).await?.fee_suggestion())
     }
 
     async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {

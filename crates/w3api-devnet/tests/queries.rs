@@ -286,3 +286,37 @@ fn the_showcase_wallet_holds_every_token_and_some_blocks_are_full() {
     let largest = data.blocks.iter().map(|b| b.tx_count).max().unwrap();
     assert_eq!(largest, devnet.scale().max_block_transactions);
 }
+
+#[test]
+fn logs_stop_at_the_limit_with_an_error_that_names_it() {
+    let (_, data) = default_eth();
+    let query = |max_logs| w3api_source::LogQuery {
+        chain: Chain::Eth,
+        from_block: 0,
+        to_block: data.latest(),
+        filter: w3api_types::rpc::LogFilter::default(),
+        max_logs,
+    };
+    let every = data.rpc_logs(&query(usize::MAX)).unwrap();
+    assert_eq!(every.len(), data.logs.len(), "an empty filter passes every log of the chain");
+    assert_eq!(data.rpc_logs(&query(every.len())).unwrap(), every, "exactly the limit is still an answer");
+    let error = data.rpc_logs(&query(every.len() - 1)).unwrap_err();
+    assert_eq!(error, SourceError::TooManyLogs { limit: every.len() - 1 });
+    assert!(error.to_string().contains("narrow the block range"), "{error}");
+}
+
+#[test]
+fn receipts_rebuild_each_block_receipts_root() {
+    let (_, data) = default_eth();
+    for number in [1, 9, 16, data.latest()] {
+        let receipts = data.rpc_block_receipts(BlockRef::Number(number)).unwrap();
+        let envelopes: Vec<_> =
+            receipts.iter().map(|r| r.to_alloy().unwrap().inner.into_primitives_receipt()).collect();
+        let root = if envelopes.is_empty() {
+            alloy_consensus::EMPTY_ROOT_HASH
+        } else {
+            alloy_consensus::proofs::calculate_receipt_root(&envelopes)
+        };
+        assert_eq!(root, data.blocks[number as usize].header.receipts_root, "block {number}");
+    }
+}

@@ -4,7 +4,7 @@
 use jsonrpsee::core::RpcResult;
 use jsonrpsee::proc_macros::rpc;
 ///w3api JSON-RPC gateway, as a jsonrpsee API: `EthApiClient` is implemented for every jsonrpsee client, and the server implements `EthApiServer`, so the two cannot disagree on names, parameters or types.
-#[rpc(client, server, namespace = "eth")]
+#[rpc(client, server)]
 pub trait EthApi {
     /**Price of an ERC20 token in USD and in the native currency
 
@@ -16,7 +16,7 @@ Calls `eth_getTokenPrice` with the positional parameters `request`.
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32001` ([`ErrorCode::PriceNotFound`]): No price: no DEX pair prices the token (on the requested exchange, at the requested block)*/
-    #[method(name = "getTokenPrice", param_kind = array)]
+    #[method(name = "eth_getTokenPrice", param_kind = array)]
     async fn get_token_price(
         &self,
         request: w3api_types::rpc::TokenPriceParams,
@@ -30,7 +30,7 @@ Calls `eth_getBlockByNumber` with the positional parameters `block`, `hydrated`.
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
-    #[method(name = "getBlockByNumber", param_kind = array)]
+    #[method(name = "eth_getBlockByNumber", param_kind = array)]
     async fn get_block_by_number(
         &self,
         block: w3api_types::rpc::BlockNumberOrTag,
@@ -45,7 +45,7 @@ Calls `eth_getTransactionByBlockHashAndIndex` with the positional parameters `bl
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
-    #[method(name = "getTransactionByBlockHashAndIndex", param_kind = array)]
+    #[method(name = "eth_getTransactionByBlockHashAndIndex", param_kind = array)]
     async fn get_transaction_by_block_hash_and_index(
         &self,
         block_hash: w3api_types::rpc::Hash32,
@@ -60,12 +60,206 @@ Calls `eth_getTransactionByBlockNumberAndIndex` with the positional parameters `
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
-    #[method(name = "getTransactionByBlockNumberAndIndex", param_kind = array)]
+    #[method(name = "eth_getTransactionByBlockNumberAndIndex", param_kind = array)]
     async fn get_transaction_by_block_number_and_index(
         &self,
         block: w3api_types::rpc::BlockNumberOrTag,
         index: w3api_types::rpc::TransactionIndex,
     ) -> RpcResult<Option<w3api_types::rpc::Transaction>>;
+    /**The chain's EIP-155 id
+
+The id of the chain the URL names (0x1 for eth).
+
+Calls `eth_chainId`.*/
+    #[method(name = "eth_chainId", param_kind = array)]
+    async fn chain_id(&self) -> RpcResult<w3api_types::rpc::Uint64>;
+    /**The network id, in decimal
+
+The chain's id as a decimal string, as nodes answer net_version.
+
+Calls `net_version`.*/
+    #[method(name = "net_version", param_kind = array)]
+    async fn net_version(&self) -> RpcResult<String>;
+    /**The server's name and version
+
+Names the software answering, as `name/version/...`.
+
+Calls `web3_clientVersion`.*/
+    #[method(name = "web3_clientVersion", param_kind = array)]
+    async fn web3_client_version(&self) -> RpcResult<String>;
+    /**Whether the node is importing blocks
+
+false when the node has every block it knows of, else how far it has come.
+
+Calls `eth_syncing`.*/
+    #[method(name = "eth_syncing", param_kind = array)]
+    async fn syncing(&self) -> RpcResult<w3api_types::rpc::SyncingStatus>;
+    /**The newest block's number
+
+The number of the block the latest tag names.
+
+Calls `eth_blockNumber`.*/
+    #[method(name = "eth_blockNumber", param_kind = array)]
+    async fn block_number(&self) -> RpcResult<w3api_types::rpc::Uint64>;
+    /**A block by hash
+
+The block with the hash, with its transactions as hashes or in full. An unknown hash is answered with a null result.
+
+Calls `eth_getBlockByHash` with the positional parameters `block_hash`, `hydrated`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getBlockByHash", param_kind = array)]
+    async fn get_block_by_hash(
+        &self,
+        block_hash: w3api_types::rpc::Hash32,
+        hydrated: bool,
+    ) -> RpcResult<Option<w3api_types::rpc::Block>>;
+    /**How many transactions a block has, by hash
+
+The number of transactions of the block with the hash; null for an unknown hash.
+
+Calls `eth_getBlockTransactionCountByHash` with the positional parameters `block_hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getBlockTransactionCountByHash", param_kind = array)]
+    async fn get_block_transaction_count_by_hash(
+        &self,
+        block_hash: w3api_types::rpc::Hash32,
+    ) -> RpcResult<Option<w3api_types::rpc::Uint64>>;
+    /**How many transactions a block has, by number
+
+The number of transactions of the block; null for a block that does not exist yet.
+
+Calls `eth_getBlockTransactionCountByNumber` with the positional parameters `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getBlockTransactionCountByNumber", param_kind = array)]
+    async fn get_block_transaction_count_by_number(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> RpcResult<Option<w3api_types::rpc::Uint64>>;
+    /**A transaction by hash
+
+The included transaction with the hash; null when no block holds it.
+
+Calls `eth_getTransactionByHash` with the positional parameters `transaction_hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getTransactionByHash", param_kind = array)]
+    async fn get_transaction_by_hash(
+        &self,
+        transaction_hash: w3api_types::rpc::Hash32,
+    ) -> RpcResult<Option<w3api_types::rpc::Transaction>>;
+    /**The receipt of a transaction
+
+Gas used, status, the logs and the address of a created contract, for the included transaction with the hash; null when no block holds it.
+
+Calls `eth_getTransactionReceipt` with the positional parameters `transaction_hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getTransactionReceipt", param_kind = array)]
+    async fn get_transaction_receipt(
+        &self,
+        transaction_hash: w3api_types::rpc::Hash32,
+    ) -> RpcResult<Option<w3api_types::rpc::Receipt>>;
+    /**Every receipt of a block
+
+The receipts of the block's transactions, in order; null for a block that does not exist.
+
+Calls `eth_getBlockReceipts` with the positional parameters `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getBlockReceipts", param_kind = array)]
+    async fn get_block_receipts(
+        &self,
+        block: w3api_types::rpc::BlockId,
+    ) -> RpcResult<Option<Vec<w3api_types::rpc::Receipt>>>;
+    /**Logs matching a filter
+
+The logs of the blocks in the range (or the block with blockHash) that match the addresses and topics, in chain order. A range spans at most 10000 blocks and a result holds at most 10000 logs; past either limit, and for a range whose start is after its end, a blockHash with fromBlock or toBlock, or an unknown blockHash, the call is answered with InvalidParams and a message saying what to change.
+
+Calls `eth_getLogs` with the positional parameters `filter`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getLogs", param_kind = array)]
+    async fn get_logs(
+        &self,
+        filter: w3api_types::rpc::LogFilter,
+    ) -> RpcResult<Vec<w3api_types::rpc::Log>>;
+    /**An account's balance in wei
+
+The native balance of the address at the block (latest when absent). A block that does not exist is answered with InvalidParams.
+
+Calls `eth_getBalance` with the positional parameters `address`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getBalance", param_kind = array)]
+    async fn get_balance(
+        &self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> RpcResult<w3api_types::rpc::Uint>;
+    /**An account's nonce
+
+The number of transactions the address has sent up to and including the block (latest when absent). A block that does not exist is answered with InvalidParams.
+
+Calls `eth_getTransactionCount` with the positional parameters `address`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getTransactionCount", param_kind = array)]
+    async fn get_transaction_count(
+        &self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> RpcResult<w3api_types::rpc::Uint64>;
+    /**A gas price for a legacy transaction
+
+The next block's base fee plus the suggested tip (eth_maxPriorityFeePerGas).
+
+Calls `eth_gasPrice`.*/
+    #[method(name = "eth_gasPrice", param_kind = array)]
+    async fn gas_price(&self) -> RpcResult<w3api_types::rpc::Uint>;
+    /**A suggested tip per gas
+
+The median tip per gas paid in the newest block that has transactions (1 gwei on a chain without any).
+
+Calls `eth_maxPriorityFeePerGas`.*/
+    #[method(name = "eth_maxPriorityFeePerGas", param_kind = array)]
+    async fn max_priority_fee_per_gas(&self) -> RpcResult<w3api_types::rpc::Uint>;
+    /**Base fees, gas use and tips of recent blocks
+
+For blockCount blocks (at most 1024) ending at newestBlock: base fees (and the next block's), gas used ratios, blob fees, and, with rewardPercentiles (increasing, each between 0 and 100), the tip at each percentile of each block's gas. A run longer than the chain starts at the genesis block.
+
+Calls `eth_feeHistory` with the positional parameters `block_count`, `newest_block`, `reward_percentiles`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_feeHistory", param_kind = array)]
+    async fn fee_history(
+        &self,
+        block_count: w3api_types::rpc::BlockCount,
+        newest_block: w3api_types::rpc::BlockNumberOrTag,
+        reward_percentiles: Option<Vec<f64>>,
+    ) -> RpcResult<w3api_types::rpc::FeeHistory>;
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,6 +272,8 @@ pub enum ErrorCode {
     InvalidRequest,
     ///Method not found
     MethodNotFound,
+    ///Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+    MethodNotSupported,
     ///Parse error: the body is not valid JSON
     ParseError,
     ///No price: no DEX pair prices the token (on the requested exchange, at the requested block)
@@ -91,11 +287,12 @@ pub enum ErrorCode {
 }
 impl ErrorCode {
     /// Every error code, by name.
-    pub const ALL: [ErrorCode; 9usize] = [
+    pub const ALL: [ErrorCode; 10usize] = [
         ErrorCode::InternalError,
         ErrorCode::InvalidParams,
         ErrorCode::InvalidRequest,
         ErrorCode::MethodNotFound,
+        ErrorCode::MethodNotSupported,
         ErrorCode::ParseError,
         ErrorCode::PriceNotFound,
         ErrorCode::RateLimited,
@@ -109,6 +306,7 @@ impl ErrorCode {
             ErrorCode::InvalidParams => -32602i32,
             ErrorCode::InvalidRequest => -32600i32,
             ErrorCode::MethodNotFound => -32601i32,
+            ErrorCode::MethodNotSupported => -32004i32,
             ErrorCode::ParseError => -32700i32,
             ErrorCode::PriceNotFound => -32001i32,
             ErrorCode::RateLimited => -32005i32,
@@ -127,6 +325,9 @@ impl ErrorCode {
                 "Invalid request: the JSON is not a JSON-RPC 2.0 request"
             }
             ErrorCode::MethodNotFound => "Method not found",
+            ErrorCode::MethodNotSupported => {
+                "Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)"
+            }
             ErrorCode::ParseError => "Parse error: the body is not valid JSON",
             ErrorCode::PriceNotFound => {
                 "No price: no DEX pair prices the token (on the requested exchange, at the requested block)"
@@ -147,6 +348,7 @@ impl ErrorCode {
             -32602i32 => Some(ErrorCode::InvalidParams),
             -32600i32 => Some(ErrorCode::InvalidRequest),
             -32601i32 => Some(ErrorCode::MethodNotFound),
+            -32004i32 => Some(ErrorCode::MethodNotSupported),
             -32700i32 => Some(ErrorCode::ParseError),
             -32001i32 => Some(ErrorCode::PriceNotFound),
             -32005i32 => Some(ErrorCode::RateLimited),
@@ -156,6 +358,35 @@ impl ErrorCode {
         }
     }
 }
+/// Standard methods that need EVM execution, contract state or a
+/// transaction pool (`x-unanswerable-methods`), each with the
+/// reason a server without them gives.
+pub const UNANSWERABLE_METHODS: [(&str, &str); 18usize] = [
+    ("eth_call", "it executes contract code, and the devnet keeps no EVM state"),
+    ("eth_estimateGas", "it executes contract code, and the devnet keeps no EVM state"),
+    (
+        "eth_createAccessList",
+        "it executes contract code, and the devnet keeps no EVM state",
+    ),
+    ("eth_simulateV1", "it executes contract code, and the devnet keeps no EVM state"),
+    ("eth_getCode", "the devnet keeps no contract code"),
+    ("eth_getStorageAt", "the devnet keeps no contract storage"),
+    ("eth_getProof", "the devnet keeps no state trie"),
+    ("eth_sendRawTransaction", "the devnet accepts no transactions"),
+    ("eth_sendTransaction", "the devnet accepts no transactions"),
+    ("eth_sign", "the gateway holds no keys"),
+    ("eth_signTransaction", "the gateway holds no keys"),
+    ("eth_accounts", "the gateway holds no keys"),
+    ("eth_newFilter", "the gateway keeps no filters: call eth_getLogs"),
+    ("eth_newBlockFilter", "the gateway keeps no filters: poll eth_blockNumber"),
+    (
+        "eth_newPendingTransactionFilter",
+        "the gateway keeps no filters and has no transaction pool",
+    ),
+    ("eth_getFilterChanges", "the gateway keeps no filters: call eth_getLogs"),
+    ("eth_getFilterLogs", "the gateway keeps no filters: call eth_getLogs"),
+    ("eth_uninstallFilter", "the gateway keeps no filters"),
+];
 impl crate::RpcClient {
     /**Price of an ERC20 token in USD and in the native currency
 
@@ -237,6 +468,250 @@ Calls `eth_getTransactionByBlockNumberAndIndex` with the positional parameters `
             .await
             .map_err(|e| self.error(e))
     }
+    /**The chain's EIP-155 id
+
+The id of the chain the URL names (0x1 for eth).
+
+Calls `eth_chainId`.*/
+    pub async fn chain_id(&self) -> Result<w3api_types::rpc::Uint64, crate::RpcError> {
+        EthApiClient::chain_id(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**The network id, in decimal
+
+The chain's id as a decimal string, as nodes answer net_version.
+
+Calls `net_version`.*/
+    pub async fn net_version(&self) -> Result<String, crate::RpcError> {
+        EthApiClient::net_version(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**The server's name and version
+
+Names the software answering, as `name/version/...`.
+
+Calls `web3_clientVersion`.*/
+    pub async fn web3_client_version(&self) -> Result<String, crate::RpcError> {
+        EthApiClient::web3_client_version(self.transport())
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Whether the node is importing blocks
+
+false when the node has every block it knows of, else how far it has come.
+
+Calls `eth_syncing`.*/
+    pub async fn syncing(
+        &self,
+    ) -> Result<w3api_types::rpc::SyncingStatus, crate::RpcError> {
+        EthApiClient::syncing(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**The newest block's number
+
+The number of the block the latest tag names.
+
+Calls `eth_blockNumber`.*/
+    pub async fn block_number(
+        &self,
+    ) -> Result<w3api_types::rpc::Uint64, crate::RpcError> {
+        EthApiClient::block_number(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**A block by hash
+
+The block with the hash, with its transactions as hashes or in full. An unknown hash is answered with a null result.
+
+Calls `eth_getBlockByHash` with the positional parameters `block_hash`, `hydrated`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_block_by_hash(
+        &self,
+        block_hash: w3api_types::rpc::Hash32,
+        hydrated: bool,
+    ) -> Result<Option<w3api_types::rpc::Block>, crate::RpcError> {
+        EthApiClient::get_block_by_hash(self.transport(), block_hash, hydrated)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**How many transactions a block has, by hash
+
+The number of transactions of the block with the hash; null for an unknown hash.
+
+Calls `eth_getBlockTransactionCountByHash` with the positional parameters `block_hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_block_transaction_count_by_hash(
+        &self,
+        block_hash: w3api_types::rpc::Hash32,
+    ) -> Result<Option<w3api_types::rpc::Uint64>, crate::RpcError> {
+        EthApiClient::get_block_transaction_count_by_hash(self.transport(), block_hash)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**How many transactions a block has, by number
+
+The number of transactions of the block; null for a block that does not exist yet.
+
+Calls `eth_getBlockTransactionCountByNumber` with the positional parameters `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_block_transaction_count_by_number(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> Result<Option<w3api_types::rpc::Uint64>, crate::RpcError> {
+        EthApiClient::get_block_transaction_count_by_number(self.transport(), block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A transaction by hash
+
+The included transaction with the hash; null when no block holds it.
+
+Calls `eth_getTransactionByHash` with the positional parameters `transaction_hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_transaction_by_hash(
+        &self,
+        transaction_hash: w3api_types::rpc::Hash32,
+    ) -> Result<Option<w3api_types::rpc::Transaction>, crate::RpcError> {
+        EthApiClient::get_transaction_by_hash(self.transport(), transaction_hash)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The receipt of a transaction
+
+Gas used, status, the logs and the address of a created contract, for the included transaction with the hash; null when no block holds it.
+
+Calls `eth_getTransactionReceipt` with the positional parameters `transaction_hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_transaction_receipt(
+        &self,
+        transaction_hash: w3api_types::rpc::Hash32,
+    ) -> Result<Option<w3api_types::rpc::Receipt>, crate::RpcError> {
+        EthApiClient::get_transaction_receipt(self.transport(), transaction_hash)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Every receipt of a block
+
+The receipts of the block's transactions, in order; null for a block that does not exist.
+
+Calls `eth_getBlockReceipts` with the positional parameters `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_block_receipts(
+        &self,
+        block: w3api_types::rpc::BlockId,
+    ) -> Result<Option<Vec<w3api_types::rpc::Receipt>>, crate::RpcError> {
+        EthApiClient::get_block_receipts(self.transport(), block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Logs matching a filter
+
+The logs of the blocks in the range (or the block with blockHash) that match the addresses and topics, in chain order. A range spans at most 10000 blocks and a result holds at most 10000 logs; past either limit, and for a range whose start is after its end, a blockHash with fromBlock or toBlock, or an unknown blockHash, the call is answered with InvalidParams and a message saying what to change.
+
+Calls `eth_getLogs` with the positional parameters `filter`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_logs(
+        &self,
+        filter: w3api_types::rpc::LogFilter,
+    ) -> Result<Vec<w3api_types::rpc::Log>, crate::RpcError> {
+        EthApiClient::get_logs(self.transport(), filter).await.map_err(|e| self.error(e))
+    }
+    /**An account's balance in wei
+
+The native balance of the address at the block (latest when absent). A block that does not exist is answered with InvalidParams.
+
+Calls `eth_getBalance` with the positional parameters `address`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_balance(
+        &self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
+        EthApiClient::get_balance(self.transport(), address, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**An account's nonce
+
+The number of transactions the address has sent up to and including the block (latest when absent). A block that does not exist is answered with InvalidParams.
+
+Calls `eth_getTransactionCount` with the positional parameters `address`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_transaction_count(
+        &self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> Result<w3api_types::rpc::Uint64, crate::RpcError> {
+        EthApiClient::get_transaction_count(self.transport(), address, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A gas price for a legacy transaction
+
+The next block's base fee plus the suggested tip (eth_maxPriorityFeePerGas).
+
+Calls `eth_gasPrice`.*/
+    pub async fn gas_price(&self) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
+        EthApiClient::gas_price(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**A suggested tip per gas
+
+The median tip per gas paid in the newest block that has transactions (1 gwei on a chain without any).
+
+Calls `eth_maxPriorityFeePerGas`.*/
+    pub async fn max_priority_fee_per_gas(
+        &self,
+    ) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
+        EthApiClient::max_priority_fee_per_gas(self.transport())
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Base fees, gas use and tips of recent blocks
+
+For blockCount blocks (at most 1024) ending at newestBlock: base fees (and the next block's), gas used ratios, blob fees, and, with rewardPercentiles (increasing, each between 0 and 100), the tip at each percentile of each block's gas. A run longer than the chain starts at the genesis block.
+
+Calls `eth_feeHistory` with the positional parameters `block_count`, `newest_block`, `reward_percentiles`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn fee_history(
+        &self,
+        block_count: w3api_types::rpc::BlockCount,
+        newest_block: w3api_types::rpc::BlockNumberOrTag,
+        reward_percentiles: Option<Vec<f64>>,
+    ) -> Result<w3api_types::rpc::FeeHistory, crate::RpcError> {
+        EthApiClient::fee_history(
+                self.transport(),
+                block_count,
+                newest_block,
+                reward_percentiles,
+            )
+            .await
+            .map_err(|e| self.error(e))
+    }
 }
 impl crate::Batch<'_> {
     ///Adds a `eth_getTokenPrice` call to the batch; its result is read back with the returned handle.
@@ -293,6 +768,182 @@ impl crate::Batch<'_> {
             |params| {
                 params.insert(block)?;
                 params.insert(index)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_chainId` call to the batch; its result is read back with the returned handle.
+    pub fn chain_id(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint64> {
+        self.push("eth_chainId", |_| { Ok(()) })
+    }
+    ///Adds a `net_version` call to the batch; its result is read back with the returned handle.
+    pub fn net_version(&mut self) -> crate::BatchItem<String> {
+        self.push("net_version", |_| { Ok(()) })
+    }
+    ///Adds a `web3_clientVersion` call to the batch; its result is read back with the returned handle.
+    pub fn web3_client_version(&mut self) -> crate::BatchItem<String> {
+        self.push("web3_clientVersion", |_| { Ok(()) })
+    }
+    ///Adds a `eth_syncing` call to the batch; its result is read back with the returned handle.
+    pub fn syncing(&mut self) -> crate::BatchItem<w3api_types::rpc::SyncingStatus> {
+        self.push("eth_syncing", |_| { Ok(()) })
+    }
+    ///Adds a `eth_blockNumber` call to the batch; its result is read back with the returned handle.
+    pub fn block_number(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint64> {
+        self.push("eth_blockNumber", |_| { Ok(()) })
+    }
+    ///Adds a `eth_getBlockByHash` call to the batch; its result is read back with the returned handle.
+    pub fn get_block_by_hash(
+        &mut self,
+        block_hash: w3api_types::rpc::Hash32,
+        hydrated: bool,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Block>> {
+        self.push(
+            "eth_getBlockByHash",
+            |params| {
+                params.insert(block_hash)?;
+                params.insert(hydrated)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getBlockTransactionCountByHash` call to the batch; its result is read back with the returned handle.
+    pub fn get_block_transaction_count_by_hash(
+        &mut self,
+        block_hash: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Uint64>> {
+        self.push(
+            "eth_getBlockTransactionCountByHash",
+            |params| {
+                params.insert(block_hash)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getBlockTransactionCountByNumber` call to the batch; its result is read back with the returned handle.
+    pub fn get_block_transaction_count_by_number(
+        &mut self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Uint64>> {
+        self.push(
+            "eth_getBlockTransactionCountByNumber",
+            |params| {
+                params.insert(block)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getTransactionByHash` call to the batch; its result is read back with the returned handle.
+    pub fn get_transaction_by_hash(
+        &mut self,
+        transaction_hash: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Transaction>> {
+        self.push(
+            "eth_getTransactionByHash",
+            |params| {
+                params.insert(transaction_hash)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getTransactionReceipt` call to the batch; its result is read back with the returned handle.
+    pub fn get_transaction_receipt(
+        &mut self,
+        transaction_hash: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Receipt>> {
+        self.push(
+            "eth_getTransactionReceipt",
+            |params| {
+                params.insert(transaction_hash)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getBlockReceipts` call to the batch; its result is read back with the returned handle.
+    pub fn get_block_receipts(
+        &mut self,
+        block: w3api_types::rpc::BlockId,
+    ) -> crate::BatchItem<Option<Vec<w3api_types::rpc::Receipt>>> {
+        self.push(
+            "eth_getBlockReceipts",
+            |params| {
+                params.insert(block)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getLogs` call to the batch; its result is read back with the returned handle.
+    pub fn get_logs(
+        &mut self,
+        filter: w3api_types::rpc::LogFilter,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::Log>> {
+        self.push(
+            "eth_getLogs",
+            |params| {
+                params.insert(filter)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getBalance` call to the batch; its result is read back with the returned handle.
+    pub fn get_balance(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> crate::BatchItem<w3api_types::rpc::Uint> {
+        self.push(
+            "eth_getBalance",
+            |params| {
+                params.insert(address)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getTransactionCount` call to the batch; its result is read back with the returned handle.
+    pub fn get_transaction_count(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> crate::BatchItem<w3api_types::rpc::Uint64> {
+        self.push(
+            "eth_getTransactionCount",
+            |params| {
+                params.insert(address)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_gasPrice` call to the batch; its result is read back with the returned handle.
+    pub fn gas_price(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint> {
+        self.push("eth_gasPrice", |_| { Ok(()) })
+    }
+    ///Adds a `eth_maxPriorityFeePerGas` call to the batch; its result is read back with the returned handle.
+    pub fn max_priority_fee_per_gas(
+        &mut self,
+    ) -> crate::BatchItem<w3api_types::rpc::Uint> {
+        self.push("eth_maxPriorityFeePerGas", |_| { Ok(()) })
+    }
+    ///Adds a `eth_feeHistory` call to the batch; its result is read back with the returned handle.
+    pub fn fee_history(
+        &mut self,
+        block_count: w3api_types::rpc::BlockCount,
+        newest_block: w3api_types::rpc::BlockNumberOrTag,
+        reward_percentiles: Option<Vec<f64>>,
+    ) -> crate::BatchItem<w3api_types::rpc::FeeHistory> {
+        self.push(
+            "eth_feeHistory",
+            |params| {
+                params.insert(block_count)?;
+                params.insert(newest_block)?;
+                if let Some(value) = reward_percentiles {
+                    params.insert(value)?;
+                }
                 Ok(())
             },
         )

@@ -36,4 +36,4 @@ mod generated;
 pub use batch::{Batch, BatchItem, BatchResponse};
 pub use client::{PRODUCTION_RPC_URL, RpcClient, RpcClientBuilder};
 pub use error::RpcError;
-pub use generated::{ErrorCode, EthApiClient, EthApiServer};
+pub use generated::{ErrorCode, EthApiClient, EthApiServer, UNANSWERABLE_METHODS};

@@ -107,6 +107,10 @@ impl From<SourceError> for ApiError {
             SourceError::BlockOutOfRange { .. } => ApiError::bad_request(vec![format!("to_block: {error}")]),
             SourceError::UnknownExchange { .. } => ApiError::bad_request(vec![format!("exchange: {error}")]),
             SourceError::NoPrice { .. } => ApiError::not_found(error.to_string()),
+            // Only JSON-RPC calls name blocks by hash or read logs.
+            SourceError::UnknownBlockHash(_) | SourceError::TooManyLogs { .. } => {
+                ApiError::bad_request(vec![error.to_string()])
+            }
             SourceError::Unavailable(_) => ApiError::unavailable(error.to_string()),
         }
     }

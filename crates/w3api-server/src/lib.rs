@@ -16,6 +16,7 @@
 
 mod answers;
 mod auth;
+mod cors;
 mod error;
 mod indexing;
 mod logging;
@@ -40,6 +41,7 @@ use tower_http::trace::TraceLayer;
 use w3api_source::DataSource;
 
 pub use auth::{API_KEY_HEADER, ApiKeys};
+pub use cors::{CorsOrigins, InvalidOrigin};
 pub use error::ApiError;
 pub use rpc::Gateway;
 
@@ -57,17 +59,20 @@ pub struct ServerConfig {
     pub challenge_capacity: usize,
     /// Bytes of encoded answers kept for reuse (see the `answers` module).
     pub answer_cache_bytes: u64,
+    /// Which web pages may call the server from a browser.
+    pub cors: CorsOrigins,
 }
 
 impl ServerConfig {
     /// A server accepting `api_keys`, indexing in 3 seconds, holding up to
-    /// 100,000 challenges and 256 MiB of answers.
+    /// 100,000 challenges and 256 MiB of answers, callable from any web page.
     pub fn new(api_keys: Vec<String>) -> ServerConfig {
         ServerConfig {
             api_keys,
             index_delay: Duration::from_secs(3),
             challenge_capacity: 100_000,
             answer_cache_bytes: 256 * 1024 * 1024,
+            cors: CorsOrigins::Any,
         }
     }
 }
@@ -111,6 +116,8 @@ pub fn router<S: DataSource>(source: S, config: ServerConfig) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(app)
+        // Outside the routes, so that a preflight is answered before any key check or 405.
+        .layer(cors::layer(&config.cors))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CatchPanicLayer::custom(|_| ApiError::internal("Internal server error").into_response()))
         .layer(middleware::from_fn(logging::server_errors))

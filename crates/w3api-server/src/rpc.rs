@@ -20,17 +20,24 @@ use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::value::RawValue;
 use tower::ServiceExt;
 use tower::layer::util::Identity;
-use w3api_rpc::{ErrorCode, EthApiServer};
-use w3api_source::{BlockRef, DataSource, SourceError, TokenPriceQuery};
-use w3api_types::Chain;
+use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS};
+use w3api_source::{BlockRef, DataSource, LogQuery, SourceError, TokenPriceQuery};
 use w3api_types::rpc::{
-    Block, BlockNumberOrTag, Hash32, TokenPrice, TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex,
+    Address, Block, BlockCount, BlockId, BlockNumberOrTag, FeeHistory, Hash32, Log, LogFilter, Receipt, SyncingStatus,
+    TokenPrice, TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, Uint, Uint64,
 };
+use w3api_types::{Chain, U256};
 
 use crate::{App, BODY_LIMIT};
 
 /// Most calls in one batch.
 const MAX_BATCH: u32 = 1_000;
+/// Most blocks one `eth_getLogs` range spans (the spec's documented limit).
+const MAX_LOG_RANGE: u64 = 10_000;
+/// Most logs one `eth_getLogs` answer holds (the spec's documented limit).
+const MAX_LOGS: usize = 10_000;
+/// Most blocks one `eth_feeHistory` call covers, as go-ethereum allows.
+const MAX_FEE_HISTORY: u64 = 1_024;
 
 /// The API trait, answered from a data source for one chain.
 pub struct Gateway<S> {
@@ -42,14 +49,75 @@ fn rpc_error(code: ErrorCode, message: impl Into<String>) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(code.code(), message.into(), None::<()>)
 }
 
+fn invalid_params(message: impl Into<String>) -> ErrorObjectOwned {
+    rpc_error(ErrorCode::InvalidParams, message)
+}
+
+/// The one place a source's failure becomes a JSON-RPC error; an internal
+/// failure's cause goes to the log, not to the caller.
 fn source_error(error: SourceError) -> ErrorObjectOwned {
     let code = match &error {
         SourceError::NoPrice { .. } => ErrorCode::PriceNotFound,
-        SourceError::UnknownExchange { .. } | SourceError::BlockOutOfRange { .. } => ErrorCode::InvalidParams,
+        SourceError::UnknownExchange { .. }
+        | SourceError::BlockOutOfRange { .. }
+        | SourceError::UnknownBlockHash(_)
+        | SourceError::TooManyLogs { .. } => ErrorCode::InvalidParams,
         SourceError::ChainNotServed(_) => ErrorCode::UnknownChain,
-        SourceError::Unavailable(_) => ErrorCode::InternalError,
+        SourceError::Unavailable(cause) => {
+            tracing::error!(%cause, "data source failed during a JSON-RPC call");
+            return rpc_error(ErrorCode::InternalError, "Internal error");
+        }
     };
     rpc_error(code, error.to_string())
+}
+
+impl<S: DataSource> Gateway<S> {
+    /// The number of a block the caller named; an error when it does not exist.
+    async fn existing_block(&self, block: BlockRef, what: &str) -> RpcResult<u64> {
+        match self.source.block_number(self.chain, block).await.map_err(source_error)? {
+            Some(number) => Ok(number),
+            None => Err(match block {
+                BlockRef::Hash(hash) => invalid_params(format!("{what}: no block has hash {hash:#x}")),
+                BlockRef::Number(number) => {
+                    let latest = self.source.latest_block(self.chain).await.map_err(source_error)?;
+                    invalid_params(format!("{what}: block {number:#x} is after the latest block, {latest:#x}"))
+                }
+                _ => rpc_error(ErrorCode::InternalError, "Internal error"),
+            }),
+        }
+    }
+
+    /// The block range of a log filter, checked against the spec's limits.
+    async fn log_range(&self, filter: &LogFilter) -> RpcResult<(u64, u64)> {
+        if let Some(hash) = filter.block_hash {
+            if filter.from_block.is_some() || filter.to_block.is_some() {
+                return Err(invalid_params("filter: blockHash cannot be combined with fromBlock or toBlock"));
+            }
+            let number = self.existing_block(BlockRef::Hash(hash), "filter.blockHash").await?;
+            return Ok((number, number));
+        }
+        let bound = |block: Option<BlockNumberOrTag>| async move {
+            match block.map(BlockRef::from).unwrap_or(BlockRef::Latest) {
+                // A range may reach past the newest block, as on a node: there is simply nothing there yet.
+                BlockRef::Number(number) => Ok(number),
+                other => self.existing_block(other, "filter").await,
+            }
+        };
+        let (from, to) = (bound(filter.from_block).await?, bound(filter.to_block).await?);
+        if from > to {
+            return Err(invalid_params(format!("filter: fromBlock {from:#x} is after toBlock {to:#x}")));
+        }
+        // The range asked for counts, not the part of it that exists yet, as
+        // hosted nodes count it: the answer to the same filter must not start
+        // failing as the chain grows.
+        let span = to - from + 1;
+        if span > MAX_LOG_RANGE {
+            return Err(invalid_params(format!(
+                "filter: the range {from:#x}..{to:#x} spans {span} blocks; at most {MAX_LOG_RANGE} per call"
+            )));
+        }
+        Ok((from, to))
+    }
 }
 
 #[async_trait]
@@ -84,6 +152,116 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
     ) -> RpcResult<Option<Transaction>> {
         self.source.transaction(self.chain, block.into(), index.0).await.map_err(source_error)
     }
+
+    async fn chain_id(&self) -> RpcResult<Uint64> {
+        Ok(Uint64(self.chain.id()))
+    }
+
+    async fn net_version(&self) -> RpcResult<String> {
+        Ok(self.chain.id().to_string())
+    }
+
+    async fn web3_client_version(&self) -> RpcResult<String> {
+        Ok(format!("w3api/v{}/{}", env!("CARGO_PKG_VERSION"), self.source.kind()))
+    }
+
+    async fn syncing(&self) -> RpcResult<SyncingStatus> {
+        self.source.syncing(self.chain).await.map_err(source_error)
+    }
+
+    async fn block_number(&self) -> RpcResult<Uint64> {
+        self.source.latest_block(self.chain).await.map(Uint64).map_err(source_error)
+    }
+
+    async fn get_block_by_hash(&self, block_hash: Hash32, hydrated: bool) -> RpcResult<Option<Block>> {
+        self.source.block(self.chain, BlockRef::Hash(block_hash), hydrated).await.map_err(source_error)
+    }
+
+    async fn get_block_transaction_count_by_hash(&self, block_hash: Hash32) -> RpcResult<Option<Uint64>> {
+        let count = self.source.block_transaction_count(self.chain, BlockRef::Hash(block_hash)).await;
+        count.map(|count| count.map(Uint64)).map_err(source_error)
+    }
+
+    async fn get_block_transaction_count_by_number(&self, block: BlockNumberOrTag) -> RpcResult<Option<Uint64>> {
+        let count = self.source.block_transaction_count(self.chain, block.into()).await;
+        count.map(|count| count.map(Uint64)).map_err(source_error)
+    }
+
+    async fn get_transaction_by_hash(&self, transaction_hash: Hash32) -> RpcResult<Option<Transaction>> {
+        self.source.transaction_by_hash(self.chain, transaction_hash).await.map_err(source_error)
+    }
+
+    async fn get_transaction_receipt(&self, transaction_hash: Hash32) -> RpcResult<Option<Receipt>> {
+        self.source.receipt(self.chain, transaction_hash).await.map_err(source_error)
+    }
+
+    async fn get_block_receipts(&self, block: BlockId) -> RpcResult<Option<Vec<Receipt>>> {
+        self.source.block_receipts(self.chain, block.into()).await.map_err(source_error)
+    }
+
+    async fn get_logs(&self, filter: LogFilter) -> RpcResult<Vec<Log>> {
+        let (from_block, to_block) = self.log_range(&filter).await?;
+        let query = LogQuery { chain: self.chain, from_block, to_block, filter, max_logs: MAX_LOGS };
+        self.source.logs(query).await.map_err(source_error)
+    }
+
+    async fn get_balance(&self, address: Address, block: Option<BlockId>) -> RpcResult<Uint> {
+        let block = block.map_or(BlockRef::Latest, BlockRef::from);
+        self.existing_block(block, "block").await?;
+        self.source.balance(self.chain, address, block).await.map_err(source_error)
+    }
+
+    async fn get_transaction_count(&self, address: Address, block: Option<BlockId>) -> RpcResult<Uint64> {
+        let block = block.map_or(BlockRef::Latest, BlockRef::from);
+        self.existing_block(block, "block").await?;
+        self.source.transaction_count(self.chain, address, block).await.map(Uint64).map_err(source_error)
+    }
+
+    async fn gas_price(&self) -> RpcResult<Uint> {
+        let fees = self.source.fee_suggestion(self.chain).await.map_err(source_error)?;
+        Ok(U256::from(fees.next_base_fee + fees.tip))
+    }
+
+    async fn max_priority_fee_per_gas(&self) -> RpcResult<Uint> {
+        let fees = self.source.fee_suggestion(self.chain).await.map_err(source_error)?;
+        Ok(U256::from(fees.tip))
+    }
+
+    async fn fee_history(
+        &self,
+        block_count: BlockCount,
+        newest_block: BlockNumberOrTag,
+        reward_percentiles: Option<Vec<f64>>,
+    ) -> RpcResult<FeeHistory> {
+        let count = block_count.0.0;
+        if !(1..=MAX_FEE_HISTORY).contains(&count) {
+            return Err(invalid_params(format!("blockCount: {count} is not between 1 and {MAX_FEE_HISTORY}")));
+        }
+        let percentiles = reward_percentiles.unwrap_or_default();
+        if let Some(bad) = percentiles.iter().find(|p| !(0.0..=100.0).contains(*p)) {
+            return Err(invalid_params(format!("rewardPercentiles: {bad} is not between 0 and 100")));
+        }
+        if percentiles.windows(2).any(|pair| pair[0] > pair[1]) {
+            return Err(invalid_params("rewardPercentiles: the percentiles must increase"));
+        }
+        self.existing_block(newest_block.into(), "newestBlock").await?;
+        self.source.fee_history(self.chain, count, newest_block.into(), &percentiles).await.map_err(source_error)
+    }
+}
+
+/// The gateway's methods for one chain: the API trait, and an error naming
+/// the reason for each standard method a source without EVM state cannot
+/// answer truthfully.
+fn methods<S: DataSource>(gateway: Gateway<S>) -> jsonrpsee::RpcModule<Gateway<S>> {
+    let mut module = gateway.into_rpc();
+    for (name, reason) in UNANSWERABLE_METHODS {
+        module
+            .register_method(name, move |_, _, _| {
+                rpc_error(ErrorCode::MethodNotSupported, format!("{name} is not supported: {reason}"))
+            })
+            .expect("the spec lists each unanswerable method once, apart from the API's methods");
+    }
+    module
 }
 
 /// jsonrpsee's HTTP service, without extra middleware.
@@ -111,7 +289,7 @@ impl RpcServices {
                     .set_config(config.clone())
                     .to_service_builder()
                     .max_connections(u32::MAX)
-                    .build(gateway.into_rpc(), stop.clone());
+                    .build(methods(gateway), stop.clone());
                 (chain, service)
             })
             .collect();

@@ -6,11 +6,11 @@ use uuid::Uuid;
 use w3api_devnet::{Devnet, Scale};
 use w3api_server::{ServerConfig, router, serve};
 use w3api_source::{
-    BlockRef, DataSource, SourceError, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokens,
-    WalletTokensQuery,
+    BlockRef, DataSource, FeeSuggestion, LogQuery, SourceError, TokenPriceQuery, WalletCollectionsQuery,
+    WalletNftsQuery, WalletTokens, WalletTokensQuery,
 };
-use w3api_types::rpc::{Block, TokenPrice, Transaction};
-use w3api_types::{Chain, EvmStream, Nft, NftCollection};
+use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
+use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, U256};
 
 /// The devnet, answering wallet tokens after a pause.
 struct Slow(Devnet);
@@ -37,6 +37,48 @@ impl DataSource for Slow {
     }
     async fn transaction(&self, chain: Chain, block: BlockRef, index: u64) -> Result<Option<Transaction>, SourceError> {
         self.0.transaction(chain, block, index).await
+    }
+    fn kind(&self) -> &'static str {
+        "slow devnet"
+    }
+    async fn syncing(&self, chain: Chain) -> Result<SyncingStatus, SourceError> {
+        self.0.syncing(chain).await
+    }
+    async fn block_number(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
+        self.0.block_number(chain, block).await
+    }
+    async fn block_transaction_count(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
+        self.0.block_transaction_count(chain, block).await
+    }
+    async fn transaction_by_hash(&self, chain: Chain, hash: Hash32) -> Result<Option<Transaction>, SourceError> {
+        self.0.transaction_by_hash(chain, hash).await
+    }
+    async fn receipt(&self, chain: Chain, hash: Hash32) -> Result<Option<Receipt>, SourceError> {
+        self.0.receipt(chain, hash).await
+    }
+    async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
+        self.0.block_receipts(chain, block).await
+    }
+    async fn logs(&self, query: LogQuery) -> Result<Vec<Log>, SourceError> {
+        self.0.logs(query).await
+    }
+    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
+        self.0.balance(chain, address, block).await
+    }
+    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
+        self.0.transaction_count(chain, address, block).await
+    }
+    async fn fee_history(
+        &self,
+        chain: Chain,
+        count: u64,
+        newest: BlockRef,
+        percentiles: &[f64],
+    ) -> Result<FeeHistory, SourceError> {
+        self.0.fee_history(chain, count, newest, percentiles).await
+    }
+    async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
+        self.0.fee_suggestion(chain).await
     }
     async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {
         self.0.stream(id).await

@@ -8,7 +8,11 @@
 use std::future::Future;
 
 use uuid::Uuid;
-use w3api_types::rpc::{Block, BlockNumberOrTag, Hash32, TokenPrice, Transaction};
+use w3api_types::U256;
+use w3api_types::rpc::{
+    Block, BlockId, BlockNumberOrTag, FeeHistory, Hash32, Log, LogFilter, Receipt, SyncingStatus, TokenPrice,
+    Transaction,
+};
 use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, TokenBalance, TokenIdFormat};
 
 /// A source of chain data for the API.
@@ -50,6 +54,77 @@ pub trait DataSource: Send + Sync + 'static {
         index: u64,
     ) -> impl Future<Output = Result<Option<Transaction>, SourceError>> + Send;
 
+    /// What the source is, for `web3_clientVersion` (`devnet`, a node's name).
+    fn kind(&self) -> &'static str;
+
+    /// Whether the source is still catching up with its chain.
+    fn syncing(&self, chain: Chain) -> impl Future<Output = Result<SyncingStatus, SourceError>> + Send;
+
+    /// The number of the block a reference names; `None` when it does not exist.
+    fn block_number(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<Option<u64>, SourceError>> + Send;
+
+    /// The number of transactions of a block; `None` when it does not exist.
+    fn block_transaction_count(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<Option<u64>, SourceError>> + Send;
+
+    /// An included transaction by hash.
+    fn transaction_by_hash(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+    ) -> impl Future<Output = Result<Option<Transaction>, SourceError>> + Send;
+
+    /// The receipt of an included transaction.
+    fn receipt(&self, chain: Chain, hash: Hash32) -> impl Future<Output = Result<Option<Receipt>, SourceError>> + Send;
+
+    /// Every receipt of a block, in order; `None` when the block does not exist.
+    fn block_receipts(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<Option<Vec<Receipt>>, SourceError>> + Send;
+
+    /// The logs of a range of existing blocks that pass a filter's address
+    /// and topic conditions, in chain order; [`SourceError::TooManyLogs`]
+    /// past `query.max_logs`.
+    fn logs(&self, query: LogQuery) -> impl Future<Output = Result<Vec<Log>, SourceError>> + Send;
+
+    /// The native balance of an account after a block.
+    fn balance(
+        &self,
+        chain: Chain,
+        address: Address,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<U256, SourceError>> + Send;
+
+    /// How many transactions an account has sent up to and including a block.
+    fn transaction_count(
+        &self,
+        chain: Chain,
+        address: Address,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<u64, SourceError>> + Send;
+
+    /// Fees of `count` blocks ending at `newest` (fewer where the chain is
+    /// shorter), with the tip at each of `percentiles` (increasing, 0 to 100).
+    fn fee_history(
+        &self,
+        chain: Chain,
+        count: u64,
+        newest: BlockRef,
+        percentiles: &[f64],
+    ) -> impl Future<Output = Result<FeeHistory, SourceError>> + Send;
+
+    /// The fees a new transaction should offer.
+    fn fee_suggestion(&self, chain: Chain) -> impl Future<Output = Result<FeeSuggestion, SourceError>> + Send;
+
     /// One EVM stream.
     fn stream(&self, id: Uuid) -> impl Future<Output = Result<Option<EvmStream>, SourceError>> + Send;
 
@@ -68,6 +143,10 @@ pub enum BlockRef {
     Earliest,
     /// The block being built (the newest one when nothing is pending).
     Pending,
+    /// The newest block unlikely to be reorganised away.
+    Safe,
+    /// The newest block that can no longer be reorganised away.
+    Finalized,
     /// The block with this hash.
     Hash(Hash32),
 }
@@ -79,8 +158,49 @@ impl From<BlockNumberOrTag> for BlockRef {
             BlockNumberOrTag::Latest => BlockRef::Latest,
             BlockNumberOrTag::Earliest => BlockRef::Earliest,
             BlockNumberOrTag::Pending => BlockRef::Pending,
+            BlockNumberOrTag::Safe => BlockRef::Safe,
+            BlockNumberOrTag::Finalized => BlockRef::Finalized,
         }
     }
+}
+
+/// `requireCanonical` asks nothing more of a source whose blocks are all canonical.
+impl From<BlockId> for BlockRef {
+    fn from(block: BlockId) -> Self {
+        match block {
+            BlockId::Number(block) => block.into(),
+            BlockId::Hash { block_hash, .. } => BlockRef::Hash(block_hash),
+        }
+    }
+}
+
+/// How far below the newest block the `safe` tag stands: one epoch of 32 slots.
+pub const SAFE_DEPTH: u64 = 32;
+/// How far below the newest block the `finalized` tag stands: two epochs.
+pub const FINALIZED_DEPTH: u64 = 64;
+
+/// Logs of a range of blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogQuery {
+    /// Chain to read.
+    pub chain: Chain,
+    /// First block, which exists.
+    pub from_block: u64,
+    /// Last block, which exists and is not before `from_block`.
+    pub to_block: u64,
+    /// Address and topic conditions (its block fields are already resolved).
+    pub filter: LogFilter,
+    /// Most logs to return.
+    pub max_logs: usize,
+}
+
+/// What a new transaction should offer per gas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FeeSuggestion {
+    /// Base fee of the next block.
+    pub next_base_fee: u128,
+    /// Tip per gas.
+    pub tip: u128,
 }
 
 /// Token balances of a wallet.
@@ -229,6 +349,15 @@ pub enum SourceError {
         name: String,
         /// The exchanges of the chain, by name and factory address.
         known: Vec<String>,
+    },
+    /// A block named by hash that the source does not have.
+    #[error("no block has hash {0:#x}")]
+    UnknownBlockHash(Hash32),
+    /// More logs match than one answer may hold.
+    #[error("the query matches more than {limit} logs; narrow the block range or the addresses and topics")]
+    TooManyLogs {
+        /// Most logs an answer holds.
+        limit: usize,
     },
     /// The source failed.
     #[error("data source failure: {0}")]

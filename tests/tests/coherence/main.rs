@@ -7,6 +7,7 @@
 
 mod balances;
 mod history;
+mod native;
 mod nft_owners;
 mod prices;
 mod transactions;

@@ -7,6 +7,7 @@
 
 mod execution_apis;
 mod harness;
+mod node;
 mod pagination;
 mod rest;
 mod rpc;

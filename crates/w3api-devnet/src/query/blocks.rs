@@ -7,7 +7,7 @@
 use alloy_consensus::transaction::to_eip155_value;
 use alloy_consensus::{Transaction as _, TxEnvelope};
 use alloy_primitives::{B64, U256};
-use w3api_source::BlockRef;
+use w3api_source::{BlockRef, FINALIZED_DEPTH, SAFE_DEPTH};
 use w3api_types::Lenient;
 use w3api_types::rpc::{AccessListItem, Block, BlockTransactions, Transaction};
 
@@ -20,6 +20,8 @@ impl ChainData {
             // Nothing is ever pending on the devnet: pending is the newest block.
             BlockRef::Latest | BlockRef::Pending => Some(self.latest()),
             BlockRef::Earliest => Some(0),
+            BlockRef::Safe => Some(self.latest().saturating_sub(SAFE_DEPTH)),
+            BlockRef::Finalized => Some(self.latest().saturating_sub(FINALIZED_DEPTH)),
             BlockRef::Number(number) => (number <= self.latest()).then_some(number),
             BlockRef::Hash(hash) => self.block_number(&hash),
         }

@@ -2,6 +2,7 @@
 
 pub mod blocks;
 pub mod nfts;
+pub mod node;
 pub mod prices;
 pub mod wallet_tokens;
 

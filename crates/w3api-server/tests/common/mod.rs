@@ -33,18 +33,22 @@ pub struct Answer {
     pub text: String,
 }
 
+/// The test binary's shared server, accepting `KEY` and `SECOND_KEY`.
 pub fn server() -> &'static Harness {
     static HARNESS: OnceLock<Harness> = OnceLock::new();
-    HARNESS.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let devnet = Devnet::new(0, Scale::TINY);
-        let config =
-            ServerConfig { index_delay: INDEX_DELAY, ..ServerConfig::new(vec![KEY.into(), SECOND_KEY.into()]) };
-        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        runtime.spawn(serve(listener, router(devnet.clone(), config), std::future::pending()));
-        Harness { base, http: w3api_tests::http_client(), devnet, runtime }
-    })
+    HARNESS.get_or_init(|| start(|config| config))
+}
+
+/// A server of its own, with the shared server's configuration changed by `adjust`.
+pub fn start(adjust: impl FnOnce(ServerConfig) -> ServerConfig) -> Harness {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let devnet = Devnet::new(0, Scale::TINY);
+    let config =
+        adjust(ServerConfig { index_delay: INDEX_DELAY, ..ServerConfig::new(vec![KEY.into(), SECOND_KEY.into()]) });
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    runtime.spawn(serve(listener, router(devnet.clone(), config), std::future::pending()));
+    Harness { base, http: w3api_tests::http_client(), devnet, runtime }
 }
 
 impl Harness {

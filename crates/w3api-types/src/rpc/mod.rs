@@ -7,14 +7,25 @@
 //! converts them to alloy's types for hashing and signature recovery.
 
 mod block;
+mod filter;
+mod node;
 mod params;
+mod receipt;
 mod token_price;
 mod transaction;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
-pub use params::{BlockNumberOrTag, InvalidBlockNumberOrTag, TokenPriceInclude, TokenPriceParams, TransactionIndex};
+pub use filter::{AddressFilter, LogFilter, TopicFilter};
+pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};
+pub use params::{
+    BlockId, BlockNumberOrTag, InvalidBlockNumberOrTag, TokenPriceInclude, TokenPriceParams, TransactionIndex,
+};
+pub use receipt::{Log, Receipt};
 pub use token_price::{NativePrice, TokenPrice};
 pub use transaction::{AccessListItem, Transaction};
+
+/// A 20-byte account or contract address (`Address` in the spec).
+pub use alloy_primitives::Address;
 
 /// A 32-byte hash (`Hash32` in the spec).
 pub type Hash32 = alloy_primitives::B256;

@@ -5,12 +5,14 @@ use std::str::FromStr;
 
 use alloy_primitives::Address;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_with::serde_as;
 
 use crate::wire::{self, Hex};
 
-/// A block by number, or one of the tags `latest`, `earliest`, `pending`.
+/// A block by number, or one of the tags `latest`, `earliest`, `pending`,
+/// `safe`, `finalized`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BlockNumberOrTag {
     /// The newest block.
@@ -20,6 +22,10 @@ pub enum BlockNumberOrTag {
     /// The block being built; the gateway answers with the newest block when
     /// nothing is pending.
     Pending,
+    /// The newest block unlikely to be reorganised away.
+    Safe,
+    /// The newest block that can no longer be reorganised away.
+    Finalized,
     /// The block with this number.
     Number(u64),
 }
@@ -27,7 +33,7 @@ pub enum BlockNumberOrTag {
 /// A block parameter that is neither a tag nor a canonical hex number.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid block {value:?}: expected \"latest\", \"earliest\", \"pending\" or a 0x-prefixed hex number without leading zeros"
+    "invalid block {value:?}: expected \"latest\", \"earliest\", \"pending\", \"safe\", \"finalized\" or a 0x-prefixed hex number without leading zeros"
 )]
 pub struct InvalidBlockNumberOrTag {
     /// The value that was given.
@@ -43,6 +49,8 @@ impl FromStr for BlockNumberOrTag {
             "latest" => Ok(Self::Latest),
             "earliest" => Ok(Self::Earliest),
             "pending" => Ok(Self::Pending),
+            "safe" => Ok(Self::Safe),
+            "finalized" => Ok(Self::Finalized),
             _ => parse_quantity(text).map(Self::Number).ok_or_else(invalid),
         }
     }
@@ -64,6 +72,8 @@ impl fmt::Display for BlockNumberOrTag {
             Self::Latest => f.write_str("latest"),
             Self::Earliest => f.write_str("earliest"),
             Self::Pending => f.write_str("pending"),
+            Self::Safe => f.write_str("safe"),
+            Self::Finalized => f.write_str("finalized"),
             Self::Number(number) => write!(f, "{number:#x}"),
         }
     }
@@ -94,7 +104,7 @@ impl JsonSchema for BlockNumberOrTag {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "anyOf": [
-                { "type": "string", "enum": ["latest", "earliest", "pending"] },
+                { "type": "string", "enum": ["latest", "earliest", "pending", "safe", "finalized"] },
                 { "type": "string", "pattern": wire::pattern::QUANTITY }
             ]
         })
@@ -110,6 +120,117 @@ pub struct TransactionIndex(#[serde_as(as = "Hex")] pub u64);
 impl From<u64> for TransactionIndex {
     fn from(index: u64) -> Self {
         TransactionIndex(index)
+    }
+}
+
+/// A block by number or tag, or by hash (a bare hash, or an EIP-1898
+/// object): the block parameter of state queries such as `eth_getBalance`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockId {
+    /// A block number or tag, as a string or as `{"blockNumber": ...}`.
+    Number(BlockNumberOrTag),
+    /// The block with this hash, as `{"blockHash": ...}`; `require_canonical`
+    /// asks for an error when the block is not on the canonical chain.
+    Hash {
+        /// The block's hash.
+        block_hash: alloy_primitives::B256,
+        /// Fail unless the block is canonical.
+        require_canonical: bool,
+    },
+}
+
+impl From<BlockNumberOrTag> for BlockId {
+    fn from(block: BlockNumberOrTag) -> Self {
+        BlockId::Number(block)
+    }
+}
+
+impl Serialize for BlockId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            BlockId::Number(block) => block.serialize(serializer),
+            BlockId::Hash { block_hash, require_canonical } => {
+                use serde::ser::SerializeMap;
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("blockHash", &format!("{block_hash:#x}"))?;
+                if *require_canonical {
+                    map.serialize_entry("requireCanonical", &true)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BlockId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[serde_as]
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct Object {
+            #[serde_as(as = "Option<Hex>")]
+            #[serde(default)]
+            block_hash: Option<alloy_primitives::B256>,
+            #[serde(default)]
+            block_number: Option<BlockNumberOrTag>,
+            #[serde(default)]
+            require_canonical: bool,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Text(String),
+            Object(Object),
+        }
+        let form = Form::deserialize(deserializer).map_err(|_| {
+            de::Error::custom("a block is a number, a tag, a hash, {\"blockHash\": ...} or {\"blockNumber\": ...}")
+        })?;
+        match form {
+            // A bare 32-byte hash, as go-ethereum and the execution API's
+            // `BlockNumberOrTagOrHash` also accept.
+            Form::Text(text) if text.len() == 66 && text.starts_with("0x") => text
+                .parse()
+                .map(|block_hash| BlockId::Hash { block_hash, require_canonical: false })
+                .map_err(|_| de::Error::custom(format_args!("invalid block hash {text:?}"))),
+            Form::Text(text) => text.parse().map(BlockId::Number).map_err(de::Error::custom),
+            Form::Object(Object { block_hash: Some(block_hash), block_number: None, require_canonical }) => {
+                Ok(BlockId::Hash { block_hash, require_canonical })
+            }
+            Form::Object(Object { block_hash: None, block_number: Some(block), require_canonical: false }) => {
+                Ok(BlockId::Number(block))
+            }
+            Form::Object(_) => Err(de::Error::custom(
+                "a block object has exactly one of blockHash and blockNumber (requireCanonical goes with blockHash)",
+            )),
+        }
+    }
+}
+
+impl JsonSchema for BlockId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BlockId".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let number = generator.subschema_for::<BlockNumberOrTag>();
+        json_schema!({
+            "anyOf": [
+                number,
+                { "type": "string", "pattern": wire::pattern::HASH32 },
+                {
+                    "type": "object",
+                    "required": ["blockHash"],
+                    "properties": {
+                        "blockHash": { "type": "string", "pattern": wire::pattern::HASH32 },
+                        "requireCanonical": { "type": "boolean" }
+                    }
+                },
+                {
+                    "type": "object",
+                    "required": ["blockNumber"],
+                    "properties": { "blockNumber": number }
+                }
+            ]
+        })
     }
 }
 
@@ -157,6 +278,8 @@ mod tests {
         assert_eq!("latest".parse(), Ok(BlockNumberOrTag::Latest));
         assert_eq!("earliest".parse(), Ok(BlockNumberOrTag::Earliest));
         assert_eq!("pending".parse(), Ok(BlockNumberOrTag::Pending));
+        assert_eq!("safe".parse(), Ok(BlockNumberOrTag::Safe));
+        assert_eq!("finalized".parse(), Ok(BlockNumberOrTag::Finalized));
         assert_eq!("0x0".parse(), Ok(BlockNumberOrTag::Number(0)));
         assert_eq!("0x1b".parse(), Ok(BlockNumberOrTag::Number(27)));
         assert_eq!("0xffffffffffffffff".parse(), Ok(BlockNumberOrTag::Number(u64::MAX)));
@@ -164,10 +287,31 @@ mod tests {
 
     #[test]
     fn anything_else_is_rejected_naming_the_value() {
-        for bad in ["0x01", "0x", "27", "safe", "0X1b", "0x1g", "0x10000000000000000", "Latest"] {
+        for bad in ["0x01", "0x", "27", "Safe", "final", "0X1b", "0x1g", "0x10000000000000000", "Latest"] {
             let error = bad.parse::<BlockNumberOrTag>().unwrap_err();
             assert!(error.to_string().contains(&format!("{bad:?}")), "{error}");
         }
+    }
+
+    #[test]
+    fn block_ids_take_every_eip_1898_form() {
+        let hash = alloy_primitives::B256::with_last_byte(7);
+        let by_hash = serde_json::json!({ "blockHash": format!("{hash:#x}"), "requireCanonical": true });
+        assert_eq!(
+            serde_json::from_value::<BlockId>(by_hash.clone()).unwrap(),
+            BlockId::Hash { block_hash: hash, require_canonical: true }
+        );
+        assert_eq!(serde_json::to_value(BlockId::Hash { block_hash: hash, require_canonical: true }).unwrap(), by_hash);
+        let number = serde_json::json!({ "blockNumber": "0x1b" });
+        assert_eq!(serde_json::from_value::<BlockId>(number).unwrap(), BlockId::Number(BlockNumberOrTag::Number(27)));
+        assert_eq!(serde_json::from_str::<BlockId>("\"safe\"").unwrap(), BlockId::Number(BlockNumberOrTag::Safe));
+        assert_eq!(
+            serde_json::from_value::<BlockId>(serde_json::json!(format!("{hash:#x}"))).unwrap(),
+            BlockId::Hash { block_hash: hash, require_canonical: false }
+        );
+        let both = serde_json::json!({ "blockHash": format!("{hash:#x}"), "blockNumber": "0x1" });
+        assert!(serde_json::from_value::<BlockId>(both).unwrap_err().to_string().contains("exactly one"));
+        assert!(serde_json::from_str::<BlockId>("\"0x01\"").unwrap_err().to_string().contains("\"0x01\""));
     }
 
     #[test]
