@@ -9,7 +9,7 @@ use std::future::Future;
 
 use uuid::Uuid;
 use w3api_types::rpc::{Block, BlockNumberOrTag, Hash32, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, TokenBalance, TokenIdFormat};
+use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, NftPrices, TokenBalance, TokenIdFormat, U256};
 
 /// A source of chain data for the API.
 pub trait DataSource: Send + Sync + 'static {
@@ -50,6 +50,22 @@ pub trait DataSource: Send + Sync + 'static {
         index: u64,
     ) -> impl Future<Output = Result<Option<Transaction>, SourceError>> + Send;
 
+    /// Marketplace prices at a block: the floor of an NFT's collection and
+    /// the last sale of the NFT (of any token of the collection when
+    /// [`NftRef::token_id`] is `None`). `None` where there was no sale.
+    ///
+    /// Optional: a source without marketplace data keeps this default, and
+    /// `include_prices=true` then gets `null` prices for every item.
+    fn nft_prices(
+        &self,
+        chain: Chain,
+        at_block: u64,
+        nft: NftRef,
+    ) -> impl Future<Output = Result<Option<NftPrices>, SourceError>> + Send {
+        let _ = (chain, at_block, nft);
+        async { Ok(None) }
+    }
+
     /// One EVM stream.
     fn stream(&self, id: Uuid) -> impl Future<Output = Result<Option<EvmStream>, SourceError>> + Send;
 
@@ -81,6 +97,15 @@ impl From<BlockNumberOrTag> for BlockRef {
             BlockNumberOrTag::Pending => BlockRef::Pending,
         }
     }
+}
+
+/// An NFT, or a collection, whose marketplace prices are asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NftRef {
+    /// The collection.
+    pub token_address: Address,
+    /// The token; `None` for the collection as a whole.
+    pub token_id: Option<U256>,
 }
 
 /// Token balances of a wallet.
