@@ -23,18 +23,8 @@ cargo build --release --quiet -p w3api-cli
 export W3API_BIN="$PWD/target/release/w3api"
 export W3API_API_KEY=conformance-key
 
-"$W3API_BIN" serve --listen 127.0.0.1:0 --seed 0 --api-key "$W3API_API_KEY" --index-delay 1s \
-  >"$work/serve.out" 2>"$work/serve.err" &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
-W3API_URL=
-for _ in $(seq 1 1000); do
-  W3API_URL=$(sed -n 's/^listening on //p' "$work/serve.out")
-  [ -n "$W3API_URL" ] && break
-  sleep 0.01
-done
-[ -n "$W3API_URL" ] || { cat "$work/serve.err" >&2; exit 1; }
-export W3API_URL
+. .ci/serve.sh
+start_w3api "$work" --seed 0 --api-key "$W3API_API_KEY" --index-delay 1s
 
 echo "--- schemathesis: spec/openapi.yaml against $W3API_URL"
 # Real devnet values for the dictionaries (libFuzzer format: a quoted value a line).

@@ -16,7 +16,8 @@ generated value into a genuinely valid one; negative cases are left alone.
   bytes (a length a regular expression over Base58 cannot express), and
   `expirationTime` must be in the future and after `notBefore` (as the spec's
   descriptions say). Generated values that break these are replaced by valid
-  ones.
+  ones. `timeout` is required (as in production); every request these hooks
+  make or complete carries one.
 
 Environment: W3API_URL, W3API_API_KEY, W3API_BIN (the `w3api` binary).
 """
@@ -110,6 +111,7 @@ def issue_real_cursor(case):
 
 
 def make_request_satisfiable(body):
+    body.setdefault("timeout", 60)
     address = body.get("address")
     if isinstance(address, str) and base58_length(address) != 32:
         body["address"] = pick(address, DEVNET_ADDRESSES)

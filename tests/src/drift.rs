@@ -8,8 +8,11 @@
 //! - JSON types other than `null` are equal;
 //! - a property the spec makes nullable is nullable in Rust (Rust may accept
 //!   `null` where the spec does not: decoding is lenient, encoding omits it);
-//! - every enum value of the spec is accepted by the Rust type (Rust may
-//!   accept more spellings, as `Chain` does).
+//! - every enum value of the spec is one the Rust type's schema lists (Rust
+//!   may list more spellings, as `Chain` does). Types that keep values they
+//!   do not know (`Chain::Other`, the `Unknown` variant of open enums) list
+//!   their known values only, so a value added to the spec and not to the
+//!   type is still reported.
 
 use std::collections::{BTreeMap, BTreeSet};
 

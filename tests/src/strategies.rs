@@ -70,6 +70,22 @@ pub fn timestamp() -> impl Strategy<Value = DateTime<Utc>> {
     (0i64..4_102_444_800_000).prop_map(|ms| Utc.timestamp_millis_opt(ms).unwrap())
 }
 
+/// A chain outside the table, by hex id or by a name no chain of the table has.
+pub fn other_chain() -> impl Strategy<Value = Chain> {
+    let by_id = (1u64..).prop_filter("not an id of the table", |id| Chain::from_id(*id).is_none());
+    let by_name = "[a-z][a-z0-9 _-]{0,29}[a-z0-9_-]".prop_filter("not a name or slug of the table", |name| {
+        Chain::all().all(|chain| !chain.accepted_forms().contains(name))
+    });
+    prop_oneof![by_id.prop_map(|id| format!("{id:#x}")), by_name]
+        .prop_map(|text| text.parse().expect("a well-formed chain parses"))
+}
+
+/// Text that is none of the values an open enum knows (`known`), to stand
+/// for a value production adds later.
+pub fn unknown_value(known: Vec<String>) -> impl Strategy<Value = String> {
+    text().prop_filter("not a known value", move |t| !known.contains(t))
+}
+
 /// A chain the wallet-data API serves (what its `chain` schema allows).
 pub fn data_api_chain() -> impl Strategy<Value = Chain> {
     select(Chain::data_api().collect::<Vec<_>>())
@@ -110,7 +126,7 @@ pub fn error() -> impl Strategy<Value = Error> {
 
 /// Any Solana network.
 pub fn solana_network() -> impl Strategy<Value = SolanaNetwork> {
-    select(vec![SolanaNetwork::Mainnet, SolanaNetwork::Testnet, SolanaNetwork::Devnet])
+    select(SolanaNetwork::KNOWN.to_vec())
 }
 
 /// A challenge request the spec accepts.
@@ -120,7 +136,7 @@ pub fn solana_challenge_request() -> impl Strategy<Value = SolanaChallengeReques
         url(),
         base58(),
         solana_network(),
-        maybe(15u32..=120),
+        15u32..=120,
         maybe("[ -~]{0,40}"),
         maybe(timestamp()),
         maybe(timestamp()),
@@ -248,12 +264,12 @@ pub fn token_balance_page() -> impl Strategy<Value = TokenBalancePage> {
 
 /// Any sync status.
 pub fn sync_status() -> impl Strategy<Value = SyncStatus> {
-    select(vec![SyncStatus::Synced, SyncStatus::Syncing])
+    select(SyncStatus::KNOWN.to_vec())
 }
 
 /// Any contract type.
 pub fn contract_type() -> impl Strategy<Value = ContractType> {
-    select(vec![ContractType::Erc721, ContractType::Erc1155])
+    select(ContractType::KNOWN.to_vec())
 }
 
 /// Any token id format.
@@ -261,18 +277,21 @@ pub fn token_id_format() -> impl Strategy<Value = TokenIdFormat> {
     select(vec![TokenIdFormat::Decimal, TokenIdFormat::Hex])
 }
 
-/// Any trait value.
+/// Any trait value; lists and objects are the `Json` case (a scalar there
+/// would decode as its own variant).
 pub fn trait_value() -> impl Strategy<Value = TraitValue> {
     prop_oneof![
         any::<bool>().prop_map(TraitValue::Bool),
         finite_f64().prop_map(TraitValue::Number),
-        text().prop_map(TraitValue::Text)
+        text().prop_map(TraitValue::Text),
+        vec(json_leaf(), 0..3).prop_map(|items| TraitValue::Json(serde_json::Value::Array(items))),
+        json_object().prop_map(|object| TraitValue::Json(serde_json::Value::Object(object))),
     ]
 }
 
 /// Any NFT trait.
 pub fn nft_attribute() -> impl Strategy<Value = NftAttribute> {
-    (maybe(text()), trait_value(), maybe(text()), maybe(finite_f64()), maybe(any::<u64>()), maybe(any::<u64>()))
+    (maybe(text()), maybe(trait_value()), maybe(text()), maybe(finite_f64()), maybe(any::<u64>()), maybe(any::<u64>()))
         .prop_map(|(trait_type, value, display_type, max_value, trait_count, order)| NftAttribute {
             trait_type,
             value,
@@ -324,20 +343,70 @@ pub fn nft_media() -> impl Strategy<Value = NftMedia> {
     )
 }
 
+/// Any token a sale was paid in.
+pub fn nft_payment_token() -> impl Strategy<Value = NftPaymentToken> {
+    (text(), text(), maybe(url()), any::<u8>(), address()).prop_map(
+        |(token_name, token_symbol, token_logo, token_decimals, token_address)| NftPaymentToken {
+            token_name,
+            token_symbol,
+            token_logo,
+            token_decimals,
+            token_address,
+        },
+    )
+}
+
+/// Any marketplace sale.
+pub fn nft_last_sale() -> impl Strategy<Value = NftLastSale> {
+    (
+        (b256(), timestamp(), address(), address(), u256(), "[0-9]{1,20}(\\.[0-9]{1,18})?"),
+        (maybe("[0-9]{1,9}\\.[0-9]{2}"), maybe("[0-9]{1,9}\\.[0-9]{2}"), address(), "[0-9]{1,40}", nft_payment_token()),
+    )
+        .prop_map(
+            |(
+                (transaction_hash, block_timestamp, buyer_address, seller_address, price, price_formatted),
+                (usd_price_at_sale, current_usd_value, token_address, token_id, payment_token),
+            )| NftLastSale {
+                transaction_hash,
+                block_timestamp,
+                buyer_address,
+                seller_address,
+                price,
+                price_formatted,
+                usd_price_at_sale,
+                current_usd_value,
+                token_address,
+                token_id,
+                payment_token,
+            },
+        )
+}
+
+/// Any set of `include_prices` fields.
+pub fn nft_prices() -> impl Strategy<Value = NftPrices> {
+    (maybe("[0-9]{1,6}(\\.[0-9]{1,4})?"), maybe("[0-9]{1,6}\\.[0-9]{2}"), maybe("[a-z]{3}"), maybe(nft_last_sale()))
+        .prop_map(|(floor_price, floor_price_usd, floor_price_currency, last_sale)| NftPrices {
+            floor_price,
+            floor_price_usd,
+            floor_price_currency,
+            last_sale,
+        })
+}
+
 /// Any NFT.
 pub fn nft() -> impl Strategy<Value = Nft> {
     (
         (address(), "([0-9]{1,40}|0x[0-9a-f]{1,32})", contract_type(), address(), any::<u64>(), any::<u64>()),
         (maybe(url()), maybe(text()), maybe(normalized_metadata()), maybe(nft_media()), maybe(u256())),
         (text(), text(), text(), maybe(1u64..), maybe(text()), maybe(percentage())),
-        (maybe(timestamp()), maybe(timestamp()), any::<bool>(), maybe(any::<bool>())),
+        (maybe(timestamp()), maybe(timestamp()), any::<bool>(), maybe(any::<bool>()), maybe(nft_prices())),
     )
         .prop_map(
             |(
                 (token_address, token_id, contract_type, owner_of, block_number, block_number_minted),
                 (token_uri, metadata, normalized_metadata, media, amount),
                 (name, symbol, token_hash, rarity_rank, rarity_label, rarity_percentage),
-                (last_token_uri_sync, last_metadata_sync, possible_spam, verified_collection),
+                (last_token_uri_sync, last_metadata_sync, possible_spam, verified_collection, prices),
             )| Nft {
                 token_address,
                 token_id,
@@ -360,6 +429,7 @@ pub fn nft() -> impl Strategy<Value = Nft> {
                 last_metadata_sync,
                 possible_spam: Some(possible_spam),
                 verified_collection,
+                prices,
             },
         )
 }
@@ -383,9 +453,21 @@ pub fn nft_collection() -> impl Strategy<Value = NftCollection> {
         maybe(any::<u64>()),
         maybe(url()),
         maybe(url()),
+        maybe(nft_prices()),
     )
         .prop_map(
-            |(token_address, contract_type, name, symbol, possible_spam, verified_collection, count, logo, banner)| {
+            |(
+                token_address,
+                contract_type,
+                name,
+                symbol,
+                possible_spam,
+                verified_collection,
+                count,
+                logo,
+                banner,
+                prices,
+            )| {
                 NftCollection {
                     token_address,
                     contract_type,
@@ -396,6 +478,7 @@ pub fn nft_collection() -> impl Strategy<Value = NftCollection> {
                     count,
                     collection_logo: logo,
                     collection_banner_image: banner,
+                    prices,
                 }
             },
         )
@@ -412,18 +495,12 @@ pub fn nft_collection_page() -> impl Strategy<Value = NftCollectionPage> {
 
 /// Any stream status.
 pub fn stream_status() -> impl Strategy<Value = StreamStatus> {
-    select(vec![StreamStatus::Active, StreamStatus::Paused, StreamStatus::Error, StreamStatus::Terminated])
+    select(StreamStatus::KNOWN.to_vec())
 }
 
 /// Any trigger type.
 pub fn stream_trigger_type() -> impl Strategy<Value = StreamTriggerType> {
-    select(vec![
-        StreamTriggerType::Tx,
-        StreamTriggerType::Log,
-        StreamTriggerType::Erc20transfer,
-        StreamTriggerType::Erc20approval,
-        StreamTriggerType::Nfttransfer,
-    ])
+    select(StreamTriggerType::KNOWN.to_vec())
 }
 
 /// Any ABI parameter, tuples nested up to three deep.
@@ -456,9 +533,20 @@ pub fn abi_item() -> impl Strategy<Value = AbiItem> {
         })
 }
 
+/// Any native-balance selector type.
+pub fn stream_native_balance_type() -> impl Strategy<Value = StreamNativeBalanceType> {
+    select(StreamNativeBalanceType::KNOWN.to_vec())
+}
+
 /// Any native-balance selector.
 pub fn stream_native_balances() -> impl Strategy<Value = StreamNativeBalances> {
-    (vec(text(), 0..3), stream_trigger_type()).prop_map(|(selectors, kind)| StreamNativeBalances { selectors, kind })
+    (vec(text(), 0..3), stream_native_balance_type())
+        .prop_map(|(selectors, kind)| StreamNativeBalances { selectors, kind })
+}
+
+/// Any trigger argument.
+pub fn trigger_input() -> impl Strategy<Value = TriggerInput> {
+    prop_oneof![text().prop_map(TriggerInput::One), vec(text(), 0..3).prop_map(TriggerInput::Many)]
 }
 
 /// Any advanced option.
@@ -469,16 +557,15 @@ pub fn stream_advanced_option() -> impl Strategy<Value = StreamAdvancedOption> {
 
 /// Any trigger.
 pub fn stream_trigger() -> impl Strategy<Value = StreamTrigger> {
-    (stream_trigger_type(), text(), vec(text(), 0..3), abi_item(), maybe(text()), maybe(text())).prop_map(
-        |(kind, contract_address, inputs, function_abi, topic0, call_from)| StreamTrigger {
+    (stream_trigger_type(), text(), maybe(vec(trigger_input(), 0..3)), abi_item(), maybe(text()), maybe(text()))
+        .prop_map(|(kind, contract_address, inputs, function_abi, topic0, call_from)| StreamTrigger {
             kind,
             contract_address,
             inputs,
             function_abi,
             topic0,
             call_from,
-        },
-    )
+        })
 }
 
 /// Any stream.

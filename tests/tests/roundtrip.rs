@@ -105,6 +105,8 @@ roundtrip! {
     normalized_metadata: NormalizedMetadata = s::normalized_metadata() => OpenApi "NormalizedMetadata";
     nft_attribute: NftAttribute = s::nft_attribute() => OpenApi "NftAttribute";
     trait_value: TraitValue = s::trait_value() => OpenApi "TraitValue";
+    nft_last_sale: NftLastSale = s::nft_last_sale() => OpenApi "NftLastSale";
+    nft_payment_token: NftPaymentToken = s::nft_payment_token() => OpenApi "NftPaymentToken";
     nft_media: NftMedia = s::nft_media() => OpenApi "NftMedia";
     nft_media_collection: NftMediaCollection = s::nft_media_collection() => OpenApi "NftMediaCollection";
     nft_media_item: NftMediaItem = s::nft_media_item() => OpenApi "NftMediaItem";
@@ -112,6 +114,7 @@ roundtrip! {
     nft_collection: NftCollection = s::nft_collection() => OpenApi "NftCollection";
     stream_status: StreamStatus = s::stream_status() => OpenApi "StreamStatus";
     stream_trigger_type: StreamTriggerType = s::stream_trigger_type() => OpenApi "StreamTriggerType";
+    stream_native_balance_type: StreamNativeBalanceType = s::stream_native_balance_type() => OpenApi "StreamNativeBalanceType";
     evm_stream: EvmStream = s::evm_stream() => OpenApi "EvmStream";
     stream_native_balances: StreamNativeBalances = s::stream_native_balances() => OpenApi "StreamNativeBalances";
     stream_advanced_option: StreamAdvancedOption = s::stream_advanced_option() => OpenApi "StreamAdvancedOption";
@@ -147,6 +150,125 @@ proptest! {
         for form in chain.accepted_forms() {
             prop_assert_eq!(form.parse::<Chain>().unwrap(), chain, "form {}", form);
         }
+    }
+
+    /// A chain outside the table decodes as `Other`, keeps its text and
+    /// writes it back unchanged; its canonical text parses to the same chain.
+    #[test]
+    fn chains_outside_the_table_round_trip(chain in s::other_chain()) {
+        prop_assert!(matches!(chain, Chain::Other(_)) && !chain.is_known());
+        let json = serde_json::to_value(chain).unwrap();
+        prop_assert_eq!(json.as_str(), Some(chain.as_str()));
+        prop_assert_eq!(serde_json::from_value::<Chain>(json).unwrap(), chain);
+        prop_assert_eq!(chain.to_string().parse::<Chain>().unwrap(), chain);
+        // The data-API schema lists the chains this server serves; another chain fails it, as the server refuses it.
+        prop_assert!(Document::OpenApi.validate_component("Chain", &serde_json::to_value(chain).unwrap()).is_err());
+    }
+}
+
+/// Decodes `value` of an open enum from text no known value has: it is kept
+/// as `Unknown`, written back as it came, and a page around it decodes.
+fn check_unknown<T>(text: &str, wrap: impl Fn(Value) -> Value) -> Result<(), TestCaseError>
+where
+    T: Serialize + DeserializeOwned + std::fmt::Display + std::fmt::Debug,
+{
+    let json = Value::String(text.to_string());
+    let value: T =
+        serde_json::from_value(json.clone()).map_err(|e| TestCaseError::fail(format!("decode {json}: {e}")))?;
+    prop_assert_eq!(value.to_string(), text, "{:?} keeps its text", value);
+    prop_assert_eq!(serde_json::to_value(&value).unwrap(), json.clone(), "re-encoded unchanged");
+    let page = wrap(json);
+    let reencoded = reencode_as_page(&page)?;
+    prop_assert_eq!(reencoded, page, "a page holding the unknown value decodes and re-encodes unchanged");
+    Ok(())
+}
+
+/// Round-trips a JSON document through whichever page type its `kind` names.
+fn reencode_as_page(page: &Value) -> Result<Value, TestCaseError> {
+    fn through<T: Serialize + DeserializeOwned>(json: &Value) -> Result<Value, TestCaseError> {
+        let value: T =
+            serde_json::from_value(json.clone()).map_err(|e| TestCaseError::fail(format!("decode {json}: {e}")))?;
+        Ok(serde_json::to_value(value).unwrap())
+    }
+    if page.get("webhookUrl").is_some() {
+        through::<EvmStream>(page)
+    } else if page.get("nonce").is_some() {
+        through::<SolanaVerifiedChallenge>(page)
+    } else if page["result"].get(0).is_some_and(|item| item.get("token_id").is_some()) {
+        through::<NftPage>(page)
+    } else {
+        through::<NftCollectionPage>(page)
+    }
+}
+
+fn names<T: ToString>(known: &[T]) -> Vec<String> {
+    known.iter().map(T::to_string).collect()
+}
+
+fn nft_page_with(status: Value, contract_type: Value) -> Value {
+    serde_json::json!({
+        "status": status, "total": null, "page": 1, "page_size": 100, "cursor": null,
+        "result": [{
+            "token_address": "0x057ec652a4f150f7ff94f089a38008f49a0df88e", "token_id": "1",
+            "contract_type": contract_type, "owner_of": "0x057ec652a4f150f7ff94f089a38008f49a0df88e",
+            "block_number": "1", "block_number_minted": "1", "token_uri": null, "metadata": null,
+            "name": "N", "symbol": "S", "token_hash": "h", "last_token_uri_sync": null,
+            "last_metadata_sync": null, "possible_spam": false
+        }]
+    })
+}
+
+fn stream_with(status: Value, native_balance_type: Value, trigger_type: Value) -> Value {
+    serde_json::json!({
+        "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6", "webhookUrl": "https://h.example/", "description": "d",
+        "tag": "t", "topic0": null, "abi": null, "advancedOptions": null, "chainIds": ["0x1"],
+        "getNativeBalances": [{"selectors": ["$to"], "type": native_balance_type}],
+        "triggers": [{"type": trigger_type, "contractAddress": "$contract", "functionAbi": {}}],
+        "status": status, "statusMessage": "m"
+    })
+}
+
+proptest! {
+    #[test]
+    fn unknown_sync_statuses_are_kept(text in s::unknown_value(names(SyncStatus::KNOWN))) {
+        check_unknown::<SyncStatus>(&text, |v| nft_page_with(v, "ERC721".into()))?;
+        let collections = serde_json::json!({"status": text, "page": 1, "page_size": 100, "cursor": null, "result": []});
+        prop_assert_eq!(reencode_as_page(&collections)?, collections);
+    }
+
+    #[test]
+    fn unknown_contract_types_are_kept(text in s::unknown_value(names(ContractType::KNOWN))) {
+        check_unknown::<ContractType>(&text, |v| nft_page_with("SYNCED".into(), v))?;
+    }
+
+    #[test]
+    fn unknown_stream_statuses_are_kept(text in s::unknown_value(names(StreamStatus::KNOWN))) {
+        check_unknown::<StreamStatus>(&text, |v| stream_with(v, "tx".into(), "tx".into()))?;
+    }
+
+    #[test]
+    fn unknown_trigger_types_are_kept(text in s::unknown_value(names(StreamTriggerType::KNOWN))) {
+        check_unknown::<StreamTriggerType>(&text, |v| stream_with("active".into(), "tx".into(), v))?;
+    }
+
+    #[test]
+    fn unknown_native_balance_types_are_kept(text in s::unknown_value(names(StreamNativeBalanceType::KNOWN))) {
+        check_unknown::<StreamNativeBalanceType>(&text, |v| stream_with("active".into(), v, "tx".into()))?;
+    }
+
+    #[test]
+    fn unknown_solana_networks_are_kept_in_answers_and_refused_in_requests(
+        text in s::unknown_value(names(SolanaNetwork::KNOWN)),
+    ) {
+        check_unknown::<SolanaNetwork>(&text, |v| serde_json::json!({
+            "id": "i", "domain": "a.example", "network": v, "address": "x", "uri": "https://a.example/",
+            "version": "1", "nonce": "n", "profileId": "p"
+        }))?;
+        let request = serde_json::json!({
+            "domain": "a.example", "uri": "https://a.example/", "address": "x", "network": text, "timeout": 15
+        });
+        let refused = serde_json::from_value::<SolanaChallengeRequest>(request).unwrap_err().to_string();
+        prop_assert!(refused.contains("expected one of `mainnet`, `testnet`, `devnet`"), "{}", refused);
     }
 }
 

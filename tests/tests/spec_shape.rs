@@ -178,22 +178,25 @@ fn the_chain_enum_is_the_data_api_chains_in_both_forms() {
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
-    let mut expected: BTreeSet<String> =
-        Chain::data_api().flat_map(|c| [c.data_api_name().unwrap().to_string(), c.hex_id()]).collect();
-    expected.insert("0xaa37d".into());
+    let expected: BTreeSet<String> = Chain::data_api()
+        .flat_map(|c| {
+            let forms = [c.data_api_name().unwrap().to_string(), c.hex_id().unwrap()];
+            forms.into_iter().chain(c.aliases().iter().map(|a| a.to_string()))
+        })
+        .collect();
     assert_eq!(values, expected);
-    assert_eq!(values.len(), 51, "25 names, 25 hex ids, and the interface's 0xaa37d");
+    assert_eq!(values.len(), 71, "35 names, 35 hex ids, and the interface's 0xaa37d");
 }
 
 #[test]
-fn the_rpc_server_lists_the_33_gateway_chains() {
+fn the_rpc_server_lists_the_43_gateway_chains() {
     let server = &Document::OpenRpc.raw()["servers"][0];
     assert_eq!(server["url"], "{rpc_url}/{chain}/{apiKey}");
     let slugs: BTreeSet<&str> =
         server["variables"]["chain"]["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     let expected: BTreeSet<&str> = Chain::rpc().map(|c| c.rpc_slug().unwrap()).collect();
     assert_eq!(slugs, expected);
-    assert_eq!(slugs.len(), 33);
+    assert_eq!(slugs.len(), 43);
 }
 
 #[test]

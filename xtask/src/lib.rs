@@ -1,11 +1,13 @@
 //! Code generation for w3api.
 //!
 //! [`generate`] turns `spec/openapi.yaml` into one progenitor client per tag
-//! (`crates/w3api-rest/src/generated/`) and `spec/openrpc.json` into a
-//! jsonrpsee API trait (`crates/w3api-rpc/src/generated.rs`), all in memory;
+//! (`crates/w3api-rest/src/generated/`), the `x-chains` table of its `Chain`
+//! schema into the chain table of `w3api-types`, and `spec/openrpc.json` into
+//! a jsonrpsee API trait (`crates/w3api-rpc/src/generated.rs`), all in memory;
 //! [`write`] puts them in place and [`check`] compares them with what is
 //! committed. The binary (`cargo xtask generate|check`) wraps these three.
 
+mod chains;
 mod diff;
 mod format;
 mod rest;
@@ -23,6 +25,8 @@ pub const OPENRPC_SPEC: &str = "spec/openrpc.json";
 pub const REST_DIR: &str = "crates/w3api-rest/src/generated";
 /// Where the RPC trait goes, relative to the workspace root.
 pub const RPC_FILE: &str = "crates/w3api-rpc/src/generated.rs";
+/// Where the chain table goes, relative to the workspace root.
+pub const CHAIN_FILE: &str = "crates/w3api-types/src/chain/table.rs";
 
 /// A file as the generator makes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,6 +72,7 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedFile>, Error> {
     let openapi = read(root, OPENAPI_SPEC)?;
     let openrpc = read(root, OPENRPC_SPEC)?;
     let mut files = rest::generate(&openapi)?;
+    files.push(chains::generate(&openapi, &openrpc)?);
     files.push(rpc::generate(&openrpc)?);
     Ok(files)
 }

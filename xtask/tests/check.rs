@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use xtask::{OPENAPI_SPEC, OPENRPC_SPEC, REST_DIR, RPC_FILE};
+use xtask::{CHAIN_FILE, OPENAPI_SPEC, OPENRPC_SPEC, REST_DIR, RPC_FILE};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -13,7 +13,12 @@ fn workspace() -> PathBuf {
 /// A scratch copy of the specs and the committed generated files.
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let mut files = vec![PathBuf::from(OPENAPI_SPEC), PathBuf::from(OPENRPC_SPEC), PathBuf::from(RPC_FILE)];
+    let mut files = vec![
+        PathBuf::from(OPENAPI_SPEC),
+        PathBuf::from(OPENRPC_SPEC),
+        PathBuf::from(RPC_FILE),
+        PathBuf::from(CHAIN_FILE),
+    ];
     for entry in std::fs::read_dir(workspace().join(REST_DIR)).unwrap() {
         files.push(Path::new(REST_DIR).join(entry.unwrap().file_name()));
     }
@@ -154,4 +159,42 @@ fn an_operation_without_a_declared_tag_is_refused() {
     );
     let error = xtask::generate(root.path()).unwrap_err().to_string();
     assert!(error.contains("getStream") && error.contains("\"admin\" is not declared"), "{error}");
+}
+
+#[test]
+fn a_chain_added_to_the_table_regenerates_the_chain_table() {
+    let root = scratch();
+    edit(
+        root.path(),
+        OPENAPI_SPEC,
+        "        - monad\n        - '0x8f'\n",
+        "        - monad\n        - '0x8f'\n        - mars\n        - '0x3e7'\n",
+    );
+    edit(root.path(), OPENAPI_SPEC, "rpcSlug: monad}", "rpcSlug: monad}\n        - {name: mars, id: '0x3e7'}");
+    let stale = xtask::check(root.path()).unwrap();
+    assert_eq!(stale.iter().map(|s| s.path.clone()).collect::<Vec<_>>(), [PathBuf::from(CHAIN_FILE)]);
+    assert!(stale[0].diff.lines().any(|l| l.starts_with('+') && l.contains("Mars")), "{}", stale[0].diff);
+}
+
+#[test]
+fn chain_lists_that_disagree_with_the_table_are_refused_by_name() {
+    let cases = [
+        // In the OpenAPI enum, not in the table.
+        (
+            OPENAPI_SPEC,
+            "        - monad\n        - '0x8f'\n",
+            "        - monad\n        - '0x8f'\n        - mars\n",
+            "\"mars\"",
+        ),
+        // A slug of the table the OpenRPC document does not list.
+        (OPENRPC_SPEC, "            \"monad\"\n", "            \"monad-mainnet\"\n", "\"monad\""),
+        // Two rows with one id.
+        (OPENAPI_SPEC, "{name: monad, id: '0x8f'", "{name: monad, id: '0x171'", "id 0x171"),
+    ];
+    for (file, from, to, expected) in cases {
+        let root = scratch();
+        edit(root.path(), file, from, to);
+        let error = xtask::generate(root.path()).unwrap_err().to_string();
+        assert!(error.contains(expected), "{to}: {error}");
+    }
 }

@@ -134,7 +134,7 @@ async fn solana_sign_in(devnet: &Devnet, client: &Client) -> Result<(), CliError
         uri: "https://demo.w3api.example/login".into(),
         address,
         network: SolanaNetwork::Devnet,
-        timeout: Some(60),
+        timeout: 60,
         statement: Some("Sign in to the w3api demo".into()),
         expiration_time: None,
         not_before: None,

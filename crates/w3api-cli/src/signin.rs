@@ -35,9 +35,10 @@ pub struct RequestArgs {
     /// Cluster of the account.
     #[arg(long, value_enum)]
     network: Network,
-    /// Seconds the challenge stays valid, 15 to 120 (server default 15).
-    #[arg(long)]
-    timeout: Option<u32>,
+    /// Seconds the challenge stays valid, 15 to 120. Production requires a
+    /// value, so one is always sent.
+    #[arg(long, default_value_t = 60)]
+    timeout: u32,
     /// Statement shown to the user: printable ASCII on one line.
     #[arg(long)]
     statement: Option<String>,
@@ -137,7 +138,7 @@ pub fn render_verified(verified: &SolanaVerifiedChallenge) -> String {
         ("profile", verified.profile_id.clone()),
         ("domain", verified.domain.clone()),
         ("uri", verified.uri.clone()),
-        ("network", output::or_dash(verified.network.map(|n| n.as_str()))),
+        ("network", output::or_dash(verified.network.as_ref())),
         ("nonce", verified.nonce.clone()),
         ("expires", output::or_dash(verified.expiration_time.map(|t| t.to_rfc3339()))),
     ])

@@ -247,7 +247,7 @@ pub fn render_nfts(pages: &[NftPage]) -> String {
         table.row(vec![
             format!("{:#x}", nft.token_address),
             nft.token_id.clone(),
-            contract_type(nft.contract_type),
+            nft.contract_type.to_string(),
             output::or_dash(nft.amount),
             shorten(&nft.name, 28),
             nft.symbol.clone(),
@@ -259,7 +259,7 @@ pub fn render_nfts(pages: &[NftPage]) -> String {
     format!(
         "{}status {}, {total} in total; {}",
         table.render(),
-        sync_status(last.status),
+        last.status,
         footer(pages[0].page, pages.len(), items, last.cursor.as_deref())
     )
 }
@@ -269,7 +269,7 @@ pub fn render_collections(pages: &[NftCollectionPage]) -> String {
     for collection in pages.iter().flat_map(|p| &p.result) {
         table.row(vec![
             format!("{:#x}", collection.token_address),
-            contract_type(collection.contract_type),
+            collection.contract_type.to_string(),
             shorten(&collection.name, 28),
             collection.symbol.clone(),
             output::or_dash(collection.count),
@@ -282,17 +282,9 @@ pub fn render_collections(pages: &[NftCollectionPage]) -> String {
     format!(
         "{}status {}; {}",
         table.render(),
-        sync_status(last.status),
+        last.status,
         footer(pages[0].page, pages.len(), items, last.cursor.as_deref())
     )
-}
-
-fn contract_type(kind: w3api_types::ContractType) -> String {
-    output::wire_name(&kind)
-}
-
-fn sync_status(status: w3api_types::SyncStatus) -> String {
-    output::wire_name(&status)
 }
 
 /// At most `max` characters, with an ellipsis when cut.

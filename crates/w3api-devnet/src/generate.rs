@@ -233,7 +233,7 @@ struct PendingBlock {
 
 /// Fills in transactions roots, then links and hashes the headers in order.
 fn seal(seed: u64, chain: Chain, pending: Vec<PendingBlock>, transactions: &[TxRecord]) -> Vec<BlockRecord> {
-    let chain_id = chain.id().to_be_bytes();
+    let chain_id = crate::chain_id(chain).to_be_bytes();
     let mut headers: Vec<Header> = pending
         .par_iter()
         .map(|block| {
@@ -343,12 +343,12 @@ impl<'a> Simulation<'a> {
         }
         let mut simulation = Simulation {
             seed,
-            chain_id: chain.id(),
+            chain_id: crate::chain_id(chain),
             scale: *scale,
             world,
             accounts,
             ledger,
-            rng: seed::rng(seed, &[b"activity", &chain.id().to_be_bytes()]),
+            rng: seed::rng(seed, &[b"activity", &crate::chain_id(chain).to_be_bytes()]),
             nonces: vec![0; accounts.len()],
             setup: VecDeque::new(),
             next_721: HashMap::new(),

@@ -37,11 +37,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use uuid::Uuid;
 use w3api_source::{
-    BlockRef, DataSource, FeeSuggestion, LogQuery, SourceError, TokenPriceQuery, WalletCollectionsQuery,
+    BlockRef, DataSource, FeeSuggestion, LogQuery, NftRef, SourceError, TokenPriceQuery, WalletCollectionsQuery,
     WalletNftsQuery, WalletTokens, WalletTokensQuery,
 };
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, NativePrice, Receipt, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, U256};
+use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, NftPrices, U256};
 
 pub use accounts::{Accounts, Role};
 pub use decimal::format_units;
@@ -54,6 +54,12 @@ pub use query::BLOCKS_PER_DAY;
 pub use query::prices::{Price, PriceFilter};
 pub use scale::Scale;
 pub use world::{Asset, Collection, Exchange, NativeCurrency, Pair, Token, TokenKind, World};
+
+/// The chain id the devnet signs with and derives a chain's data from.
+/// [`Devnet::chain`] documents why a chain without one never gets here.
+pub(crate) fn chain_id(chain: Chain) -> u64 {
+    chain.id().expect("the devnet generates only chains with a chain id")
+}
 
 /// The devnet: chains generated on first use, shared by every caller.
 /// Cloning is cheap.
@@ -101,6 +107,12 @@ impl Devnet {
 
     /// The data of `chain`, generated on first use. Callers asking for a
     /// chain being generated wait for it.
+    ///
+    /// # Panics
+    ///
+    /// For a chain without a chain id (a [`Chain::Other`] known only by
+    /// name): its transactions could not be signed. The [`DataSource`]
+    /// methods refuse such a chain with [`SourceError::ChainNotServed`].
     pub fn chain(&self, chain: Chain) -> Arc<ChainData> {
         let cell = {
             let mut chains = self.inner.chains.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -147,6 +159,9 @@ impl Devnet {
 
     /// The chain's data, generated off the async runtime's threads when new.
     async fn ready(&self, chain: Chain) -> Result<Arc<ChainData>, SourceError> {
+        if chain.id().is_none() {
+            return Err(SourceError::ChainNotServed(chain));
+        }
         if let Some(data) = self.generated(chain) {
             return Ok(data);
         }
@@ -244,6 +259,12 @@ impl DataSource for Devnet {
 
     async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
         Ok(self.ready(chain).await?.fee_suggestion())
+    }
+
+    async fn nft_prices(&self, chain: Chain, _: u64, _: NftRef) -> Result<Option<NftPrices>, SourceError> {
+        // The devnet has no marketplace sales yet, so nothing has a price.
+        self.ready(chain).await?;
+        Ok(None)
     }
 
     async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {

@@ -66,8 +66,8 @@ const TRAITS: &[(&str, &[&str])] = &[
 
 /// Metadata for token ids 1..=ids of a collection.
 pub fn collection(seed: u64, chain: Chain, address: Address, name: &str, ids: u32) -> Vec<NftMetadata> {
-    let mut rng = seed::rng(seed, &[b"nft-metadata", &chain.id().to_be_bytes(), address.as_slice()]);
-    let base = format!("{MEDIA_HOST}/nft/{}/{address:#x}", chain.id());
+    let mut rng = seed::rng(seed, &[b"nft-metadata", &crate::chain_id(chain).to_be_bytes(), address.as_slice()]);
+    let base = format!("{MEDIA_HOST}/nft/{}/{address:#x}", crate::chain_id(chain));
     (1..=ids)
         .map(|id| NftMetadata {
             name: format!("{name} #{id}"),

@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 use w3api_types::{
-    AbiItem, AbiParameter, Chain, EvmStream, StreamAdvancedOption, StreamNativeBalances, StreamStatus, StreamTrigger,
-    StreamTriggerType,
+    AbiItem, AbiParameter, Chain, EvmStream, StreamAdvancedOption, StreamNativeBalanceType, StreamNativeBalances,
+    StreamStatus, StreamTrigger, StreamTriggerType, TriggerInput,
 };
 
 use crate::generate::GENESIS_TIMESTAMP;
@@ -20,7 +20,7 @@ pub fn streams(seed: u64) -> Vec<EvmStream> {
         uuid::Builder::from_random_bytes(bytes[..16].try_into().expect("16 bytes")).into_uuid()
     };
     let updated = |days: i64| DateTime::<Utc>::from_timestamp(GENESIS_TIMESTAMP as i64 + days * 86_400, 0);
-    let hex = |chains: &[Chain]| chains.iter().map(|c| c.hex_id()).collect::<Vec<_>>();
+    let hex = |chains: &[Chain]| chains.iter().filter_map(|c| c.hex_id()).collect::<Vec<_>>();
     vec![
         EvmStream {
             id: id(0),
@@ -35,7 +35,7 @@ pub fn streams(seed: u64) -> Vec<EvmStream> {
             include_all_tx_logs: Some(false),
             get_native_balances: Some(vec![StreamNativeBalances {
                 selectors: vec!["$fromAddress".into(), "$toAddress".into()],
-                kind: StreamTriggerType::Tx,
+                kind: StreamNativeBalanceType::Tx,
             }]),
             abi: Some(vec![transfer_event("value")]),
             advanced_options: Some(vec![StreamAdvancedOption {
@@ -48,7 +48,7 @@ pub fn streams(seed: u64) -> Vec<EvmStream> {
             triggers: Some(vec![StreamTrigger {
                 kind: StreamTriggerType::Erc20transfer,
                 contract_address: "$contract".into(),
-                inputs: vec!["$to".into()],
+                inputs: Some(vec![TriggerInput::One("$to".into())]),
                 function_abi: balance_of(),
                 topic0: None,
                 call_from: None,

@@ -186,7 +186,7 @@ pub const MEDIA_HOST: &str = "https://devnet.w3api.example";
 impl World {
     /// Plans the chain: names, prices, and the addresses deployments will give.
     pub fn plan(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> World {
-        let mut rng = seed::rng(seed, &[b"world", &chain.id().to_be_bytes()]);
+        let mut rng = seed::rng(seed, &[b"world", &crate::chain_id(chain).to_be_bytes()]);
         let native = native_currency(chain);
         let deployer = accounts.address(Accounts::DEPLOYER);
         let spammer = accounts.address(Accounts::SPAMMER);
@@ -248,7 +248,7 @@ impl World {
             .collect::<Vec<_>>();
         let pairs = plan_pairs(&mut rng, &tokens, &exchanges);
         size_supplies(&mut tokens, &pairs, scale);
-        let miner = Address::from_slice(&seed::derive(seed, &[b"miner", &chain.id().to_be_bytes()])[12..]);
+        let miner = Address::from_slice(&seed::derive(seed, &[b"miner", &crate::chain_id(chain).to_be_bytes()])[12..]);
         let token_by_address = tokens.iter().enumerate().map(|(i, t)| (t.address, Asset(i as u16 + 1))).collect();
         let collection_by_address = collections.iter().enumerate().map(|(i, c)| (c.address, i as u16)).collect();
         World { chain, native, tokens, collections, exchanges, pairs, miner, token_by_address, collection_by_address }
@@ -300,6 +300,11 @@ fn native_currency(chain: Chain) -> NativeCurrency {
         Chain::Moonbase => ("DEV", "DEV", 0.01),
         Chain::Mantle | Chain::MantleSepolia => ("Mantle", "MNT", 0.9),
         Chain::Zetachain | Chain::ZetachainTestnet => ("Zeta", "ZETA", 0.6),
+        Chain::Flow | Chain::FlowTestnet => ("Flow", "FLOW", 0.5),
+        Chain::Ronin | Chain::RoninTestnet => ("Ronin", "RON", 1.2),
+        Chain::Pulse => ("Pulse", "PLS", 0.00004),
+        Chain::Sei | Chain::SeiTestnet => ("Sei", "SEI", 0.3),
+        Chain::Monad => ("Monad", "MON", 0.05),
         _ => ("Ether", "ETH", 3_000.0),
     };
     NativeCurrency { name, symbol, launch_usd }
@@ -343,7 +348,7 @@ fn token_images(chain: Chain, address: Address, has_images: bool) -> (Option<Str
     if !has_images {
         return (None, None);
     }
-    let base = format!("{MEDIA_HOST}/tokens/{}/{address:#x}", chain.id());
+    let base = format!("{MEDIA_HOST}/tokens/{}/{address:#x}", crate::chain_id(chain));
     (Some(format!("{base}.png")), Some(format!("{base}_thumb.png")))
 }
 
@@ -368,7 +373,7 @@ fn plan_collections(
         let metadata = metadata::collection(seed, chain, address, &name, ids);
         let trait_counts = metadata::trait_counts(&metadata);
         let rarity = metadata::rarity(&metadata, &trait_counts);
-        let base = format!("{MEDIA_HOST}/collections/{}/{address:#x}", chain.id());
+        let base = format!("{MEDIA_HOST}/collections/{}/{address:#x}", crate::chain_id(chain));
         collections.push(Collection {
             address,
             symbol,

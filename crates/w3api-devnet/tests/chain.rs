@@ -47,7 +47,7 @@ fn every_transaction_hash_and_sender_rederive_from_the_rpc_form() {
             let envelope = alloy.inner.inner();
             assert_eq!(*envelope.tx_hash(), tx.hash, "block {number} tx {index}: hash");
             assert_eq!(envelope.recover_signer().unwrap(), tx.from, "block {number} tx {index}: sender");
-            assert_eq!(alloy_consensus::Transaction::chain_id(envelope), Some(Chain::Eth.id()));
+            assert_eq!(alloy_consensus::Transaction::chain_id(envelope), Chain::Eth.id());
             assert_eq!(tx.transaction_index, Some(index as u64));
             assert_eq!(tx.block_hash, Some(block.hash));
             checked += 1;

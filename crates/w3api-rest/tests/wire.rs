@@ -251,7 +251,7 @@ fn challenge_request() -> SolanaChallengeRequest {
         uri: "https://defi.finance/".into(),
         address: "26qv4GCcx98RihuK3c4T6ozB3J7L6VwCuFVc7Ta2A3Uo".into(),
         network: SolanaNetwork::Devnet,
-        timeout: Some(30),
+        timeout: 30,
         statement: None,
         expiration_time: None,
         not_before: None,

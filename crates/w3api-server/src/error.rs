@@ -52,12 +52,8 @@ impl ApiError {
         ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, vec![format!("Request body exceeds {limit} bytes")])
     }
 
-    /// 422: the body is JSON but not of the request's shape.
-    pub fn unprocessable(messages: Vec<String>) -> Self {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, messages)
-    }
-
-    /// 429: too many things pending.
+    /// 429: too many things pending. No `Retry-After` is sent: production
+    /// documents none, and the spec promises none.
     pub fn too_many(message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::TOO_MANY_REQUESTS, vec![message.into()])
     }

@@ -42,6 +42,7 @@ const MAX_FEE_HISTORY: u64 = 1_024;
 /// The API trait, answered from a data source for one chain.
 pub struct Gateway<S> {
     chain: Chain,
+    chain_id: u64,
     source: Arc<S>,
 }
 
@@ -154,11 +155,11 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
     }
 
     async fn chain_id(&self) -> RpcResult<Uint64> {
-        Ok(Uint64(self.chain.id()))
+        Ok(Uint64(self.chain_id))
     }
 
     async fn net_version(&self) -> RpcResult<String> {
-        Ok(self.chain.id().to_string())
+        Ok(self.chain_id.to_string())
     }
 
     async fn web3_client_version(&self) -> RpcResult<String> {
@@ -282,9 +283,11 @@ impl RpcServices {
             .max_request_body_size(body_limit as u32)
             .set_batch_request_config(BatchRequestConfig::Limit(MAX_BATCH))
             .build();
+        // Every chain of the table has an id; one without could not answer eth_chainId.
         let services = Chain::rpc()
-            .map(|chain| {
-                let gateway = Gateway { chain, source: source.clone() };
+            .filter_map(|chain| Some((chain, chain.id()?)))
+            .map(|(chain, chain_id)| {
+                let gateway = Gateway { chain, chain_id, source: source.clone() };
                 let service = Server::builder()
                     .set_config(config.clone())
                     .to_service_builder()

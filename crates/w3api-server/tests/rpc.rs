@@ -85,7 +85,7 @@ fn invalid_params_and_unknown_methods_have_standard_errors() {
     let h = server();
     for (method, params, fragment) in [
         ("eth_getBlockByNumber", json!(["0x01", false]), "leading zeros"),
-        ("eth_getBlockByNumber", json!(["safe", false]), "\"safe\""),
+        ("eth_getBlockByNumber", json!(["Safe", false]), "\"Safe\""),
         ("eth_getBlockByNumber", json!(["latest"]), ""),
         ("eth_getTransactionByBlockHashAndIndex", json!(["0x12", "0x0"]), ""),
         ("eth_getTokenPrice", json!([{ "address": "0xnope" }]), ""),
@@ -101,7 +101,8 @@ fn invalid_params_and_unknown_methods_have_standard_errors() {
         let reason = error["data"].as_str().unwrap_or_default();
         assert!(reason.contains(fragment), "{method} {params}: {error}");
     }
-    assert_eq!(h.call_error("eth_sendRawTransaction", json!(["0x00"]))["code"], -32601);
+    assert_eq!(h.call_error("eth_sendRawTransaction", json!(["0x00"]))["code"], -32004, "refused by name");
+    assert_eq!(h.call_error("eth_notAMethod", json!([]))["code"], -32601);
 }
 
 #[test]

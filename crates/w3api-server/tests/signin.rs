@@ -172,11 +172,15 @@ fn request_bodies_are_validated_field_by_field() {
     }
     let mut body = request_body(&key);
     body["network"] = json!("moon");
-    h.post(REQUEST, &body).expect_error(422, "network: unknown variant `moon`");
+    h.post(REQUEST, &body).expect_error(400, "network: unknown variant `moon`");
     body["network"] = json!("devnet");
     body["timeout"] = json!("sixty");
-    h.post(REQUEST, &body).expect_error(422, "timeout:");
+    h.post(REQUEST, &body).expect_error(400, "timeout:");
+    // Production requires a timeout; there is no default to fall back on.
+    body.as_object_mut().unwrap().remove("timeout");
+    h.post(REQUEST, &body).expect_error(400, "missing field `timeout`");
     // Several problems come back together.
-    let answer = h.post(REQUEST, &json!({"domain": "-", "uri": "x", "address": "y", "network": "mainnet"}));
+    let answer =
+        h.post(REQUEST, &json!({"domain": "-", "uri": "x", "address": "y", "network": "mainnet", "timeout": 15}));
     assert_eq!(answer.messages().len(), 3, "{}", answer.text);
 }

@@ -8,12 +8,11 @@
 use std::future::Future;
 
 use uuid::Uuid;
-use w3api_types::U256;
 use w3api_types::rpc::{
     Block, BlockId, BlockNumberOrTag, FeeHistory, Hash32, Log, LogFilter, Receipt, SyncingStatus, TokenPrice,
     Transaction,
 };
-use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, TokenBalance, TokenIdFormat};
+use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, NftPrices, TokenBalance, TokenIdFormat, U256};
 
 /// A source of chain data for the API.
 pub trait DataSource: Send + Sync + 'static {
@@ -124,6 +123,21 @@ pub trait DataSource: Send + Sync + 'static {
 
     /// The fees a new transaction should offer.
     fn fee_suggestion(&self, chain: Chain) -> impl Future<Output = Result<FeeSuggestion, SourceError>> + Send;
+    /// Marketplace prices at a block: the floor of an NFT's collection and
+    /// the last sale of the NFT (of any token of the collection when
+    /// [`NftRef::token_id`] is `None`). `None` where there was no sale.
+    ///
+    /// Optional: a source without marketplace data keeps this default, and
+    /// `include_prices=true` then gets `null` prices for every item.
+    fn nft_prices(
+        &self,
+        chain: Chain,
+        at_block: u64,
+        nft: NftRef,
+    ) -> impl Future<Output = Result<Option<NftPrices>, SourceError>> + Send {
+        let _ = (chain, at_block, nft);
+        async { Ok(None) }
+    }
 
     /// One EVM stream.
     fn stream(&self, id: Uuid) -> impl Future<Output = Result<Option<EvmStream>, SourceError>> + Send;
@@ -201,6 +215,15 @@ pub struct FeeSuggestion {
     pub next_base_fee: u128,
     /// Tip per gas.
     pub tip: u128,
+}
+
+/// An NFT, or a collection, whose marketplace prices are asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NftRef {
+    /// The collection.
+    pub token_address: Address,
+    /// The token; `None` for the collection as a whole.
+    pub token_id: Option<U256>,
 }
 
 /// Token balances of a wallet.

@@ -5,29 +5,31 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::open_enum::open_enum;
 use crate::wire;
 
-/// The Solana cluster a challenge is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SolanaNetwork {
-    /// `mainnet`
-    Mainnet,
-    /// `testnet`
-    Testnet,
-    /// `devnet`
-    Devnet,
+open_enum! {
+    /// The Solana cluster a challenge is for. A request must name a known
+    /// one; in answers, a cluster this version does not know is kept.
+    pub enum SolanaNetwork {
+        /// `mainnet`
+        Mainnet = "mainnet",
+        /// `testnet`
+        Testnet = "testnet",
+        /// `devnet`
+        Devnet = "devnet",
+    }
 }
 
-impl SolanaNetwork {
-    /// The value as written in the message and on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SolanaNetwork::Mainnet => "mainnet",
-            SolanaNetwork::Testnet => "testnet",
-            SolanaNetwork::Devnet => "devnet",
-        }
+/// Decodes the network of a request: a value this version does not know is
+/// refused, naming the accepted ones, since no challenge can be issued for it.
+fn known_network<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<SolanaNetwork, D::Error> {
+    let network = SolanaNetwork::deserialize(deserializer)?;
+    if network.is_known() {
+        return Ok(network);
     }
+    let accepted: Vec<String> = SolanaNetwork::KNOWN.iter().map(|n| format!("`{n}`")).collect();
+    Err(serde::de::Error::custom(format_args!("unknown variant `{network}`, expected one of {}", accepted.join(", "))))
 }
 
 /// Body of `POST /challenge/request/solana`: what the message to sign will say.
@@ -43,10 +45,10 @@ pub struct SolanaChallengeRequest {
     /// Base58 public key of the end user's account.
     pub address: String,
     /// Cluster of the account.
+    #[serde(deserialize_with = "known_network")]
     pub network: SolanaNetwork,
-    /// Seconds the challenge stays valid (15 to 120; the server uses 15 when absent).
-    #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<u32>,
+    /// Seconds the challenge stays valid, 15 to 120 (production requires it).
+    pub timeout: u32,
     /// Human-readable ASCII statement shown to the end user, on one line.
     #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "Option::is_none")]
     pub statement: Option<String>,
@@ -125,14 +127,20 @@ mod tests {
 
     #[test]
     fn challenge_requests_decode_strictly() {
-        let base = serde_json::json!({"domain": "a.example", "uri": "https://a.example/", "address": "x", "network": "devnet"});
+        let base = serde_json::json!({"domain": "a.example", "uri": "https://a.example/", "address": "x", "network": "devnet", "timeout": 15});
         let parse = |extra: serde_json::Value| {
             let mut body = base.clone();
             body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
             serde_json::from_value::<SolanaChallengeRequest>(body)
         };
         assert_eq!(parse(serde_json::json!({})).unwrap().resources, None, "optional fields may be left out");
-        assert_eq!(parse(serde_json::json!({"timeout": 60})).unwrap().timeout, Some(60));
+        assert_eq!(parse(serde_json::json!({"timeout": 60})).unwrap().timeout, 60);
+        let without_timeout =
+            serde_json::json!({"domain": "a.example", "uri": "u", "address": "x", "network": "devnet"});
+        let missing = serde_json::from_value::<SolanaChallengeRequest>(without_timeout).unwrap_err();
+        assert!(missing.to_string().contains("missing field `timeout`"), "{missing}");
+        let unknown = parse(serde_json::json!({"network": "localnet"})).unwrap_err();
+        assert!(unknown.to_string().contains("`localnet`") && unknown.to_string().contains("`devnet`"), "{unknown}");
         for refused in [
             serde_json::json!({"resources": null}),
             serde_json::json!({"statement": null}),

@@ -1,10 +1,22 @@
-//! The chains of the interface, in every form the API accepts them.
+//! The chains of the interface, in every form the API accepts them, and the
+//! chains it does not list yet.
+//!
+//! The table itself ([`Chain`]'s variants, ids, names and slugs) is generated
+//! from `spec/openapi.yaml` (`components.schemas.Chain.x-chains`) into
+//! `chain/table.rs` by `cargo xtask generate`; this module gives it its API.
+
+// Generated: formatted by the generator, not by rustfmt.
+#[rustfmt::skip]
+mod table;
 
 use std::fmt;
 use std::str::FromStr;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub use table::Chain;
+use table::TABLE;
 
 /// One row of the chain table: how the chain is spelled in each part of the API.
 struct ChainInfo {
@@ -15,80 +27,61 @@ struct ChainInfo {
     data_api_name: Option<&'static str>,
     /// Path segment of the RPC gateway; `None` where the gateway does not serve it.
     rpc_slug: Option<&'static str>,
+    /// Other spellings accepted on input, never written (`interface.md`
+    /// lists Optimism Sepolia as `0xaa37d`, one digit short of its id).
+    aliases: &'static [&'static str],
 }
 
-macro_rules! chains {
-    ($($variant:ident = $id:literal, $name:expr, $slug:expr;)*) => {
-        /// An EVM chain served by the wallet-data API, the RPC gateway, or both.
-        ///
-        /// Each chain has a numeric id ([`Chain::id`], written in hex by
-        /// [`Chain::hex_id`]), a data-API name ([`Chain::data_api_name`], the
-        /// `chain` query value) and an RPC slug ([`Chain::rpc_slug`], the gateway
-        /// path segment). [`FromStr`] and deserialization accept any of the three;
-        /// serialization writes the data-API name, or the RPC slug for chains the
-        /// data API does not serve.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[non_exhaustive]
-        pub enum Chain {
-            $(
-                #[doc = concat!("Chain id ", stringify!($id), ".")]
-                $variant,
-            )*
-        }
-
-        const TABLE: &[ChainInfo] = &[
-            $(ChainInfo { chain: Chain::$variant, id: $id, data_api_name: $name, rpc_slug: $slug },)*
-        ];
-    };
+/// A chain the table does not list: a hex chain id (`"0x1234"`) or a name
+/// (`"newchain"`), kept as a caller or a newer server wrote it.
+///
+/// Production adds chains over time, and a client must be able to name one
+/// this crate does not know yet. [`Chain`] is `Copy` and used as a map key
+/// across the workspace, so the text is held inline, in a fixed buffer of
+/// [`OtherChain::CAPACITY`] bytes, rather than in a `String`: the enum stays
+/// `Copy + Eq + Hash + Ord` at the cost of a length limit that every name and
+/// hex id in use is far below. A hex id is stored in its canonical form
+/// (lowercase, no leading zeros), so `"0X01234"` and `"0x1234"` are one
+/// chain; a name and an id are different values even if a server would take
+/// them for the same chain, since nothing here can tell.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OtherChain {
+    // Field order makes the derived `Ord` the order of the text (zero padding
+    // sorts before any character).
+    bytes: [u8; OtherChain::CAPACITY],
+    len: u8,
 }
 
-chains! {
-    Eth = 0x1, Some("eth"), Some("eth");
-    Sepolia = 0xaa36a7, Some("sepolia"), Some("sepolia");
-    Holesky = 0x4268, Some("holesky"), Some("holesky");
-    Polygon = 0x89, Some("polygon"), Some("polygon");
-    PolygonAmoy = 0x13882, Some("polygon amoy"), Some("amoy");
-    Bsc = 0x38, Some("bsc"), Some("bsc");
-    BscTestnet = 0x61, Some("bsc testnet"), Some("bsc-testnet");
-    Avalanche = 0xa86a, Some("avalanche"), Some("avalanche");
-    Fantom = 0xfa, Some("fantom"), Some("fantom");
-    Palm = 0x2a15c308d, Some("palm"), None;
-    Cronos = 0x19, Some("cronos"), None;
-    Arbitrum = 0xa4b1, Some("arbitrum"), Some("arbitrum");
-    ArbitrumSepolia = 0x66eee, None, Some("arbitrum-sepolia");
-    Gnosis = 0x64, Some("gnosis"), Some("gnosis");
-    GnosisTestnet = 0x27d8, Some("gnosis testnet"), Some("gnosis-testnet");
-    Chiliz = 0x15b38, Some("chiliz"), None;
-    ChilizTestnet = 0x15b32, Some("chiliz testnet"), None;
-    Base = 0x2105, Some("base"), Some("base");
-    BaseSepolia = 0x14a34, Some("base sepolia"), Some("base-sepolia");
-    Optimism = 0xa, Some("optimism"), Some("optimism");
-    OptimismSepolia = 0xaa37dc, Some("optimism sepolia"), Some("optimism-sepolia");
-    Linea = 0xe708, Some("linea"), Some("linea");
-    LineaSepolia = 0xe705, Some("linea sepolia"), Some("linea-sepolia");
-    Moonbeam = 0x504, Some("moonbeam"), Some("moonbeam");
-    Moonriver = 0x505, Some("moonriver"), Some("moonriver");
-    Moonbase = 0x507, Some("moonbase"), Some("moonbase");
-    Blast = 0x13e31, None, Some("blast");
-    BlastSepolia = 0xa0c71fd, None, Some("blast-sepolia");
-    Mantle = 0x1388, None, Some("mantle");
-    MantleSepolia = 0x138b, None, Some("mantle-sepolia");
-    PolygonZkEvm = 0x44d, None, Some("polygon-zkevm");
-    PolygonZkEvmCardona = 0x98a, None, Some("polygon-zkevm-cardona");
-    ZkSync = 0x144, None, Some("zksync");
-    ZkSyncSepolia = 0x12c, None, Some("zksync-sepolia");
-    Zetachain = 0x1b58, None, Some("zetachain");
-    ZetachainTestnet = 0x1b59, None, Some("zetachain-testnet");
-    OpBnb = 0xcc, None, Some("opbnb");
+impl OtherChain {
+    /// Longest name an other chain can have, in bytes.
+    pub const CAPACITY: usize = 31;
+
+    fn new(text: &str) -> OtherChain {
+        debug_assert!(text.len() <= Self::CAPACITY && text.is_ascii());
+        let mut bytes = [0; Self::CAPACITY];
+        bytes[..text.len()].copy_from_slice(text.as_bytes());
+        OtherChain { bytes, len: text.len() as u8 }
+    }
+
+    /// The chain as written: a canonical hex id or a name.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).expect("built from ASCII text")
+    }
+
+    /// The chain id, when the chain was named by id.
+    pub fn id(&self) -> Option<u64> {
+        self.as_str().strip_prefix("0x").and_then(|digits| u64::from_str_radix(digits, 16).ok())
+    }
 }
 
-/// `interface.md` lists Optimism Sepolia as `0xaa37d`, one digit short of its
-/// real id 11155420 (`0xaa37dc`). Both spellings are accepted so that callers
-/// copying either one are understood; the real id is what is written.
-const OPTIMISM_SEPOLIA_INTERFACE_HEX: &str = "0xaa37d";
+impl fmt::Debug for OtherChain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("OtherChain").field(&self.as_str()).finish()
+    }
+}
 
 impl Chain {
-    /// Every chain, in table order.
+    /// Every chain of the table, in table order.
     pub fn all() -> impl ExactSizeIterator<Item = Chain> + Clone {
         TABLE.iter().map(|info| info.chain)
     }
@@ -103,69 +96,112 @@ impl Chain {
         Self::all().filter(|c| c.rpc_slug().is_some())
     }
 
-    fn info(self) -> &'static ChainInfo {
-        // The table is built from the enum by the same macro, in the same order.
-        &TABLE[self as usize]
+    fn info(self) -> Option<&'static ChainInfo> {
+        self.table_index().map(|index| &TABLE[index])
     }
 
-    /// The EIP-155 chain id.
-    pub fn id(self) -> u64 {
-        self.info().id
+    /// Whether the chain is in the table (not [`Chain::Other`]).
+    pub fn is_known(self) -> bool {
+        self.info().is_some()
     }
 
-    /// The chain id as the API writes it: `0x` and lowercase hex.
-    pub fn hex_id(self) -> String {
-        format!("{:#x}", self.id())
-    }
-
-    /// The value of the wallet-data `chain` parameter, if the data API serves this chain.
-    pub fn data_api_name(self) -> Option<&'static str> {
-        self.info().data_api_name
-    }
-
-    /// The RPC gateway path segment, if the gateway serves this chain.
-    pub fn rpc_slug(self) -> Option<&'static str> {
-        self.info().rpc_slug
-    }
-
-    /// Every spelling accepted for this chain by [`FromStr`].
-    pub fn accepted_forms(self) -> Vec<String> {
-        let info = self.info();
-        let mut forms: Vec<String> = info.data_api_name.iter().map(|s| s.to_string()).collect();
-        forms.push(self.hex_id());
-        if self == Chain::OptimismSepolia {
-            forms.push(OPTIMISM_SEPOLIA_INTERFACE_HEX.to_string());
+    /// The EIP-155 chain id; `None` for an other chain named by name.
+    pub fn id(self) -> Option<u64> {
+        match self {
+            Chain::Other(other) => other.id(),
+            known => known.info().map(|info| info.id),
         }
+    }
+
+    /// The chain id as the API writes it, `0x` and lowercase hex; `None` for
+    /// an other chain named by name.
+    pub fn hex_id(self) -> Option<String> {
+        self.id().map(|id| format!("{id:#x}"))
+    }
+
+    /// The value of the wallet-data `chain` parameter, if the data API is
+    /// known to serve this chain.
+    pub fn data_api_name(self) -> Option<&'static str> {
+        self.info().and_then(|info| info.data_api_name)
+    }
+
+    /// The RPC gateway path segment, if the gateway is known to serve this chain.
+    pub fn rpc_slug(self) -> Option<&'static str> {
+        self.info().and_then(|info| info.rpc_slug)
+    }
+
+    /// Other spellings of the chain accepted on input and never written,
+    /// such as `0xaa37d`, the interface's spelling of Optimism Sepolia's id.
+    pub fn aliases(self) -> &'static [&'static str] {
+        self.info().map_or(&[], |info| info.aliases)
+    }
+
+    /// Every spelling accepted for this chain by [`FromStr`] (an other
+    /// chain's only spelling is its own, in canonical form).
+    pub fn accepted_forms(self) -> Vec<String> {
+        let Some(info) = self.info() else { return vec![self.as_str().to_string()] };
+        let mut forms: Vec<String> = info.data_api_name.iter().map(|s| s.to_string()).collect();
+        forms.push(format!("{:#x}", info.id));
+        forms.extend(info.aliases.iter().map(|s| s.to_string()));
         forms.extend(info.rpc_slug.filter(|s| Some(*s) != info.data_api_name).map(String::from));
         forms
     }
 
     /// The form this chain is written in: its data-API name, or its RPC slug
-    /// for chains the data API does not serve.
-    pub fn as_str(self) -> &'static str {
-        let info = self.info();
-        info.data_api_name.or(info.rpc_slug).expect("every chain has a name or a slug")
+    /// for chains the data API does not serve, or an other chain as written.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Chain::Other(other) => other.as_str(),
+            known => {
+                let info = known.info().expect("a chain of the table has a row");
+                info.data_api_name.or(info.rpc_slug).expect("the generator gives every row a name or a slug")
+            }
+        }
     }
 
-    /// The chain with this EIP-155 id.
+    /// The chain of the table with this EIP-155 id.
     pub fn from_id(id: u64) -> Option<Chain> {
         TABLE.iter().find(|info| info.id == id).map(|info| info.chain)
     }
 
-    /// The chain at this RPC gateway path segment.
+    /// The chain of the table at this RPC gateway path segment.
     pub fn from_rpc_slug(slug: &str) -> Option<Chain> {
         TABLE.iter().find(|info| info.rpc_slug == Some(slug)).map(|info| info.chain)
     }
 
-    fn from_hex_id(text: &str) -> Option<Chain> {
-        let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))?;
-        if text.eq_ignore_ascii_case(OPTIMISM_SEPOLIA_INTERFACE_HEX) {
-            return Some(Chain::OptimismSepolia);
+    fn from_hex_id(text: &str) -> Result<Chain, InvalidChain> {
+        let invalid = |reason| InvalidChain { value: text.to_string(), reason };
+        if let Some(info) = TABLE.iter().find(|info| info.aliases.iter().any(|a| a.eq_ignore_ascii_case(text))) {
+            return Ok(info.chain);
         }
+        let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).expect("called on 0x text");
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
+            return Err(invalid("a hex chain id is 0x and hex digits"));
         }
-        u64::from_str_radix(digits, 16).ok().and_then(Chain::from_id)
+        let id = u64::from_str_radix(digits, 16).map_err(|_| invalid("the chain id is larger than 64 bits"))?;
+        if id == 0 {
+            return Err(invalid("chain id 0 is not a chain"));
+        }
+        Ok(Chain::from_id(id).unwrap_or_else(|| Chain::Other(OtherChain::new(&format!("{id:#x}")))))
+    }
+
+    fn from_other_name(text: &str) -> Result<Chain, InvalidChain> {
+        let invalid = |reason| InvalidChain { value: text.to_string(), reason };
+        if text.is_empty() {
+            return Err(invalid("it is empty"));
+        }
+        if text.len() > OtherChain::CAPACITY {
+            return Err(invalid("a chain name has at most 31 characters"));
+        }
+        let well_formed = text.as_bytes()[0].is_ascii_lowercase()
+            && !text.ends_with(' ')
+            && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b" -_".contains(&b));
+        if !well_formed {
+            return Err(invalid(
+                "a chain name starts with a lowercase letter and holds lowercase letters, digits, spaces, - and _",
+            ));
+        }
+        Ok(Chain::Other(OtherChain::new(text)))
     }
 }
 
@@ -175,30 +211,32 @@ impl fmt::Display for Chain {
     }
 }
 
-/// A chain value that is none of the accepted forms.
+/// A chain value that is neither a name nor a hex chain id.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown chain {value:?}; accepted values: {}", accepted_list())]
-pub struct UnknownChain {
+#[error(
+    "invalid chain {value:?}: {reason}; a chain is a name such as \"eth\" or \"polygon amoy\", or a hex chain id such as \"0x1\""
+)]
+pub struct InvalidChain {
     /// The value that was given.
     pub value: String,
-}
-
-fn accepted_list() -> String {
-    Chain::all().flat_map(Chain::accepted_forms).collect::<Vec<_>>().join(", ")
+    /// What is wrong with it.
+    pub reason: &'static str,
 }
 
 impl FromStr for Chain {
-    type Err = UnknownChain;
+    type Err = InvalidChain;
 
     /// Accepts a data-API name (`"polygon amoy"`), a hex chain id (`"0x13882"`,
-    /// any letter case) or an RPC slug (`"amoy"`).
+    /// any letter case) or an RPC slug (`"amoy"`); any other lowercase name or
+    /// hex id is a [`Chain::Other`].
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        TABLE
-            .iter()
-            .find(|info| info.data_api_name == Some(text) || info.rpc_slug == Some(text))
-            .map(|info| info.chain)
-            .or_else(|| Chain::from_hex_id(text))
-            .ok_or_else(|| UnknownChain { value: text.to_string() })
+        if let Some(info) = TABLE.iter().find(|info| info.data_api_name == Some(text) || info.rpc_slug == Some(text)) {
+            return Ok(info.chain);
+        }
+        if text.starts_with("0x") || text.starts_with("0X") {
+            return Chain::from_hex_id(text);
+        }
+        Chain::from_other_name(text)
     }
 }
 
@@ -219,7 +257,8 @@ impl JsonSchema for Chain {
         "Chain".into()
     }
 
-    /// Every value [`FromStr`] accepts.
+    /// Every spelling of the table's chains. Decoding also keeps other
+    /// well-formed names and ids ([`Chain::Other`]), which no schema lists.
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         let values: Vec<String> = Chain::all().flat_map(Chain::accepted_forms).collect();
         json_schema!({ "type": "string", "enum": values })
@@ -232,9 +271,12 @@ mod tests {
 
     #[test]
     fn the_table_has_every_chain_of_the_interface() {
-        assert_eq!(Chain::data_api().count(), 25);
-        assert_eq!(Chain::rpc().count(), 33);
-        assert_eq!(Chain::all().len(), 37);
+        assert_eq!(Chain::data_api().count(), 35);
+        assert_eq!(Chain::rpc().count(), 43);
+        assert_eq!(Chain::all().len(), 47);
+        for (index, chain) in Chain::all().enumerate() {
+            assert_eq!(chain.table_index(), Some(index), "{chain}");
+        }
     }
 
     #[test]
@@ -247,36 +289,72 @@ mod tests {
         assert_eq!("blast-sepolia".parse(), Ok(Chain::BlastSepolia));
         assert_eq!("0xaa37d".parse(), Ok(Chain::OptimismSepolia));
         assert_eq!("0xaa37dc".parse(), Ok(Chain::OptimismSepolia));
+        assert_eq!("flow-testnet".parse(), Ok(Chain::FlowTestnet));
+        assert_eq!("0x106a".parse(), Ok(Chain::LiskSepolia));
+        assert_eq!("0x8f".parse(), Ok(Chain::Monad));
     }
 
     #[test]
     fn forms_are_written_as_the_api_expects() {
         assert_eq!(Chain::BscTestnet.to_string(), "bsc testnet");
         assert_eq!(Chain::BscTestnet.rpc_slug(), Some("bsc-testnet"));
-        assert_eq!(Chain::BscTestnet.hex_id(), "0x61");
+        assert_eq!(Chain::BscTestnet.hex_id().as_deref(), Some("0x61"));
         assert_eq!(Chain::Palm.rpc_slug(), None);
         assert_eq!(Chain::OpBnb.to_string(), "opbnb");
         assert_eq!(Chain::OpBnb.data_api_name(), None);
+        assert_eq!(Chain::Sei.rpc_slug(), Some("sei"));
         assert_eq!(serde_json::to_value(Chain::Base).unwrap(), "base");
     }
 
     #[test]
     fn ids_are_unique() {
-        let mut ids: Vec<u64> = Chain::all().map(Chain::id).collect();
+        let mut ids: Vec<u64> = Chain::all().filter_map(Chain::id).collect();
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), Chain::all().len());
     }
 
     #[test]
-    fn unknown_values_are_rejected_with_the_accepted_ones() {
-        for bad in ["ethereum", "0x2", "0x", "ETH", "", "1"] {
+    fn chains_outside_the_table_are_kept_by_id_or_name() {
+        let by_id: Chain = "0X01234".parse().unwrap();
+        assert!(matches!(by_id, Chain::Other(_)) && !by_id.is_known());
+        assert_eq!((by_id.as_str(), by_id.id(), by_id.hex_id().as_deref()), ("0x1234", Some(0x1234), Some("0x1234")));
+        assert_eq!(by_id, "0x1234".parse().unwrap(), "one id, one chain, however it is written");
+        let by_name: Chain = "newchain".parse().unwrap();
+        assert_eq!(
+            (by_name.as_str(), by_name.id(), by_name.data_api_name(), by_name.rpc_slug()),
+            ("newchain", None, None, None)
+        );
+        assert_eq!(by_name.accepted_forms(), ["newchain"]);
+        for chain in [by_id, by_name] {
+            let json = serde_json::to_value(chain).unwrap();
+            assert_eq!(serde_json::from_value::<Chain>(json).unwrap(), chain);
+        }
+        let longest = "a".repeat(OtherChain::CAPACITY);
+        assert_eq!(longest.parse::<Chain>().unwrap().as_str(), longest);
+        assert_eq!(format!("{by_name:?}"), "Other(OtherChain(\"newchain\"))");
+    }
+
+    #[test]
+    fn malformed_values_are_refused_with_the_reason() {
+        let cases = [
+            ("", "empty"),
+            ("ETH", "lowercase letter"),
+            ("1", "lowercase letter"),
+            ("eth ", "lowercase letter"),
+            ("new/chain", "lowercase letter"),
+            ("0x", "hex digits"),
+            ("0xzz", "hex digits"),
+            ("0x0", "chain id 0"),
+            ("0x10000000000000000", "64 bits"),
+            ("a-chain-name-longer-than-thirty-one", "at most 31"),
+        ];
+        for (bad, reason) in cases {
             let error = bad.parse::<Chain>().unwrap_err();
             let message = error.to_string();
-            assert!(message.contains(&format!("{bad:?}")), "{message}");
-            assert!(message.contains("eth, 0x1") && message.contains("opbnb"), "{message}");
+            assert!(message.contains(&format!("{bad:?}")) && message.contains(reason), "{message}");
         }
-        let from_json = serde_json::from_str::<Chain>("\"solana\"").unwrap_err();
-        assert!(from_json.to_string().contains("unknown chain \"solana\""), "{from_json}");
+        let from_json = serde_json::from_str::<Chain>("\"Solana\"").unwrap_err();
+        assert!(from_json.to_string().contains("invalid chain \"Solana\""), "{from_json}");
     }
 }

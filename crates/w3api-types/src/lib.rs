@@ -14,6 +14,7 @@ mod chain;
 mod error;
 mod lenient;
 mod nft;
+mod open_enum;
 pub mod rpc;
 mod stream;
 mod wallet_tokens;
@@ -23,15 +24,15 @@ pub use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256};
 pub use auth::{
     SolanaChallengeRequest, SolanaChallengeResponse, SolanaNetwork, SolanaVerifiedChallenge, SolanaVerifyRequest,
 };
-pub use chain::{Chain, UnknownChain};
+pub use chain::{Chain, InvalidChain, OtherChain};
 pub use error::{Error, ErrorMessage};
 pub use lenient::{Lenient, MalformedHex};
 pub use nft::{
-    ContractType, Nft, NftAttribute, NftCollection, NftCollectionPage, NftMedia, NftMediaCollection, NftMediaItem,
-    NftPage, NormalizedMetadata, SyncStatus, TokenIdFormat, TraitValue,
+    ContractType, Nft, NftAttribute, NftCollection, NftCollectionPage, NftLastSale, NftMedia, NftMediaCollection,
+    NftMediaItem, NftPage, NftPaymentToken, NftPrices, NormalizedMetadata, SyncStatus, TokenIdFormat, TraitValue,
 };
 pub use stream::{
-    AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalances, StreamStatus, StreamTrigger,
-    StreamTriggerType,
+    AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalanceType, StreamNativeBalances,
+    StreamStatus, StreamTrigger, StreamTriggerType, TriggerInput,
 };
 pub use wallet_tokens::{NATIVE_TOKEN_ADDRESS, TokenBalance, TokenBalancePage};

@@ -7,27 +7,27 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
 
+use crate::open_enum::open_enum;
 use crate::wire;
 
-/// Indexing state of the contracts behind a page of NFTs or collections.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum SyncStatus {
-    /// Every contract of the result is indexed.
-    Synced,
-    /// Some contract of the result is still being indexed; the result may be incomplete.
-    Syncing,
+open_enum! {
+    /// Indexing state of the contracts behind a page of NFTs or collections.
+    pub enum SyncStatus {
+        /// Every contract of the result is indexed.
+        Synced = "SYNCED",
+        /// Some contract of the result is still being indexed; the result may be incomplete.
+        Syncing = "SYNCING",
+    }
 }
 
-/// Token standard of an NFT contract.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-pub enum ContractType {
-    /// One owner per token id.
-    #[serde(rename = "ERC721")]
-    Erc721,
-    /// Fungible amounts per token id.
-    #[serde(rename = "ERC1155")]
-    Erc1155,
+open_enum! {
+    /// Token standard of an NFT contract.
+    pub enum ContractType {
+        /// One owner per token id.
+        Erc721 = "ERC721",
+        /// Fungible amounts per token id.
+        Erc1155 = "ERC1155",
+    }
 }
 
 /// How token ids are written (`format` query parameter).
@@ -47,8 +47,10 @@ pub enum TokenIdFormat {
 pub struct NftPage {
     /// Whether the contracts of the result are indexed.
     pub status: SyncStatus,
-    /// Total number of NFTs across pages, when known.
+    /// Total number of NFTs across pages; `None` when not counted (production
+    /// often sends `null`).
     #[serde_as(as = "Option<wire::NumOrStr>")]
+    #[serde(default)]
     pub total: Option<u64>,
     /// Number of this page, from 1.
     #[serde_as(as = "wire::NumOrStr")]
@@ -133,6 +135,112 @@ pub struct Nft {
     #[serde_as(as = "Option<wire::FlagOrStr>")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verified_collection: Option<bool>,
+    /// Floor price and last sale, present with `include_prices=true`.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<NftPrices>,
+}
+
+/// What `include_prices=true` adds to an NFT or a collection. Every field is
+/// written, `null` where there is no price; on input, the group is present
+/// when any of its fields is.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+pub struct NftPrices {
+    /// Floor price of the collection, in `floor_price_currency`.
+    pub floor_price: Option<String>,
+    /// Floor price in USD.
+    pub floor_price_usd: Option<String>,
+    /// Currency of the floor price, such as `eth`.
+    pub floor_price_currency: Option<String>,
+    /// The last marketplace sale of the token (of a token of the collection).
+    pub last_sale: Option<NftLastSale>,
+}
+
+impl<'de> Deserialize<'de> for NftPrices {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Flattened into its item, this group sees every key the item does
+        // not claim. Failing when none of its own keys is there is what makes
+        // the item's `prices` `None` (include_prices was off) rather than a
+        // group of nulls.
+        #[derive(Deserialize)]
+        struct Present {
+            #[serde(default, with = "serde_with::rust::double_option")]
+            floor_price: Option<Option<String>>,
+            #[serde(default, with = "serde_with::rust::double_option")]
+            floor_price_usd: Option<Option<String>>,
+            #[serde(default, with = "serde_with::rust::double_option")]
+            floor_price_currency: Option<Option<String>>,
+            #[serde(default, with = "serde_with::rust::double_option")]
+            last_sale: Option<Option<NftLastSale>>,
+        }
+        let present = Present::deserialize(deserializer)?;
+        let any = present.floor_price.is_some()
+            || present.floor_price_usd.is_some()
+            || present.floor_price_currency.is_some()
+            || present.last_sale.is_some();
+        if !any {
+            return Err(serde::de::Error::custom("no price field"));
+        }
+        Ok(NftPrices {
+            floor_price: present.floor_price.flatten(),
+            floor_price_usd: present.floor_price_usd.flatten(),
+            floor_price_currency: present.floor_price_currency.flatten(),
+            last_sale: present.last_sale.flatten(),
+        })
+    }
+}
+
+/// A marketplace sale of an NFT.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NftLastSale {
+    /// Transaction of the sale.
+    #[serde_as(as = "wire::Hex")]
+    pub transaction_hash: alloy_primitives::B256,
+    /// Time of the block of the sale.
+    pub block_timestamp: DateTime<Utc>,
+    /// Who bought.
+    #[serde_as(as = "wire::Hex")]
+    pub buyer_address: Address,
+    /// Who sold.
+    #[serde_as(as = "wire::Hex")]
+    pub seller_address: Address,
+    /// Price paid, raw, in the smallest unit of the payment token.
+    #[serde_as(as = "wire::DecStr")]
+    pub price: U256,
+    /// Price scaled by the payment token's decimals.
+    pub price_formatted: String,
+    /// Price in USD at the time of the sale.
+    #[serde(default)]
+    pub usd_price_at_sale: Option<String>,
+    /// What the price paid is worth in USD now.
+    #[serde(default)]
+    pub current_usd_value: Option<String>,
+    /// Contract of the NFT sold.
+    #[serde_as(as = "wire::Hex")]
+    pub token_address: Address,
+    /// Token id of the NFT sold, in decimal digits.
+    pub token_id: String,
+    /// The token the sale was paid in.
+    pub payment_token: NftPaymentToken,
+}
+
+/// The token a sale was paid in.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct NftPaymentToken {
+    /// Name of the token.
+    pub token_name: String,
+    /// Symbol of the token.
+    pub token_symbol: String,
+    /// URL of the token's logo.
+    #[serde(default)]
+    pub token_logo: Option<String>,
+    /// Decimals of the token (production writes them as a string).
+    #[serde_as(as = "wire::DecStr")]
+    pub token_decimals: u8,
+    /// Contract of the token; `0xeeee…eeee` for the native currency.
+    #[serde_as(as = "wire::Hex")]
+    pub token_address: Address,
 }
 
 /// NFT metadata in a fixed shape, whatever shape the token URI served.
@@ -165,8 +273,9 @@ pub struct NftAttribute {
     /// Name of the trait.
     #[serde(default)]
     pub trait_type: Option<String>,
-    /// Value of the trait.
-    pub value: TraitValue,
+    /// Value of the trait; `None` when absent or `null`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<TraitValue>,
     /// How to display the value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_type: Option<String>,
@@ -184,7 +293,8 @@ pub struct NftAttribute {
     pub order: Option<u64>,
 }
 
-/// Value of an NFT trait: metadata documents use text, numbers and booleans.
+/// Value of an NFT trait: metadata documents mostly use text, numbers and
+/// booleans, and production passes on whatever else a token's metadata holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum TraitValue {
@@ -194,6 +304,8 @@ pub enum TraitValue {
     Number(f64),
     /// A textual trait.
     Text(String),
+    /// Any other JSON value (a list, an object), kept as sent.
+    Json(serde_json::Value),
 }
 
 /// Preview media of an NFT.
@@ -295,4 +407,7 @@ pub struct NftCollection {
     /// URL of the collection's banner image; `None` when unknown.
     #[serde(default)]
     pub collection_banner_image: Option<String>,
+    /// Floor price and last sale, present with `include_prices=true`.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<NftPrices>,
 }

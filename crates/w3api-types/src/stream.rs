@@ -6,20 +6,21 @@ use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
 use uuid::Uuid;
 
+use crate::open_enum::open_enum;
 use crate::wire;
 
-/// Lifecycle state of a stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum StreamStatus {
-    /// Deliveries are being made.
-    Active,
-    /// Deliveries are suspended by the owner.
-    Paused,
-    /// Deliveries failed and were suspended; see `statusMessage`.
-    Error,
-    /// The stream is shut down for good.
-    Terminated,
+open_enum! {
+    /// Lifecycle state of a stream.
+    pub enum StreamStatus {
+        /// Deliveries are being made.
+        Active = "active",
+        /// Deliveries are suspended by the owner.
+        Paused = "paused",
+        /// Deliveries failed and were suspended; see `statusMessage`.
+        Error = "error",
+        /// The stream is shut down for good.
+        Terminated = "terminated",
+    }
 }
 
 /// An EVM stream: which on-chain activity is delivered to which webhook.
@@ -100,23 +101,42 @@ pub struct StreamNativeBalances {
     pub selectors: Vec<String>,
     /// Kind of record the selectors apply to.
     #[serde(rename = "type")]
-    pub kind: StreamTriggerType,
+    pub kind: StreamNativeBalanceType,
 }
 
-/// Kind of record a trigger or balance selector applies to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum StreamTriggerType {
-    /// A transaction.
-    Tx,
-    /// A log.
-    Log,
-    /// An ERC20 transfer.
-    Erc20transfer,
-    /// An ERC20 approval.
-    Erc20approval,
-    /// An NFT transfer.
-    Nfttransfer,
+open_enum! {
+    /// Kind of record a trigger applies to.
+    pub enum StreamTriggerType {
+        /// A transaction.
+        Tx = "tx",
+        /// A log.
+        Log = "log",
+        /// An ERC20 transfer.
+        Erc20transfer = "erc20transfer",
+        /// An ERC20 approval.
+        Erc20approval = "erc20approval",
+        /// An NFT transfer.
+        Nfttransfer = "nfttransfer",
+    }
+}
+
+open_enum! {
+    /// Kind of record a native-balance selector applies to: the trigger
+    /// kinds, and internal transactions.
+    pub enum StreamNativeBalanceType {
+        /// A transaction.
+        Tx = "tx",
+        /// A log.
+        Log = "log",
+        /// An ERC20 transfer.
+        Erc20transfer = "erc20transfer",
+        /// An ERC20 approval.
+        Erc20approval = "erc20approval",
+        /// An NFT transfer.
+        Nfttransfer = "nfttransfer",
+        /// An internal transaction.
+        InternalTx = "internalTx",
+    }
 }
 
 /// A filter for one event topic.
@@ -144,8 +164,10 @@ pub struct StreamTrigger {
     pub kind: StreamTriggerType,
     /// Contract to call, or a selector such as `$contract`.
     pub contract_address: String,
-    /// Arguments of the call: values or selectors such as `$to`.
-    pub inputs: Vec<String>,
+    /// Arguments of the call: values or selectors such as `$to`, or lists of
+    /// them for array arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<TriggerInput>>,
     /// ABI of the function called.
     pub function_abi: AbiItem,
     /// Event the trigger is restricted to.
@@ -154,6 +176,16 @@ pub struct StreamTrigger {
     /// Address the call is made from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_from: Option<String>,
+}
+
+/// One argument of a trigger's call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TriggerInput {
+    /// A value or a selector such as `$to`.
+    One(String),
+    /// Values or selectors for an array argument.
+    Many(Vec<String>),
 }
 
 /// One entry of a contract ABI: an event, a function, a constructor or an error.

@@ -19,7 +19,8 @@ pub struct TokenBalancePage {
     /// Cursor of the next page; `None` on the last page.
     #[serde(default)]
     pub cursor: Option<String>,
-    /// Number of this page, from 1.
+    /// Number of this page, from 0 (production numbers token pages from 0,
+    /// NFT pages from 1).
     #[serde_as(as = "wire::Num")]
     pub page: u64,
     /// Number of items a full page holds.
@@ -88,19 +89,18 @@ pub struct TokenBalance {
     /// Share of this item in the wallet's priced total, in percent.
     #[serde_as(as = "wire::Num")]
     pub portfolio_percentage: f64,
+    // The four fields below are written even when `None`, as production
+    // does: `null` for the native currency, which has no supply on chain.
     /// Total supply of the token, raw.
     #[serde_as(as = "Option<wire::DecStr>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_supply: Option<U256>,
     /// Total supply scaled by the decimals.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub total_supply_formatted: Option<String>,
     /// This balance as a percentage of the total supply.
     #[serde_as(as = "Option<wire::Num>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub percentage_relative_to_total_supply: Option<f64>,
-    /// Security score of the token contract (0 to 100).
+    /// Security score of the token contract (0 to 100); `None` where not scored.
     #[serde_as(as = "Option<wire::Num>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub security_score: Option<f64>,
 }

@@ -75,7 +75,7 @@ fn answered(wallet: Address, nfts: &[Nft]) -> BTreeMap<(Address, U256), Holding>
             assert_eq!(nft.owner_of, wallet);
             let id: U256 = nft.token_id.parse().unwrap_or_else(|e| panic!("token id {:?}: {e}", nft.token_id));
             let holding = Holding {
-                kind: nft.contract_type,
+                kind: nft.contract_type.clone(),
                 amount: nft.amount.expect("the amount owned"),
                 last_moved: nft.block_number,
                 minted: nft.block_number_minted,

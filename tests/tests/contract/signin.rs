@@ -22,7 +22,7 @@ fn request(key: &SigningKey) -> SolanaChallengeRequest {
         uri: "https://defi.finance/login".into(),
         address: address(key),
         network: SolanaNetwork::Devnet,
-        timeout: Some(60),
+        timeout: 60,
         statement: Some("Sign in to DeFi Finance".into()),
         expiration_time: None,
         not_before: None,
@@ -105,7 +105,7 @@ fn validity_windows_and_fields_are_enforced() {
         expect_api_error(verify(&rest, sign(&key, &message)).await, 400, "not valid before");
         let past = SolanaChallengeRequest { expiration_time: Some(Utc::now() - Duration::hours(1)), ..request(&key) };
         expect_api_error(challenge(&rest, past).await, 400, "expirationTime");
-        let short = SolanaChallengeRequest { timeout: Some(14), ..request(&key) };
+        let short = SolanaChallengeRequest { timeout: 14, ..request(&key) };
         expect_api_error(challenge(&rest, short).await, 400, "timeout");
         let schemeful = SolanaChallengeRequest { domain: "https://defi.finance".into(), ..request(&key) };
         expect_api_error(challenge(&rest, schemeful).await, 400, "domain");

@@ -29,14 +29,12 @@ impl ChainData {
             .nfts_of(holder)
             .iter()
             .filter_map(|&(collection, id)| {
-                let (since, amount) = match self.world.collections[usize::from(collection)].kind {
-                    ContractType::Erc721 => {
-                        let (since, owner) = self.ledger.erc721_history(collection, id)?.checkpoint_at(block)?;
-                        (since, u64::from(owner == holder))
-                    }
-                    ContractType::Erc1155 => {
-                        self.ledger.erc1155_history(holder, collection, id)?.checkpoint_at(block)?
-                    }
+                let (since, amount) = if self.world.collections[usize::from(collection)].kind == ContractType::Erc721 {
+                    let (since, owner) = self.ledger.erc721_history(collection, id)?.checkpoint_at(block)?;
+                    (since, u64::from(owner == holder))
+                } else {
+                    // The devnet deploys ERC721 and ERC1155 collections only.
+                    self.ledger.erc1155_history(holder, collection, id)?.checkpoint_at(block)?
                 };
                 (amount > 0).then_some(Holding { collection, id, amount, since })
             })
@@ -84,7 +82,7 @@ impl ChainData {
         Nft {
             token_address: collection.address,
             token_id,
-            contract_type: collection.kind,
+            contract_type: collection.kind.clone(),
             owner_of: query.address,
             block_number: u64::from(holding.since),
             block_number_minted: u64::from(minted),
@@ -102,7 +100,7 @@ impl ChainData {
                         .iter()
                         .map(|(trait_type, value)| NftAttribute {
                             trait_type: Some(trait_type.to_string()),
-                            value: TraitValue::Text(value.to_string()),
+                            value: Some(TraitValue::Text(value.to_string())),
                             display_type: None,
                             max_value: None,
                             trait_count: Some(self.trait_count(holding.collection, trait_type, value)),
@@ -134,6 +132,7 @@ impl ChainData {
             last_metadata_sync: Some(synced),
             possible_spam: Some(collection.spam),
             verified_collection: Some(collection.verified),
+            prices: None,
         }
     }
 
@@ -159,7 +158,7 @@ impl ChainData {
                 let collection = &self.world.collections[usize::from(index)];
                 NftCollection {
                     token_address: collection.address,
-                    contract_type: collection.kind,
+                    contract_type: collection.kind.clone(),
                     name: collection.name.clone(),
                     symbol: collection.symbol.clone(),
                     possible_spam: Some(collection.spam),
@@ -167,6 +166,7 @@ impl ChainData {
                     count: query.token_counts.then_some(count),
                     collection_logo: collection.logo.clone(),
                     collection_banner_image: collection.banner.clone(),
+                    prices: None,
                 }
             })
             .collect())

@@ -1,6 +1,7 @@
-//! JSON request bodies: a wrong content type or malformed JSON is a 400, a
-//! body over the limit a 413, and well-formed JSON of the wrong shape a 422
-//! that names the field.
+//! JSON request bodies: a wrong content type, malformed JSON and well-formed
+//! JSON of the wrong shape are each a 400 whose message names the problem
+//! (production answers a body of the wrong shape with 400 and documents no
+//! 422); a body over the limit is a 413.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -37,7 +38,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         serde_path_to_error::deserialize(value).map(JsonBody).map_err(|error| {
             let path = error.path().to_string();
             let field = if path == "." { "body".to_string() } else { path };
-            ApiError::unprocessable(vec![format!("{field}: {}", error.into_inner())])
+            ApiError::bad_request(vec![format!("{field}: {}", error.into_inner())])
         })
     }
 }

@@ -13,10 +13,10 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use w3api_source::{DataSource, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery};
+use w3api_source::{DataSource, NftRef, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery};
 use w3api_types::{
     EvmStream, NftCollectionPage, NftPage, SolanaChallengeRequest, SolanaChallengeResponse, SolanaVerifiedChallenge,
-    SolanaVerifyRequest, TokenBalancePage, TokenIdFormat,
+    SolanaVerifyRequest, TokenBalancePage, TokenIdFormat, U256,
 };
 
 use self::body::JsonBody;
@@ -45,6 +45,11 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Segment {
 const MAX_TOKEN_ADDRESSES: usize = 10;
 /// Largest `limit`.
 const MAX_LIMIT: u64 = 100;
+/// Production numbers wallet-token pages from 0 (its answers of one page say
+/// `"page": 0`) and NFT and collection pages from 1 (its cursors record
+/// page 1 at offset 0).
+const FIRST_TOKEN_PAGE: u64 = 0;
+const FIRST_NFT_PAGE: u64 = 1;
 
 /// The REST routes (every one needs an API key).
 pub fn routes<S: DataSource>() -> Router<Arc<App<S>>> {
@@ -109,7 +114,7 @@ async fn wallet_tokens<S: DataSource>(
         return Ok(json_bytes(answer));
     }
     let answer = app.source.wallet_tokens(query).await?;
-    let page = page(&app.cursors, answer.items, limit, position, &fingerprint, answer.block_number);
+    let page = page(&app.cursors, answer.items, (limit, FIRST_TOKEN_PAGE), position, &fingerprint, answer.block_number);
     let body = TokenBalancePage {
         cursor: page.cursor,
         page: page.page,
@@ -147,8 +152,7 @@ async fn wallet_nfts<S: DataSource>(
     query.token_addresses = params.addresses("token_addresses", MAX_TOKEN_ADDRESSES);
     query.normalize_metadata = params.flag("normalizeMetadata", true);
     query.media_items = params.flag("media_items", false);
-    // Accepted for compatibility: the devnet has no NFT sales to price.
-    params.flag("include_prices", false);
+    let include_prices = params.flag("include_prices", false);
     let cursor = params.one("cursor");
     let limit = effective_limit(params.integer("limit", MAX_LIMIT));
     params.finish()?;
@@ -163,7 +167,15 @@ async fn wallet_nfts<S: DataSource>(
     let (chain, filter) = (query.chain, query.token_addresses.clone());
     let all = app.source.wallet_nfts(query).await?;
     let status = app.indexing.status(chain, filter.into_iter().chain(all.iter().map(|n| n.token_address)));
-    let page = page(&app.cursors, all, limit, position, &fingerprint, block);
+    let mut page = page(&app.cursors, all, (limit, FIRST_NFT_PAGE), position, &fingerprint, block);
+    if include_prices {
+        for nft in &mut page.items {
+            // Token ids are decimal or 0x hex (`format`); U256 parses both.
+            let token_id = nft.token_id.parse::<U256>().ok();
+            let item = NftRef { token_address: nft.token_address, token_id };
+            nft.prices = Some(app.source.nft_prices(chain, block, item).await?.unwrap_or_default());
+        }
+    }
     Ok(Json(NftPage {
         status,
         total: Some(page.total as u64),
@@ -189,7 +201,7 @@ async fn wallet_collections<S: DataSource>(
         exclude_spam: params.flag("exclude_spam", false),
         token_counts: params.flag("token_counts", false),
     };
-    params.flag("include_prices", false);
+    let include_prices = params.flag("include_prices", false);
     let cursor = params.one("cursor");
     let limit = effective_limit(params.integer("limit", MAX_LIMIT));
     params.finish()?;
@@ -202,7 +214,13 @@ async fn wallet_collections<S: DataSource>(
     query.at_block = Some(block);
     let all = app.source.wallet_collections(query).await?;
     let status = app.indexing.status(chain, all.iter().map(|c| c.token_address));
-    let page = page(&app.cursors, all, limit, position, &fingerprint, block);
+    let mut page = page(&app.cursors, all, (limit, FIRST_NFT_PAGE), position, &fingerprint, block);
+    if include_prices {
+        for collection in &mut page.items {
+            let item = NftRef { token_address: collection.token_address, token_id: None };
+            collection.prices = Some(app.source.nft_prices(chain, block, item).await?.unwrap_or_default());
+        }
+    }
     Ok(Json(NftCollectionPage {
         status,
         page: page.page,

@@ -27,7 +27,7 @@ pub struct Position {
     /// Index of the first item of the next page.
     #[serde(rename = "o")]
     pub offset: usize,
-    /// Number of the next page (the first is 1).
+    /// Number of the next page.
     #[serde(rename = "p")]
     pub page: u64,
     /// Block the walk reads.
@@ -103,7 +103,7 @@ pub fn fingerprint(kind: &str, query: &dyn std::fmt::Debug) -> String {
 pub struct Page<T> {
     /// The items of the page.
     pub items: Vec<T>,
-    /// Its number, from 1.
+    /// Its number, counted from the `first_page` given to [`page`].
     pub page: u64,
     /// The page size.
     pub page_size: u64,
@@ -113,16 +113,17 @@ pub struct Page<T> {
     pub total: usize,
 }
 
-/// Cuts the page at `position` (the first page when `None`) out of `all`.
+/// Cuts the page at `position` (the first page when `None`) out of `all`;
+/// the first page is numbered `first_page`.
 pub fn page<T>(
     cursors: &Cursors,
     all: Vec<T>,
-    limit: u64,
+    (limit, first_page): (u64, u64),
     at: Option<Position>,
     fingerprint: &str,
     block: u64,
 ) -> Page<T> {
-    let (offset, page) = at.map_or((0, 1), |p| (p.offset, p.page));
+    let (offset, page) = at.map_or((0, first_page), |p| (p.offset, p.page));
     let total = all.len();
     let end = offset.saturating_add(limit as usize).min(total);
     let items: Vec<T> = all.into_iter().skip(offset).take(end.saturating_sub(offset)).collect();
@@ -166,8 +167,10 @@ mod tests {
             let all: Vec<u32> = (0..37).collect();
             let mut seen = Vec::new();
             let mut at = None;
+            let mut numbers = Vec::new();
             loop {
-                let page = page(&cursors, all.clone(), limit, at, "q", 5);
+                let page = page(&cursors, all.clone(), (limit, 1), at, "q", 5);
+                numbers.push(page.page);
                 seen.extend(page.items);
                 match page.cursor {
                     Some(cursor) => at = Some(cursors.open(&cursor, "q").unwrap()),
@@ -175,6 +178,17 @@ mod tests {
                 }
             }
             assert_eq!(seen, all, "limit {limit}");
+            assert_eq!(numbers, (1..=numbers.len() as u64).collect::<Vec<_>>(), "limit {limit}");
         }
+    }
+
+    #[test]
+    fn pages_are_numbered_from_the_first_page_given() {
+        let cursors = Cursors::new([2; 32]);
+        let first = page(&cursors, vec![1, 2, 3], (2, 0), None, "q", 5);
+        assert_eq!(first.page, 0);
+        let second =
+            page(&cursors, vec![1, 2, 3], (2, 0), Some(cursors.open(&first.cursor.unwrap(), "q").unwrap()), "q", 5);
+        assert_eq!((second.page, second.items, second.cursor), (1, vec![3], None));
     }
 }

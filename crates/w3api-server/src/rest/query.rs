@@ -179,15 +179,22 @@ pub fn parse_address(value: &str) -> Result<Address, String> {
 
 /// The data API's spellings of a chain: its name or its hex id, exactly as
 /// the spec's enum lists them.
+/// A chain outside the table (`Chain::Other`) has no data-API name, so it is
+/// refused here like any other chain the server does not serve.
 pub fn data_api_chain(value: &str) -> Option<Chain> {
     let chain = Chain::from_str(value).ok()?;
     let name = chain.data_api_name()?;
-    let exact = value == name || value == chain.hex_id() || (chain == Chain::OptimismSepolia && value == "0xaa37d");
+    let exact = value == name || chain.hex_id().is_some_and(|hex| value == hex) || chain.aliases().contains(&value);
     exact.then_some(chain)
 }
 
 fn data_api_forms() -> Vec<String> {
-    Chain::data_api().flat_map(|c| [c.data_api_name().unwrap_or_default().to_string(), c.hex_id()]).collect()
+    Chain::data_api()
+        .flat_map(|c| {
+            let forms = c.data_api_name().map(String::from).into_iter().chain(c.hex_id());
+            forms.chain(c.aliases().iter().map(|a| a.to_string())).collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// `-? int frac? exp?` as in RFC 8259 (so no `NaN`, `inf` or hex).

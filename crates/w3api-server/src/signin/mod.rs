@@ -13,8 +13,6 @@ use self::store::{Challenge, Challenges};
 use crate::error::ApiError;
 use crate::random::alphanumeric;
 
-/// Seconds a challenge stays valid when the request gives no timeout.
-const DEFAULT_TIMEOUT: u32 = 15;
 const TIMEOUT_RANGE: std::ops::RangeInclusive<u32> = 15..=120;
 /// Longest `domain`, port included.
 const MAX_DOMAIN_LENGTH: usize = 253;
@@ -26,7 +24,7 @@ pub fn request(
     now: DateTime<Utc>,
 ) -> Result<SolanaChallengeResponse, ApiError> {
     let public_key = validate_request(&request, now)?;
-    let timeout = Duration::seconds(i64::from(request.timeout.unwrap_or(DEFAULT_TIMEOUT)));
+    let timeout = Duration::seconds(i64::from(request.timeout));
     let expires_at = request.expiration_time.map_or(now + timeout, |at| at.min(now + timeout));
     let message = SignInMessage {
         domain: request.domain,
@@ -109,7 +107,7 @@ fn verified(challenge: &Challenge) -> SolanaVerifiedChallenge {
     SolanaVerifiedChallenge {
         id: challenge.id.clone(),
         domain: message.domain.clone(),
-        network: Some(message.network),
+        network: Some(message.network.clone()),
         address: message.address.clone(),
         statement: message.statement.clone(),
         uri: message.uri.clone(),
@@ -144,7 +142,8 @@ fn validate_request(request: &SolanaChallengeRequest, now: DateTime<Utc>) -> Res
     if public_key.is_none() {
         problems.push(format!("address: {:?} is not the Base58 form of 32 bytes", request.address));
     }
-    if let Some(timeout) = request.timeout.filter(|t| !TIMEOUT_RANGE.contains(t)) {
+    if !TIMEOUT_RANGE.contains(&request.timeout) {
+        let timeout = request.timeout;
         problems.push(format!("timeout: {timeout} is not between 15 and 120 seconds"));
     }
     if let Some(statement) = request.statement.as_deref().filter(|s| !s.bytes().all(|b| (0x20..=0x7e).contains(&b))) {

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Third-party clients against `w3api serve`, unchanged, on loopback:
+#   - viem, ethers v6 (new JsonRpcProvider(url)) and web3.py call every
+#     JSON-RPC method of the gateway at $URL/eth/$KEY;
+#   - the official Moralis SDKs (npm `moralis`, PyPI `moralis`) call every
+#     REST operation, following cursors through every page;
+#   - a page at http://localhost:3000 in Debian's chromium (playwright-core)
+#     calls REST and RPC across origins, through CORS preflights;
+# and every decoded result is compared with the raw answer to the same call
+# (plain HTTP). Versions are pinned in .ci/clients/package.json (+ lock) and
+# .ci/clients/requirements.txt; npm packages install under
+# target/ci/clients/, Python packages into target/ci/venv.
+#
+# W3API_BIN: the w3api binary (default target/release/w3api, built here).
+# Exits non-zero when any check fails; the last line is `N passed, N failed`.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$root/target/ci/clients
+venv=$root/target/ci/venv
+clients=$root/.ci/clients
+mkdir -p "$work"
+started=$(date +%s)
+
+echo "--- install: npm (viem, ethers, moralis) into target/ci/clients"
+if [ ! -d "$work/node_modules" ] || ! cmp -s "$clients/package-lock.json" "$work/package-lock.json"; then
+  cp "$clients/package.json" "$clients/package-lock.json" "$work/"
+  # --ignore-scripts: the only install scripts (keccak, secp256k1 native
+  # builds) are optional; both fall back to JavaScript.
+  timeout 600 npm ci --prefix "$work" --ignore-scripts --no-audit --no-fund --loglevel=error
+fi
+
+echo "--- install: PyPI (web3, moralis) into target/ci/venv"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+timeout 600 "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$clients/requirements.txt"
+
+if [ -z "${W3API_BIN:-}" ]; then
+  cargo build --release --quiet -p w3api-cli
+  W3API_BIN=target/release/w3api
+fi
+W3API_BIN=$(cd "$(dirname "$W3API_BIN")" && pwd)/$(basename "$W3API_BIN")
+export W3API_BIN
+export W3API_API_KEY=clients-key
+
+# --index-delay: how long a collection first named in token_addresses reports
+# SYNCING (the NFT filter check waits for SYNCED).
+. "$root/.ci/serve.sh"
+start_w3api "$work" --seed 0 --api-key "$W3API_API_KEY" --index-delay 500ms
+server=$W3API_PID
+echo "--- w3api serve at $W3API_URL ($W3API_BIN)"
+
+W3API_WALLETS=$("$W3API_BIN" devnet --seed 0 wallets --count 3 | paste -sd, -)
+W3API_STREAMS=$(sed -n 's/^stream \([0-9a-f-]*\).*/\1/p' "$work/serve.out" | paste -sd, -)
+W3API_SOLANA_ADDRESS=$("$W3API_BIN" devnet --seed 0 solana-key | grep -oE '[1-9A-HJ-NP-Za-km-z]{32,44}' | head -n 1)
+export W3API_WALLETS W3API_STREAMS W3API_SOLANA_ADDRESS
+export W3API_CLIENTS_FIXTURE=$work/fixture.json
+timeout 300 "$venv/bin/python" "$clients/discover.py" "$W3API_CLIENTS_FIXTURE"
+
+export NODE_PATH=$work/node_modules
+# Python's bytecode caches go under target/, not into .ci/clients/.
+export PYTHONPYCACHEPREFIX=$work/pycache
+passed=0 failed=0 broken=()
+run() { # name, command...
+  local name=$1 log=$work/$1.log status=0
+  shift
+  echo "--- $name"
+  timeout 600 "$@" 2>&1 | tee "$log" || status=$?
+  local line
+  line=$(grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+  if [ -n "$line" ]; then
+    passed=$((passed + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
+    failed=$((failed + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$line")))
+  fi
+  if [ "$status" -ne 0 ] || [ -z "$line" ]; then
+    broken+=("$name")
+    [ -n "$line" ] || failed=$((failed + 1))
+  fi
+}
+run viem node "$clients/viem.cjs"
+run ethers node "$clients/ethers.cjs"
+run web3py "$venv/bin/python" "$clients/web3py_checks.py"
+run moralis-js node "$clients/moralis-js.cjs"
+run moralis-py "$venv/bin/python" "$clients/moralis_py_checks.py"
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if [ -x "$chromium" ]; then
+  CHROMIUM=$chromium run browser node "$clients/browser.cjs"
+elif [ -n "${CI:-}" ]; then
+  echo "no chromium at $chromium: .ci/run installs Debian's chromium" >&2
+  broken+=("browser") failed=$((failed + 1))
+else
+  echo "--- browser: skipped, no chromium at $chromium (apt-get install chromium, or set CHROMIUM)"
+fi
+
+if ! kill -0 "$server" 2>/dev/null; then
+  echo "w3api serve exited during the checks:" >&2
+  tail -n 20 "$work/serve.err" >&2
+  broken+=("server") failed=$((failed + 1))
+fi
+echo "--- clients: $(( $(date +%s) - started )) s; logs in ${work#"$root"/}/*.log"
+[ ${#broken[@]} -eq 0 ] || echo "failing: ${broken[*]}"
+echo "clients: $passed passed, $failed failed"
+[ ${#broken[@]} -eq 0 ]

@@ -1,0 +1,257 @@
+'use strict';
+// The official Moralis JS SDK (npm `moralis`) against `w3api serve`: wallet
+// tokens, wallet NFTs and NFT collections (every page through the SDK's
+// hasNext()/next()), a stream by id, and the Solana sign-in (requestMessage +
+// verify). Each SDK result is compared with the raw REST answer (plain GET
+// with X-API-Key, cursors followed independently).
+//
+// Redirecting the SDK to a local server:
+// - the data API has a config key: Moralis.start({ evmApiBaseUrl: `${URL}/api/v2.2` });
+// - the Auth and Streams modules have none (their base URLs are constants,
+//   https://authapi.moralis.io and https://api.moralis-streams.com): the SDK
+//   sends every request through the default axios instance, so one axios
+//   request interceptor rewrites those two origins to the local server.
+
+const path = require('node:path');
+const fs = require('node:fs');
+const os = require('node:os');
+const { execFileSync } = require('node:child_process');
+const Moralis = require('moralis').default;
+// The axios instance the SDK core sends its requests with.
+const axios = require(require.resolve('axios', { paths: [path.dirname(require.resolve('@moralisweb3/common-core'))] }));
+const {
+  URL: BASE, KEY, fixture: fx, rawGet, rawPost, expectSame, runner, assert, show,
+} = require('./lib.cjs');
+
+const PRODUCTION = {
+  'https://authapi.moralis.io': BASE,
+  'https://api.moralis-streams.com': BASE,
+};
+const sent = [];
+axios.interceptors.request.use((config) => {
+  for (const [production, local] of Object.entries(PRODUCTION)) {
+    for (const key of ['baseURL', 'url']) {
+      const value = config[key];
+      if (typeof value === 'string' && value.startsWith(production)) config[key] = local + value.slice(production.length);
+    }
+  }
+  // Nothing leaves loopback.
+  const target = axios.getUri(config);
+  const host = new URL(target).hostname;
+  if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`refusing a request to ${target}`);
+  sent.push(`${(config.method || 'get').toUpperCase()} ${target}`);
+  return config;
+});
+
+const { check, done, fatal } = runner('moralis-js');
+const MAX_PAGES = 200;
+
+// How the SDK's typed objects name the raw fields: camelCase; typed values
+// (EvmAddress, EvmNative, BigNumber, SolAddress, ...) compared through their
+// JSON form, dates by instant.
+function sdkView(value) {
+  if (value === null || value === undefined) return value;
+  if (value instanceof Date) return value;
+  if (Array.isArray(value)) return value.map(sdkView);
+  if (typeof value === 'object') {
+    if (value.constructor && value.constructor.name === 'BigNumber') return value.toBigInt();
+    if (typeof value.toJSON === 'function' && value.constructor !== Object) return sdkView(value.toJSON());
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = sdkView(v);
+    return out;
+  }
+  return value;
+}
+const camel = (s) => s.replace(/[-_]([a-z0-9])/gi, (_, c) => c.toUpperCase());
+
+/** Compares an SDK object (camelCase, typed) with a raw snake_case JSON object. */
+function compareSdk(sdkObject, raw, what, rawTransforms = {}) {
+  const adjusted = {};
+  for (const [k, v] of Object.entries(raw)) adjusted[k] = rawTransforms[k] && v != null ? rawTransforms[k](v) : v;
+  return expectSame(sdkView(sdkObject), adjusted, what, { keyMap: camel });
+}
+
+/** Every raw page of a wallet endpoint, following cursors with plain GETs. */
+async function rawPages(pathname, query) {
+  const pages = [];
+  let cursor;
+  do {
+    const page = await rawGet(pathname, { ...query, cursor });
+    pages.push(page);
+    cursor = page.cursor;
+    assert(pages.length <= MAX_PAGES, `raw ${pathname}: more than ${MAX_PAGES} pages`);
+  } while (cursor);
+  return pages;
+}
+
+/** Every SDK page, through hasNext()/next(). */
+async function sdkPages(first) {
+  const pages = [first];
+  let page = first;
+  while (page.hasNext()) {
+    page = await page.next();
+    pages.push(page);
+    assert(pages.length <= MAX_PAGES, `the SDK is still paging after ${MAX_PAGES} pages (no end reached)`);
+  }
+  return pages;
+}
+
+function comparePages(sdk, raw, what, itemOf, rawTransforms, nonEmpty) {
+  assert(sdk.length === raw.length, `${what}: ${sdk.length} SDK pages, ${raw.length} raw pages`);
+  let compared = 0;
+  const hidden = new Set();
+  sdk.forEach((page, p) => {
+    const items = page.result;
+    const rawItems = raw[p].result;
+    assert(items.length === rawItems.length, `${what} page ${p}: ${items.length} SDK items, ${rawItems.length} raw`);
+    items.forEach((item, i) => {
+      const cmp = compareSdk(itemOf(item), rawItems[i], `${what}[page ${p}][${i}]`, rawTransforms);
+      compared += cmp.compared;
+      cmp.hidden.forEach((h) => hidden.add(h));
+    });
+    const pagination = page.pagination;
+    assert(Boolean(pagination.cursor) === Boolean(raw[p].cursor),
+      `${what} page ${p}: SDK cursor ${show(pagination.cursor)}, raw cursor ${show(raw[p].cursor)}`);
+    if (raw[p].page !== undefined) assert(pagination.page === raw[p].page, `${what} page ${p}: SDK page ${pagination.page}, raw ${raw[p].page}`);
+    compared += 1;
+  });
+  const items = raw.reduce((n, page) => n + page.result.length, 0);
+  if (nonEmpty) assert(items > 0, `${what}: no items at all (the devnet wallet holds some)`);
+  else assert(items === 0, `${what}: ${items} items where the devnet wallet holds none`);
+  return { compared, hidden, note: `${raw.length} pages, ${items} items` };
+}
+
+const summary = (r) => ({ compared: r.compared, hidden: r.hidden, note: r.note });
+
+function solanaSign(challenge) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'w3api-moralis-js-'));
+  const file = path.join(dir, 'challenge.json');
+  fs.writeFileSync(file, JSON.stringify(challenge));
+  const out = execFileSync(process.env.W3API_BIN, ['devnet', 'solana-sign', '--challenge', file], { encoding: 'utf8', timeout: 20000 });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return JSON.parse(out);
+}
+
+async function main() {
+  await Moralis.start({ apiKey: KEY, evmApiBaseUrl: `${BASE}/api/v2.2` });
+  // The SDK takes chains as hex ids (or EvmChain), not names; the raw calls use names.
+  const CHAINS = { eth: '0x1', polygon: '0x89', base: '0x2105' };
+  const [w0, , w2] = fx.wallets;
+  const short = (w) => w.slice(0, 8);
+
+  for (const [wallet, chain, limit] of [[w0, 'eth', 5], [w0, 'polygon', 7]]) {
+    await check(`getWalletTokenBalancesPrice (${short(wallet)}, ${chain}, limit ${limit}): every page`, async () => {
+      const sdk = await sdkPages(await Moralis.EvmApi.wallets.getWalletTokenBalancesPrice({ address: wallet, chain: CHAINS[chain], limit }));
+      const raw = await rawPages(`/api/v2.2/wallets/${wallet}/tokens`, { chain, limit });
+      const r = comparePages(sdk, raw, 'tokens', (x) => x, {}, true);
+      // The rest of each page as the SDK decodes it (page, page_size, ...).
+      sdk.forEach((page, p) => {
+        const { result: _r, cursor: _c, ...rest } = raw[p];
+        const { result: _sr, cursor: _sc, ...sdkRest } = page.response;
+        r.compared += compareSdk(sdkRest, rest, `tokens page ${p}`).compared;
+      });
+      return summary(r);
+    });
+  }
+
+  await check(`getWalletTokenBalancesPrice (${short(w0)}, eth, tokenAddresses [2]): axios array form`, async () => {
+    const tokenAddresses = fx.tokens.slice(0, 2);
+    const sdk = await sdkPages(await Moralis.EvmApi.wallets.getWalletTokenBalancesPrice({ address: w0, chain: '0x1', tokenAddresses }));
+    const raw = await rawPages(`/api/v2.2/wallets/${w0}/tokens`, { chain: 'eth', token_addresses: tokenAddresses });
+    assert(raw[0].result.length === 2, `raw: ${raw[0].result.length} tokens for 2 token_addresses`);
+    return summary(comparePages(sdk, raw, 'tokens', (x) => x, {}, true));
+  });
+
+  await check(`getWalletNFTs (${short(w2)}, eth, tokenAddresses [1]): axios array form`, async () => {
+    const all = await rawGet(`/api/v2.2/${w2}/nft`, { chain: 'eth' });
+    const tokenAddresses = [all.result[0].token_address];
+    // A collection first named in token_addresses reports SYNCING for the
+    // server's index delay: wait (raw) until it is SYNCED, then compare.
+    const deadline = Date.now() + 15000;
+    while ((await rawGet(`/api/v2.2/${w2}/nft`, { chain: 'eth', token_addresses: tokenAddresses })).status !== 'SYNCED') {
+      assert(Date.now() < deadline, 'the collection is still SYNCING after 15 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const sdk = await sdkPages(await Moralis.EvmApi.nft.getWalletNFTs({ address: w2, chain: '0x1', tokenAddresses }));
+    const raw = await rawPages(`/api/v2.2/${w2}/nft`, { chain: 'eth', token_addresses: tokenAddresses });
+    assert(raw[0].result.length < all.result.length || new Set(all.result.map((n) => n.token_address)).size === 1,
+      'the token_addresses filter selects nothing less than every NFT');
+    return summary(comparePages(sdk, raw, 'nfts', (x) => x.toJSON(), { metadata: (m) => JSON.parse(m), amount: (a) => Number(a) }, true));
+  });
+
+  const nftCases = [
+    [w2, 'eth', 2, { format: 'decimal' }, true],
+    [w0, 'polygon', 3, { normalizeMetadata: true, mediaItems: true }, true],
+    [w2, 'base', 2, { format: 'hex' }, true],
+    [w0, 'eth', 2, {}, false],
+  ];
+  for (const [wallet, chain, limit, extra, nonEmpty] of nftCases) {
+    await check(`getWalletNFTs (${short(wallet)}, ${chain}, limit ${limit}${Object.keys(extra).map((k) => `, ${k} ${extra[k]}`).join('')}): every page`, async () => {
+      const sdk = await sdkPages(await Moralis.EvmApi.nft.getWalletNFTs({ address: wallet, chain: CHAINS[chain], limit, ...extra }));
+      const query = { chain, limit, format: extra.format, normalizeMetadata: extra.normalizeMetadata, media_items: extra.mediaItems };
+      const raw = await rawPages(`/api/v2.2/${wallet}/nft`, query);
+      return summary(comparePages(sdk, raw, 'nfts', (x) => x.toJSON(), {
+        metadata: (m) => JSON.parse(m),
+        amount: (a) => Number(a),
+      }, nonEmpty));
+    });
+  }
+
+  const collectionCases = [[w2, 'eth', 1, false, true], [w0, 'polygon', 2, true, true], [w0, 'eth', 2, false, false]];
+  for (const [wallet, chain, limit, tokenCounts, nonEmpty] of collectionCases) {
+    await check(`getWalletNFTCollections (${short(wallet)}, ${chain}, limit ${limit}${tokenCounts ? ', tokenCounts' : ''}): every page`, async () => {
+      const sdk = await sdkPages(await Moralis.EvmApi.nft.getWalletNFTCollections({ address: wallet, chain: CHAINS[chain], limit, tokenCounts }));
+      const raw = await rawPages(`/api/v2.2/${wallet}/nft/collections`, { chain, limit, token_counts: tokenCounts });
+      return summary(comparePages(sdk, raw, 'collections', (x) => x.toJSON(), {}, nonEmpty));
+    });
+  }
+
+  for (const id of fx.streams) {
+    await check(`Streams.getById(${id.slice(0, 8)})`, async () => {
+      const stream = await Moralis.Streams.getById({ id, networkType: 'evm' });
+      const raw = await rawGet(`/streams/evm/${id}`);
+      return expectSame(sdkView(stream.result.toJSON()), raw, 'stream');
+    });
+  }
+
+  await check('Auth.requestMessage + verify (solana)', async () => {
+    const request = {
+      domain: 'example.com', uri: 'https://example.com/login', timeout: 60, statement: 'Sign in to Example',
+    };
+    const challenge = await Moralis.Auth.requestMessage({
+      networkType: 'solana', address: fx.solana.address, solNetwork: 'mainnet', ...request,
+    });
+    const issued = challenge.raw;
+    assert(/^[a-zA-Z0-9]{8,64}$/.test(issued.id), `challenge id ${issued.id}`);
+    // The same request, raw: the same fields, profile and message apart from nonce and times.
+    const raw = await rawPost('/challenge/request/solana', { ...request, address: fx.solana.address, network: 'mainnet' });
+    assert(raw.status === 201, `raw challenge request: HTTP ${raw.status} ${show(raw.body)}`);
+    let compared = expectSame(challenge.result, { ...raw.body, id: issued.id, message: issued.message }, 'challenge').compared;
+    assert(issued.profileId === raw.body.profileId, `profileId ${issued.profileId} != raw ${raw.body.profileId}`);
+    const stable = (m) => m.split('\n').filter((l) => !/^(Nonce|Issued At|Expiration Time|Not Before):/.test(l)).join('\n');
+    assert(stable(issued.message) === stable(raw.body.message), `messages differ:\n${issued.message}\n---\n${raw.body.message}`);
+
+    // Verify the SDK's challenge through the SDK, the raw one raw; both answers must agree.
+    const signedSdk = solanaSign(issued);
+    const verified = await Moralis.Auth.verify({ networkType: 'solana', message: signedSdk.message, signature: signedSdk.signature });
+    const signedRaw = solanaSign(raw.body);
+    const rawVerified = await rawPost('/challenge/verify/solana', signedRaw);
+    assert(rawVerified.status === 201, `raw verify: HTTP ${rawVerified.status} ${show(rawVerified.body)}`);
+    const nonce = (m) => (m.match(/^Nonce: (.*)$/m) || [])[1];
+    const expected = { ...rawVerified.body };
+    for (const k of ['id', 'nonce', 'expirationTime', 'notBefore', 'issuedAt']) delete expected[k];
+    const sdk = verified.result;
+    assert(sdk.id === issued.id, `verified id ${sdk.id}, challenge ${issued.id}`);
+    assert(sdk.nonce === nonce(issued.message), `verified nonce ${sdk.nonce}, message nonce ${nonce(issued.message)}`);
+    compared += compareSdk(
+      { ...sdk, network: sdk.solNetwork },
+      expected, 'verify',
+    ).compared;
+    return { compared, hidden: new Set() };
+  });
+}
+
+main().catch(fatal).finally(() => {
+  done();
+  if (process.env.W3API_CLIENTS_TRACE) console.log(sent.join('\n'));
+});

@@ -1,0 +1,182 @@
+"""The official Moralis Python SDK (PyPI `moralis`) against `w3api serve`:
+wallet tokens, wallet NFTs and NFT collections (every page, passing `cursor`
+back), a stream by id, and the Solana sign-in (request + verify), each answer
+compared with the raw REST answer (plain GET with X-API-Key).
+
+The SDK's functions build a fresh generated `Configuration()` per call, whose
+host is the first entry of `Configuration.get_host_settings()` (the
+generator's server list, hard-coded to production). Redirecting the SDK to a
+local server replaces that list in each of the three generated packages it
+uses: see `point_sdk_at`. The SDK calls skip response deserialization (they
+return the JSON body), so the strict, stale bundled response schemas are
+never involved; request parameters and bodies are still validated by them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import openapi_auth
+import openapi_evm_api
+import openapi_streams
+from moralis import auth, evm_api, streams
+
+from pylib import FIXTURE as fx, KEY, URL, Runner, expect_same, raw_get, raw_post
+
+MAX_PAGES = 200
+
+
+def point_sdk_at(base_url: str) -> None:
+    """Every Moralis SDK call goes to base_url (data API under /api/v2.2)."""
+    for package, base in (
+        (openapi_evm_api, f"{base_url}/api/v2.2"),
+        (openapi_auth, base_url),
+        (openapi_streams, base_url),
+    ):
+        package.Configuration.get_host_settings = (
+            lambda self, base=base: [{"url": base, "description": "w3api serve"}]
+        )
+
+
+point_sdk_at(URL)
+r = Runner("moralis-py")
+
+
+def pages(fetch, first_params: dict) -> list[dict]:
+    out = []
+    params = dict(first_params)
+    while True:
+        page = fetch(params)
+        out.append(page)
+        if not page.get("cursor"):
+            return out
+        assert len(out) <= MAX_PAGES, f"more than {MAX_PAGES} pages"
+        params = {**first_params, "cursor": page["cursor"]}
+
+
+def raw_pages(path: str, query: dict) -> list[dict]:
+    return pages(lambda q: raw_get(path, q), query)
+
+
+def compare_pages(sdk: list[dict], raw: list[dict], what: str, non_empty: bool):
+    assert len(sdk) == len(raw), f"{what}: {len(sdk)} SDK pages, {len(raw)} raw pages"
+    total = 0
+    compared = 0
+    for p, (s, w) in enumerate(zip(sdk, raw)):
+        # Cursors are compared by presence: the SDK and the raw calls may
+        # spell the same query differently (chain "eth" and "0x1").
+        assert bool(s.get("cursor")) == bool(w.get("cursor")), f"{what} page {p}: cursor presence differs"
+        s = {k: v for k, v in s.items() if k != "cursor"}
+        w = {k: v for k, v in w.items() if k != "cursor"}
+        compared += expect_same(s, w, f"{what}[page {p}]").compared
+        total += len(w.get("result") or [])
+    if non_empty:
+        assert total > 0, f"{what}: no items at all (the devnet wallet holds some)"
+    else:
+        assert total == 0, f"{what}: {total} items where the devnet wallet holds none"
+    return f"{len(raw)} pages, {total} items, {compared} values"
+
+
+def main() -> int:
+    w0, _, w2 = fx["wallets"]
+
+    for wallet, chain, limit in ((w0, "eth", 5), (w0, "polygon", 7)):
+        def tokens(wallet=wallet, chain=chain, limit=limit):
+            sdk = pages(lambda p: evm_api.wallets.get_wallet_token_balances_price(api_key=KEY, params=p),
+                        {"address": wallet, "chain": chain, "limit": limit})
+            raw = raw_pages(f"/api/v2.2/wallets/{wallet}/tokens", {"chain": chain, "limit": limit})
+            return compare_pages(sdk, raw, "tokens", True)
+
+        r.check(f"evm_api.wallets.get_wallet_token_balances_price ({wallet[:8]}, {chain}, limit {limit}): every page",
+                tokens)
+
+    def tokens_filtered():
+        addresses = fx["tokens"][:2]
+        sdk = pages(lambda p: evm_api.wallets.get_wallet_token_balances_price(api_key=KEY, params=p),
+                    {"address": w0, "chain": "eth", "token_addresses": addresses})
+        raw = raw_pages(f"/api/v2.2/wallets/{w0}/tokens", {"chain": "eth", "token_addresses": addresses})
+        assert len(raw[0]["result"]) == 2, f"raw: {len(raw[0]['result'])} tokens for 2 token_addresses"
+        return compare_pages(sdk, raw, "tokens", True)
+
+    r.check(f"evm_api.wallets.get_wallet_token_balances_price ({w0[:8]}, eth, token_addresses [2])", tokens_filtered)
+
+    for wallet, chain, limit, extra, non_empty in (
+        (w2, "eth", 2, {"format": "decimal"}, True),
+        (w0, "polygon", 3, {"normalizeMetadata": True, "media_items": True}, True),
+        (w2, "base", 2, {"format": "hex"}, True),
+        (w0, "eth", 2, {}, False),
+    ):
+        def nfts(wallet=wallet, chain=chain, limit=limit, extra=extra, non_empty=non_empty):
+            sdk = pages(lambda p: evm_api.nft.get_wallet_nfts(api_key=KEY, params=p),
+                        {"address": wallet, "chain": chain, "limit": limit, **extra})
+            raw = raw_pages(f"/api/v2.2/{wallet}/nft", {"chain": chain, "limit": limit, **extra})
+            return compare_pages(sdk, raw, "nfts", non_empty)
+
+        r.check(f"evm_api.nft.get_wallet_nfts ({wallet[:8]}, {chain}, limit {limit}"
+                f"{''.join(f', {k} {v}' for k, v in extra.items())}): every page", nfts)
+
+    for wallet, chain, limit, counts, non_empty in (
+        (w2, "eth", 1, False, True), (w0, "polygon", 2, True, True), (w0, "eth", 2, False, False),
+    ):
+        def collections(wallet=wallet, chain=chain, limit=limit, counts=counts, non_empty=non_empty):
+            sdk = pages(lambda p: evm_api.nft.get_wallet_nft_collections(api_key=KEY, params=p),
+                        {"address": wallet, "chain": chain, "limit": limit, "token_counts": counts})
+            raw = raw_pages(f"/api/v2.2/{wallet}/nft/collections",
+                            {"chain": chain, "limit": limit, "token_counts": counts})
+            return compare_pages(sdk, raw, "collections", non_empty)
+
+        r.check(f"evm_api.nft.get_wallet_nft_collections ({wallet[:8]}, {chain}, limit {limit}, token_counts {counts})"
+                ": every page", collections)
+
+    for stream_id in fx["streams"]:
+        r.check(f"streams.evm_streams.get_stream({stream_id[:8]})",
+                lambda stream_id=stream_id: expect_same(
+                    streams.evm_streams.get_stream(api_key=KEY, params={"id": stream_id}),
+                    raw_get(f"/streams/evm/{stream_id}"), "stream"))
+
+    def sign_in():
+        body = {"domain": "example.com", "uri": "https://example.com/login", "address": fx["solana"]["address"],
+                "network": "mainnet", "timeout": 60, "statement": "Sign in to Example"}
+        challenge = auth.challenge.request_challenge_solana(api_key=KEY, body=body)
+        assert re.fullmatch(r"[a-zA-Z0-9]{8,64}", challenge["id"]), f"challenge id {challenge['id']!r}"
+        status, raw = raw_post("/challenge/request/solana", body)
+        assert status == 201, f"raw challenge request: HTTP {status} {raw}"
+        assert sorted(challenge) == sorted(raw), f"keys {sorted(challenge)} != raw {sorted(raw)}"
+        assert challenge["profileId"] == raw["profileId"], "profileId differs"
+
+        def stable(m):
+            return [ln for ln in m.split("\n") if not re.match(r"(Nonce|Issued At|Expiration Time|Not Before):", ln)]
+
+        assert stable(challenge["message"]) == stable(raw["message"]), "messages differ beyond nonce and times"
+        verified = auth.challenge.verify_challenge_solana(api_key=KEY, body=solana_sign(challenge))
+        status, raw_verified = raw_post("/challenge/verify/solana", solana_sign(raw))
+        assert status == 201, f"raw verify: HTTP {status} {raw_verified}"
+        assert verified["id"] == challenge["id"], f"verified id {verified['id']}, challenge {challenge['id']}"
+        nonce = re.search(r"^Nonce: (.*)$", challenge["message"], re.M).group(1)
+        assert verified["nonce"] == nonce, f"verified nonce {verified['nonce']}, message nonce {nonce}"
+        varying = {"id", "nonce", "expirationTime", "notBefore", "issuedAt"}
+        assert sorted(verified) == sorted(raw_verified), f"keys {sorted(verified)} != raw {sorted(raw_verified)}"
+        return expect_same({k: v for k, v in verified.items() if k not in varying},
+                           {k: v for k, v in raw_verified.items() if k not in varying}, "verify")
+
+    r.check("auth.challenge.request_challenge_solana + verify_challenge_solana", sign_in)
+    return r.done()
+
+
+def solana_sign(challenge: dict) -> dict:
+    with tempfile.TemporaryDirectory(prefix="w3api-moralis-py-") as d:
+        path = os.path.join(d, "challenge.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(challenge, f)
+        out = subprocess.run([os.environ["W3API_BIN"], "devnet", "solana-sign", "--challenge", path],
+                             check=True, capture_output=True, text=True, timeout=20)
+    return json.loads(out.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
