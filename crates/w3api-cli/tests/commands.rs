@@ -203,17 +203,17 @@ fn sign_in_with_a_devnet_key() {
 
 #[test]
 fn rpc_blocks_transactions_and_prices() {
-    let block = json(&["rpc", "block", "9", "--full"]);
+    let block = json(&["rpc", "block", "10", "--full"]);
     let transactions = block["transactions"].as_array().unwrap();
     assert_eq!(transactions.len(), 150);
-    assert_eq!(json(&["rpc", "block", "0x9"])["hash"], block["hash"], "decimal and hex name the same block");
-    let text = stdout(&w3api(&["rpc", "--chain", "eth", "block", "9", "--full"]));
+    assert_eq!(json(&["rpc", "block", "0xa"])["hash"], block["hash"], "decimal and hex name the same block");
+    let text = stdout(&w3api(&["rpc", "--chain", "eth", "block", "10", "--full"]));
     assert!(text.contains("transactions  150") && text.contains(transactions[149]["hash"].as_str().unwrap()), "{text}");
 
     let hash = block["hash"].as_str().unwrap();
     let by_hash = json(&["rpc", "tx-by-hash", hash, "0x2"]);
     assert_eq!(by_hash, transactions[2]);
-    assert_eq!(json(&["rpc", "tx-by-number", "9", "2"]), by_hash);
+    assert_eq!(json(&["rpc", "tx-by-number", "10", "2"]), by_hash);
     let latest = json(&["rpc", "block", "latest"]);
     if latest["transactions"].as_array().unwrap().is_empty() {
         assert!(failure(&["rpc", "tx-by-number", "latest", "0"]).contains("no transaction 0 in block latest"));
@@ -232,9 +232,12 @@ fn rpc_blocks_transactions_and_prices() {
     let token = page.result.iter().find(|t| t.usd_price.is_some()).unwrap();
     let address = format!("{:#x}", token.token_address.unwrap());
     let at = page.block_number.unwrap().to_string();
-    let price = json(&["rpc", "price", &address, "--to-block", &at, "--percent-change", "--exchange", "DevSwap v2"]);
+    let price = json(&["rpc", "price", &address, "--to-block", &at, "--percent-change"]);
     assert_eq!(price["usdPrice"].as_f64(), token.usd_price);
     assert!(price.get("24hrPercentChange").is_some(), "{price}");
+    let exchange = price["exchangeName"].as_str().unwrap();
+    let on_exchange = json(&["rpc", "price", &address, "--to-block", &at, "--exchange", exchange]);
+    assert_eq!(on_exchange["usdPrice"], price["usdPrice"], "the deepest pair is on {exchange}");
     let text = stdout(&w3api(&["rpc", "price", &address]));
     assert!(text.contains("USD price") && text.contains(&token.symbol), "{text}");
 }

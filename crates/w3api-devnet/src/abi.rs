@@ -37,4 +37,12 @@ sol! {
         event Sync(uint112 reserve0, uint112 reserve1);
         event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to);
     }
+
+    /// An NFT marketplace: the buyer pays (in the native currency, sent as
+    /// the call's value, or in an ERC20 the buyer holds, when
+    /// `paymentToken` is not zero) and receives the seller's token.
+    interface IMarketplace {
+        function buy(address collection, uint256 tokenId, address seller, address paymentToken, uint256 price) external payable;
+        event Sale(address indexed collection, uint256 indexed tokenId, address indexed buyer, address seller, address paymentToken, uint256 price);
+    }
 }

@@ -20,7 +20,7 @@ use alloy_sol_types::{SolCall, SolEvent, SolValue};
 use rayon::prelude::*;
 use w3api_types::{Chain, ContractType};
 
-use crate::abi::{IDex, IERC20, IERC721, IERC1155};
+use crate::abi::{IDex, IERC20, IERC721, IERC1155, IMarketplace};
 use crate::accounts::{Accounts, Role};
 use crate::ledger::{Holder, Ledger};
 use crate::scale::Scale;
@@ -57,7 +57,13 @@ mod gas {
     pub const MINT_1155: u64 = 61_337;
     pub const TRANSFER_721: u64 = 57_164;
     pub const TRANSFER_1155: u64 = 54_290;
+    pub const DEPLOY_MARKETPLACE: u64 = 3_402_117;
+    pub const SALE_NATIVE: u64 = 98_735;
+    pub const SALE_ERC20: u64 = 121_906;
 }
+
+/// USD a collection's tokens sell for at least, before a sale's premium.
+const FLOOR_USD: (f64, f64) = (25.0, 25_000.0);
 
 /// A block as stored: its header, its hash, and where its transactions are.
 #[derive(Clone, Debug)]
@@ -99,6 +105,27 @@ pub struct ReceiptRecord {
     pub log_count: u32,
 }
 
+/// A marketplace sale of an ERC721 token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SaleRecord {
+    /// Block of the sale.
+    pub block: u32,
+    /// Index of the sale's transaction in [`ChainData::transactions`].
+    pub tx: u32,
+    /// Collection index.
+    pub collection: u16,
+    /// Token id.
+    pub id: u32,
+    /// Who paid.
+    pub buyer: Address,
+    /// Who was paid.
+    pub seller: Address,
+    /// What was paid: the native currency or an ERC20.
+    pub payment: Asset,
+    /// Raw amount paid.
+    pub price: u128,
+}
+
 /// A generated chain.
 #[derive(Debug)]
 pub struct ChainData {
@@ -114,6 +141,8 @@ pub struct ChainData {
     pub receipts: Vec<ReceiptRecord>,
     /// Every log, in chain order.
     pub logs: Vec<Log>,
+    /// Every marketplace sale, in chain order.
+    pub sales: Vec<SaleRecord>,
     /// Balances and NFT ownership over time.
     pub ledger: Ledger,
     pub(crate) price_index: crate::query::prices::PriceIndex,
@@ -121,6 +150,8 @@ pub struct ChainData {
     tx_by_hash: HashMap<B256, u32>,
     /// Indexes in `transactions` of what each account sent, in order: its nonces.
     sent_by: HashMap<Address, Vec<u32>>,
+    /// Indexes in `sales` of each collection's sales, in order.
+    pub(crate) sales_by_collection: HashMap<u16, Vec<u32>>,
 }
 
 impl ChainData {
@@ -167,7 +198,7 @@ pub fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> 
     let world = World::plan(chain, seed, scale, accounts);
     let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
     simulation.run();
-    let Simulation { ledger, unsigned, pending, receipts, logs, .. } = simulation;
+    let Simulation { ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
     let transactions = sign(unsigned, accounts);
     let blocks = seal(seed, chain, pending, &transactions);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
@@ -176,6 +207,10 @@ pub fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> 
     for (index, tx) in transactions.iter().enumerate() {
         sent_by.entry(tx.sender).or_default().push(index as u32);
     }
+    let mut sales_by_collection: HashMap<u16, Vec<u32>> = HashMap::new();
+    for (index, sale) in sales.iter().enumerate() {
+        sales_by_collection.entry(sale.collection).or_default().push(index as u32);
+    }
     let mut data = ChainData {
         chain,
         world,
@@ -183,11 +218,13 @@ pub fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> 
         transactions,
         receipts,
         logs,
+        sales,
         ledger,
         price_index: Vec::new(),
         block_by_hash,
         tx_by_hash,
         sent_by,
+        sales_by_collection,
     };
     data.price_index = data.build_price_index();
     data
@@ -288,6 +325,8 @@ enum Action {
     Mint1155 { sender: u32, to: u32, collection: u16, id: u32, amount: u64 },
     Transfer721 { from: u32, to: u32, collection: u16, id: u32 },
     Transfer1155 { from: u32, to: u32, collection: u16, id: u32, amount: u64 },
+    DeployMarketplace,
+    Sale { buyer: u32, seller: u32, collection: u16, id: u32, payment: Asset, price: u128 },
 }
 
 /// A transaction ready to be built: target, value, calldata, gas, logs, and
@@ -333,6 +372,7 @@ struct Simulation<'a> {
     // Kept for the whole chain.
     receipts: Vec<ReceiptRecord>,
     logs: Vec<Log>,
+    sales: Vec<SaleRecord>,
 }
 
 impl<'a> Simulation<'a> {
@@ -364,6 +404,7 @@ impl<'a> Simulation<'a> {
             block_receipts: Vec::new(),
             receipts: Vec::new(),
             logs: Vec::new(),
+            sales: Vec::new(),
         };
         simulation.plan_setup();
         simulation
@@ -389,6 +430,8 @@ impl<'a> Simulation<'a> {
                 Role::Deployer => 2.0 * wrapped + 1_000_000_000.0,
                 Role::Spammer => 1_000_000.0,
                 Role::Trader => 100_000.0,
+                // The showcase wallet can afford what it collects.
+                Role::Wallet if Some(account) == self.accounts.wallets().next() => 10_000.0,
                 Role::Wallet => log_uniform(&mut self.rng, 1.0, 1_000.0),
             };
             let amount = (whole * unit as f64) as u128;
@@ -408,6 +451,7 @@ impl<'a> Simulation<'a> {
         self.setup.extend((0..world.collections.len() as u16).map(Action::DeployCollection));
         self.setup.extend((0..world.exchanges.len()).map(Action::DeployFactory));
         self.setup.extend((0..world.exchanges.len()).map(Action::DeployRouter));
+        self.setup.push_back(Action::DeployMarketplace);
         self.setup.extend(spam.into_iter().map(Action::DeployToken));
         self.setup.extend((0..world.pairs.len()).map(Action::CreatePair));
         let wrapped_needed = self.wrapped_for_liquidity() + self.wrapped_for_handouts();
@@ -605,8 +649,25 @@ impl<'a> Simulation<'a> {
     /// Builds the call for `action` and commits it; `false` when the sender
     /// cannot afford it (random actions only).
     fn execute(&mut self, action: Action) -> bool {
+        let sale = match action {
+            Action::Sale { buyer, seller, collection, id, payment, price } => Some(SaleRecord {
+                block: self.block,
+                tx: self.unsigned.len() as u32,
+                collection,
+                id,
+                buyer: self.address(buyer),
+                seller: self.address(seller),
+                payment,
+                price,
+            }),
+            _ => None,
+        };
         let call = self.call_for(action);
-        self.commit(call)
+        let done = self.commit(call);
+        if done && let Some(sale) = sale {
+            self.sales.push(sale);
+        }
+        done
     }
 
     fn call_for(&mut self, action: Action) -> Call {
@@ -635,6 +696,13 @@ impl<'a> Simulation<'a> {
             Action::DeployFactory(index) | Action::DeployRouter(index) => {
                 let args = (world.exchanges[index].name.clone(), U256::from(index));
                 creation(deployer, args.abi_encode_params(), gas::DEPLOY_DEX, Vec::new(), Vec::new())
+            }
+            Action::DeployMarketplace => {
+                let args = ("DevMarket".to_string(),);
+                creation(deployer, args.abi_encode_params(), gas::DEPLOY_MARKETPLACE, Vec::new(), Vec::new())
+            }
+            Action::Sale { buyer, seller, collection, id, payment, price } => {
+                self.sale(buyer, seller, collection, id, payment, price)
             }
             Action::CreatePair(index) => {
                 let pair = &world.pairs[index];
@@ -726,6 +794,45 @@ impl<'a> Simulation<'a> {
                 call(from, contract, 0, input, gas::TRANSFER_1155, vec![log(contract, &event)], effects)
             }
         }
+    }
+
+    /// The buyer pays the seller through the marketplace, which hands the
+    /// token over: native payments travel as the call's value and are
+    /// forwarded, ERC20 payments move straight from buyer to seller.
+    fn sale(&self, buyer: u32, seller: u32, collection: u16, id: u32, payment: Asset, price: u128) -> Call {
+        let world = self.world;
+        let contract = world.collections[usize::from(collection)].address;
+        let (sender, buyer, seller) = (buyer, self.address(buyer), self.address(seller));
+        let payment_token = world.token(payment).map_or(Address::ZERO, |t| t.address);
+        let input = IMarketplace::buyCall {
+            collection: contract,
+            tokenId: U256::from(id),
+            seller,
+            paymentToken: payment_token,
+            price: U256::from(price),
+        }
+        .abi_encode();
+        let mut logs = Vec::new();
+        let mut effects = Vec::new();
+        if payment != Asset::NATIVE {
+            logs.push(log(payment_token, &IERC20::Transfer { from: buyer, to: seller, value: U256::from(price) }));
+            effects.push(Effect::Fungible { asset: payment, from: buyer, to: seller, amount: price });
+        } else {
+            effects.push(Effect::Fungible { asset: Asset::NATIVE, from: world.marketplace, to: seller, amount: price });
+        }
+        logs.push(log(contract, &IERC721::Transfer { from: seller, to: buyer, tokenId: U256::from(id) }));
+        effects.push(Effect::Erc721 { collection, id, from: seller, to: buyer });
+        let sale = IMarketplace::Sale {
+            collection: contract,
+            tokenId: U256::from(id),
+            buyer,
+            seller,
+            paymentToken: payment_token,
+            price: U256::from(price),
+        };
+        logs.push(log(world.marketplace, &sale));
+        let (value, gas) = if payment == Asset::NATIVE { (price, gas::SALE_NATIVE) } else { (0, gas::SALE_ERC20) };
+        call(sender, world.marketplace, value, input, gas, logs, effects)
     }
 
     fn token_address(&self, asset: Asset) -> Address {
@@ -895,7 +1002,8 @@ impl<'a> Simulation<'a> {
             58..73 => self.random_swap(),
             73..81 => self.random_mint_721(),
             81..85 => self.random_mint_1155(),
-            85..92 => self.random_transfer_721(),
+            85..88 => self.random_transfer_721(),
+            88..92 => self.random_sale(),
             92..95 => self.random_transfer_1155(),
             95..98 => self.random_spam_airdrop(),
             _ => self.random_spam_nft(),
@@ -997,6 +1105,47 @@ impl<'a> Simulation<'a> {
         Some(Action::Transfer721 { from, to, collection, id })
     }
 
+    /// A minted ERC721 token sold by its owner to another wallet, at the
+    /// collection's floor or above, paid in the native currency, the wrapped
+    /// token or the stablecoin (the native currency when the buyer holds too
+    /// little of the token drawn).
+    fn random_sale(&mut self) -> Option<Action> {
+        let (collection, id) = *self.minted_721.get(self.rng.usize(..self.minted_721.len().max(1)))?;
+        // Minted tokens only ever go to wallets, whose holder is account + 1.
+        let seller = self.ledger.erc721_owner(collection, id)?.0.checked_sub(1)?;
+        // The showcase wallet collects: it buys a quarter of what is sold.
+        let showcase = self.accounts.wallets().next()?;
+        let buyer = if seller != showcase && self.rng.u8(..4) == 0 { showcase } else { self.other_wallet(seller) };
+        let usd = self.floor_usd(collection) * (1.0 + 1.5 * self.rng.f64());
+        let drawn = match self.rng.u8(..20) {
+            0..12 => Asset::NATIVE,
+            12..17 => Asset::WRAPPED,
+            _ => Asset::STABLE,
+        };
+        let affordable = |asset: Asset, sim: &Self| {
+            let price = sim.units_at_launch(asset, usd);
+            (asset == Asset::NATIVE || sim.ledger.balance(sim.holder(buyer), asset) >= price).then_some((asset, price))
+        };
+        let (payment, price) = affordable(drawn, self).or_else(|| affordable(Asset::NATIVE, self))?;
+        (price > 0).then_some(Action::Sale { buyer, seller, collection, id, payment, price })
+    }
+
+    /// The lowest USD price a collection's tokens sell for, fixed per collection.
+    fn floor_usd(&self, collection: u16) -> f64 {
+        let chain = self.chain_id.to_be_bytes();
+        let mut rng = seed::rng(self.seed, &[b"floor", &chain, &collection.to_be_bytes()]);
+        log_uniform(&mut rng, FLOOR_USD.0, FLOOR_USD.1)
+    }
+
+    /// Raw units of `asset` worth `usd` at its launch price (the native
+    /// currency at its own).
+    fn units_at_launch(&self, asset: Asset, usd: f64) -> u128 {
+        match self.world.token(asset) {
+            Some(_) => self.units_worth(asset, usd),
+            None => (usd / self.world.native.launch_usd * 1e18) as u128,
+        }
+    }
+
     fn random_transfer_1155(&mut self) -> Option<Action> {
         let index = self.rng.usize(..self.holdings_1155.len().max(1));
         let (from, collection, id) = *self.holdings_1155.get(index)?;
@@ -1044,6 +1193,9 @@ fn gas_of(action: &Action) -> u64 {
         Action::Mint1155 { .. } => gas::MINT_1155,
         Action::Transfer721 { .. } => gas::TRANSFER_721,
         Action::Transfer1155 { .. } => gas::TRANSFER_1155,
+        Action::DeployMarketplace => gas::DEPLOY_MARKETPLACE,
+        Action::Sale { payment: Asset::NATIVE, .. } => gas::SALE_NATIVE,
+        Action::Sale { .. } => gas::SALE_ERC20,
     }
 }
 

@@ -46,7 +46,7 @@ use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, NftPrices, U256
 pub use accounts::{Accounts, Role};
 pub use decimal::format_units;
 pub use generate::{
-    BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, TxRecord, swap_output,
+    BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord, swap_output,
 };
 pub use ledger::{History, Holder, Ledger, Movement};
 pub use metadata::{NftMetadata, Rarity};
@@ -261,10 +261,8 @@ impl DataSource for Devnet {
         Ok(self.ready(chain).await?.fee_suggestion())
     }
 
-    async fn nft_prices(&self, chain: Chain, _: u64, _: NftRef) -> Result<Option<NftPrices>, SourceError> {
-        // The devnet has no marketplace sales yet, so nothing has a price.
-        self.ready(chain).await?;
-        Ok(None)
+    async fn nft_prices(&self, chain: Chain, at_block: u64, nft: NftRef) -> Result<Option<NftPrices>, SourceError> {
+        Ok(self.ready(chain).await?.nft_prices(at_block, nft.token_address, nft.token_id))
     }
 
     async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {

@@ -160,6 +160,8 @@ pub struct World {
     pub pairs: Vec<Pair>,
     /// Fee recipient of every block.
     pub miner: Address,
+    /// The NFT marketplace contract.
+    pub marketplace: Address,
     token_by_address: HashMap<Address, Asset>,
     collection_by_address: HashMap<Address, u16>,
 }
@@ -190,7 +192,7 @@ impl World {
         let native = native_currency(chain);
         let deployer = accounts.address(Accounts::DEPLOYER);
         let spammer = accounts.address(Accounts::SPAMMER);
-        // Deployer nonces in deployment order: tokens, collections, factories, routers.
+        // Deployer nonces in deployment order: tokens, collections, factories, routers, the marketplace.
         let mut nonce = 0u64;
         let mut next_address = || {
             let address = deployer.create(nonce);
@@ -225,6 +227,7 @@ impl World {
         let collections = plan_collections(chain, seed, scale, &mut rng, &mut names, &mut next_address);
         let factories: Vec<Address> = EXCHANGE_NAMES.iter().map(|_| next_address()).collect();
         let routers: Vec<Address> = EXCHANGE_NAMES.iter().map(|_| next_address()).collect();
+        let marketplace = next_address();
         for i in 0..scale.spam_tokens {
             let (name, symbol) = names.spam_token(&mut rng);
             tokens.push(Token {
@@ -251,7 +254,18 @@ impl World {
         let miner = Address::from_slice(&seed::derive(seed, &[b"miner", &crate::chain_id(chain).to_be_bytes()])[12..]);
         let token_by_address = tokens.iter().enumerate().map(|(i, t)| (t.address, Asset(i as u16 + 1))).collect();
         let collection_by_address = collections.iter().enumerate().map(|(i, c)| (c.address, i as u16)).collect();
-        World { chain, native, tokens, collections, exchanges, pairs, miner, token_by_address, collection_by_address }
+        World {
+            chain,
+            native,
+            tokens,
+            collections,
+            exchanges,
+            pairs,
+            miner,
+            marketplace,
+            token_by_address,
+            collection_by_address,
+        }
     }
 
     /// The token of an asset; `None` for the native currency.

@@ -14,6 +14,7 @@ use w3api_types::{Chain, ContractType, NATIVE_TOKEN_ADDRESS, TokenIdFormat};
 
 sol! {
     function transfer(address to, uint256 amount) returns (bool);
+    function buy(address collection, uint256 tokenId, address seller, address paymentToken, uint256 price) payable;
 }
 
 /// The default-scale chain (over a day of blocks), generated once for all tests.
@@ -127,20 +128,27 @@ fn a_block_past_the_newest_is_an_error() {
 }
 
 #[test]
-fn erc20_balances_of_transfer_only_wallets_equal_their_decoded_transfer_calls() {
+fn erc20_balances_of_wallets_equal_their_decoded_transfers_and_purchases() {
     let (devnet, data) = default_eth();
     let wallets = devnet.sample_wallets(devnet.scale().wallets as usize);
     let block = data.latest();
     let mut sums: std::collections::HashMap<(Address, Address), i128> = std::collections::HashMap::new();
     for tx in &data.transactions {
-        let Some(token) = tx.envelope.to() else { continue };
-        if data.world.asset_at(token).is_none() {
+        let Some(target) = tx.envelope.to() else { continue };
+        let (token, to, amount) = if data.world.asset_at(target).is_some()
+            && let Ok(call) = transferCall::abi_decode(tx.envelope.input())
+        {
+            (target, call.to, call.amount)
+        } else if target == data.world.marketplace
+            && let Ok(call) = buyCall::abi_decode(tx.envelope.input())
+            && !call.paymentToken.is_zero()
+        {
+            (call.paymentToken, call.seller, call.price)
+        } else {
             continue;
-        }
-        if let Ok(call) = transferCall::abi_decode(tx.envelope.input()) {
-            *sums.entry((tx.sender, token)).or_default() -= call.amount.to::<u128>() as i128;
-            *sums.entry((call.to, token)).or_default() += call.amount.to::<u128>() as i128;
-        }
+        };
+        *sums.entry((tx.sender, token)).or_default() -= amount.to::<u128>() as i128;
+        *sums.entry((to, token)).or_default() += amount.to::<u128>() as i128;
     }
     let mut checked = 0;
     for wallet in wallets {

@@ -13,7 +13,7 @@ use w3api_tests::local::Session;
 use w3api_types::rpc::{Block, BlockNumberOrTag, BlockTransactions, Transaction};
 use w3api_types::{Address, U256};
 
-use crate::abi::{Erc20, Erc721, Erc1155, Router};
+use crate::abi::{Erc20, Erc721, Erc1155, Marketplace, Router};
 
 /// Blocks asked for in one batch.
 const BATCH: u64 = 400;
@@ -33,12 +33,16 @@ pub enum Call {
     Erc1155 { collection: Address, from: Option<Address>, to: Address, id: U256, amount: U256 },
     /// A DEX router swap paying out to `to`.
     Swap { to: Address },
+    /// A marketplace `buy`: the sender pays `price` of `payment_token` (the
+    /// native currency, sent as value, when it is zero) to `seller` for
+    /// ERC721 token `id` of `collection`.
+    Sale { marketplace: Address, collection: Address, id: U256, seller: Address, payment_token: Address, price: U256 },
     /// Anything else (deployments' follow-ups, wrapping, pair funding).
     Other { target: Address, selector: Vec<u8> },
 }
 
 /// A decoded transaction and where it is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Located {
     /// Block number.
     pub block: u64,
@@ -148,6 +152,14 @@ pub fn decode(tx: &Transaction) -> Call {
         Router::swapExactTokensForTokensCall::SELECTOR => {
             Router::swapExactTokensForTokensCall::abi_decode(input).map(|c| Call::Swap { to: c.to })
         }
+        Marketplace::buyCall::SELECTOR => Marketplace::buyCall::abi_decode(input).map(|c| Call::Sale {
+            marketplace: target,
+            collection: c.collection,
+            id: c.tokenId,
+            seller: c.seller,
+            payment_token: c.paymentToken,
+            price: c.price,
+        }),
         _ => return Call::Other { target, selector: input[..input.len().min(4)].to_vec() },
     };
     decoded.unwrap_or_else(|e| panic!("transaction {}: input with a known selector does not decode: {e}", tx.hash))
@@ -165,15 +177,19 @@ impl History {
     }
 
     /// Why `wallet`'s ERC20 balances might not be the sum of `transfer`
-    /// calls: it sent something other than a native transfer, an ERC20
-    /// `transfer` or an NFT call, or a swap paid out to it. `None` when its
-    /// tokens only ever moved by `transfer`.
+    /// calls and marketplace payments: it sent something other than a native
+    /// transfer, an ERC20 `transfer`, an NFT call or a purchase, or a swap
+    /// paid out to it. `None` when its tokens only ever moved by those.
     pub fn other_token_movements(&self, wallet: Address) -> Option<String> {
         self.calls.iter().find_map(|c| {
             let sent_other = c.from == wallet
                 && !matches!(
                     c.call,
-                    Call::Native | Call::Erc20Transfer { .. } | Call::Erc721 { .. } | Call::Erc1155 { .. }
+                    Call::Native
+                        | Call::Erc20Transfer { .. }
+                        | Call::Erc721 { .. }
+                        | Call::Erc1155 { .. }
+                        | Call::Sale { .. }
                 );
             let swapped_to = matches!(c.call, Call::Swap { to } if to == wallet);
             (sent_other || swapped_to).then(|| format!("block {}: {:?} from {}", c.block, c.call, c.from))
@@ -181,12 +197,19 @@ impl History {
     }
 
     /// The non-zero ERC20 balances of `wallet` after block `block`: the sum
-    /// of the `transfer` calls to it minus those from it, by token.
+    /// of the `transfer` calls and marketplace payments to it minus those
+    /// from it, by token.
     pub fn erc20_balances(&self, wallet: Address, block: u64) -> Result<BTreeMap<Address, U256>, String> {
         let mut received: BTreeMap<Address, U256> = BTreeMap::new();
         let mut sent: BTreeMap<Address, U256> = BTreeMap::new();
         for located in self.calls_until(block) {
-            let Call::Erc20Transfer { token, to, amount } = located.call else { continue };
+            let (token, to, amount) = match located.call {
+                Call::Erc20Transfer { token, to, amount } => (token, to, amount),
+                Call::Sale { seller, payment_token, price, .. } if !payment_token.is_zero() => {
+                    (payment_token, seller, price)
+                }
+                _ => continue,
+            };
             if to == wallet {
                 *received.entry(token).or_default() += amount;
             }

@@ -10,6 +10,7 @@ mod history;
 mod native;
 mod nft_owners;
 mod prices;
+mod sales;
 mod transactions;
 
 use futures::TryStreamExt;
@@ -33,6 +34,9 @@ mod abi {
         }
         interface Router {
             function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) external returns (uint256[] amounts);
+        }
+        interface Marketplace {
+            function buy(address collection, uint256 tokenId, address seller, address paymentToken, uint256 price) external payable;
         }
     }
 }

@@ -1,15 +1,17 @@
 //! Native balances and nonces follow from the transactions: a wallet's
 //! balance at block N (`eth_getBalance`, and the native item of wallet
 //! tokens with `to_block = N`) is its genesis balance plus the value it
-//! received, minus the value it sent and the fees it paid (gas used times the
-//! effective gas price, from the receipts) in blocks 1..=N; its nonce
-//! (`eth_getTransactionCount`) is the number of transactions it sent.
+//! received (sent to it, or paid to it as the seller of a marketplace `buy`
+//! in the native currency), minus the value it sent and the fees it paid
+//! (gas used times the effective gas price, from the receipts) in blocks
+//! 1..=N; its nonce (`eth_getTransactionCount`) is the number of
+//! transactions it sent.
 
 use w3api_tests::local::Session;
 use w3api_types::rpc::BlockId;
 use w3api_types::{Address, U256};
 
-use crate::history::{full, history};
+use crate::history::{Call, decode, full, history};
 use crate::wallet_tokens_at;
 
 #[test]
@@ -26,7 +28,7 @@ fn native_balances_and_nonces_are_the_sum_of_the_transactions() {
         let mut sent = 0;
         for block in &history.blocks[1..=latest as usize] {
             let transactions = full(block);
-            if transactions.iter().any(|tx| tx.from == wallet || tx.to == Some(wallet)) {
+            if transactions.iter().any(|tx| tx.from == wallet || tx.to == Some(wallet) || sells(tx, wallet)) {
                 balance = apply(&session, block.number, transactions, wallet, balance);
                 sent += transactions.iter().filter(|tx| tx.from == wallet).count() as u64;
                 moved += 1;
@@ -58,9 +60,18 @@ fn apply(
         if tx.to == Some(wallet) {
             balance += tx.value;
         }
+        if sells(tx, wallet) {
+            balance += tx.value;
+        }
         if tx.from == wallet {
             balance -= tx.value + U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
         }
     }
     balance
+}
+
+/// Whether `tx` buys from `wallet` in the native currency (sent as the
+/// call's value, which the marketplace forwards to the seller).
+fn sells(tx: &w3api_types::rpc::Transaction, wallet: Address) -> bool {
+    matches!(decode(tx), Call::Sale { seller, payment_token, .. } if seller == wallet && payment_token.is_zero())
 }

@@ -40,6 +40,9 @@ fn holdings(history: &History, wallet: Address) -> BTreeMap<(Address, U256), Hol
                 }
                 owner_721.insert((collection, id), (to, block));
             }
+            Call::Sale { collection, id, .. } => {
+                owner_721.insert((collection, id), (located.from, block));
+            }
             Call::Erc1155 { collection, from, to, id, amount } => {
                 if from.is_none() {
                     minted.entry((collection, id)).or_insert(block);

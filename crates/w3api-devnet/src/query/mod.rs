@@ -4,6 +4,7 @@ pub mod blocks;
 pub mod nfts;
 pub mod node;
 pub mod prices;
+pub mod sales;
 pub mod wallet_tokens;
 
 /// Blocks in a day at 12 seconds a block.

@@ -333,7 +333,7 @@ Arguments:
 - `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
 - `exclude_spam`: Leave out items flagged as possible spam.
 - `format`: How token ids are written.
-- `include_prices`: Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain; they are null where the token (or collection) has none.
+- `include_prices`: Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain up to the block the page reads: `last_sale` is the token's last sale (for a collection, the last sale of any of its tokens), and the floor is the lowest USD price the collection sold for in the day before that block (its last sale when it had none that day), written in the native currency at the block's price. They are null where the token or collection has no sale.
 - `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
 - `media_items`: Add `media`, preview images of the token's media.
 - `normalize_metadata`: Add `normalized_metadata`, the metadata in a fixed shape.
@@ -373,7 +373,7 @@ Arguments:
 - `chain`: Chain to query, by name or hex id; `eth` when absent.
 - `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
 - `exclude_spam`: Leave out items flagged as possible spam.
-- `include_prices`: Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain; they are null where the token (or collection) has none.
+- `include_prices`: Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain up to the block the page reads: `last_sale` is the token's last sale (for a collection, the last sale of any of its tokens), and the floor is the lowest USD price the collection sold for in the day before that block (its last sale when it had none that day), written in the native currency at the block's price. They are null where the token or collection has no sale.
 - `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
 - `token_counts`: Add `count`, the number of the wallet's tokens in each collection.
 ```ignore
