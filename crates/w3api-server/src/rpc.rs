@@ -83,7 +83,10 @@ impl<S: DataSource> Gateway<S> {
                     let latest = self.source.latest_block(self.chain).await.map_err(source_error)?;
                     invalid_params(format!("{what}: block {number:#x} is after the latest block, {latest:#x}"))
                 }
-                _ => rpc_error(ErrorCode::InternalError, "Internal error"),
+                tag => {
+                    tracing::error!(?tag, "the data source names no block for a tag");
+                    rpc_error(ErrorCode::InternalError, "Internal error")
+                }
             }),
         }
     }
@@ -111,7 +114,7 @@ impl<S: DataSource> Gateway<S> {
         // The range asked for counts, not the part of it that exists yet, as
         // hosted nodes count it: the answer to the same filter must not start
         // failing as the chain grows.
-        let span = to - from + 1;
+        let span = (to - from).saturating_add(1);
         if span > MAX_LOG_RANGE {
             return Err(invalid_params(format!(
                 "filter: the range {from:#x}..{to:#x} spans {span} blocks; at most {MAX_LOG_RANGE} per call"

@@ -195,6 +195,7 @@ fn log_queries_past_the_documented_limits_say_what_to_change() {
             ..LogFilter::default()
         };
         expect_error(rpc.get_logs(range(0, 10_000)).await, ErrorCode::InvalidParams, "at most 10000");
+        expect_error(rpc.get_logs(range(0, u64::MAX)).await, ErrorCode::InvalidParams, "at most 10000");
         expect_error(rpc.get_logs(range(9, 8)).await, ErrorCode::InvalidParams, "after toBlock");
         let head = rpc.block_number().await.unwrap().0;
         assert_eq!(rpc.get_logs(range(head + 1, head + 100)).await.unwrap(), Vec::new(), "no blocks, no logs");

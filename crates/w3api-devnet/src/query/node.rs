@@ -134,7 +134,8 @@ impl ChainData {
         self.block_number_of(block).ok_or_else(|| match block {
             BlockRef::Hash(hash) => SourceError::UnknownBlockHash(hash),
             BlockRef::Number(requested) => SourceError::BlockOutOfRange { requested, latest: self.latest() },
-            _ => unreachable!("every tag names an existing block"),
+            // Every tag names an existing block of a generated chain.
+            tag => SourceError::Unavailable(format!("no block for {tag:?}")),
         })
     }
 
