@@ -179,11 +179,15 @@ async function main() {
     return summary(comparePages(sdk, raw, 'nfts', (x) => x.toJSON(), { metadata: (m) => JSON.parse(m), amount: (a) => Number(a) }, true));
   });
 
+  const NOBODY = '0x0000000000000000000000000000000000000001';
   const nftCases = [
     [w2, 'eth', 2, { format: 'decimal' }, true],
     [w0, 'polygon', 3, { normalizeMetadata: true, mediaItems: true }, true],
     [w2, 'base', 2, { format: 'hex' }, true],
-    [w0, 'eth', 2, {}, false],
+    // The showcase wallet collects NFTs on every chain; an address nobody
+    // sends to holds none.
+    [w0, 'eth', 2, {}, true],
+    [NOBODY, 'eth', 2, {}, false],
   ];
   for (const [wallet, chain, limit, extra, nonEmpty] of nftCases) {
     await check(`getWalletNFTs (${short(wallet)}, ${chain}, limit ${limit}${Object.keys(extra).map((k) => `, ${k} ${extra[k]}`).join('')}): every page`, async () => {
@@ -197,7 +201,9 @@ async function main() {
     });
   }
 
-  const collectionCases = [[w2, 'eth', 1, false, true], [w0, 'polygon', 2, true, true], [w0, 'eth', 2, false, false]];
+  const collectionCases = [
+    [w2, 'eth', 1, false, true], [w0, 'polygon', 2, true, true], [w0, 'eth', 2, false, true], [NOBODY, 'eth', 2, false, false],
+  ];
   for (const [wallet, chain, limit, tokenCounts, nonEmpty] of collectionCases) {
     await check(`getWalletNFTCollections (${short(wallet)}, ${chain}, limit ${limit}${tokenCounts ? ', tokenCounts' : ''}): every page`, async () => {
       const sdk = await sdkPages(await Moralis.EvmApi.nft.getWalletNFTCollections({ address: wallet, chain: CHAINS[chain], limit, tokenCounts }));

@@ -105,11 +105,14 @@ def main() -> int:
 
     r.check(f"evm_api.wallets.get_wallet_token_balances_price ({w0[:8]}, eth, token_addresses [2])", tokens_filtered)
 
+    NOBODY = "0x0000000000000000000000000000000000000001"
     for wallet, chain, limit, extra, non_empty in (
         (w2, "eth", 2, {"format": "decimal"}, True),
         (w0, "polygon", 3, {"normalizeMetadata": True, "media_items": True}, True),
         (w2, "base", 2, {"format": "hex"}, True),
-        (w0, "eth", 2, {}, False),
+        # The showcase wallet collects NFTs on every chain; an address nobody sends to holds none.
+        (w0, "eth", 2, {}, True),
+        (NOBODY, "eth", 2, {}, False),
     ):
         def nfts(wallet=wallet, chain=chain, limit=limit, extra=extra, non_empty=non_empty):
             sdk = pages(lambda p: evm_api.nft.get_wallet_nfts(api_key=KEY, params=p),
@@ -121,7 +124,8 @@ def main() -> int:
                 f"{''.join(f', {k} {v}' for k, v in extra.items())}): every page", nfts)
 
     for wallet, chain, limit, counts, non_empty in (
-        (w2, "eth", 1, False, True), (w0, "polygon", 2, True, True), (w0, "eth", 2, False, False),
+        (w2, "eth", 1, False, True), (w0, "polygon", 2, True, True), (w0, "eth", 2, False, True),
+        (NOBODY, "eth", 2, False, False),
     ):
         def collections(wallet=wallet, chain=chain, limit=limit, counts=counts, non_empty=non_empty):
             sdk = pages(lambda p: evm_api.nft.get_wallet_nft_collections(api_key=KEY, params=p),
