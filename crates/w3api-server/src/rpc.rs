@@ -211,13 +211,11 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
 
     async fn get_balance(&self, address: Address, block: Option<BlockId>) -> RpcResult<Uint> {
         let block = block.map_or(BlockRef::Latest, BlockRef::from);
-        self.existing_block(block, "block").await?;
         self.source.balance(self.chain, address, block).await.map_err(source_error)
     }
 
     async fn get_transaction_count(&self, address: Address, block: Option<BlockId>) -> RpcResult<Uint64> {
         let block = block.map_or(BlockRef::Latest, BlockRef::from);
-        self.existing_block(block, "block").await?;
         self.source.transaction_count(self.chain, address, block).await.map(Uint64).map_err(source_error)
     }
 
@@ -248,7 +246,6 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
         if percentiles.windows(2).any(|pair| pair[0] > pair[1]) {
             return Err(invalid_params("rewardPercentiles: the percentiles must increase"));
         }
-        self.existing_block(newest_block.into(), "newestBlock").await?;
         self.source.fee_history(self.chain, count, newest_block.into(), &percentiles).await.map_err(source_error)
     }
 }

@@ -95,7 +95,8 @@ pub trait DataSource: Send + Sync + 'static {
     /// past `query.max_logs`.
     fn logs(&self, query: LogQuery) -> impl Future<Output = Result<Vec<Log>, SourceError>> + Send;
 
-    /// The native balance of an account after a block.
+    /// The native balance of an account after a block; a block that does not
+    /// exist is [`SourceError::BlockOutOfRange`] or [`SourceError::UnknownBlockHash`].
     fn balance(
         &self,
         chain: Chain,
@@ -103,7 +104,8 @@ pub trait DataSource: Send + Sync + 'static {
         block: BlockRef,
     ) -> impl Future<Output = Result<U256, SourceError>> + Send;
 
-    /// How many transactions an account has sent up to and including a block.
+    /// How many transactions an account has sent up to and including a
+    /// block; a missing block is an error, as for [`DataSource::balance`].
     fn transaction_count(
         &self,
         chain: Chain,
@@ -112,7 +114,8 @@ pub trait DataSource: Send + Sync + 'static {
     ) -> impl Future<Output = Result<u64, SourceError>> + Send;
 
     /// Fees of `count` blocks ending at `newest` (fewer where the chain is
-    /// shorter), with the tip at each of `percentiles` (increasing, 0 to 100).
+    /// shorter), with the tip at each of `percentiles` (increasing, 0 to 100);
+    /// a missing `newest` is an error, as for [`DataSource::balance`].
     fn fee_history(
         &self,
         chain: Chain,

@@ -96,9 +96,9 @@ impl ChainData {
             if !bloom_may_match(&block.header.logs_bloom, &query.filter) {
                 continue;
             }
+            let first_in_block = self.first_log_of(block);
             for index in block.first_tx..block.first_tx + block.tx_count {
                 let receipt = &self.receipts[index as usize];
-                let first_in_block = self.first_log_of(block);
                 for (i, log) in self.logs_of(receipt).iter().enumerate() {
                     if !query.filter.matches(&log.address, log.topics()) {
                         continue;
