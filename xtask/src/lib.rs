@@ -2,7 +2,8 @@
 //!
 //! [`generate`] turns `spec/openapi.yaml` into one progenitor client per tag
 //! (`crates/w3api-rest/src/generated/`), the `x-chains` table of its `Chain`
-//! schema into the chain table of `w3api-types`, and `spec/openrpc.json` into
+//! schema into the chain table of `w3api-types`, its parameters and body
+//! bounds into the parameter tables of `w3api-types`, and `spec/openrpc.json` into
 //! a jsonrpsee API trait (`crates/w3api-rpc/src/generated.rs`), all in memory;
 //! [`write`] puts them in place and [`check`] compares them with what is
 //! committed. The binary (`cargo xtask generate|check`) wraps these three.
@@ -10,6 +11,7 @@
 mod chains;
 mod diff;
 mod format;
+mod params;
 mod rest;
 mod rpc;
 
@@ -25,6 +27,8 @@ pub const OPENRPC_SPEC: &str = "spec/openrpc.json";
 pub const REST_DIR: &str = "crates/w3api-rest/src/generated";
 /// Where the RPC trait goes, relative to the workspace root.
 pub const RPC_FILE: &str = "crates/w3api-rpc/src/generated.rs";
+/// Where the parameter tables go, relative to the workspace root.
+pub const PARAMS_FILE: &str = "crates/w3api-types/src/params/operations.rs";
 /// Where the chain table goes, relative to the workspace root.
 pub const CHAIN_FILE: &str = "crates/w3api-types/src/chain/table.rs";
 
@@ -73,6 +77,7 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedFile>, Error> {
     let openrpc = read(root, OPENRPC_SPEC)?;
     let mut files = rest::generate(&openapi)?;
     files.push(chains::generate(&openapi, &openrpc)?);
+    files.push(params::generate(&openapi)?);
     files.push(rpc::generate(&openrpc)?);
     Ok(files)
 }

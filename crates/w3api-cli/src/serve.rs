@@ -76,9 +76,9 @@ pub async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError>
     keys.dedup();
     let generated = keys.is_empty().then(new_api_key);
     keys.extend(generated.clone());
-    let devnet = Devnet::new(args.seed, args.scale.scale());
+    let devnet = Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay);
     let streams: Vec<_> = devnet.streams().to_vec();
-    let config = ServerConfig { index_delay: args.index_delay, cors, ..ServerConfig::new(keys) };
+    let config = ServerConfig { cors, ..ServerConfig::new(keys) };
     let app = router(devnet.clone(), config);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

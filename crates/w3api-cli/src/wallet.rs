@@ -67,7 +67,7 @@ pub struct NftsArgs {
     #[arg(long)]
     chain: Option<Chain>,
     /// How token ids are written.
-    #[arg(long, value_parser = parse_format)]
+    #[arg(long)]
     format: Option<TokenIdFormat>,
     /// Leave out spam collections (`--flag` or `--flag=true|false`; absent: the server's default).
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
@@ -107,14 +107,6 @@ pub struct CollectionsArgs {
     include_prices: Option<bool>,
     #[command(flatten)]
     paging: PagingArgs,
-}
-
-fn parse_format(text: &str) -> Result<TokenIdFormat, String> {
-    match text {
-        "decimal" => Ok(TokenIdFormat::Decimal),
-        "hex" => Ok(TokenIdFormat::Hex),
-        _ => Err("expected decimal or hex".into()),
-    }
 }
 
 /// Sets a builder option only when it was given, so the server's defaults apply otherwise.

@@ -9,8 +9,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use w3api_devnet::{ChainData, Devnet, Scale};
-use w3api_source::{BlockRef, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery};
+use w3api_devnet::{ChainData, Devnet, Indexing, Scale};
+use w3api_source::{
+    BlockRef, PageRequest, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
+};
 use w3api_types::{Address, Chain};
 
 fn generation(c: &mut Criterion) {
@@ -52,6 +54,9 @@ fn queries(c: &mut Criterion) {
     let devnet = Devnet::new(0, Scale::LARGE);
     let data = devnet.chain(Chain::Eth);
     let mut inputs = Inputs::new(&devnet, &data);
+    // One page of the largest size the API serves, as the server asks.
+    let page = PageRequest::first(100);
+    let indexing = Indexing::new(Duration::ZERO);
     let mut group = c.benchmark_group("query/large");
     group.bench_function("wallet_tokens", |b| {
         b.iter(|| {
@@ -59,7 +64,7 @@ fn queries(c: &mut Criterion) {
                 to_block: Some(inputs.block()),
                 ..WalletTokensQuery::new(Chain::Eth, inputs.wallet())
             };
-            black_box(data.wallet_tokens(&query).unwrap())
+            black_box(data.wallet_tokens(&query, &page).unwrap())
         })
     });
     // The wallet that holds every token: the heaviest wallet-tokens answer.
@@ -68,14 +73,14 @@ fn queries(c: &mut Criterion) {
         b.iter(|| {
             let query =
                 WalletTokensQuery { to_block: Some(inputs.block()), ..WalletTokensQuery::new(Chain::Eth, showcase) };
-            black_box(data.wallet_tokens(&query).unwrap())
+            black_box(data.wallet_tokens(&query, &page).unwrap())
         })
     });
     group.bench_function("wallet_nfts", |b| {
         b.iter(|| {
             let query =
                 WalletNftsQuery { at_block: Some(inputs.block()), ..WalletNftsQuery::new(Chain::Eth, inputs.wallet()) };
-            black_box(data.wallet_nfts(&query).unwrap())
+            black_box(data.wallet_nfts(&query, &page, &indexing).unwrap())
         })
     });
     group.bench_function("wallet_collections", |b| {
@@ -85,9 +90,9 @@ fn queries(c: &mut Criterion) {
                 address: inputs.wallet(),
                 at_block: Some(inputs.block()),
                 exclude_spam: false,
-                token_counts: true,
+                include_prices: false,
             };
-            black_box(data.wallet_collections(&query).unwrap())
+            black_box(data.wallet_collections(&query, &page, &indexing).unwrap())
         })
     });
     group.bench_function("token_price", |b| {

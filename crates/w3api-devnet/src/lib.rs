@@ -24,6 +24,7 @@ mod abi;
 mod accounts;
 mod decimal;
 mod generate;
+mod indexing;
 mod ledger;
 mod metadata;
 mod query;
@@ -34,20 +35,21 @@ mod world;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use uuid::Uuid;
 use w3api_source::{
-    BlockRef, DataSource, FeeSuggestion, LogQuery, NftRef, SourceError, TokenPriceQuery, WalletCollectionsQuery,
-    WalletNftsQuery, WalletTokens, WalletTokensQuery,
+    BlockRef, DataSource, FeeSuggestion, LogQuery, PageRequest, SourceError, TokenPriceQuery, WalletCollectionsPage,
+    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, NativePrice, Receipt, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, NftPrices, U256};
+use w3api_types::{Address, Chain, EvmStream, U256};
 
 pub use accounts::{Accounts, Role};
-pub use decimal::format_units;
 pub use generate::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord, swap_output,
 };
+pub use indexing::Indexing;
 pub use ledger::{History, Holder, Ledger, Movement};
 pub use metadata::{NftMetadata, Rarity};
 pub use query::BLOCKS_PER_DAY;
@@ -74,17 +76,35 @@ struct Inner {
     accounts: OnceLock<Accounts>,
     chains: Mutex<HashMap<Chain, Arc<OnceLock<Arc<ChainData>>>>>,
     streams: Vec<EvmStream>,
+    indexing: indexing::Indexing,
 }
+
+/// How long a collection reports `SYNCING` after it is first asked for,
+/// unless [`Devnet::with_index_delay`] says otherwise.
+pub const DEFAULT_INDEX_DELAY: Duration = Duration::from_secs(3);
 
 impl Devnet {
     /// A devnet for `seed` at `scale`; nothing is generated yet.
     pub fn new(seed: u64, scale: Scale) -> Devnet {
+        Devnet::build(seed, scale, DEFAULT_INDEX_DELAY)
+    }
+
+    /// The same devnet (same seed and scale, nothing generated yet), whose
+    /// NFT collections report `SYNCING` for `delay` after they are first
+    /// named in a query's `token_addresses`, as production does while it
+    /// indexes a collection it has not seen.
+    pub fn with_index_delay(self, delay: Duration) -> Devnet {
+        Devnet::build(self.inner.seed, self.inner.scale, delay)
+    }
+
+    fn build(seed: u64, scale: Scale, index_delay: Duration) -> Devnet {
         let inner = Inner {
             seed,
             scale,
             accounts: OnceLock::new(),
             chains: Mutex::new(HashMap::new()),
             streams: streams::streams(seed),
+            indexing: indexing::Indexing::new(index_delay),
         };
         Devnet { inner: Arc::new(inner) }
     }
@@ -177,16 +197,24 @@ impl DataSource for Devnet {
         Ok(self.ready(chain).await?.latest())
     }
 
-    async fn wallet_tokens(&self, query: WalletTokensQuery) -> Result<WalletTokens, SourceError> {
-        self.ready(query.chain).await?.wallet_tokens(&query)
+    async fn wallet_tokens(
+        &self,
+        query: WalletTokensQuery,
+        page: PageRequest,
+    ) -> Result<WalletTokensPage, SourceError> {
+        self.ready(query.chain).await?.wallet_tokens(&query, &page)
     }
 
-    async fn wallet_nfts(&self, query: WalletNftsQuery) -> Result<Vec<Nft>, SourceError> {
-        self.ready(query.chain).await?.wallet_nfts(&query)
+    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
+        self.ready(query.chain).await?.wallet_nfts(&query, &page, &self.inner.indexing)
     }
 
-    async fn wallet_collections(&self, query: WalletCollectionsQuery) -> Result<Vec<NftCollection>, SourceError> {
-        self.ready(query.chain).await?.wallet_collections(&query)
+    async fn wallet_collections(
+        &self,
+        query: WalletCollectionsQuery,
+        page: PageRequest,
+    ) -> Result<WalletCollectionsPage, SourceError> {
+        self.ready(query.chain).await?.wallet_collections(&query, &page, &self.inner.indexing)
     }
 
     async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
@@ -261,16 +289,8 @@ impl DataSource for Devnet {
         Ok(self.ready(chain).await?.fee_suggestion())
     }
 
-    async fn nft_prices(&self, chain: Chain, at_block: u64, nft: NftRef) -> Result<Option<NftPrices>, SourceError> {
-        Ok(self.ready(chain).await?.nft_prices(at_block, nft.token_address, nft.token_id))
-    }
-
     async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {
         Ok(streams::stream(self.streams(), id))
-    }
-
-    async fn streams(&self) -> Result<Vec<EvmStream>, SourceError> {
-        Ok(self.streams().to_vec())
     }
 }
 

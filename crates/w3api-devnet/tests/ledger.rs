@@ -8,11 +8,12 @@
 //! - prices are those the pair reserves give.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use w3api_devnet::{Asset, ChainData, Devnet, Holder, Movement, PriceFilter, Scale, TokenKind};
-use w3api_source::{TokenPriceQuery, WalletNftsQuery, WalletTokensQuery};
+use w3api_devnet::{Asset, ChainData, Devnet, Holder, Indexing, Movement, PriceFilter, Scale, TokenKind};
+use w3api_source::{PageRequest, TokenPriceQuery, WalletNftsQuery, WalletTokensQuery};
 use w3api_types::{Chain, ContractType};
 
 /// State rebuilt by applying movements one by one.
@@ -126,18 +127,17 @@ proptest! {
         for address in accounts {
             let Some(holder) = data.ledger.find(address) else { continue };
             let query = WalletTokensQuery { to_block: Some(block), ..WalletTokensQuery::new(chain, address) };
-            let tokens = data.wallet_tokens(&query).unwrap();
-            for item in &tokens.items {
-                let asset = if item.native_token { Asset::NATIVE } else { data.world.asset_at(item.token_address.unwrap()).unwrap() };
+            let tokens = data.wallet_tokens(&query, &PageRequest::first(usize::MAX)).unwrap();
+            for item in &tokens.holdings.items {
+                let asset = if item.token.native { Asset::NATIVE } else { data.world.asset_at(item.token.address).unwrap() };
                 prop_assert_eq!(item.balance.to::<u128>() as i128, replay.balances[&(holder, asset)]);
             }
-            let priced: f64 = tokens.items.iter().filter(|i| i.usd_value.is_some()).map(|i| i.portfolio_percentage).sum();
-            if tokens.items.iter().any(|i| i.usd_value.is_some_and(|v| v > 0.0)) {
-                prop_assert!((priced - 100.0).abs() <= 0.01, "percentages sum to {}", priced);
-            }
-            let nfts = data.wallet_nfts(&WalletNftsQuery { at_block: Some(block), ..WalletNftsQuery::new(chain, address) }).unwrap();
-            for nft in nfts.iter().filter(|n| n.contract_type == ContractType::Erc721) {
-                let key = (nft.token_address, nft.token_id.clone());
+            let priced: f64 = tokens.holdings.items.iter().filter_map(|i| i.usd_value()).sum();
+            prop_assert!((priced - tokens.priced_total_usd).abs() <= 1e-9 * priced.max(1.0), "total {} vs {}", priced, tokens.priced_total_usd);
+            let query = WalletNftsQuery { at_block: Some(block), ..WalletNftsQuery::new(chain, address) };
+            let nfts = data.wallet_nfts(&query, &PageRequest::first(usize::MAX), &Indexing::new(Duration::ZERO)).unwrap();
+            for nft in nfts.holdings.items.iter().filter(|n| n.collection.contract_type == ContractType::Erc721) {
+                let key = (nft.collection.address, nft.token_id);
                 prop_assert!(owners_seen.insert(key, address).is_none(), "an ERC721 token listed for two owners");
             }
         }

@@ -2,15 +2,17 @@
 //! exchanges, errors, and balances that agree with the transactions.
 
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use alloy_consensus::Transaction as _;
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::{SolCall, sol};
-use w3api_devnet::{Asset, BLOCKS_PER_DAY, ChainData, Devnet, Scale, TokenKind, format_units};
+use w3api_devnet::{Asset, BLOCKS_PER_DAY, ChainData, Devnet, Indexing, Scale, TokenKind};
 use w3api_source::{
-    BlockRef, DataSource, SourceError, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
+    BlockRef, CollectionHolding, DataSource, NftHolding, Page, PageRequest, SourceError, TokenHolding, TokenPriceQuery,
+    WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
 };
-use w3api_types::{Chain, ContractType, NATIVE_TOKEN_ADDRESS, TokenIdFormat};
+use w3api_types::{Chain, ContractType, NATIVE_TOKEN_ADDRESS, SyncStatus};
 
 sol! {
     function transfer(address to, uint256 amount) returns (bool);
@@ -25,94 +27,122 @@ fn default_eth() -> (Devnet, Arc<ChainData>) {
     (devnet, data)
 }
 
+/// Every item of a listing, read in pages of `limit` as the server reads
+/// them (so every query here also walks the source's page positions).
+fn walk<T>(limit: usize, read: impl Fn(&PageRequest) -> Result<Page<T>, SourceError>) -> Vec<T> {
+    let mut request = PageRequest::first(limit);
+    let mut items = Vec::new();
+    loop {
+        let page = read(&request).unwrap();
+        assert!(page.items.len() <= limit);
+        items.extend(page.items);
+        match page.next {
+            Some(next) => request.after = Some(next),
+            None => return items,
+        }
+    }
+}
+
+fn tokens(data: &ChainData, query: &WalletTokensQuery) -> Vec<TokenHolding> {
+    walk(3, |page| data.wallet_tokens(query, page).map(|answer| answer.holdings))
+}
+
+fn nfts(data: &ChainData, query: &WalletNftsQuery) -> Vec<NftHolding> {
+    let indexing = Indexing::new(Duration::ZERO);
+    walk(4, |page| data.wallet_nfts(query, page, &indexing).map(|answer| answer.holdings))
+}
+
+fn collections(data: &ChainData, query: &WalletCollectionsQuery) -> Vec<CollectionHolding> {
+    let indexing = Indexing::new(Duration::ZERO);
+    walk(2, |page| data.wallet_collections(query, page, &indexing).map(|answer| answer.holdings))
+}
+
 /// A wallet with several tokens at the latest block.
 fn busy_wallet(devnet: &Devnet, data: &ChainData) -> Address {
+    let whole = PageRequest::first(usize::MAX);
     devnet
         .sample_wallets(200)
         .into_iter()
-        .max_by_key(|w| data.wallet_tokens(&WalletTokensQuery::new(Chain::Eth, *w)).unwrap().items.len())
+        .max_by_key(|w| {
+            data.wallet_tokens(&WalletTokensQuery::new(Chain::Eth, *w), &whole).unwrap().holdings.items.len()
+        })
         .unwrap()
 }
 
-#[test]
-fn wallet_tokens_are_priced_formatted_and_ordered() {
-    let (devnet, data) = default_eth();
-    let wallet = busy_wallet(&devnet, &data);
-    let tokens = data.wallet_tokens(&WalletTokensQuery::new(Chain::Eth, wallet)).unwrap();
-    assert_eq!(tokens.block_number, data.latest());
-    assert!(tokens.items.len() >= 3, "{} tokens", tokens.items.len());
-    let native = &tokens.items[0];
-    assert!(native.native_token);
-    assert_eq!(native.token_address, Some(NATIVE_TOKEN_ADDRESS));
-    for item in &tokens.items {
-        assert_eq!(item.balance_formatted, format_units(item.balance, item.decimals));
-        if let Some(price) = item.usd_price {
-            let value = item.usd_value.unwrap();
-            let whole = item.balance.to::<u128>() as f64 / 10f64.powi(item.decimals.into());
-            assert!((value - price * whole).abs() <= value.abs() * 1e-12);
-        }
-    }
-    let values: Vec<f64> = tokens.items[1..].iter().map(|i| i.usd_value.unwrap_or(-1.0)).collect();
-    assert!(values.windows(2).all(|w| w[0] >= w[1]), "ordered by value: {values:?}");
+fn asset_of(data: &ChainData, holding: &TokenHolding) -> Asset {
+    if holding.token.native { Asset::NATIVE } else { data.world.asset_at(holding.token.address).unwrap() }
 }
 
 #[test]
-fn day_old_prices_give_the_24_hour_changes() {
+fn wallet_tokens_are_priced_and_ordered_and_pages_join_up() {
+    let (devnet, data) = default_eth();
+    let wallet = busy_wallet(&devnet, &data);
+    let query = WalletTokensQuery::new(Chain::Eth, wallet);
+    let whole = data.wallet_tokens(&query, &PageRequest::first(usize::MAX)).unwrap();
+    assert_eq!(whole.block_number, data.latest());
+    assert_eq!(whole.holdings.next, None);
+    let items = tokens(&data, &query);
+    assert_eq!(items, whole.holdings.items, "pages of 3 join into the whole listing");
+    assert!(items.len() >= 3, "{} tokens", items.len());
+    assert!(items[0].token.native && items[0].token.address == NATIVE_TOKEN_ADDRESS);
+    assert!(items[1..].iter().all(|i| !i.token.native));
+    let values: Vec<f64> = items[1..].iter().map(|i| i.usd_value().unwrap_or(-1.0)).collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "ordered by value: {values:?}");
+    let total: f64 = items.iter().filter_map(TokenHolding::usd_value).sum();
+    assert!((total - whole.priced_total_usd).abs() <= total * 1e-12, "{total} vs {}", whole.priced_total_usd);
+    for item in &items {
+        assert!(item.balance > U256::ZERO);
+        assert_eq!(item.usd_price, data.price(asset_of(&data, item), data.latest(), Default::default()).map(|p| p.usd));
+    }
+}
+
+#[test]
+fn day_old_prices_come_with_each_holding() {
     let (devnet, data) = default_eth();
     assert!(data.latest() > BLOCKS_PER_DAY, "the default chain is over a day long");
     let wallet = busy_wallet(&devnet, &data);
-    let tokens = data.wallet_tokens(&WalletTokensQuery::new(Chain::Eth, wallet)).unwrap();
     let day_before = data.latest() - BLOCKS_PER_DAY;
     let mut checked = 0;
-    for item in tokens.items.iter().filter(|i| i.usd_price.is_some()) {
-        let asset =
-            if item.native_token { Asset::NATIVE } else { data.world.asset_at(item.token_address.unwrap()).unwrap() };
-        let then = data.price(asset, day_before, Default::default()).unwrap().usd;
-        let now = item.usd_price.unwrap();
-        assert_eq!(item.usd_price_24hr_usd_change, Some(now - then));
-        assert_eq!(item.usd_price_24hr_percent_change, Some((now - then) / then * 100.0));
+    for item in tokens(&data, &WalletTokensQuery::new(Chain::Eth, wallet)).iter().filter(|i| i.usd_price.is_some()) {
+        let then = data.price(asset_of(&data, item), day_before, Default::default()).map(|p| p.usd);
+        assert_eq!(item.usd_price_day_before, then);
         checked += 1;
     }
     assert!(checked > 0);
     // Before a day has passed there is nothing to compare with.
     let early = WalletTokensQuery { to_block: Some(BLOCKS_PER_DAY - 1), ..WalletTokensQuery::new(Chain::Eth, wallet) };
-    assert!(data.wallet_tokens(&early).unwrap().items.iter().all(|i| i.usd_price_24hr_percent_change.is_none()));
+    assert!(tokens(&data, &early).iter().all(|i| i.usd_price_day_before.is_none()));
 }
 
 #[test]
 fn wallet_token_filters_each_do_what_they_say() {
     let (devnet, data) = default_eth();
     let wallets = devnet.sample_wallets(200);
-    let all = |w: Address| data.wallet_tokens(&WalletTokensQuery::new(Chain::Eth, w)).unwrap().items;
+    let all = |w: Address| tokens(&data, &WalletTokensQuery::new(Chain::Eth, w));
     let with = |w: Address, edit: &dyn Fn(&mut WalletTokensQuery)| {
         let mut query = WalletTokensQuery::new(Chain::Eth, w);
         edit(&mut query);
-        data.wallet_tokens(&query).unwrap().items
+        tokens(&data, &query)
     };
     let spammed =
-        wallets.iter().copied().find(|w| all(*w).iter().any(|i| i.possible_spam)).expect("spam reached a wallet");
-    assert!(with(spammed, &|q| q.exclude_spam = true).iter().all(|i| !i.possible_spam));
-    assert!(with(spammed, &|q| q.exclude_native = true).iter().all(|i| !i.native_token));
-    let unverified =
-        wallets.iter().copied().find(|w| all(*w).iter().any(|i| i.verified_contract == Some(false))).unwrap();
-    assert!(
-        with(unverified, &|q| q.exclude_unverified_contracts = true).iter().all(|i| i.verified_contract == Some(true))
-    );
+        wallets.iter().copied().find(|w| all(*w).iter().any(|i| i.token.possible_spam)).expect("spam reached a wallet");
+    assert!(with(spammed, &|q| q.exclude_spam = true).iter().all(|i| !i.token.possible_spam));
+    assert!(with(spammed, &|q| q.exclude_native = true).iter().all(|i| !i.token.native));
+    let unverified = wallets.iter().copied().find(|w| all(*w).iter().any(|i| !i.token.verified_contract)).unwrap();
+    assert!(with(unverified, &|q| q.exclude_unverified_contracts = true).iter().all(|i| i.token.verified_contract));
     let items = all(spammed);
-    let chosen = items.last().unwrap().token_address.unwrap();
+    let chosen = items.last().unwrap().token.address;
     let only = with(spammed, &|q| q.token_addresses = vec![chosen]);
     assert_eq!(only.len(), 1);
-    assert_eq!(only[0].token_address, Some(chosen));
+    assert_eq!(only[0].token.address, chosen);
     // The native currency answers to its 0xeeee… address.
-    assert!(with(spammed, &|q| q.token_addresses = vec![NATIVE_TOKEN_ADDRESS]).iter().all(|i| i.native_token));
+    assert!(with(spammed, &|q| q.token_addresses = vec![NATIVE_TOKEN_ADDRESS]).iter().all(|i| i.token.native));
     // No pair has a side worth a trillion dollars, so nothing is priced.
     assert!(with(spammed, &|q| q.min_pair_side_liquidity_usd = Some(1e12)).iter().all(|i| i.usd_price.is_none()));
     // Zero days of inactivity allowed: only tokens that moved in the very block remain.
     let block = data.latest();
     for item in with(spammed, &|q| q.max_token_inactivity_days = Some(0)) {
-        let asset =
-            if item.native_token { Asset::NATIVE } else { data.world.asset_at(item.token_address.unwrap()).unwrap() };
-        assert_eq!(data.ledger.last_activity(asset, block as u32), Some(block as u32));
+        assert_eq!(data.ledger.last_activity(asset_of(&data, &item), block as u32), Some(block as u32));
     }
 }
 
@@ -122,9 +152,17 @@ fn a_block_past_the_newest_is_an_error() {
     let wallet = devnet.sample_wallets(1)[0];
     let query = WalletTokensQuery { to_block: Some(data.latest() + 1), ..WalletTokensQuery::new(Chain::Eth, wallet) };
     assert_eq!(
-        data.wallet_tokens(&query),
+        data.wallet_tokens(&query, &PageRequest::first(10)).map(|_| ()),
         Err(SourceError::BlockOutOfRange { requested: data.latest() + 1, latest: data.latest() })
     );
+}
+
+#[test]
+fn a_position_the_source_did_not_write_is_refused() {
+    let (devnet, data) = default_eth();
+    let query = WalletTokensQuery::new(Chain::Eth, devnet.sample_wallets(1)[0]);
+    let forged = PageRequest { limit: 5, after: Some(w3api_source::PagePosition("0x12:oops".into())) };
+    assert_eq!(data.wallet_tokens(&query, &forged).map(|_| ()), Err(SourceError::BadPosition));
 }
 
 #[test]
@@ -152,8 +190,11 @@ fn erc20_balances_of_wallets_equal_their_decoded_transfers_and_purchases() {
     }
     let mut checked = 0;
     for wallet in wallets {
-        for item in data.wallet_tokens(&WalletTokensQuery::new(Chain::Eth, wallet)).unwrap().items {
-            let Some(token) = item.token_address.filter(|_| !item.native_token) else { continue };
+        for item in tokens(&data, &WalletTokensQuery::new(Chain::Eth, wallet)) {
+            if item.token.native {
+                continue;
+            }
+            let token = item.token.address;
             assert_eq!(item.balance, U256::from(sums[&(wallet, token)] as u128), "{wallet} in {token} at {block}");
             checked += 1;
         }
@@ -165,66 +206,76 @@ fn erc20_balances_of_wallets_equal_their_decoded_transfers_and_purchases() {
 fn wallet_nfts_carry_metadata_rarity_and_filters() {
     let (devnet, data) = default_eth();
     let wallets = devnet.sample_wallets(300);
-    let nfts_of = |w: Address| data.wallet_nfts(&WalletNftsQuery::new(Chain::Eth, w)).unwrap();
+    let nfts_of = |w: Address| nfts(&data, &WalletNftsQuery::new(Chain::Eth, w));
     let owner = wallets.iter().copied().max_by_key(|w| nfts_of(*w).len()).unwrap();
-    let nfts = nfts_of(owner);
-    assert!(nfts.len() >= 3, "{} NFTs", nfts.len());
-    for nft in &nfts {
+    let held = nfts_of(owner);
+    assert!(held.len() >= 3, "{} NFTs", held.len());
+    let keys: Vec<_> = held.iter().map(|n| (n.collection.address, n.token_id)).collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "ordered by collection then id, each once");
+    for nft in &held {
         let metadata: serde_json::Value = serde_json::from_str(nft.metadata.as_deref().unwrap()).unwrap();
         assert_eq!(metadata["name"], nft.normalized_metadata.as_ref().unwrap().name.clone().unwrap());
-        assert!(nft.rarity_rank.unwrap() >= 1 && nft.rarity_label.is_some());
+        assert!(nft.media.as_ref().is_some_and(|m| m.media_collection.is_some()));
+        assert!(nft.rarity.as_ref().is_some_and(|r| r.rank >= 1));
         assert!(nft.block_number >= nft.block_number_minted);
-        if nft.contract_type == ContractType::Erc721 {
-            assert_eq!(nft.amount, Some(U256::from(1)));
+        assert_eq!(nft.owner, owner);
+        if nft.collection.contract_type == ContractType::Erc721 {
+            assert_eq!(nft.amount, U256::from(1));
         }
+        assert_eq!(nft.prices, None, "prices only when asked");
     }
-    let hex = data
-        .wallet_nfts(&WalletNftsQuery { format: TokenIdFormat::Hex, ..WalletNftsQuery::new(Chain::Eth, owner) })
-        .unwrap();
-    assert!(hex.iter().zip(&nfts).all(|(h, d)| h.token_id == format!("{:#x}", d.token_id.parse::<u64>().unwrap())));
-    let bare = data
-        .wallet_nfts(&WalletNftsQuery { normalize_metadata: false, ..WalletNftsQuery::new(Chain::Eth, owner) })
-        .unwrap();
-    assert!(bare.iter().all(|n| n.normalized_metadata.is_none() && n.media.is_none()));
-    let with_media =
-        data.wallet_nfts(&WalletNftsQuery { media_items: true, ..WalletNftsQuery::new(Chain::Eth, owner) }).unwrap();
-    assert!(with_media.iter().all(|n| n.media.as_ref().is_some_and(|m| m.media_collection.is_some())));
-    let one_collection = nfts[0].token_address;
-    let filtered = data
-        .wallet_nfts(&WalletNftsQuery {
-            token_addresses: vec![one_collection],
-            ..WalletNftsQuery::new(Chain::Eth, owner)
-        })
-        .unwrap();
-    assert!(!filtered.is_empty() && filtered.iter().all(|n| n.token_address == one_collection));
-    let airdropped =
-        wallets.iter().copied().find(|w| nfts_of(*w).iter().any(|n| n.possible_spam == Some(true))).unwrap();
-    let clean = data
-        .wallet_nfts(&WalletNftsQuery { exclude_spam: true, ..WalletNftsQuery::new(Chain::Eth, airdropped) })
-        .unwrap();
-    assert!(clean.iter().all(|n| n.possible_spam == Some(false)));
+    let one_collection = held[0].collection.address;
+    let filtered = nfts(
+        &data,
+        &WalletNftsQuery { token_addresses: vec![one_collection], ..WalletNftsQuery::new(Chain::Eth, owner) },
+    );
+    assert!(!filtered.is_empty() && filtered.iter().all(|n| n.collection.address == one_collection));
+    let airdropped = wallets.iter().copied().find(|w| nfts_of(*w).iter().any(|n| n.collection.possible_spam)).unwrap();
+    let clean = nfts(&data, &WalletNftsQuery { exclude_spam: true, ..WalletNftsQuery::new(Chain::Eth, airdropped) });
+    assert!(clean.iter().all(|n| !n.collection.possible_spam));
+    let priced = nfts(&data, &WalletNftsQuery { include_prices: true, ..WalletNftsQuery::new(Chain::Eth, owner) });
+    assert!(priced.iter().all(|n| n.prices.is_some()), "asked-for prices are there, null fields where no sale");
 }
 
 #[test]
 fn collections_count_the_wallets_tokens() {
     let (devnet, data) = default_eth();
     for wallet in devnet.sample_wallets(60) {
-        let nfts = data.wallet_nfts(&WalletNftsQuery::new(Chain::Eth, wallet)).unwrap();
+        let held = nfts(&data, &WalletNftsQuery::new(Chain::Eth, wallet));
         let query = WalletCollectionsQuery {
             chain: Chain::Eth,
             address: wallet,
             at_block: None,
             exclude_spam: false,
-            token_counts: true,
+            include_prices: false,
         };
-        let collections = data.wallet_collections(&query).unwrap();
-        for collection in &collections {
-            let held = nfts.iter().filter(|n| n.token_address == collection.token_address).count() as u64;
-            assert_eq!(collection.count, Some(held));
+        let listed = collections(&data, &query);
+        for collection in &listed {
+            let count = held.iter().filter(|n| n.collection.address == collection.collection.address).count();
+            assert_eq!(collection.token_count, count as u64);
         }
-        let uncounted = data.wallet_collections(&WalletCollectionsQuery { token_counts: false, ..query }).unwrap();
-        assert!(uncounted.iter().all(|c| c.count.is_none()));
+        let mut distinct: Vec<_> = held.iter().map(|n| n.collection.address).collect();
+        distinct.dedup();
+        assert_eq!(listed.iter().map(|c| c.collection.address).collect::<Vec<_>>(), distinct);
     }
+}
+
+#[test]
+fn collections_named_in_a_filter_sync_after_the_delay() {
+    let (devnet, data) = default_eth();
+    let owner = devnet.sample_wallets(1)[0];
+    let indexing = Indexing::new(Duration::from_millis(300));
+    let collection = nfts(&data, &WalletNftsQuery::new(Chain::Eth, owner))[0].collection.address;
+    let first = PageRequest::first(100);
+    let status = |filter: Vec<Address>| {
+        let query = WalletNftsQuery { token_addresses: filter, ..WalletNftsQuery::new(Chain::Eth, owner) };
+        data.wallet_nfts(&query, &first, &indexing).unwrap().status
+    };
+    assert_eq!(status(vec![]), SyncStatus::Synced, "nothing asked for by name yet");
+    assert_eq!(status(vec![collection]), SyncStatus::Syncing);
+    assert_eq!(status(vec![]), SyncStatus::Syncing, "the wallet's result holds a collection being indexed");
+    std::thread::sleep(Duration::from_millis(350));
+    assert_eq!(status(vec![collection]), SyncStatus::Synced);
 }
 
 #[test]
@@ -271,8 +322,9 @@ fn token_prices_follow_exchange_restrictions_and_refuse_what_has_no_pair() {
 async fn the_data_source_answers_through_the_trait() {
     let devnet = Devnet::new(9, Scale::TINY);
     let wallet = devnet.sample_wallets(1)[0];
-    let tokens = devnet.wallet_tokens(WalletTokensQuery::new(Chain::Linea, wallet)).await.unwrap();
-    assert!(!tokens.items.is_empty());
+    let tokens =
+        devnet.wallet_tokens(WalletTokensQuery::new(Chain::Linea, wallet), PageRequest::first(2)).await.unwrap();
+    assert!(!tokens.holdings.items.is_empty());
     let block = devnet.block(Chain::Linea, BlockRef::Latest, false).await.unwrap().unwrap();
     assert_eq!(Some(block.number), tokens.block_number.into());
     assert!(devnet.transaction(Chain::Linea, BlockRef::Number(u64::MAX), 0).await.unwrap().is_none());
@@ -289,8 +341,8 @@ async fn the_data_source_answers_through_the_trait() {
 fn the_showcase_wallet_holds_every_token_and_some_blocks_are_full() {
     let (devnet, data) = default_eth();
     let showcase = devnet.sample_wallets(1)[0];
-    let tokens = data.wallet_tokens(&WalletTokensQuery::new(Chain::Eth, showcase)).unwrap();
-    assert!(tokens.items.len() >= 20, "{} tokens", tokens.items.len());
+    let held = tokens(&data, &WalletTokensQuery::new(Chain::Eth, showcase));
+    assert!(held.len() >= 20, "{} tokens", held.len());
     let largest = data.blocks.iter().map(|b| b.tx_count).max().unwrap();
     assert_eq!(largest, devnet.scale().max_block_transactions);
 }

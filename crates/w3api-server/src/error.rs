@@ -1,5 +1,11 @@
 //! The REST error type: every failure of a REST route becomes one of these,
 //! and this is the one place that turns them into a status and a body.
+//!
+//! A failure of the server itself (a 500, or a 503 when the data source is
+//! down) keeps its cause out of the body: the cause rides in the response's
+//! extensions to the logging middleware, which logs it with the request id
+//! and writes that id into the body, so that a user's report can be matched
+//! with the log.
 
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -16,11 +22,18 @@ pub struct ApiError {
     pub messages: Vec<String>,
     /// The methods a path allows (405 only).
     pub allow: Option<String>,
+    /// What went wrong inside the server, for the log only.
+    cause: Option<String>,
 }
+
+/// The cause of a server-side failure, carried from the handler to the
+/// logging middleware in the response's extensions.
+#[derive(Clone, Debug)]
+pub struct FailureCause(pub String);
 
 impl ApiError {
     fn new(status: StatusCode, messages: Vec<String>) -> Self {
-        ApiError { status, messages, allow: None }
+        ApiError { status, messages, allow: None, cause: None }
     }
 
     /// 400: a parameter or the body is invalid; one message per problem.
@@ -58,14 +71,28 @@ impl ApiError {
         ApiError::new(StatusCode::TOO_MANY_REQUESTS, vec![message.into()])
     }
 
-    /// 500: the server failed; the message says what failed, not why in detail.
-    pub fn internal(message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, vec![message.into()])
+    /// 500: the server failed because of `cause`, which is logged; the
+    /// client reads "internal error" and the request id.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        ApiError { cause: Some(cause.to_string()), ..ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Vec::new()) }
     }
 
-    /// 503: the data source could not answer.
-    pub fn unavailable(message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, vec![message.into()])
+    /// 503: the data source could not answer because of `cause`, which is
+    /// logged; the client is told to retry.
+    pub fn unavailable(cause: impl std::fmt::Display) -> Self {
+        let message = "the data source is unavailable; retry later".to_string();
+        ApiError { cause: Some(cause.to_string()), ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, vec![message]) }
+    }
+
+    /// The body of a server-side failure: what the client may know, and the
+    /// request id to quote.
+    pub fn failure_body(status: StatusCode, request_id: &str) -> ErrorBody {
+        let what = if status == StatusCode::SERVICE_UNAVAILABLE {
+            "the data source is unavailable; retry later"
+        } else {
+            "internal error"
+        };
+        ErrorBody { message: ErrorMessage::One(format!("{what} (request id {request_id})")), details: None }
     }
 
     /// The body as the spec writes it: one message as a string, several as a list.
@@ -88,6 +115,12 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if let Some(cause) = self.cause {
+            // The logging middleware writes the body, with the request id.
+            let mut response = self.status.into_response();
+            response.extensions_mut().insert(FailureCause(cause));
+            return response;
+        }
         let mut response = (self.status, Json(self.body())).into_response();
         if let Some(allow) = self.allow.as_deref().and_then(|a| HeaderValue::from_str(a).ok()) {
             response.headers_mut().insert(header::ALLOW, allow);
@@ -107,7 +140,10 @@ impl From<SourceError> for ApiError {
             SourceError::UnknownBlockHash(_) | SourceError::TooManyLogs { .. } => {
                 ApiError::bad_request(vec![error.to_string()])
             }
-            SourceError::Unavailable(_) => ApiError::unavailable(error.to_string()),
+            // Positions come from our own signed cursors, so a source that
+            // cannot read one has a bug; the client cannot fix it.
+            SourceError::BadPosition => ApiError::internal(error),
+            SourceError::Unavailable(_) => ApiError::unavailable(error),
         }
     }
 }

@@ -18,7 +18,6 @@ mod answers;
 mod auth;
 mod cors;
 mod error;
-mod indexing;
 mod logging;
 mod random;
 mod rest;
@@ -27,7 +26,6 @@ mod signin;
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
@@ -53,8 +51,6 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 pub struct ServerConfig {
     /// Keys accepted in `X-API-Key` and in the RPC path.
     pub api_keys: Vec<String>,
-    /// How long a newly requested NFT collection reports `SYNCING`.
-    pub index_delay: Duration,
     /// Most sign-in challenges held at once (expired ones are evicted).
     pub challenge_capacity: usize,
     /// Bytes of encoded answers kept for reuse (see the `answers` module).
@@ -64,12 +60,11 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// A server accepting `api_keys`, indexing in 3 seconds, holding up to
-    /// 100,000 challenges and 256 MiB of answers, callable from any web page.
+    /// A server accepting `api_keys`, holding up to 100,000 challenges and
+    /// 256 MiB of answers, callable from any web page.
     pub fn new(api_keys: Vec<String>) -> ServerConfig {
         ServerConfig {
             api_keys,
-            index_delay: Duration::from_secs(3),
             challenge_capacity: 100_000,
             answer_cache_bytes: 256 * 1024 * 1024,
             cors: CorsOrigins::Any,
@@ -87,7 +82,6 @@ pub struct App<S> {
     source: Arc<S>,
     keys: ApiKeys,
     cursors: rest::pagination::Cursors,
-    indexing: indexing::Indexing,
     challenges: signin::store::Challenges,
     answers: answers::Answers,
     rpc: rpc::RpcServices,
@@ -102,7 +96,6 @@ pub fn router<S: DataSource>(source: S, config: ServerConfig) -> Router {
         source,
         keys: keys.clone(),
         cursors: rest::pagination::Cursors::new(random::bytes()),
-        indexing: indexing::Indexing::new(config.index_delay),
         challenges: signin::store::Challenges::new(config.challenge_capacity),
         answers: answers::Answers::new(config.answer_cache_bytes),
     });
@@ -119,7 +112,7 @@ pub fn router<S: DataSource>(source: S, config: ServerConfig) -> Router {
         // Outside the routes, so that a preflight is answered before any key check or 405.
         .layer(cors::layer(&config.cors))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(CatchPanicLayer::custom(|_| ApiError::internal("Internal server error").into_response()))
+        .layer(CatchPanicLayer::custom(|panic| ApiError::internal(panic_message(panic)).into_response()))
         .layer(middleware::from_fn(logging::server_errors))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(logging::request_span).on_failure(()))
@@ -156,6 +149,12 @@ pub async fn shutdown_signal() {
         () = ctrl_c => {},
         () = terminate => {},
     }
+}
+
+/// What a handler's panic said, for the log.
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    let text = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    format!("panic: {}", text.unwrap_or("(no message)"))
 }
 
 async fn health() -> axum::Json<serde_json::Value> {

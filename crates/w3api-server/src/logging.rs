@@ -11,12 +11,14 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use axum::Json;
 use axum::extract::Request;
 use axum::http::HeaderValue;
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use tower_http::request_id::{MakeRequestId, RequestId};
 
+use crate::error::{ApiError, FailureCause};
 use crate::random;
 
 /// Request ids: a random prefix per server and a sequence number, which is
@@ -51,18 +53,26 @@ pub fn request_span(request: &Request) -> tracing::Span {
 }
 
 /// Logs every response with a 5xx status at `error`, with the request's id,
-/// method and path.
+/// method, path and, for a failure of the server's own, its cause; the body
+/// of such a failure then gets the id and no cause.
 pub async fn server_errors(request: Request, next: Next) -> Response {
     // Cheap clones (reference counts): the request is consumed by `next`.
     let id = request.extensions().get::<RequestId>().cloned();
     let method = request.method().clone();
     let uri = request.uri().clone();
     let response = next.run(request).await;
-    if response.status().is_server_error() {
-        let id = id.as_ref().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
-        tracing::error!(id, %method, path = %redact(uri.path()), status = response.status().as_u16(), "server error");
+    let status = response.status();
+    if !status.is_server_error() {
+        return response;
     }
-    response
+    let id = id.as_ref().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
+    let path = redact(uri.path());
+    let Some(FailureCause(cause)) = response.extensions().get::<FailureCause>().cloned() else {
+        tracing::error!(id, %method, %path, status = status.as_u16(), "server error");
+        return response;
+    };
+    tracing::error!(id, %method, %path, status = status.as_u16(), %cause, "server error");
+    (status, Json(ApiError::failure_body(status, id))).into_response()
 }
 
 fn request_id(request: &Request) -> Option<&str> {

@@ -64,8 +64,8 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         | SourceError::UnknownBlockHash(_)
         | SourceError::TooManyLogs { .. } => ErrorCode::InvalidParams,
         SourceError::ChainNotServed(_) => ErrorCode::UnknownChain,
-        SourceError::Unavailable(cause) => {
-            tracing::error!(%cause, "data source failed during a JSON-RPC call");
+        SourceError::Unavailable(_) | SourceError::BadPosition => {
+            tracing::error!(cause = %error, "data source failed during a JSON-RPC call");
             return rpc_error(ErrorCode::InternalError, "Internal error");
         }
     };

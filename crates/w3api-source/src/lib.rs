@@ -2,8 +2,12 @@
 //!
 //! The server's HTTP and JSON-RPC layers call this trait and never see where
 //! the answers come from: the embedded devnet (`w3api-devnet`) implements it,
-//! and so could an indexer of a real node. Answers are whole (filtered,
-//! ordered) lists; paging them is the server's job.
+//! and so could an indexer of a real node. Listings are read a page at a
+//! time ([`page`]), and wallet answers are domain data ([`wallet`]): the
+//! server decides how they are written.
+
+mod page;
+mod wallet;
 
 use std::future::Future;
 
@@ -12,25 +16,40 @@ use w3api_types::rpc::{
     Block, BlockId, BlockNumberOrTag, FeeHistory, Hash32, Log, LogFilter, Receipt, SyncingStatus, TokenPrice,
     Transaction,
 };
-use w3api_types::{Address, Chain, EvmStream, Nft, NftCollection, NftPrices, TokenBalance, TokenIdFormat, U256};
+use w3api_types::{Address, Chain, EvmStream, U256};
+
+pub use page::{Page, PagePosition, PageRequest};
+pub use wallet::{
+    CollectionHolding, CollectionInfo, NftHolding, NftRarity, TokenHolding, TokenInfo, WalletCollectionsPage,
+    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
+};
 
 /// A source of chain data for the API.
 pub trait DataSource: Send + Sync + 'static {
     /// The newest block of a chain.
     fn latest_block(&self, chain: Chain) -> impl Future<Output = Result<u64, SourceError>> + Send;
 
-    /// Token balances of a wallet, native currency included, at a block.
-    fn wallet_tokens(&self, query: WalletTokensQuery)
-    -> impl Future<Output = Result<WalletTokens, SourceError>> + Send;
+    /// One page of a wallet's token balances, native currency included, at a block.
+    fn wallet_tokens(
+        &self,
+        query: WalletTokensQuery,
+        page: PageRequest,
+    ) -> impl Future<Output = Result<WalletTokensPage, SourceError>> + Send;
 
-    /// The NFTs a wallet owns, in a stable order.
-    fn wallet_nfts(&self, query: WalletNftsQuery) -> impl Future<Output = Result<Vec<Nft>, SourceError>> + Send;
+    /// One page of the NFTs a wallet owns, with the indexing status of the
+    /// collections the answer concerns.
+    fn wallet_nfts(
+        &self,
+        query: WalletNftsQuery,
+        page: PageRequest,
+    ) -> impl Future<Output = Result<WalletNftsPage, SourceError>> + Send;
 
-    /// The NFT collections a wallet holds tokens of, in a stable order.
+    /// One page of the NFT collections a wallet holds tokens of.
     fn wallet_collections(
         &self,
         query: WalletCollectionsQuery,
-    ) -> impl Future<Output = Result<Vec<NftCollection>, SourceError>> + Send;
+        page: PageRequest,
+    ) -> impl Future<Output = Result<WalletCollectionsPage, SourceError>> + Send;
 
     /// The price of a token from its DEX pairs.
     fn token_price(&self, query: TokenPriceQuery) -> impl Future<Output = Result<TokenPrice, SourceError>> + Send;
@@ -126,27 +145,8 @@ pub trait DataSource: Send + Sync + 'static {
 
     /// The fees a new transaction should offer.
     fn fee_suggestion(&self, chain: Chain) -> impl Future<Output = Result<FeeSuggestion, SourceError>> + Send;
-    /// Marketplace prices at a block: the floor of an NFT's collection and
-    /// the last sale of the NFT (of any token of the collection when
-    /// [`NftRef::token_id`] is `None`). `None` where there was no sale.
-    ///
-    /// Optional: a source without marketplace data keeps this default, and
-    /// `include_prices=true` then gets `null` prices for every item.
-    fn nft_prices(
-        &self,
-        chain: Chain,
-        at_block: u64,
-        nft: NftRef,
-    ) -> impl Future<Output = Result<Option<NftPrices>, SourceError>> + Send {
-        let _ = (chain, at_block, nft);
-        async { Ok(None) }
-    }
-
     /// One EVM stream.
     fn stream(&self, id: Uuid) -> impl Future<Output = Result<Option<EvmStream>, SourceError>> + Send;
-
-    /// Every EVM stream.
-    fn streams(&self) -> impl Future<Output = Result<Vec<EvmStream>, SourceError>> + Send;
 }
 
 /// A block by number, tag or hash.
@@ -220,117 +220,6 @@ pub struct FeeSuggestion {
     pub tip: u128,
 }
 
-/// An NFT, or a collection, whose marketplace prices are asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct NftRef {
-    /// The collection.
-    pub token_address: Address,
-    /// The token; `None` for the collection as a whole.
-    pub token_id: Option<U256>,
-}
-
-/// Token balances of a wallet.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WalletTokensQuery {
-    /// Chain to read.
-    pub chain: Chain,
-    /// The wallet.
-    pub address: Address,
-    /// Block to read at; the latest when `None`.
-    pub to_block: Option<u64>,
-    /// Only these tokens, when not empty (the native currency matches its
-    /// `0xeeee…` address).
-    pub token_addresses: Vec<Address>,
-    /// Leave out tokens flagged as spam.
-    pub exclude_spam: bool,
-    /// Leave out tokens whose contract is not verified.
-    pub exclude_unverified_contracts: bool,
-    /// Leave out the native currency.
-    pub exclude_native: bool,
-    /// Leave out tokens with no transfer in this many days before the block.
-    pub max_token_inactivity_days: Option<u64>,
-    /// Price only from pairs whose every side holds at least this many USD.
-    pub min_pair_side_liquidity_usd: Option<f64>,
-}
-
-impl WalletTokensQuery {
-    /// Every token of `address` on `chain` at the latest block.
-    pub fn new(chain: Chain, address: Address) -> Self {
-        WalletTokensQuery {
-            chain,
-            address,
-            to_block: None,
-            token_addresses: Vec::new(),
-            exclude_spam: false,
-            exclude_unverified_contracts: false,
-            exclude_native: false,
-            max_token_inactivity_days: None,
-            min_pair_side_liquidity_usd: None,
-        }
-    }
-}
-
-/// The answer to a [`WalletTokensQuery`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct WalletTokens {
-    /// The block the balances are at.
-    pub block_number: u64,
-    /// Native currency first, then by USD value (unpriced last), then by address.
-    pub items: Vec<TokenBalance>,
-}
-
-/// NFTs of a wallet.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WalletNftsQuery {
-    /// Chain to read.
-    pub chain: Chain,
-    /// The owner.
-    pub address: Address,
-    /// Block to read at; the latest when `None`.
-    pub at_block: Option<u64>,
-    /// Only these collections, when not empty.
-    pub token_addresses: Vec<Address>,
-    /// Leave out collections flagged as spam.
-    pub exclude_spam: bool,
-    /// How to write token ids.
-    pub format: TokenIdFormat,
-    /// Add `normalized_metadata`.
-    pub normalize_metadata: bool,
-    /// Add `media`.
-    pub media_items: bool,
-}
-
-impl WalletNftsQuery {
-    /// Every NFT of `address` on `chain` at the latest block, with normalized metadata.
-    pub fn new(chain: Chain, address: Address) -> Self {
-        WalletNftsQuery {
-            chain,
-            address,
-            at_block: None,
-            token_addresses: Vec::new(),
-            exclude_spam: false,
-            format: TokenIdFormat::Decimal,
-            normalize_metadata: true,
-            media_items: false,
-        }
-    }
-}
-
-/// NFT collections of a wallet.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WalletCollectionsQuery {
-    /// Chain to read.
-    pub chain: Chain,
-    /// The owner.
-    pub address: Address,
-    /// Block to read at; the latest when `None`.
-    pub at_block: Option<u64>,
-    /// Leave out collections flagged as spam.
-    pub exclude_spam: bool,
-    /// Add `count`.
-    pub token_counts: bool,
-}
-
 /// Price of a token.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TokenPriceQuery {
@@ -385,6 +274,9 @@ pub enum SourceError {
         /// Most logs an answer holds.
         limit: usize,
     },
+    /// A page position the source did not write (or wrote for another listing).
+    #[error("the page position is not one this source wrote")]
+    BadPosition,
     /// The source failed.
     #[error("data source failure: {0}")]
     Unavailable(String),

@@ -15,8 +15,10 @@ mod error;
 mod lenient;
 mod nft;
 mod open_enum;
+pub mod params;
 pub mod rpc;
 mod stream;
+mod units;
 mod wallet_tokens;
 pub mod wire;
 
@@ -28,11 +30,13 @@ pub use chain::{Chain, InvalidChain, OtherChain};
 pub use error::{Error, ErrorMessage};
 pub use lenient::{Lenient, MalformedHex};
 pub use nft::{
-    ContractType, Nft, NftAttribute, NftCollection, NftCollectionPage, NftLastSale, NftMedia, NftMediaCollection,
-    NftMediaItem, NftPage, NftPaymentToken, NftPrices, NormalizedMetadata, SyncStatus, TokenIdFormat, TraitValue,
+    ContractType, InvalidTokenIdFormat, Nft, NftAttribute, NftCollection, NftCollectionPage, NftLastSale, NftMedia,
+    NftMediaCollection, NftMediaItem, NftPage, NftPaymentToken, NftPrices, NormalizedMetadata, SyncStatus,
+    TokenIdFormat, TraitValue,
 };
 pub use stream::{
     AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalanceType, StreamNativeBalances,
     StreamStatus, StreamTrigger, StreamTriggerType, TriggerInput,
 };
+pub use units::format_units;
 pub use wallet_tokens::{NATIVE_TOKEN_ADDRESS, TokenBalance, TokenBalancePage};

@@ -41,6 +41,46 @@ pub enum TokenIdFormat {
     Hex,
 }
 
+impl TokenIdFormat {
+    /// Every format, in the order of the spec.
+    pub const ALL: [TokenIdFormat; 2] = [TokenIdFormat::Decimal, TokenIdFormat::Hex];
+
+    /// The format's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenIdFormat::Decimal => "decimal",
+            TokenIdFormat::Hex => "hex",
+        }
+    }
+
+    /// A token id written in this format.
+    pub fn write(self, id: U256) -> String {
+        match self {
+            TokenIdFormat::Decimal => id.to_string(),
+            TokenIdFormat::Hex => format!("{id:#x}"),
+        }
+    }
+}
+
+impl std::fmt::Display for TokenIdFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is not a [`TokenIdFormat`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a token id format (decimal or hex)")]
+pub struct InvalidTokenIdFormat(pub String);
+
+impl std::str::FromStr for TokenIdFormat {
+    type Err = InvalidTokenIdFormat;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        TokenIdFormat::ALL.into_iter().find(|f| f.as_str() == text).ok_or_else(|| InvalidTokenIdFormat(text.into()))
+    }
+}
+
 /// One page of the NFTs a wallet owns.
 #[serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -4,14 +4,18 @@ use std::collections::BTreeMap;
 
 use alloy_primitives::{U256, keccak256};
 use chrono::{DateTime, Utc};
-use w3api_source::{SourceError, WalletCollectionsQuery, WalletNftsQuery};
+use w3api_source::{
+    CollectionHolding, CollectionInfo, NftHolding, NftRarity, PageRequest, SourceError, WalletCollectionsPage,
+    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery,
+};
 use w3api_types::{
-    ContractType, Nft, NftAttribute, NftCollection, NftMedia, NftMediaCollection, NftMediaItem, NormalizedMetadata,
-    TokenIdFormat, TraitValue,
+    ContractType, NftAttribute, NftMedia, NftMediaCollection, NftMediaItem, NormalizedMetadata, TraitValue,
 };
 
 use crate::generate::ChainData;
+use crate::indexing::Indexing;
 use crate::ledger::Holder;
+use crate::metadata::NftMetadata;
 
 /// One NFT a wallet holds at a block.
 struct Holding {
@@ -53,63 +57,73 @@ impl ChainData {
             && !(exclude_spam && collection.spam)
     }
 
-    /// The wallet's NFTs, by collection (in address order) then token id.
-    pub fn wallet_nfts(&self, query: &WalletNftsQuery) -> Result<Vec<Nft>, SourceError> {
-        let block = self.resolve_block(query.at_block)? as u32;
-        let Some(holder) = self.ledger.find(query.address) else { return Ok(Vec::new()) };
-        let mut holdings: Vec<Holding> = self
-            .holdings(holder, block)
-            .into_iter()
-            .filter(|h| self.collection_passes(h.collection, &query.token_addresses, query.exclude_spam))
-            .collect();
-        holdings.sort_by_key(|h| (self.world.collections[usize::from(h.collection)].address, h.id));
-        Ok(holdings.iter().map(|h| self.nft(h, query)).collect())
+    /// One page of the wallet's NFTs, by collection (in address order) then
+    /// token id; `status` is the indexing status of the collections the
+    /// answer concerns (those of the filter and of the whole result).
+    pub fn wallet_nfts(
+        &self,
+        query: &WalletNftsQuery,
+        page: &PageRequest,
+        indexing: &Indexing,
+    ) -> Result<WalletNftsPage, SourceError> {
+        let block = self.resolve_block(query.at_block)?;
+        indexing.request(self.chain, &query.token_addresses);
+        let mut holdings: Vec<Holding> = match self.ledger.find(query.address) {
+            Some(holder) => self
+                .holdings(holder, block as u32)
+                .into_iter()
+                .filter(|h| self.collection_passes(h.collection, &query.token_addresses, query.exclude_spam))
+                .collect(),
+            None => Vec::new(),
+        };
+        holdings.sort_by_key(|h| (self.collection_address(h.collection), h.id));
+        let collections = holdings.iter().map(|h| self.collection_address(h.collection));
+        let status = indexing.status(self.chain, query.token_addresses.iter().copied().chain(collections));
+        let total = Some(holdings.len() as u64);
+        let key = |h: &Holding| (self.collection_address(h.collection), h.id);
+        let page = page.cut(holdings, key, |(a, id)| format!("{a:#x}:{id}"), decode_nft_key)?;
+        let holdings = page.map(|h| self.nft(&h, query.address, block, query.include_prices));
+        Ok(WalletNftsPage { status, holdings, total })
     }
 
-    fn nft(&self, holding: &Holding, query: &WalletNftsQuery) -> Nft {
+    fn collection_address(&self, collection: u16) -> alloy_primitives::Address {
+        self.world.collections[usize::from(collection)].address
+    }
+
+    fn collection_info(&self, collection: u16) -> CollectionInfo {
+        let collection = &self.world.collections[usize::from(collection)];
+        CollectionInfo {
+            address: collection.address,
+            contract_type: collection.kind.clone(),
+            name: collection.name.clone(),
+            symbol: collection.symbol.clone(),
+            possible_spam: collection.spam,
+            verified: collection.verified,
+            logo: collection.logo.clone(),
+            banner: collection.banner.clone(),
+        }
+    }
+
+    fn nft(&self, holding: &Holding, owner: alloy_primitives::Address, block: u64, include_prices: bool) -> NftHolding {
         let collection = &self.world.collections[usize::from(holding.collection)];
         let index = holding.id as usize - 1;
         let metadata = &collection.metadata[index];
         let rarity = &collection.rarity[index];
         let minted = self.ledger.minted_at(holding.collection, holding.id).unwrap_or(holding.since);
         let synced = self.block_time(u64::from(minted));
-        let token_id = match query.format {
-            TokenIdFormat::Decimal => holding.id.to_string(),
-            TokenIdFormat::Hex => format!("{:#x}", holding.id),
-        };
-        let token_hash =
-            keccak256([collection.address.as_slice(), &U256::from(holding.id).to_be_bytes::<32>()].concat());
-        Nft {
-            token_address: collection.address,
+        let token_id = U256::from(holding.id);
+        let token_hash = keccak256([collection.address.as_slice(), &token_id.to_be_bytes::<32>()].concat());
+        NftHolding {
+            collection: self.collection_info(holding.collection),
             token_id,
-            contract_type: collection.kind.clone(),
-            owner_of: query.address,
+            owner,
+            amount: U256::from(holding.amount),
             block_number: u64::from(holding.since),
             block_number_minted: u64::from(minted),
             token_uri: Some(metadata.token_uri.clone()),
             metadata: Some(metadata.to_json()),
-            normalized_metadata: query.normalize_metadata.then(|| NormalizedMetadata {
-                name: Some(metadata.name.clone()),
-                description: Some(metadata.description.clone()),
-                image: Some(metadata.image.clone()),
-                external_link: Some(metadata.external_url.clone()),
-                animation_url: None,
-                attributes: Some(
-                    metadata
-                        .attributes
-                        .iter()
-                        .map(|(trait_type, value)| NftAttribute {
-                            trait_type: Some(trait_type.to_string()),
-                            value: Some(TraitValue::Text(value.to_string())),
-                            display_type: None,
-                            max_value: None,
-                            trait_count: Some(self.trait_count(holding.collection, trait_type, value)),
-                            order: None,
-                        })
-                        .collect(),
-                ),
-            }),
-            media: query.media_items.then(|| NftMedia {
+            normalized_metadata: Some(self.normalized_metadata(holding.collection, metadata)),
+            media: Some(NftMedia {
                 status: "success".into(),
                 original_media_url: Some(metadata.image.clone()),
                 updated_at: Some(synced),
@@ -121,18 +135,40 @@ impl ChainData {
                     high: preview(&metadata.image, "high", 500),
                 }),
             }),
-            amount: Some(U256::from(holding.amount)),
-            name: collection.name.clone(),
-            symbol: collection.symbol.clone(),
             token_hash: alloy_primitives::hex::encode(&token_hash[..16]),
-            rarity_rank: Some(u64::from(rarity.rank)),
-            rarity_label: Some(rarity.label.to_string()),
-            rarity_percentage: Some(rarity.percentage),
+            rarity: Some(NftRarity {
+                rank: u64::from(rarity.rank),
+                percentage: rarity.percentage,
+                label: rarity.label.to_string(),
+            }),
             last_token_uri_sync: Some(synced),
             last_metadata_sync: Some(synced),
-            possible_spam: Some(collection.spam),
-            verified_collection: Some(collection.verified),
-            prices: None,
+            prices: include_prices
+                .then(|| self.nft_prices(block, collection.address, Some(token_id)).unwrap_or_default()),
+        }
+    }
+
+    fn normalized_metadata(&self, collection: u16, metadata: &NftMetadata) -> NormalizedMetadata {
+        NormalizedMetadata {
+            name: Some(metadata.name.clone()),
+            description: Some(metadata.description.clone()),
+            image: Some(metadata.image.clone()),
+            external_link: Some(metadata.external_url.clone()),
+            animation_url: None,
+            attributes: Some(
+                metadata
+                    .attributes
+                    .iter()
+                    .map(|(trait_type, value)| NftAttribute {
+                        trait_type: Some(trait_type.to_string()),
+                        value: Some(TraitValue::Text(value.to_string())),
+                        display_type: None,
+                        max_value: None,
+                        trait_count: Some(self.trait_count(collection, trait_type, value)),
+                        order: None,
+                    })
+                    .collect(),
+            ),
         }
     }
 
@@ -141,41 +177,42 @@ impl ChainData {
         collection.trait_counts.get(&(trait_type, value)).copied().map_or(0, u64::from)
     }
 
-    /// The collections the wallet holds tokens of, in address order.
-    pub fn wallet_collections(&self, query: &WalletCollectionsQuery) -> Result<Vec<NftCollection>, SourceError> {
-        let block = self.resolve_block(query.at_block)? as u32;
-        let Some(holder) = self.ledger.find(query.address) else { return Ok(Vec::new()) };
+    /// One page of the collections the wallet holds tokens of, in address order.
+    pub fn wallet_collections(
+        &self,
+        query: &WalletCollectionsQuery,
+        page: &PageRequest,
+        indexing: &Indexing,
+    ) -> Result<WalletCollectionsPage, SourceError> {
+        let block = self.resolve_block(query.at_block)?;
         let mut counts: BTreeMap<alloy_primitives::Address, (u16, u64)> = BTreeMap::new();
-        for holding in self.holdings(holder, block) {
-            if self.collection_passes(holding.collection, &[], query.exclude_spam) {
-                let address = self.world.collections[usize::from(holding.collection)].address;
-                counts.entry(address).or_insert((holding.collection, 0)).1 += 1;
+        if let Some(holder) = self.ledger.find(query.address) {
+            for holding in self.holdings(holder, block as u32) {
+                if self.collection_passes(holding.collection, &[], query.exclude_spam) {
+                    counts.entry(self.collection_address(holding.collection)).or_insert((holding.collection, 0)).1 += 1;
+                }
             }
         }
-        Ok(counts
-            .into_values()
-            .map(|(index, count)| {
-                let collection = &self.world.collections[usize::from(index)];
-                NftCollection {
-                    token_address: collection.address,
-                    contract_type: collection.kind.clone(),
-                    name: collection.name.clone(),
-                    symbol: collection.symbol.clone(),
-                    possible_spam: Some(collection.spam),
-                    verified_collection: Some(collection.verified),
-                    count: query.token_counts.then_some(count),
-                    collection_logo: collection.logo.clone(),
-                    collection_banner_image: collection.banner.clone(),
-                    prices: None,
-                }
-            })
-            .collect())
+        let status = indexing.status(self.chain, counts.keys().copied());
+        let page = page.cut(counts, |(address, _)| *address, |a| format!("{a:#x}"), |t| t.parse().ok())?;
+        let holdings = page.map(|(address, (index, token_count))| CollectionHolding {
+            collection: self.collection_info(index),
+            token_count,
+            prices: query.include_prices.then(|| self.nft_prices(block, address, None).unwrap_or_default()),
+        });
+        Ok(WalletCollectionsPage { status, holdings })
     }
 
     /// A block's timestamp as a date.
     pub fn block_time(&self, number: u64) -> DateTime<Utc> {
         DateTime::from_timestamp(self.timestamp(number) as i64, 0).expect("devnet timestamps are in range")
     }
+}
+
+/// Reads the position `collection:id` of an NFT page.
+fn decode_nft_key(text: &str) -> Option<(alloy_primitives::Address, u32)> {
+    let (address, id) = text.split_once(':')?;
+    Some((address.parse().ok()?, id.parse().ok()?))
 }
 
 fn preview(image: &str, size: &str, pixels: u32) -> NftMediaItem {

@@ -3,9 +3,9 @@
 
 use alloy_primitives::{Address, U256};
 use chrono::DateTime;
-use w3api_types::{NATIVE_TOKEN_ADDRESS, NftLastSale, NftPaymentToken, NftPrices};
+use w3api_types::{NATIVE_TOKEN_ADDRESS, NftLastSale, NftPaymentToken, NftPrices, format_units};
 
-use crate::decimal::{format_units, to_f64};
+use crate::decimal::to_f64;
 use crate::generate::{ChainData, SaleRecord};
 use crate::query::BLOCKS_PER_DAY;
 use crate::query::prices::PriceFilter;

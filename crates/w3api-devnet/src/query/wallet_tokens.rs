@@ -1,13 +1,15 @@
 //! Token balances of a wallet, with USD prices, at any block.
 
-use alloy_primitives::U256;
-use w3api_source::{SourceError, WalletTokens, WalletTokensQuery};
-use w3api_types::{NATIVE_TOKEN_ADDRESS, TokenBalance};
+use std::cmp::Reverse;
+
+use alloy_primitives::{Address, U256};
+use w3api_source::{PageRequest, SourceError, TokenHolding, TokenInfo, WalletTokensPage, WalletTokensQuery};
+use w3api_types::NATIVE_TOKEN_ADDRESS;
 
 use super::BLOCKS_PER_DAY;
 use super::prices::PriceFilter;
-use crate::decimal::{format_units, to_f64};
 use crate::generate::ChainData;
+use crate::ledger::Holder;
 use crate::world::{Asset, MEDIA_HOST, TokenKind};
 
 impl ChainData {
@@ -21,31 +23,38 @@ impl ChainData {
         }
     }
 
-    /// The wallet's balances at the query's block, filtered, priced and ordered.
-    pub fn wallet_tokens(&self, query: &WalletTokensQuery) -> Result<WalletTokens, SourceError> {
+    /// One page of the wallet's balances at the query's block, filtered,
+    /// priced and ordered.
+    pub fn wallet_tokens(
+        &self,
+        query: &WalletTokensQuery,
+        page: &PageRequest,
+    ) -> Result<WalletTokensPage, SourceError> {
         let block = self.resolve_block(query.to_block)?;
-        let Some(holder) = self.ledger.find(query.address) else {
-            return Ok(WalletTokens { block_number: block, items: Vec::new() });
+        let holdings = match self.ledger.find(query.address) {
+            Some(holder) => self.holdings_of(holder, block, query),
+            None => Vec::new(),
         };
+        let priced_total_usd = holdings.iter().filter_map(TokenHolding::usd_value).sum();
+        let mut ranked: Vec<(HoldingKey, TokenHolding)> =
+            holdings.into_iter().map(|holding| (HoldingKey::of(&holding), holding)).collect();
+        ranked.sort_by(|a, b| a.0.cmp(&b.0));
+        let holdings = page.cut(ranked, |(key, _)| *key, HoldingKey::encode, HoldingKey::decode)?.map(|(_, h)| h);
+        Ok(WalletTokensPage { block_number: block, holdings, priced_total_usd })
+    }
+
+    /// Every holding of `holder` at `block` that the query keeps, unordered.
+    fn holdings_of(&self, holder: Holder, block: u64, query: &WalletTokensQuery) -> Vec<TokenHolding> {
         let filter = PriceFilter { exchange: None, min_side_usd: query.min_pair_side_liquidity_usd };
-        let mut items: Vec<TokenBalance> = self
-            .ledger
+        self.ledger
             .assets_of(holder)
             .iter()
             .filter(|asset| self.keeps(**asset, block, query))
             .filter_map(|asset| {
                 let balance = self.ledger.balance_at(holder, *asset, block as u32);
-                (balance > 0).then(|| self.token_balance(*asset, balance, block, filter))
+                (balance > 0).then(|| self.token_holding(*asset, balance, block, filter))
             })
-            .collect();
-        set_portfolio_percentages(&mut items);
-        items.sort_by(|a, b| {
-            b.native_token
-                .cmp(&a.native_token)
-                .then(b.usd_value.unwrap_or(-1.0).total_cmp(&a.usd_value.unwrap_or(-1.0)))
-                .then(a.token_address.cmp(&b.token_address))
-        });
-        Ok(WalletTokens { block_number: block, items })
+            .collect()
     }
 
     /// Whether the query's filters keep `asset`.
@@ -65,64 +74,84 @@ impl ChainData {
             && recently_active
     }
 
-    fn token_balance(&self, asset: Asset, balance: u128, block: u64, filter: PriceFilter) -> TokenBalance {
-        let decimals = self.world.decimals(asset);
-        let price = self.price(asset, block, filter).map(|p| p.usd);
-        let price_day_before = self.day_before(block).and_then(|b| self.price(asset, b, filter)).map(|p| p.usd);
-        let whole = to_f64(balance, decimals);
-        let usd_value = price.map(|p| p * whole);
-        let change = price.zip(price_day_before).map(|(now, then)| now - then);
-        let percent_change =
-            price.zip(price_day_before).filter(|(_, then)| *then > 0.0).map(|(now, then)| (now - then) / then * 100.0);
-        let base = TokenBalance {
-            token_address: Some(NATIVE_TOKEN_ADDRESS),
-            symbol: self.world.native.symbol.to_string(),
-            name: self.world.native.name.to_string(),
-            logo: Some(format!("{MEDIA_HOST}/tokens/{}/native.png", crate::chain_id(self.chain))),
-            thumbnail: Some(format!("{MEDIA_HOST}/tokens/{}/native_thumb.png", crate::chain_id(self.chain))),
-            decimals,
+    fn token_holding(&self, asset: Asset, balance: u128, block: u64, filter: PriceFilter) -> TokenHolding {
+        TokenHolding {
+            token: self.token_info(asset, block),
             balance: U256::from(balance),
-            possible_spam: false,
-            verified_contract: Some(true),
-            balance_formatted: format_units(U256::from(balance), decimals),
-            usd_price: price,
-            usd_price_24hr_percent_change: percent_change,
-            usd_price_24hr_usd_change: change,
-            usd_value,
-            usd_value_24hr_usd_change: change.map(|c| c * whole),
-            native_token: true,
-            portfolio_percentage: 0.0,
-            total_supply: None,
-            total_supply_formatted: None,
-            percentage_relative_to_total_supply: None,
-            security_score: None,
+            usd_price: self.price(asset, block, filter).map(|p| p.usd),
+            usd_price_day_before: self.day_before(block).and_then(|b| self.price(asset, b, filter)).map(|p| p.usd),
+        }
+    }
+
+    fn token_info(&self, asset: Asset, block: u64) -> TokenInfo {
+        let Some(token) = self.world.token(asset) else {
+            let chain_id = crate::chain_id(self.chain);
+            return TokenInfo {
+                address: NATIVE_TOKEN_ADDRESS,
+                native: true,
+                name: self.world.native.name.to_string(),
+                symbol: self.world.native.symbol.to_string(),
+                logo: Some(format!("{MEDIA_HOST}/tokens/{chain_id}/native.png")),
+                thumbnail: Some(format!("{MEDIA_HOST}/tokens/{chain_id}/native_thumb.png")),
+                decimals: self.world.decimals(asset),
+                possible_spam: false,
+                verified_contract: true,
+                total_supply: None,
+            };
         };
-        let Some(token) = self.world.token(asset) else { return base };
-        let supply = self.ledger.supply_at(asset, block as u32);
-        TokenBalance {
-            token_address: Some(token.address),
-            symbol: token.symbol.clone(),
+        TokenInfo {
+            address: token.address,
+            native: false,
             name: token.name.clone(),
+            symbol: token.symbol.clone(),
             logo: token.logo.clone(),
             thumbnail: token.thumbnail.clone(),
+            decimals: token.decimals,
             possible_spam: token.kind == TokenKind::Spam,
-            verified_contract: Some(token.verified),
-            native_token: false,
-            total_supply: Some(U256::from(supply)),
-            total_supply_formatted: Some(format_units(U256::from(supply), decimals)),
-            percentage_relative_to_total_supply: (supply > 0).then(|| balance as f64 / supply as f64 * 100.0),
-            ..base
+            verified_contract: token.verified,
+            total_supply: Some(U256::from(self.ledger.supply_at(asset, block as u32))),
         }
     }
 }
 
-/// Each priced item's share of the priced total, in percent.
-fn set_portfolio_percentages(items: &mut [TokenBalance]) {
-    let total: f64 = items.iter().filter_map(|i| i.usd_value).sum();
-    for item in items {
-        item.portfolio_percentage = match item.usd_value {
-            Some(value) if total > 0.0 => value / total * 100.0,
-            _ => 0.0,
-        };
+/// Where a holding ranks: the native currency first, then by USD value
+/// (unpriced last), then by address; also the page position.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct HoldingKey {
+    not_native: bool,
+    /// The USD value, descending by total order (unpriced as -1, below every price).
+    value: Reverse<i64>,
+    address: Address,
+}
+
+impl HoldingKey {
+    fn of(holding: &TokenHolding) -> HoldingKey {
+        HoldingKey {
+            not_native: !holding.token.native,
+            value: Reverse(total_order(holding.usd_value().unwrap_or(-1.0))),
+            address: holding.token.address,
+        }
     }
+
+    fn encode(&self) -> String {
+        format!("{}:{}:{:#x}", u8::from(self.not_native), self.value.0, self.address)
+    }
+
+    fn decode(text: &str) -> Option<HoldingKey> {
+        let mut parts = text.split(':');
+        let not_native = match parts.next()? {
+            "0" => false,
+            "1" => true,
+            _ => return None,
+        };
+        let value = Reverse(parts.next()?.parse().ok()?);
+        let address = parts.next()?.parse().ok()?;
+        parts.next().is_none().then_some(HoldingKey { not_native, value, address })
+    }
+}
+
+/// An integer that orders as `f64::total_cmp` orders floats.
+fn total_order(value: f64) -> i64 {
+    let bits = value.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }

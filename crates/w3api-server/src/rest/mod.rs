@@ -1,7 +1,9 @@
 //! The REST operations of `spec/openapi.yaml`.
 
 pub mod body;
+pub mod convert;
 pub mod pagination;
+pub mod params;
 pub mod query;
 
 use std::sync::Arc;
@@ -9,42 +11,23 @@ use std::sync::Arc;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use w3api_source::{DataSource, NftRef, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery};
+use w3api_source::DataSource;
 use w3api_types::{
-    EvmStream, NftCollectionPage, NftPage, SolanaChallengeRequest, SolanaChallengeResponse, SolanaVerifiedChallenge,
-    SolanaVerifyRequest, TokenBalancePage, TokenIdFormat, U256,
+    Chain, EvmStream, NftCollectionPage, NftPage, SolanaChallengeRequest, SolanaChallengeResponse,
+    SolanaVerifiedChallenge, SolanaVerifyRequest, TokenBalancePage,
 };
 
 use self::body::JsonBody;
-use self::pagination::{effective_limit, fingerprint, page};
-use self::query::Query;
+use self::pagination::Walk;
+use self::params::{StreamId, WalletCollectionsRequest, WalletNftsRequest, WalletTokensRequest};
 use crate::App;
 use crate::error::ApiError;
 use crate::signin;
 
-/// A path segment, decoded; a segment that does not decode (invalid UTF-8)
-/// is a 400 like any other bad parameter.
-struct Segment(String);
-
-impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Segment {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, ApiError> {
-        Path::<String>::from_request_parts(parts, state)
-            .await
-            .map(|Path(segment)| Segment(segment))
-            .map_err(|rejection| ApiError::bad_request(vec![format!("path: {}", rejection.body_text())]))
-    }
-}
-
-/// At most this many `token_addresses`.
-const MAX_TOKEN_ADDRESSES: usize = 10;
-/// Largest `limit`.
-const MAX_LIMIT: u64 = 100;
 /// Production numbers wallet-token pages from 0 (its answers of one page say
 /// `"page": 0`) and NFT and collection pages from 1 (its cursors record
 /// page 1 at offset 0).
@@ -78,49 +61,41 @@ async fn verify_challenge<S: DataSource>(
     Ok((StatusCode::CREATED, Json(verified)))
 }
 
+/// The block a walk reads: the one its first page read, or else the
+/// newest, or `requested` when that is older (a block past the newest reads
+/// the newest, and the answer says which).
+async fn walk_block<S: DataSource>(
+    app: &App<S>,
+    chain: Chain,
+    walk: &Walk,
+    requested: Option<u64>,
+) -> Result<u64, ApiError> {
+    if let Some(block) = walk.block {
+        return Ok(block);
+    }
+    let latest = app.source.latest_block(chain).await?;
+    Ok(requested.map_or(latest, |requested| requested.min(latest)))
+}
+
 async fn wallet_tokens<S: DataSource>(
     State(app): State<Arc<App<S>>>,
-    Segment(address): Segment,
-    RawQuery(raw): RawQuery,
+    WalletTokensRequest { mut query, paging }: WalletTokensRequest,
 ) -> Result<Response, ApiError> {
-    let mut params = Query::parse(raw.as_deref());
-    let address = params.path_address(&address);
-    let mut query = WalletTokensQuery::new(params.chain(), address.unwrap_or_default());
-    query.to_block = params.integer("to_block", u64::MAX);
-    query.token_addresses = params.addresses("token_addresses", MAX_TOKEN_ADDRESSES);
-    query.exclude_spam = params.flag("exclude_spam", false);
-    query.exclude_unverified_contracts = params.flag("exclude_unverified_contracts", false);
-    query.exclude_native = params.flag("exclude_native", false);
-    query.max_token_inactivity_days = params.integer("max_token_inactivity", u64::MAX);
-    query.min_pair_side_liquidity_usd = params.number("min_pair_side_liquidity_usd");
-    let cursor = params.one("cursor");
-    let limit = effective_limit(params.integer("limit", MAX_LIMIT));
-    params.finish()?;
-    let fingerprint = fingerprint("tokens", &query);
-    let position = cursor.map(|c| app.cursors.open(&c, &fingerprint)).transpose()?;
-    // Every page of a walk reads the block the first page read. A block
-    // past the newest reads the newest (`block_number` says which).
-    let block = match &position {
-        Some(position) => position.block,
-        None => {
-            let latest = app.source.latest_block(query.chain).await?;
-            query.to_block.map_or(latest, |requested| requested.min(latest))
-        }
-    };
-    query.to_block = Some(block);
-    let offset = position.as_ref().map_or(0, |p| p.offset);
-    let key = format!("tokens|{fingerprint}|{block}|{limit}|{offset}");
+    let walk = app.cursors.walk("tokens", &query, &paging, FIRST_TOKEN_PAGE)?;
+    let block = walk_block(&app, query.chain, &walk, query.to_block).await?;
+    let key = walk.cache_key("tokens", block);
     if let Some(answer) = app.answers.get(&key) {
         return Ok(json_bytes(answer));
     }
-    let answer = app.source.wallet_tokens(query).await?;
-    let page = page(&app.cursors, answer.items, (limit, FIRST_TOKEN_PAGE), position, &fingerprint, answer.block_number);
+    query.to_block = Some(block);
+    let answer = app.source.wallet_tokens(query, walk.request.clone()).await?;
+    let total = answer.priced_total_usd;
     let body = TokenBalancePage {
-        cursor: page.cursor,
-        page: page.page,
-        page_size: page.page_size,
+        cursor: app.cursors.next(&walk, answer.block_number, answer.holdings.next),
+        page: walk.page,
+        page_size: paging.limit,
         block_number: Some(answer.block_number),
-        result: page.items,
+        result: answer.holdings.items.into_iter().map(|h| convert::token_balance(h, total)).collect(),
     };
     let bytes =
         Bytes::from(serde_json::to_vec(&body).map_err(|e| ApiError::internal(format!("encoding the answer: {e}")))?);
@@ -135,106 +110,42 @@ fn json_bytes(bytes: Bytes) -> Response {
 
 async fn wallet_nfts<S: DataSource>(
     State(app): State<Arc<App<S>>>,
-    Segment(address): Segment,
-    RawQuery(raw): RawQuery,
+    WalletNftsRequest { mut query, view, paging }: WalletNftsRequest,
 ) -> Result<Json<NftPage>, ApiError> {
-    let mut params = Query::parse(raw.as_deref());
-    let address = params.path_address(&address);
-    let mut query = WalletNftsQuery::new(params.chain(), address.unwrap_or_default());
-    query.format = params
-        .parsed("format", |v| match v {
-            "decimal" => Ok(TokenIdFormat::Decimal),
-            "hex" => Ok(TokenIdFormat::Hex),
-            _ => Err("decimal or hex".into()),
-        })
-        .unwrap_or_default();
-    query.exclude_spam = params.flag("exclude_spam", false);
-    query.token_addresses = params.addresses("token_addresses", MAX_TOKEN_ADDRESSES);
-    query.normalize_metadata = params.flag("normalizeMetadata", true);
-    query.media_items = params.flag("media_items", false);
-    let include_prices = params.flag("include_prices", false);
-    let cursor = params.one("cursor");
-    let limit = effective_limit(params.integer("limit", MAX_LIMIT));
-    params.finish()?;
-    app.indexing.request(query.chain, &query.token_addresses);
-    let fingerprint = fingerprint("nfts", &query);
-    let position = cursor.map(|c| app.cursors.open(&c, &fingerprint)).transpose()?;
-    let block = match &position {
-        Some(position) => position.block,
-        None => app.source.latest_block(query.chain).await?,
-    };
+    let walk = app.cursors.walk("nfts", &(&query, view), &paging, FIRST_NFT_PAGE)?;
+    let block = walk_block(&app, query.chain, &walk, None).await?;
     query.at_block = Some(block);
-    let (chain, filter) = (query.chain, query.token_addresses.clone());
-    let all = app.source.wallet_nfts(query).await?;
-    let status = app.indexing.status(chain, filter.into_iter().chain(all.iter().map(|n| n.token_address)));
-    let mut page = page(&app.cursors, all, (limit, FIRST_NFT_PAGE), position, &fingerprint, block);
-    if include_prices {
-        for nft in &mut page.items {
-            // Token ids are decimal or 0x hex (`format`); U256 parses both.
-            let token_id = nft.token_id.parse::<U256>().ok();
-            let item = NftRef { token_address: nft.token_address, token_id };
-            nft.prices = Some(app.source.nft_prices(chain, block, item).await?.unwrap_or_default());
-        }
-    }
+    let answer = app.source.wallet_nfts(query, walk.request.clone()).await?;
     Ok(Json(NftPage {
-        status,
-        total: Some(page.total as u64),
-        page: page.page,
-        page_size: page.page_size,
-        cursor: page.cursor,
-        result: page.items,
+        status: answer.status,
+        total: answer.total,
+        page: walk.page,
+        page_size: paging.limit,
+        cursor: app.cursors.next(&walk, block, answer.holdings.next),
+        result: answer.holdings.items.into_iter().map(|h| convert::nft(h, view)).collect(),
     }))
 }
 
 async fn wallet_collections<S: DataSource>(
     State(app): State<Arc<App<S>>>,
-    Segment(address): Segment,
-    RawQuery(raw): RawQuery,
+    WalletCollectionsRequest { mut query, token_counts, paging }: WalletCollectionsRequest,
 ) -> Result<Json<NftCollectionPage>, ApiError> {
-    let mut params = Query::parse(raw.as_deref());
-    let address = params.path_address(&address);
-    let chain = params.chain();
-    let mut query = WalletCollectionsQuery {
-        chain,
-        address: address.unwrap_or_default(),
-        at_block: None,
-        exclude_spam: params.flag("exclude_spam", false),
-        token_counts: params.flag("token_counts", false),
-    };
-    let include_prices = params.flag("include_prices", false);
-    let cursor = params.one("cursor");
-    let limit = effective_limit(params.integer("limit", MAX_LIMIT));
-    params.finish()?;
-    let fingerprint = fingerprint("collections", &query);
-    let position = cursor.map(|c| app.cursors.open(&c, &fingerprint)).transpose()?;
-    let block = match &position {
-        Some(position) => position.block,
-        None => app.source.latest_block(chain).await?,
-    };
+    let walk = app.cursors.walk("collections", &(&query, token_counts), &paging, FIRST_NFT_PAGE)?;
+    let block = walk_block(&app, query.chain, &walk, None).await?;
     query.at_block = Some(block);
-    let all = app.source.wallet_collections(query).await?;
-    let status = app.indexing.status(chain, all.iter().map(|c| c.token_address));
-    let mut page = page(&app.cursors, all, (limit, FIRST_NFT_PAGE), position, &fingerprint, block);
-    if include_prices {
-        for collection in &mut page.items {
-            let item = NftRef { token_address: collection.token_address, token_id: None };
-            collection.prices = Some(app.source.nft_prices(chain, block, item).await?.unwrap_or_default());
-        }
-    }
+    let answer = app.source.wallet_collections(query, walk.request.clone()).await?;
     Ok(Json(NftCollectionPage {
-        status,
-        page: page.page,
-        page_size: page.page_size,
-        cursor: page.cursor,
-        result: page.items,
+        status: answer.status,
+        page: walk.page,
+        page_size: paging.limit,
+        cursor: app.cursors.next(&walk, block, answer.holdings.next),
+        result: answer.holdings.items.into_iter().map(|h| convert::collection(h, token_counts)).collect(),
     }))
 }
 
 async fn stream<S: DataSource>(
     State(app): State<Arc<App<S>>>,
-    Segment(id): Segment,
+    StreamId(id): StreamId,
 ) -> Result<Json<EvmStream>, ApiError> {
-    let id =
-        uuid::Uuid::try_parse(&id).map_err(|_| ApiError::bad_request(vec![format!("id: {id:?} is not a UUID")]))?;
     app.source.stream(id).await?.map(Json).ok_or_else(|| ApiError::not_found("Stream not found"))
 }

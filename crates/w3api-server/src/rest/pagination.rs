@@ -1,21 +1,24 @@
 //! Cursor pagination.
 //!
 //! A cursor is `base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`,
-//! where the payload records where the next page starts, the page number,
-//! the block the first page was read at (so later pages read the same
-//! block), and a fingerprint of the query. A cursor whose signature does not
-//! verify (forged or altered) or whose fingerprint differs (reused with other
-//! filters) is refused. The secret is random per server.
+//! where the payload records where the next page starts (the data source's
+//! own position, opaque here), the page number, the block the first page was
+//! read at (so later pages read the same block), and a fingerprint of the
+//! query. A cursor whose signature does not verify (forged or altered) or
+//! whose fingerprint differs (reused with other filters) is refused. The
+//! secret is random per server.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use w3api_source::{PagePosition, PageRequest};
 
+use super::params::Paging;
 use crate::error::ApiError;
 
-/// Page size when `limit` is absent or 0.
+/// Page size when the spec gives no default for `limit`.
 pub const DEFAULT_LIMIT: u64 = 100;
 
 /// Where a walk through pages stands.
@@ -24,15 +27,27 @@ pub struct Position {
     /// Fingerprint of the query the walk belongs to.
     #[serde(rename = "q")]
     fingerprint: String,
-    /// Index of the first item of the next page.
-    #[serde(rename = "o")]
-    pub offset: usize,
+    /// The data source's position of the next page.
+    #[serde(rename = "a")]
+    pub after: String,
     /// Number of the next page.
     #[serde(rename = "p")]
     pub page: u64,
     /// Block the walk reads.
     #[serde(rename = "b")]
     pub block: u64,
+}
+
+/// One step of a walk through a listing: the page asked for.
+#[derive(Clone, Debug)]
+pub struct Walk {
+    fingerprint: String,
+    /// The block earlier pages read; `None` on the first page.
+    pub block: Option<u64>,
+    /// This page's number.
+    pub page: u64,
+    /// What to ask the data source for.
+    pub request: PageRequest,
 }
 
 /// Signs and checks cursors.
@@ -78,6 +93,41 @@ impl Cursors {
         }
         Ok(position)
     }
+
+    /// The step a listing request asks for: the first page (numbered
+    /// `first_page`) or the one its cursor names. `kind` and `query` (every
+    /// parameter that shapes the listing) make the fingerprint.
+    pub fn walk(
+        &self,
+        kind: &str,
+        query: &dyn std::fmt::Debug,
+        paging: &Paging,
+        first_page: u64,
+    ) -> Result<Walk, ApiError> {
+        let fingerprint = fingerprint(kind, query);
+        let limit = usize::try_from(paging.limit).unwrap_or(usize::MAX);
+        let Some(cursor) = &paging.cursor else {
+            return Ok(Walk { fingerprint, block: None, page: first_page, request: PageRequest::first(limit) });
+        };
+        let position = self.open(cursor, &fingerprint)?;
+        let request = PageRequest { limit, after: Some(PagePosition(position.after)) };
+        Ok(Walk { fingerprint, block: Some(position.block), page: position.page, request })
+    }
+
+    /// The cursor of the page after `walk`'s, read at `block`; `None` on the last page.
+    pub fn next(&self, walk: &Walk, block: u64, next: Option<PagePosition>) -> Option<String> {
+        next.map(|PagePosition(after)| {
+            self.sign(&Position { fingerprint: walk.fingerprint.clone(), after, page: walk.page + 1, block })
+        })
+    }
+}
+
+impl Walk {
+    /// A key for the answer cache: the query, the block, and the page.
+    pub fn cache_key(&self, kind: &str, block: u64) -> String {
+        let after = self.request.after.as_ref().map_or("", |p| p.0.as_str());
+        format!("{kind}|{}|{block}|{}|{after}", self.fingerprint, self.request.limit)
+    }
 }
 
 /// A fingerprint of a query's `kind` and of the parameters that define its
@@ -99,47 +149,6 @@ pub fn fingerprint(kind: &str, query: &dyn std::fmt::Debug) -> String {
     URL_SAFE_NO_PAD.encode(&hashing.0.finalize()[..16])
 }
 
-/// One page of items.
-pub struct Page<T> {
-    /// The items of the page.
-    pub items: Vec<T>,
-    /// Its number, counted from the `first_page` given to [`page`].
-    pub page: u64,
-    /// The page size.
-    pub page_size: u64,
-    /// The cursor of the next page; `None` on the last.
-    pub cursor: Option<String>,
-    /// Items across all pages.
-    pub total: usize,
-}
-
-/// Cuts the page at `position` (the first page when `None`) out of `all`;
-/// the first page is numbered `first_page`.
-pub fn page<T>(
-    cursors: &Cursors,
-    all: Vec<T>,
-    (limit, first_page): (u64, u64),
-    at: Option<Position>,
-    fingerprint: &str,
-    block: u64,
-) -> Page<T> {
-    let (offset, page) = at.map_or((0, first_page), |p| (p.offset, p.page));
-    let total = all.len();
-    let end = offset.saturating_add(limit as usize).min(total);
-    let items: Vec<T> = all.into_iter().skip(offset).take(end.saturating_sub(offset)).collect();
-    let cursor = (end < total)
-        .then(|| cursors.sign(&Position { fingerprint: fingerprint.to_string(), offset: end, page: page + 1, block }));
-    Page { items, page, page_size: limit, cursor, total }
-}
-
-/// `limit` as the spec defines it: 1 to 100, 0 or absent meaning 100.
-pub fn effective_limit(limit: Option<u64>) -> u64 {
-    match limit {
-        None | Some(0) => DEFAULT_LIMIT,
-        Some(limit) => limit,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,13 +156,13 @@ mod tests {
     #[test]
     fn cursors_round_trip_and_refuse_tampering_and_reuse() {
         let cursors = Cursors::new([7; 32]);
-        let position = Position { fingerprint: "q1".into(), offset: 20, page: 3, block: 99 };
+        let position = Position { fingerprint: "q1".into(), after: "x:20".into(), page: 3, block: 99 };
         let cursor = cursors.sign(&position);
         assert_eq!(cursors.open(&cursor, "q1").unwrap(), position);
         let reused = cursors.open(&cursor, "q2").unwrap_err();
         assert!(reused.messages[0].contains("another query") || reused.messages[0].contains("other parameters"));
         let (payload, tag) = cursor.split_once('.').unwrap();
-        let forged_payload = URL_SAFE_NO_PAD.encode(br#"{"q":"q1","o":0,"p":1,"b":99}"#);
+        let forged_payload = URL_SAFE_NO_PAD.encode(br#"{"q":"q1","a":"","p":1,"b":99}"#);
         assert!(cursors.open(&format!("{forged_payload}.{tag}"), "q1").unwrap_err().messages[0].contains("altered"));
         assert!(Cursors::new([8; 32]).open(&cursor, "q1").is_err(), "another server's secret");
         assert!(cursors.open(payload, "q1").unwrap_err().messages[0].contains("malformed"));
@@ -161,34 +170,16 @@ mod tests {
     }
 
     #[test]
-    fn walking_pages_yields_every_item_once() {
+    fn a_walk_starts_at_the_first_page_and_follows_cursors() {
         let cursors = Cursors::new([1; 32]);
-        for limit in 1..=12u64 {
-            let all: Vec<u32> = (0..37).collect();
-            let mut seen = Vec::new();
-            let mut at = None;
-            let mut numbers = Vec::new();
-            loop {
-                let page = page(&cursors, all.clone(), (limit, 1), at, "q", 5);
-                numbers.push(page.page);
-                seen.extend(page.items);
-                match page.cursor {
-                    Some(cursor) => at = Some(cursors.open(&cursor, "q").unwrap()),
-                    None => break,
-                }
-            }
-            assert_eq!(seen, all, "limit {limit}");
-            assert_eq!(numbers, (1..=numbers.len() as u64).collect::<Vec<_>>(), "limit {limit}");
-        }
-    }
-
-    #[test]
-    fn pages_are_numbered_from_the_first_page_given() {
-        let cursors = Cursors::new([2; 32]);
-        let first = page(&cursors, vec![1, 2, 3], (2, 0), None, "q", 5);
-        assert_eq!(first.page, 0);
-        let second =
-            page(&cursors, vec![1, 2, 3], (2, 0), Some(cursors.open(&first.cursor.unwrap(), "q").unwrap()), "q", 5);
-        assert_eq!((second.page, second.items, second.cursor), (1, vec![3], None));
+        let first = cursors.walk("k", &("q", 1), &Paging { limit: 2, cursor: None }, 1).unwrap();
+        assert_eq!((first.block, first.page, first.request.clone()), (None, 1, PageRequest::first(2)));
+        let cursor = cursors.next(&first, 9, Some(PagePosition("after-2".into()))).unwrap();
+        let second = cursors.walk("k", &("q", 1), &Paging { limit: 2, cursor: Some(cursor.clone()) }, 1).unwrap();
+        assert_eq!((second.block, second.page), (Some(9), 2));
+        assert_eq!(second.request.after, Some(PagePosition("after-2".into())));
+        let other = cursors.walk("k", &("q", 2), &Paging { limit: 2, cursor: Some(cursor) }, 1).unwrap_err();
+        assert!(other.messages[0].contains("other parameters"), "{other:?}");
+        assert_eq!(cursors.next(&second, 9, None), None, "no cursor after the last page");
     }
 }

@@ -5,10 +5,14 @@
 //! three are accepted. Every problem (an unknown parameter, a value of the
 //! wrong type or out of range, a single-valued parameter given twice) is
 //! collected with the parameter's name, and answered together as a 400.
+//!
+//! Names, bounds and defaults come from the generated parameter tables
+//! ([`w3api_types::params`]), so they are the spec's own.
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+use w3api_types::params::{Param, ParamKind};
 use w3api_types::{Address, Chain};
 
 use crate::error::ApiError;
@@ -41,7 +45,11 @@ impl Query {
     }
 
     /// The value of a single-valued parameter, if given.
-    pub fn one(&mut self, name: &str) -> Option<String> {
+    pub fn one(&mut self, param: &Param) -> Option<String> {
+        self.single(param.name)
+    }
+
+    fn single(&mut self, name: &str) -> Option<String> {
         let mut values = self.params.remove(name)?;
         if values.len() > 1 {
             self.problems.push(format!("{name}: given {} times; it takes one value", values.len()));
@@ -51,7 +59,7 @@ impl Query {
     }
 
     /// Every value of an array parameter.
-    pub fn many(&mut self, name: &str) -> Vec<String> {
+    fn many(&mut self, name: &str) -> Vec<String> {
         self.params.remove(name).unwrap_or_default()
     }
 
@@ -61,8 +69,8 @@ impl Query {
     }
 
     /// A parameter parsed with `parse`, whose error says what was expected.
-    pub fn parsed<T>(&mut self, name: &str, parse: impl FnOnce(&str) -> Result<T, String>) -> Option<T> {
-        let value = self.one(name)?;
+    fn parsed<T>(&mut self, name: &str, parse: impl FnOnce(&str) -> Result<T, String>) -> Option<T> {
+        let value = self.single(name)?;
         match parse(&value) {
             Ok(parsed) => Some(parsed),
             Err(expected) => {
@@ -72,19 +80,22 @@ impl Query {
         }
     }
 
-    /// A boolean: `true` or `false`.
-    pub fn flag(&mut self, name: &str, default: bool) -> bool {
-        self.parsed(name, |v| match v {
+    /// A boolean, `true` or `false`; its default when absent (false when the
+    /// spec gives none).
+    pub fn flag(&mut self, param: &Param) -> bool {
+        self.parsed(param.name, |v| match v {
             "true" => Ok(true),
             "false" => Ok(false),
             _ => Err("true or false".into()),
         })
-        .unwrap_or(default)
+        .or(param.default_flag())
+        .unwrap_or(false)
     }
 
-    /// A non-negative integer no greater than `max`.
-    pub fn integer(&mut self, name: &str, max: u64) -> Option<u64> {
-        self.parsed(name, |v| {
+    /// A non-negative integer within the parameter's maximum.
+    pub fn integer(&mut self, param: &Param) -> Option<u64> {
+        let max = param.maximum().unwrap_or(u64::MAX);
+        self.parsed(param.name, |v| {
             let expected = || format!("an integer from 0 to {max}");
             // Digits past u64 are still an integer: it saturates, so a huge
             // `to_block` means "the newest block" rather than an error.
@@ -94,28 +105,54 @@ impl Query {
         })
     }
 
-    /// A non-negative number written as JSON writes numbers; one too large
-    /// for a float is infinite.
-    pub fn number(&mut self, name: &str) -> Option<f64> {
-        self.parsed(name, |v| {
-            let expected = || "a non-negative number".to_string();
+    /// A number written as JSON writes numbers, not below the parameter's
+    /// minimum; one too large for a float is infinite.
+    pub fn number(&mut self, param: &Param) -> Option<f64> {
+        let minimum = match param.kind {
+            ParamKind::Number { minimum } => minimum.unwrap_or(f64::NEG_INFINITY),
+            _ => f64::NEG_INFINITY,
+        };
+        self.parsed(param.name, |v| {
+            let expected = || {
+                if minimum == 0.0 {
+                    "a non-negative number".to_string()
+                } else if minimum.is_finite() {
+                    format!("a number of at least {minimum}")
+                } else {
+                    "a number".to_string()
+                }
+            };
             if !is_json_number(v) {
                 return Err(expected());
             }
-            v.parse::<f64>().ok().filter(|n| *n >= 0.0).ok_or_else(expected)
+            v.parse::<f64>().ok().filter(|n| *n >= minimum).ok_or_else(expected)
         })
     }
 
-    /// The `chain` parameter: a data-API chain by name or hex id, `eth` when absent.
-    pub fn chain(&mut self) -> Chain {
-        self.parsed("chain", |v| {
-            data_api_chain(v).ok_or_else(|| format!("a chain of the data API ({})", data_api_forms().join(", ")))
-        })
-        .unwrap_or(Chain::Eth)
+    /// A data-API chain by name or hex id; the spec's default when absent.
+    pub fn chain(&mut self, param: &Param) -> Chain {
+        let expected = || format!("a chain of the data API ({})", data_api_forms().join(", "));
+        self.parsed(param.name, |v| data_api_chain(v).ok_or_else(expected))
+            .or_else(|| schema_default(param).and_then(data_api_chain))
+            .unwrap_or(Chain::Eth)
     }
 
-    /// An array of addresses, at most `max`.
-    pub fn addresses(&mut self, name: &str, max: usize) -> Vec<Address> {
+    /// A value of a component schema that parses from text (such as
+    /// `TokenIdFormat`); the spec's default when absent.
+    pub fn schema_value<T: FromStr<Err: std::fmt::Display>>(&mut self, param: &Param) -> Option<T> {
+        let value = self.single(param.name).or_else(|| schema_default(param).map(String::from))?;
+        match value.parse() {
+            Ok(parsed) => Some(parsed),
+            Err(error) => {
+                self.problem(param.name, error);
+                None
+            }
+        }
+    }
+
+    /// An array of addresses, no more than the parameter's `maxItems`.
+    pub fn addresses(&mut self, param: &Param) -> Vec<Address> {
+        let (name, max) = (param.name, param.max_items().map_or(usize::MAX, |m| m as usize));
         let values = self.many(name);
         if values.len() > max {
             self.problem(name, format_args!("{} addresses given; at most {max} are allowed", values.len()));
@@ -150,6 +187,14 @@ impl Query {
             self.problems.push(format!("{name}: not a parameter of this operation"));
         }
         if self.problems.is_empty() { Ok(()) } else { Err(ApiError::bad_request(self.problems)) }
+    }
+}
+
+/// The default a schema-valued parameter has in the spec.
+fn schema_default(param: &Param) -> Option<&'static str> {
+    match param.kind {
+        ParamKind::Schema { default, .. } => default,
+        _ => None,
     }
 }
 
@@ -223,7 +268,21 @@ fn is_json_number(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use w3api_types::params::operations::get_wallet_token_balances_price as wallet;
+
     use super::*;
+
+    #[test]
+    fn defaults_are_the_specs() {
+        let mut query = Query::parse(None);
+        assert_eq!(query.chain(&wallet::CHAIN), Chain::Eth);
+        assert!(!query.flag(&wallet::EXCLUDE_SPAM));
+        let nfts = w3api_types::params::operations::get_wallet_nfts::NORMALIZE_METADATA;
+        assert!(query.flag(&nfts), "normalizeMetadata is true unless set");
+        let format = w3api_types::params::operations::get_wallet_nfts::FORMAT;
+        assert_eq!(query.schema_value(&format), Some(w3api_types::TokenIdFormat::Decimal));
+        assert!(query.finish().is_ok());
+    }
 
     #[test]
     fn array_forms_all_read_the_same() {
@@ -243,24 +302,28 @@ mod tests {
             assert!(!is_json_number(bad), "{bad}");
         }
         let mut query = Query::parse(Some("a=1e400&b=-1&c=99999999999999999999999&d=99999999999999999999999"));
-        assert_eq!(query.number("a"), Some(f64::INFINITY), "too large for a float is still a number");
-        assert_eq!(query.number("b"), None);
-        assert_eq!(query.integer("c", u64::MAX), Some(u64::MAX), "saturates");
-        assert_eq!(query.integer("d", 100), None);
+        let number = |name| Param { name, kind: ParamKind::Number { minimum: Some(0.0) }, ..wallet::TO_BLOCK };
+        assert_eq!(query.number(&number("a")), Some(f64::INFINITY), "too large for a float is still a number");
+        assert_eq!(query.number(&number("b")), None);
+        assert_eq!(query.integer(&Param { name: "c", ..wallet::TO_BLOCK }), Some(u64::MAX), "saturates");
+        assert_eq!(query.integer(&Param { name: "d", ..wallet::LIMIT }), None);
         let text = query.finish().unwrap_err().messages.join("\n");
         assert!(text.contains("b: \"-1\" is not a non-negative number") && text.contains("d: "), "{text}");
     }
 
     #[test]
     fn problems_name_the_parameter() {
-        let mut query = Query::parse(Some("limit=101&limit=3&flag=yes&chain=solana&x=1&a[b]=1"));
-        assert_eq!(query.integer("limit", 100), None);
-        assert!(!query.flag("flag", false), "a bad flag reads as its default; the problem is kept for finish()");
-        assert_eq!(query.chain(), Chain::Eth);
+        let mut query = Query::parse(Some("limit=101&limit=3&exclude_spam=yes&chain=solana&x=1&a[b]=1"));
+        assert_eq!(query.integer(&wallet::LIMIT), None);
+        assert!(
+            !query.flag(&wallet::EXCLUDE_SPAM),
+            "a bad flag reads as its default; the problem is kept for finish()"
+        );
+        assert_eq!(query.chain(&wallet::CHAIN), Chain::Eth);
         let error = query.finish().unwrap_err();
         let text = error.messages.join("\n");
         assert!(text.contains("limit: given 2 times"), "{text}");
-        assert!(text.contains("flag: \"yes\" is not true or false"), "{text}");
+        assert!(text.contains("exclude_spam: \"yes\" is not true or false"), "{text}");
         assert!(text.contains("chain: \"solana\" is not a chain of the data API"), "{text}");
         assert!(text.contains("x: not a parameter of this operation"), "{text}");
         assert!(text.contains("a[b]: not a valid parameter name"), "{text}");
@@ -280,7 +343,7 @@ mod tests {
     fn integers_take_digits_only() {
         for bad in ["-1", "1.5", "1e3", "", " 5", "+5", "0x10"] {
             let mut query = Query::parse(Some(&format!("n={}", bad.replace('+', "%2B").replace(' ', "%20"))));
-            assert_eq!(query.integer("n", u64::MAX), None, "{bad:?}");
+            assert_eq!(query.integer(&Param { name: "n", ..wallet::TO_BLOCK }), None, "{bad:?}");
         }
     }
 }

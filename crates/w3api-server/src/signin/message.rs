@@ -108,12 +108,7 @@ impl SignInMessage {
         }
         let uri = field(line, "URI")?.to_string();
         let version = field(next("Version")?, "Version")?.to_string();
-        let network = match field(next("Network")?, "Network")? {
-            "mainnet" => SolanaNetwork::Mainnet,
-            "testnet" => SolanaNetwork::Testnet,
-            "devnet" => SolanaNetwork::Devnet,
-            other => return Err(format!("network {other:?} is not mainnet, testnet or devnet")),
-        };
+        let network = network(field(next("Network")?, "Network")?)?;
         let nonce = field(next("Nonce")?, "Nonce")?.to_string();
         let issued_at = date(field(next("Issued At")?, "Issued At")?, "Issued At")?;
         let mut message = SignInMessage {
@@ -161,6 +156,16 @@ fn field<'a>(line: &'a str, name: &str) -> Result<&'a str, String> {
     line.strip_prefix(name)
         .and_then(|rest| rest.strip_prefix(": "))
         .ok_or_else(|| format!("expected the \"{name}: \" line, found {line:?}"))
+}
+
+/// A network this version issues challenges for.
+fn network(value: &str) -> Result<SolanaNetwork, String> {
+    let network: SolanaNetwork = value.parse().unwrap_or_else(|never| match never {});
+    if network.is_known() {
+        return Ok(network);
+    }
+    let known: Vec<&str> = SolanaNetwork::KNOWN.iter().map(SolanaNetwork::as_str).collect();
+    Err(format!("network {value:?} is not one of {}", known.join(", ")))
 }
 
 fn date(value: &str, name: &str) -> Result<DateTime<Utc>, String> {

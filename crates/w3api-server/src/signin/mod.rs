@@ -13,9 +13,8 @@ use self::store::{Challenge, Challenges};
 use crate::error::ApiError;
 use crate::random::alphanumeric;
 
-const TIMEOUT_RANGE: std::ops::RangeInclusive<u32> = 15..=120;
-/// Longest `domain`, port included.
-const MAX_DOMAIN_LENGTH: usize = 253;
+/// The spec's bounds of the request's fields.
+use w3api_types::params::operations::solana_challenge_request as bounds;
 
 /// Issues a challenge for `request` at `now`.
 pub fn request(
@@ -131,7 +130,7 @@ fn decode_signature(text: &str) -> Result<Signature, ApiError> {
 /// Checks every field of a challenge request; returns the account's public key.
 fn validate_request(request: &SolanaChallengeRequest, now: DateTime<Utc>) -> Result<[u8; 32], ApiError> {
     let mut problems = Vec::new();
-    if request.domain.len() > MAX_DOMAIN_LENGTH || !is_host(&request.domain) {
+    if !bounds::DOMAIN.admits_length(&request.domain) || !is_host(&request.domain) {
         problems
             .push(format!("domain: {:?} is not a host name (with an optional port, without a scheme)", request.domain));
     }
@@ -142,9 +141,10 @@ fn validate_request(request: &SolanaChallengeRequest, now: DateTime<Utc>) -> Res
     if public_key.is_none() {
         problems.push(format!("address: {:?} is not the Base58 form of 32 bytes", request.address));
     }
-    if !TIMEOUT_RANGE.contains(&request.timeout) {
-        let timeout = request.timeout;
-        problems.push(format!("timeout: {timeout} is not between 15 and 120 seconds"));
+    if !bounds::TIMEOUT.admits(u64::from(request.timeout)) {
+        let (timeout, name) = (request.timeout, bounds::TIMEOUT.name);
+        let (min, max) = (bounds::TIMEOUT.minimum.unwrap_or(0), bounds::TIMEOUT.maximum.unwrap_or(u64::MAX));
+        problems.push(format!("{name}: {timeout} is not between {min} and {max} seconds"));
     }
     if let Some(statement) = request.statement.as_deref().filter(|s| !s.bytes().all(|b| (0x20..=0x7e).contains(&b))) {
         problems.push(format!("statement: {statement:?} is not printable ASCII on one line"));

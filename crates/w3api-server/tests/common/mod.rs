@@ -42,9 +42,8 @@ pub fn server() -> &'static Harness {
 /// A server of its own, with the shared server's configuration changed by `adjust`.
 pub fn start(adjust: impl FnOnce(ServerConfig) -> ServerConfig) -> Harness {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let devnet = Devnet::new(0, Scale::TINY);
-    let config =
-        adjust(ServerConfig { index_delay: INDEX_DELAY, ..ServerConfig::new(vec![KEY.into(), SECOND_KEY.into()]) });
+    let devnet = Devnet::new(0, Scale::TINY).with_index_delay(INDEX_DELAY);
+    let config = adjust(ServerConfig::new(vec![KEY.into(), SECOND_KEY.into()]));
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     runtime.spawn(serve(listener, router(devnet.clone(), config), std::future::pending()));

@@ -1,6 +1,7 @@
-//! NFT indexing status, as the spec states it.
+//! NFT indexing status, as the spec states it and as the devnet plays it.
 //!
-//! A collection named in `token_addresses` for the first time starts
+//! Production indexes a collection the first time someone asks for it; the
+//! devnet has every collection at hand, so it plays that delay. A collection named in `token_addresses` for the first time starts
 //! indexing; that response and those that follow report `SYNCING` until the
 //! indexing delay has passed, then `SYNCED`. Collections never requested by
 //! filter report `SYNCED`. A response reports `SYNCING` when any collection
