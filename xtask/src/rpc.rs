@@ -2,16 +2,21 @@
 //!
 //! No OpenRPC generator for jsonrpsee exists, so this one is ours. It reads
 //! the document as JSON and emits, with `quote`:
-//! - `EthApi`, a `#[rpc(client, server)]` trait with one method per OpenRPC
+//! - `EthApi`, a jsonrpsee `#[rpc]` trait with one method per OpenRPC
 //!   method: positional parameters as typed arguments (`Option` for trailing
 //!   optional ones), results as `w3api-types` types (`Option` where the
-//!   result may be null);
+//!   result may be null). Its client half exists with the crate's `client`
+//!   feature and its server half with `server`, so that a server does not
+//!   build an HTTP client and an SDK user does not build a server;
+//! - `method`, the wire name of each method as a constant, so that code
+//!   which routes or caches by method name never spells one by hand;
 //! - `ErrorCode`, the errors of `components.errors`;
 //! - `UNANSWERABLE_METHODS`, the standard methods of `x-unanswerable-methods`
 //!   with the reason a server without EVM state gives for each;
 //! - one method per RPC method on `crate::RpcClient` (typed errors) and on
 //!   `crate::Batch` (typed batch results), the hand-written client of
-//!   `w3api-rpc`, so that no signature is written by hand.
+//!   `w3api-rpc` (with the `client` feature), so that no signature is
+//!   written by hand.
 //!
 //! It supports the constructs the spec uses. Anything else (named
 //! parameters, a schema it cannot map to a type, an unknown key) is an error
@@ -19,7 +24,7 @@
 
 use std::path::Path;
 
-use heck::{ToSnakeCase, ToUpperCamelCase};
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::{Map, Value};
@@ -114,11 +119,13 @@ impl Api {
 
     fn emit(&self) -> TokenStream {
         let api_doc = format!(
-            "{}, as a jsonrpsee API: `EthApiClient` is implemented for every jsonrpsee client, and the \
-             server implements `EthApiServer`, so the two cannot disagree on names, parameters or types.",
+            "{}, as a jsonrpsee API: `EthApiClient` (feature `client`) is implemented for every jsonrpsee \
+             client, and the server implements `EthApiServer` (feature `server`), so the two cannot \
+             disagree on names, parameters or types.",
             self.title
         );
         let methods = self.methods.iter().map(Method::emit_trait_method);
+        let method_names = self.methods.iter().map(Method::emit_name_constant);
         let client_methods = self.methods.iter().map(Method::emit_client_method);
         let batch_methods = self.methods.iter().map(Method::emit_batch_method);
         let error_codes = emit_error_codes(&self.errors);
@@ -127,13 +134,23 @@ impl Api {
         quote! {
             //! The JSON-RPC gateway of `spec/openrpc.json`.
 
-            use jsonrpsee::core::RpcResult;
+            #[cfg(any(feature = "client", feature = "server"))]
             use jsonrpsee::proc_macros::rpc;
 
             #[doc = #api_doc]
-            #[rpc(client, server)]
+            // jsonrpsee's macro generates only the halves it is asked for; the
+            // trait's `#[method]` attributes mean nothing without it.
+            #[cfg(any(feature = "client", feature = "server"))]
+            #[cfg_attr(all(feature = "client", feature = "server"), rpc(client, server))]
+            #[cfg_attr(all(feature = "client", not(feature = "server")), rpc(client))]
+            #[cfg_attr(all(feature = "server", not(feature = "client")), rpc(server))]
             pub trait EthApi {
                 #(#methods)*
+            }
+
+            /// The wire name of each method of the API.
+            pub mod method {
+                #(#method_names)*
             }
 
             #error_codes
@@ -143,10 +160,12 @@ impl Api {
             /// reason a server without them gives.
             pub const UNANSWERABLE_METHODS: [(&str, &str); #unanswerable_count] = [#((#names, #reasons)),*];
 
+            #[cfg(feature = "client")]
             impl crate::RpcClient {
                 #(#client_methods)*
             }
 
+            #[cfg(feature = "client")]
             impl crate::Batch<'_> {
                 #(#batch_methods)*
             }
@@ -199,13 +218,28 @@ impl Method {
         format_ident!("{}", name.to_snake_case())
     }
 
+    /// `ETH_GET_BLOCK_BY_NUMBER` for `eth_getBlockByNumber`.
+    fn name_constant(&self) -> syn::Ident {
+        format_ident!("{}", self.wire_name.to_shouty_snake_case())
+    }
+
+    fn emit_name_constant(&self) -> TokenStream {
+        let (name, constant) = (&self.wire_name, self.name_constant());
+        let summary = self.doc.lines().next().unwrap_or_default();
+        let doc = format!("`{name}`: {summary}");
+        quote! {
+            #[doc = #doc]
+            pub const #constant: &str = #name;
+        }
+    }
+
     fn emit_trait_method(&self) -> TokenStream {
         let (doc, name, ident, result) = (&self.doc, &self.wire_name, self.ident(), &self.result);
         let params = self.params.iter().map(Param::declaration);
         quote! {
             #[doc = #doc]
             #[method(name = #name, param_kind = array)]
-            async fn #ident(&self, #(#params),*) -> RpcResult<#result>;
+            async fn #ident(&self, #(#params),*) -> jsonrpsee::core::RpcResult<#result>;
         }
     }
 
@@ -222,7 +256,7 @@ impl Method {
     }
 
     fn emit_batch_method(&self) -> TokenStream {
-        let (wire_name, ident, result) = (&self.wire_name, self.ident(), &self.result);
+        let (wire_name, constant, ident, result) = (&self.wire_name, self.name_constant(), self.ident(), &self.result);
         let doc = format!("Adds a `{wire_name}` call to the batch; its result is read back with the returned handle.");
         let params = self.params.iter().map(Param::declaration);
         // A trailing optional parameter that is absent is left out, as the
@@ -238,7 +272,7 @@ impl Method {
         quote! {
             #[doc = #doc]
             pub fn #ident(&mut self, #(#params),*) -> crate::BatchItem<#result> {
-                self.push(#wire_name, |#params_arg| {
+                self.push(method::#constant, |#params_arg| {
                     #(#inserts)*
                     Ok(())
                 })

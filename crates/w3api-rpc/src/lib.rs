@@ -1,11 +1,15 @@
 //! JSON-RPC client of the w3api gateway, and the API trait its server
 //! implements.
 //!
-//! `spec/openrpc.json` is generated into [`EthApiClient`] and
-//! [`EthApiServer`] (jsonrpsee), so client and server share every method
-//! name, parameter and type. [`RpcClient`] is the client to use: it builds
-//! the gateway URL (`{rpc_url}/{chain}/{apiKey}`) without ever showing the
-//! key, returns typed errors ([`RpcError`]), and sends batches ([`Batch`]).
+//! `spec/openrpc.json` is generated into `EthApiClient` and `EthApiServer`
+//! (jsonrpsee), so client and server share every method name, parameter and
+//! type. `RpcClient` is the client to use: it builds the gateway URL
+//! (`{rpc_url}/{chain}/{apiKey}`) without ever showing the key, returns
+//! typed errors (`RpcError`), and sends batches (`Batch`).
+//!
+//! Features: `client` (the default) builds the client half, `server` the
+//! server half; [`method`], [`ErrorCode`] and [`UNANSWERABLE_METHODS`] come
+//! with either.
 //!
 //! ```no_run
 //! use w3api_rpc::RpcClient;
@@ -26,14 +30,24 @@
 //! # }
 //! ```
 
+#[cfg(feature = "client")]
 mod batch;
+#[cfg(feature = "client")]
 mod client;
+#[cfg(feature = "client")]
 mod error;
 #[rustfmt::skip]
 #[allow(clippy::all, clippy::pedantic, missing_docs, rustdoc::all)]
 mod generated;
 
+#[cfg(feature = "client")]
 pub use batch::{Batch, BatchItem, BatchResponse};
+#[cfg(feature = "client")]
 pub use client::{PRODUCTION_RPC_URL, RpcClient, RpcClientBuilder};
+#[cfg(feature = "client")]
 pub use error::RpcError;
-pub use generated::{ErrorCode, EthApiClient, EthApiServer, UNANSWERABLE_METHODS};
+#[cfg(feature = "client")]
+pub use generated::EthApiClient;
+#[cfg(feature = "server")]
+pub use generated::EthApiServer;
+pub use generated::{ErrorCode, UNANSWERABLE_METHODS, method};

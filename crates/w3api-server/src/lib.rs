@@ -83,7 +83,7 @@ pub struct App<S> {
     keys: ApiKeys,
     cursors: rest::pagination::Cursors,
     challenges: signin::store::Challenges,
-    answers: answers::Answers,
+    answers: Arc<answers::Answers>,
     rpc: rpc::RpcServices,
 }
 
@@ -91,13 +91,15 @@ pub struct App<S> {
 pub fn router<S: DataSource>(source: S, config: ServerConfig) -> Router {
     let source = Arc::new(source);
     let keys = ApiKeys::new(&config.api_keys);
+    // One budget of bytes for the REST and the JSON-RPC answers.
+    let answers = Arc::new(answers::Answers::new(config.answer_cache_bytes));
     let app = Arc::new(App {
-        rpc: rpc::RpcServices::new(source.clone(), BODY_LIMIT),
+        rpc: rpc::RpcServices::new(source.clone(), answers.clone(), BODY_LIMIT),
         source,
         keys: keys.clone(),
         cursors: rest::pagination::Cursors::new(random::bytes()),
         challenges: signin::store::Challenges::new(config.challenge_capacity),
-        answers: answers::Answers::new(config.answer_cache_bytes),
+        answers,
     });
     let authenticated = rest::routes::<S>().route_layer(middleware::from_fn_with_state(keys, auth::require_api_key));
     Router::new()

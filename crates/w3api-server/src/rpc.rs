@@ -4,22 +4,25 @@
 //! JSON-RPC error body); then the request goes to jsonrpsee's own HTTP
 //! service for that chain, which handles JSON-RPC 2.0 with batches and the
 //! standard errors, and calls [`Gateway`], the server side of the API trait
-//! generated from `spec/openrpc.json`.
+//! generated from `spec/openrpc.json`. Between the two, each call, alone or
+//! in a batch, goes through the cache of unchanging answers (`cache`).
+
+mod cache;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use jsonrpsee::core::{RpcResult, async_trait};
+use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
 use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, ServerHandle, TowerService, stop_channel};
 use jsonrpsee::types::ErrorObjectOwned;
-use serde_json::value::RawValue;
 use tower::ServiceExt;
-use tower::layer::util::Identity;
+use tower::layer::util::{Identity, Stack};
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS};
 use w3api_source::{BlockRef, DataSource, LogQuery, SourceError, TokenPriceQuery};
 use w3api_types::rpc::{
@@ -28,10 +31,14 @@ use w3api_types::rpc::{
 };
 use w3api_types::{Chain, U256};
 
+use crate::answers::Answers;
 use crate::{App, BODY_LIMIT};
 
 /// Most calls in one batch.
 const MAX_BATCH: u32 = 1_000;
+/// Largest response, single or batch: jsonrpsee's default, named because
+/// the cache builds batch responses itself and must keep the same limit.
+const MAX_RESPONSE: u32 = 10 * 1024 * 1024;
 /// Most blocks one `eth_getLogs` range spans (the spec's documented limit).
 const MAX_LOG_RANGE: u64 = 10_000;
 /// Most logs one `eth_getLogs` answer holds (the spec's documented limit).
@@ -265,8 +272,8 @@ fn methods<S: DataSource>(gateway: Gateway<S>) -> jsonrpsee::RpcModule<Gateway<S
     module
 }
 
-/// jsonrpsee's HTTP service, without extra middleware.
-type Service = TowerService<Identity, Identity>;
+/// jsonrpsee's HTTP service, with the cache around each call.
+type Service = TowerService<Stack<cache::CacheLayer, Identity>, Identity>;
 
 /// jsonrpsee's HTTP service for each chain of the gateway.
 pub struct RpcServices {
@@ -276,11 +283,12 @@ pub struct RpcServices {
 }
 
 impl RpcServices {
-    /// One service per RPC chain, answering from `source`.
-    pub fn new<S: DataSource>(source: Arc<S>, body_limit: usize) -> RpcServices {
+    /// One service per RPC chain, answering from `answers` or else from `source`.
+    pub fn new<S: DataSource>(source: Arc<S>, answers: Arc<Answers>, body_limit: usize) -> RpcServices {
         let (stop, handle) = stop_channel();
         let config = ServerConfig::builder()
             .max_request_body_size(body_limit as u32)
+            .max_response_body_size(MAX_RESPONSE)
             .set_batch_request_config(BatchRequestConfig::Limit(MAX_BATCH))
             .build();
         // Every chain of the table has an id; one without could not answer eth_chainId.
@@ -288,8 +296,10 @@ impl RpcServices {
             .filter_map(|chain| Some((chain, chain.id()?)))
             .map(|(chain, chain_id)| {
                 let gateway = Gateway { chain, chain_id, source: source.clone() };
+                let cache = cache::CacheLayer::new(chain, answers.clone(), MAX_RESPONSE as usize);
                 let service = Server::builder()
                     .set_config(config.clone())
+                    .set_rpc_middleware(RpcServiceBuilder::new().layer(cache))
                     .to_service_builder()
                     .max_connections(u32::MAX)
                     .build(methods(gateway), stop.clone());
@@ -317,8 +327,8 @@ fn refusal(status: StatusCode, code: ErrorCode, message: String) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
-/// `POST /{chain}/{apiKey}`: checks the key, then the chain, then answers
-/// from the cache of unchanging answers or hands the request to jsonrpsee.
+/// `POST /{chain}/{apiKey}`: checks the key, then the chain, then hands the
+/// request to jsonrpsee.
 pub async fn entry<S: DataSource>(
     State(app): State<Arc<App<S>>>,
     path: Result<Path<(String, String)>, PathRejection>,
@@ -330,9 +340,7 @@ pub async fn entry<S: DataSource>(
     if !app.keys.accepts(&key) {
         return refusal(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, "Unauthorized: unknown API key".into());
     }
-    let Some((chain, service)) =
-        Chain::from_rpc_slug(&slug).and_then(|chain| Some((chain, app.rpc.services.get(&chain)?)))
-    else {
+    let Some(service) = Chain::from_rpc_slug(&slug).and_then(|chain| app.rpc.services.get(&chain)) else {
         let known: Vec<&str> = Chain::rpc().filter_map(Chain::rpc_slug).collect();
         let message = format!("Unknown chain {slug:?}; the gateway serves {}", known.join(", "));
         return refusal(StatusCode::BAD_REQUEST, ErrorCode::UnknownChain, message);
@@ -342,93 +350,12 @@ pub async fn entry<S: DataSource>(
         let message = format!("Request body exceeds {BODY_LIMIT} bytes");
         return refusal(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::InvalidRequest, message);
     };
-    let call = UnchangingCall::read(chain, &body);
-    if let Some(call) = &call
-        && let Some(result) = app.answers.get(&call.key)
-    {
-        return call.answer(&result);
-    }
     let request = Request::from_parts(parts, Body::from(body));
-    let response = match service.clone().oneshot(request).await {
-        Ok(response) => response,
+    match service.clone().oneshot(request).await {
+        Ok(response) => response.map(Body::new),
         Err(error) => {
             tracing::error!(%error, "JSON-RPC service failed");
-            return refusal(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::InternalError, "Internal error".into());
+            refusal(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::InternalError, "Internal error".into())
         }
-    };
-    match call {
-        Some(call) => call.remember(&app.answers, response).await,
-        None => response.map(Body::new),
-    }
-}
-
-/// A single call whose answer cannot change: a block, or a transaction of a
-/// block, named by number or hash (not by tag).
-struct UnchangingCall {
-    key: String,
-    id: Box<RawValue>,
-}
-
-#[derive(serde::Deserialize)]
-struct CallShape<'a> {
-    jsonrpc: &'a str,
-    id: Box<RawValue>,
-    method: &'a str,
-    params: serde_json::Value,
-}
-
-impl UnchangingCall {
-    fn read(chain: Chain, body: &[u8]) -> Option<UnchangingCall> {
-        let call: CallShape = serde_json::from_slice(body).ok()?;
-        let params = call.params.as_array()?;
-        let fixed_block = match (call.method, params.first()?) {
-            ("eth_getBlockByNumber" | "eth_getTransactionByBlockNumberAndIndex", serde_json::Value::String(block)) => {
-                block.starts_with("0x")
-            }
-            ("eth_getTransactionByBlockHashAndIndex", serde_json::Value::String(hash)) => hash.len() == 66,
-            _ => false,
-        };
-        let id_is_plain = call.id.get().starts_with(|c: char| c.is_ascii_digit() || c == '"' || c == '-');
-        (call.jsonrpc == "2.0" && fixed_block && id_is_plain)
-            .then(|| UnchangingCall { key: format!("rpc|{chain}|{}|{}", call.method, call.params), id: call.id })
-    }
-
-    /// The response for this call's id with a result kept earlier.
-    fn answer(&self, result: &Bytes) -> Response {
-        let mut body = Vec::with_capacity(result.len() + 48);
-        body.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        body.extend_from_slice(self.id.get().as_bytes());
-        body.extend_from_slice(b",\"result\":");
-        body.extend_from_slice(result);
-        body.push(b'}');
-        ([(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"))], body).into_response()
-    }
-
-    /// Passes jsonrpsee's response on, keeping its result when it has one.
-    async fn remember<B>(self, answers: &crate::answers::Answers, response: http::Response<B>) -> Response
-    where
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: std::fmt::Display,
-    {
-        let (parts, body) = response.into_parts();
-        let bytes = match http_body_util::BodyExt::collect(body).await {
-            Ok(collected) => collected.to_bytes(),
-            Err(error) => {
-                tracing::error!(%error, "reading the JSON-RPC response");
-                return refusal(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::InternalError, "Internal error".into());
-            }
-        };
-        #[derive(serde::Deserialize)]
-        struct Answer<'a> {
-            #[serde(borrow)]
-            result: Option<&'a RawValue>,
-        }
-        if parts.status == StatusCode::OK
-            && let Ok(Answer { result: Some(result) }) = serde_json::from_slice::<Answer>(&bytes)
-            && result.get() != "null"
-        {
-            answers.insert(self.key, Bytes::copy_from_slice(result.get().as_bytes()));
-        }
-        Response::from_parts(parts, Body::from(bytes))
     }
 }

@@ -1,25 +1,19 @@
-//! Generates one chain: the world is planned, the chain is simulated block
-//! by block (every transaction built, applied to the ledger, and given its
-//! receipt), then every transaction is signed, in parallel, and the blocks
-//! are sealed: transactions root, receipts root, logs bloom, and each
-//! header's hash linked to the next as its parent.
+//! What happens on a chain, block by block: setup (deployments, pairs and
+//! their liquidity, hand-outs), then wallets and traders sending, swapping,
+//! minting, trading NFTs and receiving spam. Each transaction is built,
+//! applied to the ledger, and given its receipt; signing and sealing come
+//! after (`sealing`).
 
 use std::collections::{HashMap, VecDeque};
 
-use alloy_consensus::proofs::{calculate_receipt_root, calculate_transaction_root};
-use alloy_consensus::{
-    BlockBody, EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, Eip658Value, Header, Receipt, ReceiptEnvelope,
-    SignableTransaction, TxEip1559, TxEnvelope, TxLegacy,
-};
+use alloy_consensus::{EMPTY_ROOT_HASH, Eip658Value, Receipt, ReceiptEnvelope, TxEip1559, TxLegacy};
 use alloy_eips::eip1559::{BaseFeeParams, calc_next_block_base_fee};
-use alloy_eips::eip4895::Withdrawals;
-use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
-use alloy_primitives::{Address, B64, B256, Bloom, Bytes, Log, TxKind, U256};
-use alloy_signer::SignerSync;
+use alloy_primitives::{Address, Bloom, Bytes, Log, TxKind, U256};
 use alloy_sol_types::{SolCall, SolEvent, SolValue};
-use rayon::prelude::*;
 use w3api_types::{Chain, ContractType};
 
+use super::model::{BLOCK_TIME, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord};
+use super::sealing::{PendingBlock, Unsigned};
 use crate::abi::{IDex, IERC20, IERC721, IERC1155, IMarketplace};
 use crate::accounts::{Accounts, Role};
 use crate::ledger::{Holder, Ledger};
@@ -27,14 +21,7 @@ use crate::scale::Scale;
 use crate::seed;
 use crate::world::{Asset, TokenKind, World, log_uniform};
 
-/// Timestamp of every genesis block: 2026-01-01T00:00:00Z.
-pub const GENESIS_TIMESTAMP: u64 = 1_767_225_600;
-/// Seconds between blocks.
-pub const BLOCK_TIME: u64 = 12;
-/// Gas limit of every block.
-pub const GAS_LIMIT: u64 = 30_000_000;
 const GENESIS_BASE_FEE: u64 = 1_000_000_000;
-const EXTRA_DATA: &[u8] = b"w3api devnet";
 /// USD worth of each token a trader is handed.
 const TRADER_HANDOUT_USD: f64 = 200_000.0;
 /// USD worth of each token the showcase wallet is handed.
@@ -64,249 +51,6 @@ mod gas {
 
 /// USD a collection's tokens sell for at least, before a sale's premium.
 const FLOOR_USD: (f64, f64) = (25.0, 25_000.0);
-
-/// A block as stored: its header, its hash, and where its transactions are.
-#[derive(Clone, Debug)]
-pub struct BlockRecord {
-    /// The sealed header.
-    pub header: Header,
-    /// keccak256 of the header's RLP.
-    pub hash: B256,
-    /// Index of its first transaction in [`ChainData::transactions`].
-    pub first_tx: u32,
-    /// Number of transactions.
-    pub tx_count: u32,
-    /// Length in bytes of the block's RLP encoding.
-    pub size: u64,
-}
-
-/// A signed transaction and its sender.
-#[derive(Clone, Debug)]
-pub struct TxRecord {
-    /// The signed transaction.
-    pub envelope: TxEnvelope,
-    /// The account that signed it.
-    pub sender: Address,
-    /// Its hash (keccak256 of the signed encoding).
-    pub hash: B256,
-}
-
-/// Where a transaction's receipt stands: its gas and its logs in
-/// [`ChainData::logs`].
-#[derive(Clone, Copy, Debug)]
-pub struct ReceiptRecord {
-    /// Gas used by the block's transactions up to and including this one.
-    pub cumulative_gas_used: u64,
-    /// Gas used by this transaction.
-    pub gas_used: u64,
-    /// Index of its first log in [`ChainData::logs`].
-    pub first_log: u32,
-    /// Number of logs.
-    pub log_count: u32,
-}
-
-/// A marketplace sale of an ERC721 token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SaleRecord {
-    /// Block of the sale.
-    pub block: u32,
-    /// Index of the sale's transaction in [`ChainData::transactions`].
-    pub tx: u32,
-    /// Collection index.
-    pub collection: u16,
-    /// Token id.
-    pub id: u32,
-    /// Who paid.
-    pub buyer: Address,
-    /// Who was paid.
-    pub seller: Address,
-    /// What was paid: the native currency or an ERC20.
-    pub payment: Asset,
-    /// Raw amount paid.
-    pub price: u128,
-}
-
-/// A generated chain.
-#[derive(Debug)]
-pub struct ChainData {
-    /// The chain.
-    pub chain: Chain,
-    /// What exists on it.
-    pub world: World,
-    /// Blocks by number, genesis first.
-    pub blocks: Vec<BlockRecord>,
-    /// Every transaction, in block order.
-    pub transactions: Vec<TxRecord>,
-    /// The receipt of each transaction, in the same order.
-    pub receipts: Vec<ReceiptRecord>,
-    /// Every log, in chain order.
-    pub logs: Vec<Log>,
-    /// Every marketplace sale, in chain order.
-    pub sales: Vec<SaleRecord>,
-    /// Balances and NFT ownership over time.
-    pub ledger: Ledger,
-    pub(crate) price_index: crate::query::prices::PriceIndex,
-    block_by_hash: HashMap<B256, u64>,
-    tx_by_hash: HashMap<B256, u32>,
-    /// Indexes in `transactions` of what each account sent, in order: its nonces.
-    sent_by: HashMap<Address, Vec<u32>>,
-    /// Indexes in `sales` of each collection's sales, in order.
-    pub(crate) sales_by_collection: HashMap<u16, Vec<u32>>,
-}
-
-impl ChainData {
-    /// The newest block number.
-    pub fn latest(&self) -> u64 {
-        self.blocks.len() as u64 - 1
-    }
-
-    /// The number of the block with this hash.
-    pub fn block_number(&self, hash: &B256) -> Option<u64> {
-        self.block_by_hash.get(hash).copied()
-    }
-
-    /// The transactions of a block.
-    pub fn transactions_of(&self, block: &BlockRecord) -> &[TxRecord] {
-        let start = block.first_tx as usize;
-        &self.transactions[start..start + block.tx_count as usize]
-    }
-
-    /// Where the transaction with this hash is in [`ChainData::transactions`].
-    pub fn transaction_index(&self, hash: &B256) -> Option<u32> {
-        self.tx_by_hash.get(hash).copied()
-    }
-
-    /// The indexes in [`ChainData::transactions`] of what `sender` sent, in order.
-    pub fn sent_by(&self, sender: &Address) -> &[u32] {
-        self.sent_by.get(sender).map(Vec::as_slice).unwrap_or_default()
-    }
-
-    /// The logs of one transaction.
-    pub fn logs_of(&self, receipt: &ReceiptRecord) -> &[Log] {
-        let start = receipt.first_log as usize;
-        &self.logs[start..start + receipt.log_count as usize]
-    }
-
-    /// Timestamp of a block.
-    pub fn timestamp(&self, number: u64) -> u64 {
-        GENESIS_TIMESTAMP + BLOCK_TIME * number
-    }
-}
-
-/// Generates `chain` for `seed` at `scale`.
-pub fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> ChainData {
-    let world = World::plan(chain, seed, scale, accounts);
-    let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
-    simulation.run();
-    let Simulation { ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
-    let transactions = sign(unsigned, accounts);
-    let blocks = seal(seed, chain, pending, &transactions);
-    let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
-    let tx_by_hash = transactions.iter().enumerate().map(|(i, tx)| (tx.hash, i as u32)).collect();
-    let mut sent_by: HashMap<Address, Vec<u32>> = HashMap::new();
-    for (index, tx) in transactions.iter().enumerate() {
-        sent_by.entry(tx.sender).or_default().push(index as u32);
-    }
-    let mut sales_by_collection: HashMap<u16, Vec<u32>> = HashMap::new();
-    for (index, sale) in sales.iter().enumerate() {
-        sales_by_collection.entry(sale.collection).or_default().push(index as u32);
-    }
-    let mut data = ChainData {
-        chain,
-        world,
-        blocks,
-        transactions,
-        receipts,
-        logs,
-        sales,
-        ledger,
-        price_index: Vec::new(),
-        block_by_hash,
-        tx_by_hash,
-        sent_by,
-        sales_by_collection,
-    };
-    data.price_index = data.build_price_index();
-    data
-}
-
-/// An unsigned transaction and the account that signs it.
-enum Unsigned {
-    Legacy(TxLegacy, u32),
-    Eip1559(TxEip1559, u32),
-}
-
-fn sign(unsigned: Vec<Unsigned>, accounts: &Accounts) -> Vec<TxRecord> {
-    unsigned
-        .into_par_iter()
-        .map(|tx| {
-            let (envelope, signer) = match tx {
-                Unsigned::Legacy(tx, signer) => {
-                    let signature = sign_hash(accounts, signer, tx.signature_hash());
-                    (TxEnvelope::from(tx.into_signed(signature)), signer)
-                }
-                Unsigned::Eip1559(tx, signer) => {
-                    let signature = sign_hash(accounts, signer, tx.signature_hash());
-                    (TxEnvelope::from(tx.into_signed(signature)), signer)
-                }
-            };
-            let hash = *envelope.tx_hash();
-            TxRecord { envelope, sender: accounts.address(signer), hash }
-        })
-        .collect()
-}
-
-fn sign_hash(accounts: &Accounts, signer: u32, hash: B256) -> alloy_primitives::Signature {
-    accounts.signer(signer).sign_hash_sync(&hash).expect("a valid key signs any hash")
-}
-
-/// A block before its transactions are signed: every header field but the
-/// transactions root and the parent hash.
-struct PendingBlock {
-    header: Header,
-    first_tx: u32,
-    tx_count: u32,
-}
-
-/// Fills in transactions roots, then links and hashes the headers in order.
-fn seal(seed: u64, chain: Chain, pending: Vec<PendingBlock>, transactions: &[TxRecord]) -> Vec<BlockRecord> {
-    let chain_id = crate::chain_id(chain).to_be_bytes();
-    let mut headers: Vec<Header> = pending
-        .par_iter()
-        .map(|block| {
-            let start = block.first_tx as usize;
-            let envelopes: Vec<&TxEnvelope> =
-                transactions[start..start + block.tx_count as usize].iter().map(|t| &t.envelope).collect();
-            let mut header = block.header.clone();
-            header.transactions_root = calculate_transaction_root(&envelopes);
-            header.parent_beacon_block_root =
-                Some(seed::derive(seed, &[b"beacon-root", &chain_id, &header.number.to_be_bytes()]));
-            header
-        })
-        .collect();
-    // Each header's hash is the next one's parent, so hashing goes in order.
-    let mut hashes = Vec::with_capacity(headers.len());
-    let mut parent = B256::ZERO;
-    for header in &mut headers {
-        header.parent_hash = parent;
-        parent = header.hash_slow();
-        hashes.push(parent);
-    }
-    headers
-        .into_par_iter()
-        .zip(hashes)
-        .zip(pending)
-        .map(|((header, hash), block)| {
-            let start = block.first_tx as usize;
-            let envelopes: Vec<&TxEnvelope> =
-                transactions[start..start + block.tx_count as usize].iter().map(|t| &t.envelope).collect();
-            let body =
-                BlockBody { transactions: envelopes, ommers: Vec::new(), withdrawals: Some(Withdrawals::default()) };
-            let size = alloy_rlp::Encodable::length(&alloy_consensus::Block::new(&header, body)) as u64;
-            BlockRecord { header, hash, first_tx: block.first_tx, tx_count: block.tx_count, size }
-        })
-        .collect()
-}
 
 /// What a transaction does, decided before it is built.
 #[derive(Clone, Debug)]
@@ -347,36 +91,36 @@ enum Effect {
     Erc1155 { collection: u16, id: u32, from: Address, to: Address, amount: u64 },
 }
 
-struct Simulation<'a> {
-    seed: u64,
-    chain_id: u64,
+pub(super) struct Simulation<'a> {
+    pub(super) seed: u64,
+    pub(super) chain_id: u64,
     scale: Scale,
-    world: &'a World,
+    pub(super) world: &'a World,
     accounts: &'a Accounts,
-    ledger: Ledger,
+    pub(super) ledger: Ledger,
     rng: fastrand::Rng,
     nonces: Vec<u64>,
     setup: VecDeque<Action>,
     next_721: HashMap<u16, u32>,
     minted_721: Vec<(u16, u32)>,
     holdings_1155: Vec<(u32, u16, u32)>,
-    unsigned: Vec<Unsigned>,
-    pending: Vec<PendingBlock>,
+    pub(super) unsigned: Vec<Unsigned>,
+    pub(super) pending: Vec<PendingBlock>,
     executed: u64,
     // Per block in progress.
     block: u32,
-    first_tx: u32,
-    base_fee: u64,
-    gas_used: u64,
-    block_receipts: Vec<ReceiptEnvelope>,
+    pub(super) first_tx: u32,
+    pub(super) base_fee: u64,
+    pub(super) gas_used: u64,
+    pub(super) block_receipts: Vec<ReceiptEnvelope>,
     // Kept for the whole chain.
-    receipts: Vec<ReceiptRecord>,
-    logs: Vec<Log>,
-    sales: Vec<SaleRecord>,
+    pub(super) receipts: Vec<ReceiptRecord>,
+    pub(super) logs: Vec<Log>,
+    pub(super) sales: Vec<SaleRecord>,
 }
 
 impl<'a> Simulation<'a> {
-    fn new(chain: Chain, seed: u64, scale: &Scale, accounts: &'a Accounts, world: &'a World) -> Self {
+    pub(super) fn new(chain: Chain, seed: u64, scale: &Scale, accounts: &'a Accounts, world: &'a World) -> Self {
         let mut ledger = Ledger::new();
         for address in accounts.addresses() {
             ledger.holder(*address);
@@ -533,7 +277,7 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    fn run(&mut self) {
+    pub(super) fn run(&mut self) {
         self.genesis();
         for number in 1..=self.scale.blocks {
             self.run_block(number as u32);
@@ -550,8 +294,7 @@ impl<'a> Simulation<'a> {
         );
         self.block = number;
         self.gas_used = 0;
-        let first_tx = self.unsigned.len() as u32;
-        self.first_tx = first_tx;
+        self.first_tx = self.unsigned.len() as u32;
         while let Some(action) = self.setup.front().cloned() {
             if !self.fits(&action) {
                 break;
@@ -569,31 +312,7 @@ impl<'a> Simulation<'a> {
                 self.execute(action);
             }
         }
-        let receipts = std::mem::take(&mut self.block_receipts);
-        let bloom = receipts.iter().fold(Bloom::ZERO, |bloom, r| bloom | r.logs_bloom());
-        let root = if receipts.is_empty() { EMPTY_ROOT_HASH } else { calculate_receipt_root(&receipts) };
-        self.keep_receipts(receipts);
-        let header = self.header(u64::from(number), self.base_fee, self.gas_used, root, bloom);
-        let tx_count = self.unsigned.len() as u32 - first_tx;
-        self.pending.push(PendingBlock { header, first_tx, tx_count });
-    }
-
-    /// Keeps what the RPC needs of a block's receipts: gas and logs (the
-    /// blooms are cheap to recompute and would cost 256 bytes a transaction).
-    fn keep_receipts(&mut self, receipts: Vec<ReceiptEnvelope>) {
-        let mut previous = 0;
-        for receipt in receipts {
-            let cumulative_gas_used = receipt.cumulative_gas_used();
-            let logs = receipt.into_logs();
-            self.receipts.push(ReceiptRecord {
-                cumulative_gas_used,
-                gas_used: cumulative_gas_used - previous,
-                first_log: self.logs.len() as u32,
-                log_count: logs.len() as u32,
-            });
-            previous = cumulative_gas_used;
-            self.logs.extend(logs);
-        }
+        self.close_block(number);
     }
 
     /// Random transactions for this block: the remaining target spread over
@@ -605,37 +324,6 @@ impl<'a> Simulation<'a> {
         let drawn = self.rng.f64() * 2.0 * mean;
         let whole = drawn.floor() as u64;
         whole + u64::from(self.rng.f64() < drawn - whole as f64)
-    }
-
-    fn header(&self, number: u64, base_fee: u64, gas_used: u64, receipts_root: B256, logs_bloom: Bloom) -> Header {
-        let chain = self.chain_id.to_be_bytes();
-        Header {
-            parent_hash: B256::ZERO,
-            ommers_hash: EMPTY_OMMER_ROOT_HASH,
-            beneficiary: self.world.miner,
-            // No state trie is kept; the root is a stable stand-in.
-            state_root: seed::derive(self.seed, &[b"state-root", &chain, &number.to_be_bytes()]),
-            transactions_root: EMPTY_ROOT_HASH,
-            receipts_root,
-            logs_bloom,
-            difficulty: U256::ZERO,
-            number,
-            gas_limit: GAS_LIMIT,
-            gas_used,
-            timestamp: GENESIS_TIMESTAMP + BLOCK_TIME * number,
-            extra_data: Bytes::from_static(EXTRA_DATA),
-            mix_hash: seed::derive(self.seed, &[b"prevrandao", &chain, &number.to_be_bytes()]),
-            nonce: B64::ZERO,
-            base_fee_per_gas: Some(base_fee),
-            withdrawals_root: Some(EMPTY_ROOT_HASH),
-            blob_gas_used: Some(0),
-            excess_blob_gas: Some(0),
-            parent_beacon_block_root: None,
-            // Prague headers, as on mainnet: no execution-layer requests (EIP-7685).
-            requests_hash: Some(EMPTY_REQUESTS_HASH),
-            block_access_list_hash: None,
-            slot_number: None,
-        }
     }
 
     /// Blocks are filled up to the EIP-1559 gas target, half the limit: above

@@ -1,0 +1,63 @@
+//! Generates one chain: the world is planned, the chain is simulated block
+//! by block (`simulation`: every transaction built, applied to the ledger,
+//! and given its receipt), then every transaction is signed, in parallel,
+//! and the blocks are sealed (`sealing`: transactions root, receipts root,
+//! logs bloom, and each header's hash linked to the next as its parent).
+//! What comes out, [`ChainData`], is described in `model`.
+
+mod model;
+mod sealing;
+mod simulation;
+
+use std::collections::HashMap;
+
+use alloy_primitives::Address;
+use w3api_types::Chain;
+
+pub use model::{
+    BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
+};
+pub use simulation::swap_output;
+
+use crate::accounts::Accounts;
+use crate::scale::Scale;
+use crate::world::World;
+use sealing::{seal, sign};
+use simulation::Simulation;
+
+/// Generates `chain` for `seed` at `scale`.
+pub fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> ChainData {
+    let world = World::plan(chain, seed, scale, accounts);
+    let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
+    simulation.run();
+    let Simulation { ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
+    let transactions = sign(unsigned, accounts);
+    let blocks = seal(seed, chain, pending, &transactions);
+    let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
+    let tx_by_hash = transactions.iter().enumerate().map(|(i, tx)| (tx.hash, i as u32)).collect();
+    let mut sent_by: HashMap<Address, Vec<u32>> = HashMap::new();
+    for (index, tx) in transactions.iter().enumerate() {
+        sent_by.entry(tx.sender).or_default().push(index as u32);
+    }
+    let mut sales_by_collection: HashMap<u16, Vec<u32>> = HashMap::new();
+    for (index, sale) in sales.iter().enumerate() {
+        sales_by_collection.entry(sale.collection).or_default().push(index as u32);
+    }
+    let mut data = ChainData {
+        chain,
+        world,
+        blocks,
+        transactions,
+        receipts,
+        logs,
+        sales,
+        ledger,
+        price_index: Vec::new(),
+        block_by_hash,
+        tx_by_hash,
+        sent_by,
+        sales_by_collection,
+    };
+    data.price_index = data.build_price_index();
+    data
+}

@@ -1,0 +1,146 @@
+//! What a generated chain is made of: blocks, transactions, receipts and
+//! sales as stored, and the chain that holds them with its indexes.
+
+use std::collections::HashMap;
+
+use alloy_consensus::{Header, TxEnvelope};
+use alloy_primitives::{Address, B256, Log};
+use w3api_types::Chain;
+
+use crate::ledger::Ledger;
+use crate::world::{Asset, World};
+
+/// Timestamp of every genesis block: 2026-01-01T00:00:00Z.
+pub const GENESIS_TIMESTAMP: u64 = 1_767_225_600;
+/// Seconds between blocks.
+pub const BLOCK_TIME: u64 = 12;
+/// Gas limit of every block.
+pub const GAS_LIMIT: u64 = 30_000_000;
+
+/// A block as stored: its header, its hash, and where its transactions are.
+#[derive(Clone, Debug)]
+pub struct BlockRecord {
+    /// The sealed header.
+    pub header: Header,
+    /// keccak256 of the header's RLP.
+    pub hash: B256,
+    /// Index of its first transaction in [`ChainData::transactions`].
+    pub first_tx: u32,
+    /// Number of transactions.
+    pub tx_count: u32,
+    /// Length in bytes of the block's RLP encoding.
+    pub size: u64,
+}
+
+/// A signed transaction and its sender.
+#[derive(Clone, Debug)]
+pub struct TxRecord {
+    /// The signed transaction.
+    pub envelope: TxEnvelope,
+    /// The account that signed it.
+    pub sender: Address,
+    /// Its hash (keccak256 of the signed encoding).
+    pub hash: B256,
+}
+
+/// Where a transaction's receipt stands: its gas and its logs in
+/// [`ChainData::logs`].
+#[derive(Clone, Copy, Debug)]
+pub struct ReceiptRecord {
+    /// Gas used by the block's transactions up to and including this one.
+    pub cumulative_gas_used: u64,
+    /// Gas used by this transaction.
+    pub gas_used: u64,
+    /// Index of its first log in [`ChainData::logs`].
+    pub first_log: u32,
+    /// Number of logs.
+    pub log_count: u32,
+}
+
+/// A marketplace sale of an ERC721 token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SaleRecord {
+    /// Block of the sale.
+    pub block: u32,
+    /// Index of the sale's transaction in [`ChainData::transactions`].
+    pub tx: u32,
+    /// Collection index.
+    pub collection: u16,
+    /// Token id.
+    pub id: u32,
+    /// Who paid.
+    pub buyer: Address,
+    /// Who was paid.
+    pub seller: Address,
+    /// What was paid: the native currency or an ERC20.
+    pub payment: Asset,
+    /// Raw amount paid.
+    pub price: u128,
+}
+
+/// A generated chain.
+#[derive(Debug)]
+pub struct ChainData {
+    /// The chain.
+    pub chain: Chain,
+    /// What exists on it.
+    pub world: World,
+    /// Blocks by number, genesis first.
+    pub blocks: Vec<BlockRecord>,
+    /// Every transaction, in block order.
+    pub transactions: Vec<TxRecord>,
+    /// The receipt of each transaction, in the same order.
+    pub receipts: Vec<ReceiptRecord>,
+    /// Every log, in chain order.
+    pub logs: Vec<Log>,
+    /// Every marketplace sale, in chain order.
+    pub sales: Vec<SaleRecord>,
+    /// Balances and NFT ownership over time.
+    pub ledger: Ledger,
+    pub(crate) price_index: crate::query::prices::PriceIndex,
+    pub(super) block_by_hash: HashMap<B256, u64>,
+    pub(super) tx_by_hash: HashMap<B256, u32>,
+    /// Indexes in `transactions` of what each account sent, in order: its nonces.
+    pub(super) sent_by: HashMap<Address, Vec<u32>>,
+    /// Indexes in `sales` of each collection's sales, in order.
+    pub(crate) sales_by_collection: HashMap<u16, Vec<u32>>,
+}
+
+impl ChainData {
+    /// The newest block number.
+    pub fn latest(&self) -> u64 {
+        self.blocks.len() as u64 - 1
+    }
+
+    /// The number of the block with this hash.
+    pub fn block_number(&self, hash: &B256) -> Option<u64> {
+        self.block_by_hash.get(hash).copied()
+    }
+
+    /// The transactions of a block.
+    pub fn transactions_of(&self, block: &BlockRecord) -> &[TxRecord] {
+        let start = block.first_tx as usize;
+        &self.transactions[start..start + block.tx_count as usize]
+    }
+
+    /// Where the transaction with this hash is in [`ChainData::transactions`].
+    pub fn transaction_index(&self, hash: &B256) -> Option<u32> {
+        self.tx_by_hash.get(hash).copied()
+    }
+
+    /// The indexes in [`ChainData::transactions`] of what `sender` sent, in order.
+    pub fn sent_by(&self, sender: &Address) -> &[u32] {
+        self.sent_by.get(sender).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The logs of one transaction.
+    pub fn logs_of(&self, receipt: &ReceiptRecord) -> &[Log] {
+        let start = receipt.first_log as usize;
+        &self.logs[start..start + receipt.log_count as usize]
+    }
+
+    /// Timestamp of a block.
+    pub fn timestamp(&self, number: u64) -> u64 {
+        GENESIS_TIMESTAMP + BLOCK_TIME * number
+    }
+}
