@@ -1,14 +1,14 @@
-//! Support for the workspace's tests: the spec documents, JSON Schema
-//! validators over them, the map from component schemas to Rust types,
-//! proptest strategies for every type, the shared fixtures, and an
-//! in-process server whose every answer is checked against the specs.
+//! The workspace's in-process server harness ([`local`]): `w3api-server`
+//! over the devnet behind a layer that checks every answer against the
+//! specs, and the clients that talk to it. Its suites (contract, coherence,
+//! the server's and the RPC client's) are the `it` test binary. Checks that
+//! need only the types are in `w3api-spec-check`.
+//!
+//! Dev-only: a crate under test may dev-depend on it only if nothing the
+//! harness uses depends on that crate (the CLI may; the server may not).
 
-pub mod drift;
-pub mod fixtures;
 pub mod local;
-pub mod registry;
-pub mod spec;
-pub mod strategies;
+pub mod observed;
 
 /// An HTTP client for tests. reqwest leaves the TLS crypto provider to the
 /// application; ring is installed first, as the REST client does.

@@ -1,6 +1,10 @@
-//! An in-process gateway for the contract tests: `w3api-server` over the
-//! default devnet (seed 0), on 127.0.0.1 with a port of its own, on a tokio
-//! runtime of its own, shared by every test of a test binary.
+//! The in-process server of the workspace's tests: `w3api-server` over the
+//! devnet (seed 0), on 127.0.0.1 with a port of its own, on a tokio runtime
+//! of its own, started through [`w3api_server::spawn_router`]. [`local`] is
+//! the server a test binary shares (default devnet, 256 session keys); a test
+//! that needs another configuration (other keys, CORS origins, a small
+//! challenge capacity, a tiny devnet, another data source) starts a server of
+//! its own with [`Setup::start`], the one other way to get a server.
 //!
 //! Around the server's router sits a checking layer ([`check_exchange`]): it
 //! buffers each request and response body and checks every raw response
@@ -23,7 +27,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
+use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{Method, request};
@@ -33,13 +39,13 @@ use serde_json::Value;
 use w3api_devnet::{Devnet, Scale};
 use w3api_rest::{Client, RetryPolicy};
 use w3api_rpc::RpcClient;
-use w3api_server::{API_KEY_HEADER, ServerConfig, router, serve};
+use w3api_server::{API_KEY_HEADER, RunningServer, ServerConfig, router, spawn_router};
+use w3api_source::DataSource;
+use w3api_spec_check::spec::{Document, rest_operations};
 use w3api_types::Chain;
 
-use crate::spec::{Document, rest_operations};
-
 /// Keys the server accepts; each session takes the next one.
-const SESSION_KEYS: usize = 128;
+const SESSION_KEYS: usize = 256;
 
 /// Bodies larger than this are not buffered (the server refuses requests
 /// over 1 MiB; the largest answers, batches of full blocks, stay far below).
@@ -50,28 +56,90 @@ fn session_key(index: usize) -> String {
     format!("contract-key-{index:03}")
 }
 
-/// The shared server.
+/// Builds the router a server answers with, from its devnet and configuration.
+type MakeRouter = Box<dyn FnOnce(Devnet, ServerConfig) -> Router + Send>;
+
+/// How a server is set up: the shared server's setup by default, changed
+/// for a test that needs something else.
+pub struct Setup {
+    scale: Scale,
+    config: ServerConfig,
+    router: MakeRouter,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup::new()
+    }
+}
+
+impl Setup {
+    /// The shared server's setup: the default devnet, the session keys, and
+    /// the server's default configuration otherwise.
+    pub fn new() -> Setup {
+        Setup {
+            scale: Scale::DEFAULT,
+            config: ServerConfig::new((0..SESSION_KEYS).map(session_key).collect()),
+            router: Box::new(router::<Devnet>),
+        }
+    }
+
+    /// Another size of devnet.
+    pub fn scale(self, scale: Scale) -> Setup {
+        Setup { scale, ..self }
+    }
+
+    /// The configuration changed by `adjust` (it receives the session keys
+    /// in `api_keys`; sessions need them).
+    pub fn config(self, adjust: impl FnOnce(ServerConfig) -> ServerConfig) -> Setup {
+        Setup { config: adjust(self.config), ..self }
+    }
+
+    /// Another data source, made from the devnet (a wrapper around it, say).
+    pub fn source<S: DataSource>(self, source: impl FnOnce(Devnet) -> S + Send + 'static) -> Setup {
+        Setup { router: Box::new(move |devnet, config| router(source(devnet), config)), ..self }
+    }
+
+    /// Starts a server of its own with this setup.
+    pub fn start(self) -> Local {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let devnet = Devnet::new(0, self.scale);
+        let log = Arc::new(Log::default());
+        let app = (self.router)(devnet.clone(), self.config)
+            .layer(middleware::from_fn_with_state(log.clone(), check_exchange));
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("a loopback port");
+        let server = {
+            let _inside = runtime.enter();
+            spawn_router(listener, app).expect("the server starts")
+        };
+        Local {
+            base: server.url(),
+            devnet,
+            log,
+            http: crate::http_client(),
+            sessions: AtomicUsize::new(0),
+            server: Some(server),
+            runtime,
+        }
+    }
+}
+
+/// A running server, with what its tests need to talk to it.
 pub struct Local {
     base: String,
     devnet: Devnet,
     log: Arc<Log>,
+    http: reqwest::Client,
+    sessions: AtomicUsize,
+    // Before the runtime, so that the server is told to stop before its runtime goes.
+    server: Option<RunningServer>,
     runtime: tokio::runtime::Runtime,
 }
 
-/// The server of this test binary, started on first use.
+/// The server this test binary shares, started on first use.
 pub fn local() -> &'static Local {
     static LOCAL: OnceLock<Local> = OnceLock::new();
-    LOCAL.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let devnet = Devnet::new(0, Scale::DEFAULT);
-        let log = Arc::new(Log::default());
-        let config = ServerConfig::new((0..SESSION_KEYS).map(session_key).collect());
-        let app = router(devnet.clone(), config).layer(middleware::from_fn_with_state(log.clone(), check_exchange));
-        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("a loopback port");
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        runtime.spawn(serve(listener, app, std::future::pending()));
-        Local { base, devnet, log, runtime }
-    })
+    LOCAL.get_or_init(|| Setup::new().start())
 }
 
 impl Local {
@@ -85,30 +153,60 @@ impl Local {
     pub fn devnet(&self) -> &Devnet {
         &self.devnet
     }
+
+    /// A session with the next unused key of this server.
+    pub fn session(&self) -> Session<'_> {
+        let index = self.sessions.fetch_add(1, Ordering::Relaxed);
+        assert!(index < SESSION_KEYS, "more than {SESSION_KEYS} sessions on one server");
+        Session { key: session_key(index), local: self }
+    }
+
+    /// Runs a future on the server's runtime.
+    pub fn run<T>(&self, future: impl Future<Output = T>) -> T {
+        self.runtime.block_on(future)
+    }
+
+    /// Starts a future on the server's runtime without waiting for it (a
+    /// request left in flight, say).
+    pub fn spawn<F>(&self, future: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.runtime.spawn(future)
+    }
+
+    /// Stops the server as [`RunningServer::shutdown`] does: no new
+    /// connection, requests in flight finish; returns once it has stopped.
+    pub fn stop(&mut self) {
+        let server = self.server.take().expect("the server is running");
+        let stopped =
+            self.runtime.block_on(async { tokio::time::timeout(Duration::from_secs(10), server.shutdown()).await });
+        stopped.expect("the server stops within 10 s").expect("the server ends without an error");
+    }
 }
 
-/// One test's view of the server: its own API key, clients using it, and
+/// One test's view of a server: its own API key, clients using it, and
 /// what the checking layer recorded for it.
-pub struct Session {
+pub struct Session<'a> {
     key: String,
-    local: &'static Local,
+    local: &'a Local,
 }
 
-impl Default for Session {
+impl Default for Session<'static> {
     fn default() -> Self {
         Session::new()
     }
 }
 
-impl Session {
-    /// A session with the next unused key.
-    pub fn new() -> Session {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let index = NEXT.fetch_add(1, Ordering::Relaxed);
-        assert!(index < SESSION_KEYS, "more than {SESSION_KEYS} sessions in one test binary");
-        Session { key: session_key(index), local: local() }
+impl Session<'static> {
+    /// A session on the shared server, with its next unused key.
+    pub fn new() -> Session<'static> {
+        local().session()
     }
+}
 
+impl Session<'_> {
     /// The session's API key.
     pub fn key(&self) -> &str {
         &self.key
@@ -162,7 +260,64 @@ impl Session {
 
     /// Runs a future on the server's runtime.
     pub fn run<T>(&self, future: impl Future<Output = T>) -> T {
-        self.local.runtime.block_on(future)
+        self.local.run(future)
+    }
+
+    /// Sends a raw request built by `build` (from the harness's HTTP client)
+    /// and reads the answer.
+    pub fn send(&self, build: impl FnOnce(&reqwest::Client) -> reqwest::RequestBuilder) -> Answer {
+        self.run(async {
+            let response = build(&self.local.http).send().await.expect("the server answers");
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            let text = response.text().await.expect("a readable body");
+            let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+            Answer { status, headers, body, text }
+        })
+    }
+
+    /// GET `path` (a REST operation, with the session's key); panics unless
+    /// the answer is one `template` declares.
+    pub fn get(&self, template: &str, path: &str) -> Answer {
+        let answer = self.send(|c| c.get(format!("{}{path}", self.base())).header(API_KEY_HEADER, self.key()));
+        answer.check(template, "get");
+        answer
+    }
+
+    /// POST JSON to a REST operation with the session's key; panics unless
+    /// the answer is one the operation declares.
+    pub fn post(&self, template: &str, body: &Value) -> Answer {
+        let answer =
+            self.send(|c| c.post(format!("{}{template}", self.base())).header(API_KEY_HEADER, self.key()).json(body));
+        answer.check(template, "post");
+        answer
+    }
+
+    /// POST a raw JSON-RPC body to `/{chain}/{key}`.
+    pub fn post_rpc(&self, chain: &str, body: &Value) -> Answer {
+        self.send(|c| c.post(format!("{}/{chain}/{}", self.base(), self.key())).json(body))
+    }
+
+    /// The result of one raw JSON-RPC call on `eth`, checked against the spec.
+    pub fn call(&self, method: &str, params: Value) -> Value {
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+        let answer = self.post_rpc("eth", &call);
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        assert_eq!(answer.body["id"], 7);
+        let result = answer.body.get("result").unwrap_or_else(|| panic!("{method}: {}", answer.text)).clone();
+        Document::check_rpc_result(method, &result).unwrap();
+        result
+    }
+
+    /// The error object of one raw JSON-RPC call on `eth`, its code checked against the spec.
+    pub fn call_error(&self, method: &str, params: Value) -> Value {
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": 8, "method": method, "params": params});
+        let answer = self.post_rpc("eth", &call);
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let error =
+            answer.body.get("error").unwrap_or_else(|| panic!("{method}: expected an error, got {}", answer.text));
+        Document::check_rpc_error_code(error["code"].as_i64().expect("an integer code")).unwrap();
+        error.clone()
     }
 
     /// What the checking layer recorded for this session so far.
@@ -182,6 +337,43 @@ impl Session {
         );
         assert!(record.checked > 0, "the checking layer saw no response of this session (key {})", self.key);
         record.checked
+    }
+}
+
+/// A raw response: status, headers and body (parsed as JSON when it is JSON).
+pub struct Answer {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    /// The body as JSON; `null` when it is not JSON.
+    pub body: Value,
+    pub text: String,
+}
+
+impl Answer {
+    /// Panics unless the status is one the operation declares and the body
+    /// matches that status's schema.
+    pub fn check(&self, template: &str, method: &str) {
+        if let Err(problem) = Document::check_response(template, method, self.status, &self.body) {
+            panic!("{problem}");
+        }
+    }
+
+    /// The messages of an `Error` body.
+    pub fn messages(&self) -> Vec<String> {
+        match &self.body["message"] {
+            Value::String(one) => vec![one.clone()],
+            Value::Array(many) => many.iter().map(|m| m.as_str().expect("a text message").to_string()).collect(),
+            other => panic!("not an Error body: {other} ({})", self.text),
+        }
+    }
+
+    /// Asserts the status, that the body is an `Error`, and that some
+    /// message contains `fragment`.
+    pub fn expect_error(&self, status: u16, fragment: &str) {
+        assert_eq!(self.status, status, "{}", self.text);
+        let messages = self.messages();
+        assert!(messages.iter().any(|m| m.contains(fragment)), "no message contains {fragment:?}: {messages:?}");
+        Document::OpenApi.validate_component("Error", &self.body).unwrap();
     }
 }
 

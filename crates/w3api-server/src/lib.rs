@@ -23,6 +23,7 @@ mod random;
 mod rest;
 mod rpc;
 mod signin;
+mod spawn;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -42,6 +43,7 @@ pub use auth::{API_KEY_HEADER, ApiKeys};
 pub use cors::{CorsOrigins, InvalidOrigin};
 pub use error::ApiError;
 pub use rpc::Gateway;
+pub use spawn::{RunningServer, spawn, spawn_router};
 
 /// Largest request body, in bytes.
 pub const BODY_LIMIT: usize = 1024 * 1024;

@@ -1,0 +1,296 @@
+//! Each API command of `w3api` as a user runs it, against a server on
+//! 127.0.0.1:0 in this test process: text and JSON output, `--all`, and
+//! errors that carry the server's message and a failure exit.
+
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use w3api_tests::local::Session;
+use w3api_types::{TokenBalance, TokenBalancePage};
+
+/// The session of this binary on the harness's shared server: its key is
+/// the one the commands pass.
+fn server() -> &'static Session<'static> {
+    static SESSION: OnceLock<Session> = OnceLock::new();
+    SESSION.get_or_init(Session::new)
+}
+
+fn key() -> &'static str {
+    server().key()
+}
+
+/// `w3api <args>` against the test server (the key and URL as options).
+fn w3api(args: &[&str]) -> Output {
+    let server = server();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_w3api"));
+    for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("W3API_")) {
+        command.env_remove(name);
+    }
+    command.args(["--base-url", server.base(), "--api-key", key()]).args(args).output().expect("w3api runs")
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(output.status.success(), "failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    serde_json::from_str(&stdout(&w3api(&with_json))).expect("--json prints one JSON document")
+}
+
+/// A failure: exit status 1 and the error on stderr.
+fn failure(args: &[&str]) -> String {
+    let output = w3api(args);
+    assert_eq!(output.status.code(), Some(1), "{args:?}: {}", String::from_utf8_lossy(&output.stdout));
+    String::from_utf8(output.stderr).unwrap()
+}
+
+fn showcase() -> String {
+    format!("{:#x}", server().devnet().sample_wallets(1)[0])
+}
+
+#[test]
+fn tokens_as_a_table_as_json_and_across_pages() {
+    let wallet = showcase();
+    let table = stdout(&w3api(&["tokens", &wallet, "--chain", "eth"]));
+    let page: TokenBalancePage = serde_json::from_value(json(&["tokens", &wallet])).unwrap();
+    assert!(page.result.len() >= 20);
+    assert!(table.starts_with("SYMBOL"), "{table}");
+    for token in &page.result {
+        assert!(table.contains(&format!("{} ", token.symbol)) && table.contains(&token.balance_formatted), "{table}");
+    }
+    assert!(table.contains(&format!("at block {}", page.block_number.unwrap())), "{table}");
+
+    let output = w3api(&["tokens", &wallet, "--limit", "5", "--all", "--json"]);
+    let walked: Vec<TokenBalance> = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(walked, page.result, "--all --json is one array of every item, in order");
+    let progress = String::from_utf8(output.stderr).unwrap();
+    let pages = page.result.len().div_ceil(5);
+    assert!(progress.contains(&format!("page {pages}: {} items so far", page.result.len())), "{progress}");
+
+    let first = stdout(&w3api(&["tokens", &wallet, "--limit", "5"]));
+    // The page number is the server's: token pages count from 0, as production's do.
+    assert!(first.contains("5 items, page 0; next page: --cursor "), "{first}");
+}
+
+#[test]
+fn every_token_parameter_is_a_flag() {
+    let wallet = showcase();
+    let all: TokenBalancePage = serde_json::from_value(json(&["tokens", &wallet])).unwrap();
+    let picked: Vec<String> = all
+        .result
+        .iter()
+        .filter(|t| !t.native_token)
+        .take(2)
+        .map(|t| format!("{:#x}", t.token_address.unwrap()))
+        .collect();
+    let filtered = json(&[
+        "tokens",
+        &wallet,
+        "--token-address",
+        &picked[0],
+        "--token-address",
+        &picked[1],
+        "--exclude-spam",
+        "--exclude-unverified-contracts=false",
+        "--exclude-native",
+        "--max-token-inactivity",
+        "36500",
+        "--min-pair-side-liquidity-usd",
+        "0",
+        "--to-block",
+        "4000",
+    ]);
+    assert_eq!(filtered["block_number"], 4000);
+    let addresses: Vec<&str> =
+        filtered["result"].as_array().unwrap().iter().map(|t| t["token_address"].as_str().unwrap()).collect();
+    assert!(!addresses.is_empty() && addresses.iter().all(|a| picked.iter().any(|p| p == a)), "{addresses:?}");
+}
+
+#[test]
+fn nfts_and_collections() {
+    let devnet = server().devnet();
+    let collector = devnet
+        .sample_wallets(20)
+        .into_iter()
+        .map(|w| format!("{w:#x}"))
+        .max_by_key(|w| json(&["nfts", w, "--limit", "1"])["total"].as_u64().unwrap_or(0))
+        .unwrap();
+    let hex = json(&["nfts", &collector, "--format", "hex", "--normalize-metadata=false", "--media-items"]);
+    let nfts = hex["result"].as_array().unwrap();
+    assert!(!nfts.is_empty());
+    assert!(nfts.iter().all(|n| n["token_id"].as_str().unwrap().starts_with("0x")), "{hex}");
+    assert!(nfts.iter().all(|n| n.get("normalized_metadata").is_none_or(Value::is_null)), "{hex}");
+    let table = stdout(&w3api(&["nfts", &collector]));
+    assert!(table.starts_with("COLLECTION") && table.contains(&format!("{} in total", nfts.len())), "{table}");
+
+    let collections = json(&["collections", &collector, "--token-counts", "--chain", "0x1"]);
+    let listed = collections["result"].as_array().unwrap();
+    assert!(listed.iter().all(|c| c["count"].as_u64().is_some_and(|n| n > 0)), "{collections}");
+    let counted: u64 = listed.iter().map(|c| c["count"].as_u64().unwrap()).sum();
+    assert_eq!(counted as usize, nfts.len(), "a count per collection adds up to the NFTs");
+    assert!(stdout(&w3api(&["collections", &collector, "--all"])).contains("status SYNCED"));
+}
+
+#[test]
+fn streams() {
+    let stream = &server().devnet().streams()[0];
+    let text = stdout(&w3api(&["stream", &stream.id.to_string()]));
+    assert!(text.contains(&stream.tag) && text.contains(&stream.webhook_url), "{text}");
+    assert_eq!(json(&["stream", &stream.id.to_string()])["id"], stream.id.to_string());
+    let missing = failure(&["stream", "00000000-0000-4000-8000-000000000000"]);
+    assert!(missing.contains("404") && missing.contains("Stream not found"), "{missing}");
+    assert!(String::from_utf8(w3api(&["stream", "not-a-uuid"]).stderr).unwrap().contains("invalid value 'not-a-uuid'"));
+}
+
+#[test]
+fn sign_in_with_a_devnet_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let message = dir.path().join("message.txt");
+    let address = server().devnet().solana_address(2);
+    let request = [
+        "signin",
+        "request",
+        "--domain",
+        "cli.example",
+        "--uri",
+        "https://cli.example/login",
+        "--address",
+        &address,
+        "--network",
+        "devnet",
+        "--timeout",
+        "60",
+        "--statement",
+        "Sign in from the CLI test",
+        "--resource",
+        "https://cli.example/terms",
+        "--message-out",
+        message.to_str().unwrap(),
+    ];
+    let challenge = stdout(&w3api(&request));
+    assert!(
+        challenge.contains("message to sign:") && challenge.contains("  | Sign in from the CLI test"),
+        "{challenge}"
+    );
+    let signed = w3api(&["devnet", "solana-sign", "--index", "2", "--message-file", message.to_str().unwrap()]);
+    let signature = stdout(&signed).trim().to_string();
+    let tampered = dir.path().join("tampered.txt");
+    std::fs::write(&tampered, std::fs::read_to_string(&message).unwrap().replace("CLI test", "CLI tent")).unwrap();
+    let refused =
+        failure(&["signin", "verify", "--message-file", tampered.to_str().unwrap(), "--signature", &signature]);
+    assert!(refused.contains("400") && refused.contains("tampered"), "{refused}");
+    let verified = json(&["signin", "verify", "--message-file", message.to_str().unwrap(), "--signature", &signature]);
+    assert_eq!(verified["address"], address.as_str());
+    let replayed =
+        failure(&["signin", "verify", "--message-file", message.to_str().unwrap(), "--signature", &signature]);
+    assert!(replayed.contains("replay"), "{replayed}");
+}
+
+#[test]
+fn rpc_blocks_transactions_and_prices() {
+    let block = json(&["rpc", "block", "10", "--full"]);
+    let transactions = block["transactions"].as_array().unwrap();
+    assert_eq!(transactions.len(), 150);
+    assert_eq!(json(&["rpc", "block", "0xa"])["hash"], block["hash"], "decimal and hex name the same block");
+    let text = stdout(&w3api(&["rpc", "--chain", "eth", "block", "10", "--full"]));
+    assert!(text.contains("transactions  150") && text.contains(transactions[149]["hash"].as_str().unwrap()), "{text}");
+
+    let hash = block["hash"].as_str().unwrap();
+    let by_hash = json(&["rpc", "tx-by-hash", hash, "0x2"]);
+    assert_eq!(by_hash, transactions[2]);
+    assert_eq!(json(&["rpc", "tx-by-number", "10", "2"]), by_hash);
+    let latest = json(&["rpc", "block", "latest"]);
+    if latest["transactions"].as_array().unwrap().is_empty() {
+        assert!(failure(&["rpc", "tx-by-number", "latest", "0"]).contains("no transaction 0 in block latest"));
+    } else {
+        assert_eq!(json(&["rpc", "tx-by-number", "latest", "0"])["hash"], latest["transactions"][0]);
+    }
+
+    let missing = w3api(&["rpc", "block", "99999999", "--json"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(String::from_utf8(missing.stdout).unwrap().trim(), "null");
+    assert!(String::from_utf8(missing.stderr).unwrap().contains("no block 99999999 on eth"));
+    assert!(failure(&["rpc", "tx-by-hash", hash, "150"]).contains("no transaction 150"));
+
+    let wallet = showcase();
+    let page: TokenBalancePage = serde_json::from_value(json(&["tokens", &wallet, "--exclude-native"])).unwrap();
+    let token = page.result.iter().find(|t| t.usd_price.is_some()).unwrap();
+    let address = format!("{:#x}", token.token_address.unwrap());
+    let at = page.block_number.unwrap().to_string();
+    let price = json(&["rpc", "price", &address, "--to-block", &at, "--percent-change"]);
+    assert_eq!(price["usdPrice"].as_f64(), token.usd_price);
+    assert!(price.get("24hrPercentChange").is_some(), "{price}");
+    let exchange = price["exchangeName"].as_str().unwrap();
+    let on_exchange = json(&["rpc", "price", &address, "--to-block", &at, "--exchange", exchange]);
+    assert_eq!(on_exchange["usdPrice"], price["usdPrice"], "the deepest pair is on {exchange}");
+    let text = stdout(&w3api(&["rpc", "price", &address]));
+    assert!(text.contains("USD price") && text.contains(&token.symbol), "{text}");
+}
+
+#[test]
+fn errors_carry_the_servers_message() {
+    let wallet = showcase();
+    let too_many = failure(&["tokens", &wallet, "--limit", "101"]);
+    assert!(too_many.contains("400") && too_many.contains("limit"), "{too_many}");
+    let unpriced = failure(&["rpc", "price", "0x000000000000000000000000000000000000dead"]);
+    assert!(unpriced.contains("-32001") && unpriced.contains("no DEX pair"), "{unpriced}");
+
+    let server = server();
+    let run = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_w3api"));
+        command.env_remove("W3API_API_KEY").env("W3API_BASE_URL", server.base()).args(args).output().unwrap()
+    };
+    let no_key = run(&["tokens", &wallet]);
+    assert_eq!(no_key.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&no_key.stderr).contains("no API key: pass --api-key or set W3API_API_KEY"));
+    let wrong_key = run(&["--api-key", "nope", "tokens", &wallet]);
+    assert!(String::from_utf8_lossy(&wrong_key.stderr).contains("401 Unauthorized: Invalid API key"));
+    let wrong_rpc_key = run(&["--api-key", "nope", "rpc", "block", "latest"]);
+    assert!(String::from_utf8_lossy(&wrong_rpc_key.stderr).contains("HTTP 401"));
+    let two_keys = run(&["--api-key", key(), "--api-key", "other", "tokens", &wallet]);
+    assert_eq!(two_keys.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&two_keys.stderr).contains("2 API keys given"), "a client sends one key");
+    let malformed_chain = run(&["--api-key", key(), "tokens", &wallet, "--chain", "Solana!"]);
+    assert_eq!(malformed_chain.status.code(), Some(2), "clap refuses a value that is no chain before calling");
+    assert!(String::from_utf8_lossy(&malformed_chain.stderr).contains("invalid chain \"Solana!\""));
+    // A well-formed chain the table does not list is sent as written (production
+    // may serve it); this server does not, and its 400 names the parameter.
+    let other_chain = run(&["--api-key", key(), "tokens", &wallet, "--chain", "solana"]);
+    assert_eq!(other_chain.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&other_chain.stderr).contains("400 Bad Request: chain"), "{other_chain:?}");
+}
+
+#[test]
+fn rpc_chains_follow_the_option() {
+    let base = json(&["rpc", "--chain", "base", "block", "0"]);
+    let eth = json(&["rpc", "block", "0"]);
+    assert_ne!(base["hash"], eth["hash"], "each chain has its own blocks");
+    let polygon = json(&["tokens", &showcase(), "--chain", "polygon"]);
+    assert!(polygon["result"].as_array().is_some_and(|r| !r.is_empty()));
+}
+
+#[test]
+fn the_demo_runs_every_operation() {
+    let output = Command::new(env!("CARGO_BIN_EXE_w3api")).arg("demo").output().unwrap();
+    let text = stdout(&output);
+    for section in [
+        "GET /api/v2.2/wallets/{address}/tokens",
+        "GET /api/v2.2/{address}/nft)",
+        "GET /api/v2.2/{address}/nft/collections",
+        "GET /streams/evm/{id}",
+        "eth_getBlockByNumber",
+        "eth_getTransactionByBlockHashAndIndex",
+        "eth_getTransactionByBlockNumberAndIndex",
+        "eth_getTokenPrice",
+        "POST /challenge/request/solana",
+    ] {
+        assert!(text.contains(section), "the demo shows {section}:\n{text}");
+    }
+    assert!(text.contains("the same transaction as by hash and index: yes"), "{text}");
+    assert!(text.contains("transactions  150") && text.contains("... and 140 more"), "{text}");
+    assert!(text.contains("verified  ") && text.contains("USD price"), "{text}");
+}

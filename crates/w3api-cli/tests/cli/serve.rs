@@ -1,0 +1,254 @@
+//! `w3api serve` as a user runs it: what it prints, the README's curl
+//! examples run as printed, keys from the environment, and SIGTERM.
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use w3api_spec_check::spec::Document;
+
+/// Longest wait for a line of output or for the process to exit.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A running `w3api serve`.
+struct Server {
+    child: Child,
+    stdout: Receiver<String>,
+    base: String,
+}
+
+impl Server {
+    /// Starts `w3api serve --listen 127.0.0.1:0 <args>` and waits for its
+    /// `listening on` line.
+    fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_w3api"));
+        command.args(["serve", "--listen", "127.0.0.1:0", "--index-delay", "1s"]).args(args);
+        command
+            .env_remove("W3API_API_KEYS")
+            .env_remove("W3API_API_KEY")
+            .env("RUST_LOG", "debug")
+            .envs(env.iter().copied());
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("w3api starts");
+        let stdout = lines(child.stdout.take().expect("piped stdout"));
+        let mut server = Server { child, stdout, base: String::new() };
+        let first = server.line();
+        server.base =
+            first.strip_prefix("listening on ").unwrap_or_else(|| panic!("first line: {first:?}")).to_string();
+        server
+    }
+
+    /// The next line on stdout.
+    fn line(&mut self) -> String {
+        match self.stdout.recv_timeout(PATIENCE) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => panic!("w3api printed nothing for {PATIENCE:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("w3api closed stdout: {:?}", self.child.try_wait()),
+        }
+    }
+
+    /// Sends SIGTERM; returns whether it exited successfully, and its stderr.
+    fn terminate(mut self) -> (bool, String) {
+        let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("kill runs");
+        assert!(status.success(), "kill -TERM failed");
+        let started = Instant::now();
+        let exit = loop {
+            if let Some(exit) = self.child.try_wait().expect("waiting for w3api") {
+                break exit;
+            }
+            assert!(started.elapsed() < PATIENCE, "w3api did not exit after SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        self.child.stderr.take().expect("piped stderr").read_to_string(&mut stderr).expect("stderr is UTF-8");
+        (exit.success(), stderr)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
+/// The `sh` blocks between the README's curl markers, in order.
+fn readme_curl_blocks() -> Vec<String> {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let start = readme.find("<!-- readme-curl:start -->").expect("README has the curl start marker");
+    let end = readme.find("<!-- readme-curl:end -->").expect("README has the curl end marker");
+    readme[start..end].split("```sh\n").skip(1).map(|block| block.split("```").next().unwrap().to_string()).collect()
+}
+
+/// What the README's examples answer, in the order they are printed; the
+/// sign-in challenge goes to a file rather than stdout.
+const README_ANSWERS: [Answer; 26] = [
+    Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
+    Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
+    Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
+    Answer::Rest("GET", "/streams/evm/{id}", 200),
+    Answer::Rest("POST", "/challenge/verify/solana", 201),
+    Answer::Rpc("eth_getBlockByNumber"),
+    Answer::Rpc("eth_getTransactionByBlockHashAndIndex"),
+    Answer::Rpc("eth_getTransactionByBlockNumberAndIndex"),
+    Answer::Rpc("eth_getTokenPrice"),
+    Answer::Rpc("eth_chainId"),
+    Answer::Rpc("net_version"),
+    Answer::Rpc("web3_clientVersion"),
+    Answer::Rpc("eth_syncing"),
+    Answer::Rpc("eth_blockNumber"),
+    Answer::Rpc("eth_getBlockByHash"),
+    Answer::Rpc("eth_getBlockTransactionCountByHash"),
+    Answer::Rpc("eth_getBlockTransactionCountByNumber"),
+    Answer::Rpc("eth_getTransactionByHash"),
+    Answer::Rpc("eth_getTransactionReceipt"),
+    Answer::Rpc("eth_getBlockReceipts"),
+    Answer::Rpc("eth_getLogs"),
+    Answer::Rpc("eth_getBalance"),
+    Answer::Rpc("eth_getTransactionCount"),
+    Answer::Rpc("eth_gasPrice"),
+    Answer::Rpc("eth_maxPriorityFeePerGas"),
+    Answer::Rpc("eth_feeHistory"),
+];
+
+enum Answer {
+    Rest(&'static str, &'static str, u16),
+    Rpc(&'static str),
+}
+
+impl Answer {
+    fn check(&self, body: &Value) -> Result<(), String> {
+        match self {
+            Answer::Rest(method, template, status) => Document::check_response(template, method, *status, body),
+            Answer::Rpc(method) => match body.get("result") {
+                Some(result) if !result.is_null() => Document::check_rpc_result(method, result),
+                _ => Err(format!("{method} answered without a result: {body}")),
+            },
+        }
+    }
+}
+
+#[test]
+fn readme_curl_examples_cover_every_operation() {
+    let mut covered: Vec<String> = README_ANSWERS
+        .iter()
+        .map(|answer| match answer {
+            Answer::Rest(method, template, _) => format!("{method} {template}"),
+            Answer::Rpc(method) => (*method).to_string(),
+        })
+        .collect();
+    covered.push("POST /challenge/request/solana".into());
+    covered.sort();
+    let mut operations: Vec<String> =
+        w3api_spec_check::spec::rest_operations().iter().map(|(method, path)| format!("{method} {path}")).collect();
+    operations.extend(
+        Document::OpenRpc.raw()["methods"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_string()),
+    );
+    operations.sort();
+    assert_eq!(covered, operations);
+}
+
+#[test]
+fn serve_prints_what_a_user_needs_runs_the_readme_examples_and_stops_on_sigterm() {
+    let mut server = Server::start(&[], &[]);
+    let streams: Vec<String> = (0..4).map(|_| server.line()).collect();
+    assert!(streams.iter().all(|l| l.starts_with("stream ")), "stream lines: {streams:?}");
+    assert!(streams[0].contains("c1368d7c-5fd2-473f-9236-6faa18c674be"), "README's stream id: {streams:?}");
+    let key_line = server.line();
+    let key = key_line.strip_prefix("api key ").and_then(|rest| rest.split(' ').next()).expect("a generated key");
+    assert_eq!(key.len(), 32, "{key_line}");
+    let key = key.to_string();
+
+    let workdir = tempfile::tempdir().unwrap();
+    let binary = env!("CARGO_BIN_EXE_w3api");
+    // Each answer on its own line; the blocks themselves run unchanged but
+    // for the path of the binary under test.
+    let script = format!("curl() {{ command curl -w '\\n' \"$@\"; }}\n{}", readme_curl_blocks().join("\n"))
+        .replace("target/release/w3api", binary);
+    let output = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &script])
+        .current_dir(workdir.path())
+        .env("W3API_URL", &server.base)
+        .env("W3API_API_KEY", &key)
+        .output()
+        .expect("bash runs (and curl is installed)");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "README examples failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let answers: Vec<Value> =
+        stdout.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), README_ANSWERS.len(), "one answer per example:\n{stdout}");
+    for (expected, body) in README_ANSWERS.iter().zip(&answers) {
+        expected.check(body).unwrap();
+    }
+    assert_eq!(answers[0]["result"].as_array().map(Vec::len), Some(5), "limit=5 gives five tokens");
+    let challenge: Value =
+        serde_json::from_slice(&std::fs::read(workdir.path().join("challenge.json")).unwrap()).unwrap();
+    Document::check_response("/challenge/request/solana", "POST", 201, &challenge).unwrap();
+    assert_eq!(answers[4]["id"], challenge["id"], "the verified challenge is the one requested");
+
+    let (clean_exit, stderr) = server.terminate();
+    assert!(clean_exit, "SIGTERM ends w3api serve with status 0; stderr:\n{stderr}");
+    assert!(stderr.contains("/eth/<redacted>"), "RPC requests are logged at debug, key redacted:\n{stderr}");
+    assert!(!stderr.contains(&key), "the API key appears in the logs");
+}
+
+#[test]
+fn keys_come_from_flags_and_the_environment() {
+    let server =
+        Server::start(&["--api-key", "flag-one", "--api-key", "flag-two", "--api-keys", "list-one,list-two"], &[]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let http = w3api_tests::http_client();
+    let status = |server: &Server, key: &str| {
+        let url = format!("{}/streams/evm/c1368d7c-5fd2-473f-9236-6faa18c674be", server.base);
+        runtime.block_on(async { http.get(url).header("X-API-Key", key).send().await.unwrap().status().as_u16() })
+    };
+    for (key, expected) in [("flag-one", 200), ("flag-two", 200), ("list-one", 200), ("list-two", 200), ("other", 401)]
+    {
+        assert_eq!(status(&server, key), expected, "flags: key {key:?}");
+    }
+    drop(server);
+
+    // Both variables count: the server's list and the key a client on the same shell sends.
+    let mut server = Server::start(&[], &[("W3API_API_KEYS", "env-one, env-two"), ("W3API_API_KEY", "client-key")]);
+    let printed: Vec<String> = (0..4).map(|_| server.line()).collect();
+    assert!(printed.iter().all(|l| l.starts_with("stream ")), "no generated key is printed: {printed:?}");
+    for (key, expected) in [("env-one", 200), ("env-two", 200), ("client-key", 200), ("flag-one", 401), ("", 401)] {
+        assert_eq!(status(&server, key), expected, "environment: key {key:?}");
+    }
+}
+
+#[test]
+fn bad_options_are_named_and_fail() {
+    for (args, named) in [
+        (&["serve", "--index-delay", "soon"][..], "--index-delay"),
+        (&["serve", "--listen", "localhost"][..], "--listen"),
+        (&["serve", "--scale", "huge"][..], "--scale"),
+        (&["serve", "--cors-origin", "localhost:3000"][..], "--cors-origin"),
+        (&["serve", "--cors-origin", "http://localhost:3000/app"][..], "an origin has no path"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_w3api")).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?} names {named}: {stderr}");
+    }
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_w3api")).args(["serve", "--listen", &address]).output().unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains(&address), "names the address in use");
+}

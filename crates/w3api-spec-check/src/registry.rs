@@ -1,0 +1,136 @@
+//! Which Rust type answers to each component schema of the spec.
+//!
+//! The tests walk the spec's components and look each one up here, so a
+//! component without a Rust type fails rather than going unchecked.
+
+use schemars::generate::SchemaSettings;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_with::Schema;
+use w3api_types::rpc::{self, Bytes8, Hash32, Uint};
+use w3api_types::wire::Hex;
+use w3api_types::*;
+
+use crate::spec::Document;
+
+/// A Rust type as the tests see it.
+pub struct RustType {
+    /// Name of the component schema, which is also the Rust type's name.
+    pub name: &'static str,
+    /// The type's schemars schema (a root schema with `$defs`).
+    pub schema: fn() -> Value,
+    /// Decodes JSON into the type and encodes the value back.
+    pub reencode: fn(&Value) -> Result<Value, String>,
+}
+
+fn schema_of<T: schemars::JsonSchema>() -> Value {
+    SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>().to_value()
+}
+
+fn reencode<T: Serialize + DeserializeOwned>(json: &Value) -> Result<Value, String> {
+    let value: T = serde_json::from_value(json.clone()).map_err(|e| e.to_string())?;
+    serde_json::to_value(&value).map_err(|e| e.to_string())
+}
+
+macro_rules! rust_types {
+    ($($name:literal => $ty:ty $(as $schema:ty)?),* $(,)?) => {
+        &[$(RustType {
+            name: $name,
+            schema: schema_of::<rust_types!(@schema $ty $(, $schema)?)>,
+            reencode: reencode::<$ty>,
+        }),*]
+    };
+    (@schema $ty:ty) => { $ty };
+    (@schema $ty:ty, $schema:ty) => { $schema };
+}
+
+/// Types of `spec/openapi.yaml`'s components.
+pub static REST: &[RustType] = rust_types! {
+    "Error" => Error,
+    "Address" => Address as Schema<Address, Hex>,
+    "Chain" => Chain,
+    "TokenIdFormat" => TokenIdFormat,
+    "SolanaNetwork" => SolanaNetwork,
+    "SolanaChallengeRequest" => SolanaChallengeRequest,
+    "SolanaChallengeResponse" => SolanaChallengeResponse,
+    "SolanaVerifyRequest" => SolanaVerifyRequest,
+    "SolanaVerifiedChallenge" => SolanaVerifiedChallenge,
+    "TokenBalancePage" => TokenBalancePage,
+    "TokenBalance" => TokenBalance,
+    "SyncStatus" => SyncStatus,
+    "ContractType" => ContractType,
+    "NftPage" => NftPage,
+    "Nft" => Nft,
+    "NormalizedMetadata" => NormalizedMetadata,
+    "NftAttribute" => NftAttribute,
+    "TraitValue" => TraitValue,
+    "NftLastSale" => NftLastSale,
+    "NftPaymentToken" => NftPaymentToken,
+    "NftMedia" => NftMedia,
+    "NftMediaCollection" => NftMediaCollection,
+    "NftMediaItem" => NftMediaItem,
+    "NftCollectionPage" => NftCollectionPage,
+    "NftCollection" => NftCollection,
+    "StreamStatus" => StreamStatus,
+    "StreamTriggerType" => StreamTriggerType,
+    "StreamNativeBalanceType" => StreamNativeBalanceType,
+    "EvmStream" => EvmStream,
+    "StreamNativeBalances" => StreamNativeBalances,
+    "StreamAdvancedOption" => StreamAdvancedOption,
+    "StreamTrigger" => StreamTrigger,
+    "AbiItem" => AbiItem,
+    "AbiParameter" => AbiParameter,
+};
+
+/// Types of `spec/openrpc.json`'s components.
+pub static RPC: &[RustType] = rust_types! {
+    "Address" => Address as Schema<Address, Hex>,
+    "Hash32" => Hash32 as Schema<Hash32, Hex>,
+    "Bytes" => Bytes as Schema<Bytes, Hex>,
+    "Bytes8" => Bytes8 as Schema<Bytes8, Hex>,
+    "Bloom" => Bloom as Schema<Bloom, Hex>,
+    "Uint" => Uint as Schema<Uint, Hex>,
+    "BlockNumberOrTag" => rpc::BlockNumberOrTag,
+    "TransactionIndex" => rpc::TransactionIndex,
+    "TokenPriceInclude" => rpc::TokenPriceInclude,
+    "TokenPriceParams" => rpc::TokenPriceParams,
+    "NativePrice" => rpc::NativePrice,
+    "TokenPrice" => rpc::TokenPrice,
+    "Block" => rpc::Block,
+    "BlockTransactions" => rpc::BlockTransactions,
+    "Withdrawal" => rpc::Withdrawal,
+    "AccessListItem" => rpc::AccessListItem,
+    "Transaction" => rpc::Transaction,
+    "Uint64" => rpc::Uint64,
+    "BlockId" => rpc::BlockId,
+    "BlockCount" => rpc::BlockCount,
+    "SyncProgress" => rpc::SyncProgress,
+    "SyncingStatus" => rpc::SyncingStatus,
+    "Log" => rpc::Log,
+    "Receipt" => rpc::Receipt,
+    "AddressFilter" => rpc::AddressFilter,
+    "TopicFilter" => rpc::TopicFilter,
+    "LogFilter" => rpc::LogFilter,
+    "FeeHistory" => rpc::FeeHistory,
+};
+
+impl Document {
+    /// The Rust types of this document's components.
+    pub fn rust_types(self) -> &'static [RustType] {
+        match self {
+            Document::OpenApi => REST,
+            Document::OpenRpc => RPC,
+        }
+    }
+
+    /// The Rust type of component `name`.
+    pub fn rust_type(self, name: &str) -> Result<&'static RustType, String> {
+        self.rust_types().iter().find(|t| t.name == name).ok_or_else(|| {
+            format!(
+                "{}: component schema {name} has no Rust type in crates/w3api-spec-check/src/registry.rs",
+                self.file_name()
+            )
+        })
+    }
+}

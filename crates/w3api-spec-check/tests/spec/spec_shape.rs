@@ -1,0 +1,264 @@
+//! The structure of the two spec documents: what codegen and clients rely on.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+use w3api_spec_check::spec::Document;
+use w3api_types::Chain;
+
+/// `(method, path, operation)` for every operation of the OpenAPI document.
+fn operations() -> Vec<(String, String, &'static Value)> {
+    let paths = Document::OpenApi.raw()["paths"].as_object().unwrap();
+    let mut out = Vec::new();
+    for (path, item) in paths {
+        for (method, operation) in item.as_object().unwrap() {
+            if ["get", "put", "post", "delete", "patch", "head", "options", "trace"].contains(&method.as_str()) {
+                out.push((method.clone(), path.clone(), operation));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_operation_of_the_interface_is_there_once() {
+    let found: BTreeSet<(String, String)> = operations().into_iter().map(|(m, p, _)| (m, p)).collect();
+    let expected: BTreeSet<(String, String)> = [
+        ("post", "/challenge/request/solana"),
+        ("post", "/challenge/verify/solana"),
+        ("get", "/api/v2.2/wallets/{address}/tokens"),
+        ("get", "/api/v2.2/{address}/nft"),
+        ("get", "/api/v2.2/{address}/nft/collections"),
+        ("get", "/streams/evm/{id}"),
+    ]
+    .into_iter()
+    .map(|(m, p)| (m.to_string(), p.to_string()))
+    .collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn operation_ids_are_unique_camel_case() {
+    let mut seen = BTreeSet::new();
+    for (method, path, operation) in operations() {
+        let id = operation["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path}: no operationId"));
+        let camel =
+            id.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && id.chars().all(|c| c.is_ascii_alphanumeric());
+        assert!(camel, "{method} {path}: operationId {id} is not camelCase");
+        assert!(seen.insert(id), "operationId {id} is used twice");
+    }
+}
+
+#[test]
+fn each_group_has_its_tag_and_its_server_variable() {
+    let groups = BTreeMap::from([("auth", "auth_url"), ("data", "base_url"), ("streams", "streams_url")]);
+    let tags: BTreeSet<&str> =
+        Document::OpenApi.raw()["tags"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(tags, groups.keys().copied().collect());
+    let paths = &Document::OpenApi.raw()["paths"];
+    for (method, path, operation) in operations() {
+        let op_tags = operation["tags"].as_array().unwrap();
+        assert_eq!(op_tags.len(), 1, "{method} {path}: one tag per operation");
+        let variable = groups[op_tags[0].as_str().unwrap()];
+        let servers = paths[&path]["servers"].as_array().unwrap_or_else(|| panic!("{path}: no servers"));
+        let server = &servers[0];
+        assert_eq!(server["url"], format!("{{{variable}}}"), "{path}");
+        assert!(server["variables"][variable]["default"].as_str().unwrap().starts_with("https://"), "{path}");
+    }
+}
+
+#[test]
+fn the_api_key_header_secures_everything() {
+    let doc = Document::OpenApi.raw();
+    let scheme = &doc["components"]["securitySchemes"]["ApiKeyAuth"];
+    assert_eq!(
+        (scheme["type"].as_str(), scheme["in"].as_str(), scheme["name"].as_str()),
+        (Some("apiKey"), Some("header"), Some("X-API-Key"))
+    );
+    assert_eq!(doc["security"], serde_json::json!([{ "ApiKeyAuth": [] }]));
+    for (method, path, operation) in operations() {
+        assert!(operation.get("security").is_none(), "{method} {path} overrides the global security");
+    }
+}
+
+/// Parameters of an operation, with `$ref`s to shared parameters resolved.
+fn parameters(operation: &'static Value) -> Vec<&'static Value> {
+    let doc = Document::OpenApi.raw();
+    let resolve = |p: &'static Value| match p["$ref"].as_str() {
+        Some(r) => doc.pointer(r.trim_start_matches('#')).unwrap(),
+        None => p,
+    };
+    operation["parameters"].as_array().map(|ps| ps.iter().map(resolve).collect()).unwrap_or_default()
+}
+
+#[test]
+fn array_query_parameters_are_exploded_forms_of_at_most_ten() {
+    let mut arrays = 0;
+    for (method, path, operation) in operations() {
+        for parameter in parameters(operation) {
+            if parameter["schema"]["type"] == "array" {
+                arrays += 1;
+                let name = &parameter["name"];
+                assert_eq!(parameter["style"], "form", "{method} {path} {name}");
+                assert_eq!(parameter["explode"], true, "{method} {path} {name}");
+                assert_eq!(parameter["schema"]["maxItems"], 10, "{method} {path} {name}");
+            }
+        }
+    }
+    assert_eq!(arrays, 2, "token_addresses on wallet tokens and wallet NFTs");
+}
+
+#[test]
+fn every_query_parameter_of_the_interface_and_production_is_declared() {
+    let expected: BTreeMap<&str, &[&str]> = BTreeMap::from([
+        (
+            "getWalletTokenBalancesPrice",
+            &[
+                "address",
+                "chain",
+                "to_block",
+                "token_addresses",
+                "exclude_spam",
+                "exclude_unverified_contracts",
+                "cursor",
+                "limit",
+                "exclude_native",
+                "max_token_inactivity",
+                "min_pair_side_liquidity_usd",
+            ][..],
+        ),
+        (
+            "getWalletNfts",
+            &[
+                "address",
+                "chain",
+                "format",
+                "limit",
+                "exclude_spam",
+                "token_addresses",
+                "cursor",
+                "normalizeMetadata",
+                "media_items",
+                "include_prices",
+            ][..],
+        ),
+        (
+            "getWalletNftCollections",
+            &["address", "chain", "limit", "token_counts", "exclude_spam", "cursor", "include_prices"][..],
+        ),
+        ("getStream", &["id"][..]),
+    ]);
+    for (_, _, operation) in operations() {
+        let id = operation["operationId"].as_str().unwrap();
+        let names: BTreeSet<&str> = parameters(operation).iter().map(|p| p["name"].as_str().unwrap()).collect();
+        let want: BTreeSet<&str> = expected.get(id).copied().unwrap_or_default().iter().copied().collect();
+        assert_eq!(names, want, "{id}");
+    }
+}
+
+#[test]
+fn limit_and_defaults_follow_production() {
+    let doc = Document::OpenApi.raw();
+    let limit = &doc["components"]["parameters"]["Limit"]["schema"];
+    assert_eq!(
+        (limit["minimum"].as_u64(), limit["maximum"].as_u64(), limit["default"].as_u64()),
+        (Some(0), Some(100), Some(100))
+    );
+    let nfts = operations().into_iter().find(|(_, _, op)| op["operationId"] == "getWalletNfts").unwrap().2;
+    let normalize = parameters(nfts).into_iter().find(|p| p["name"] == "normalizeMetadata").unwrap();
+    assert_eq!(normalize["schema"]["default"], true);
+    assert_eq!(doc["components"]["schemas"]["Chain"]["default"], "eth");
+}
+
+#[test]
+fn the_chain_enum_is_the_data_api_chains_in_both_forms() {
+    let values: BTreeSet<String> = Document::OpenApi.raw()["components"]["schemas"]["Chain"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let expected: BTreeSet<String> = Chain::data_api()
+        .flat_map(|c| {
+            let forms = [c.data_api_name().unwrap().to_string(), c.hex_id().unwrap()];
+            forms.into_iter().chain(c.aliases().iter().map(|a| a.to_string()))
+        })
+        .collect();
+    assert_eq!(values, expected);
+    assert_eq!(values.len(), 71, "35 names, 35 hex ids, and the interface's 0xaa37d");
+}
+
+#[test]
+fn the_rpc_server_lists_the_43_gateway_chains() {
+    let server = &Document::OpenRpc.raw()["servers"][0];
+    assert_eq!(server["url"], "{rpc_url}/{chain}/{apiKey}");
+    let slugs: BTreeSet<&str> =
+        server["variables"]["chain"]["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let expected: BTreeSet<&str> = Chain::rpc().map(|c| c.rpc_slug().unwrap()).collect();
+    assert_eq!(slugs, expected);
+    assert_eq!(slugs.len(), 43);
+}
+
+#[test]
+fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() {
+    let methods = Document::OpenRpc.raw()["methods"].as_array().unwrap();
+    let names: BTreeSet<&str> = methods.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    // Lookups of one block, transaction or receipt answer null when there is none.
+    let lookups = BTreeSet::from([
+        "eth_getBlockByNumber",
+        "eth_getBlockByHash",
+        "eth_getBlockTransactionCountByHash",
+        "eth_getBlockTransactionCountByNumber",
+        "eth_getBlockReceipts",
+        "eth_getTransactionByHash",
+        "eth_getTransactionByBlockHashAndIndex",
+        "eth_getTransactionByBlockNumberAndIndex",
+        "eth_getTransactionReceipt",
+    ]);
+    let others = BTreeSet::from([
+        "eth_getTokenPrice",
+        "eth_chainId",
+        "net_version",
+        "web3_clientVersion",
+        "eth_syncing",
+        "eth_blockNumber",
+        "eth_getLogs",
+        "eth_getBalance",
+        "eth_getTransactionCount",
+        "eth_gasPrice",
+        "eth_maxPriorityFeePerGas",
+        "eth_feeHistory",
+    ]);
+    assert_eq!(names, lookups.union(&others).copied().collect());
+    for method in methods {
+        let name = method["name"].as_str().unwrap();
+        assert_eq!(method["paramStructure"], "by-position", "{name}");
+        let nullable =
+            method["result"]["schema"]["oneOf"].as_array().is_some_and(|alts| alts.iter().any(|a| a["type"] == "null"));
+        assert_eq!(nullable, lookups.contains(name), "{name}: a null result exactly where nothing may be found");
+    }
+}
+
+#[test]
+fn unanswerable_methods_are_standard_names_apart_from_the_api() {
+    let document = Document::OpenRpc.raw();
+    let methods: BTreeSet<&str> =
+        document["methods"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    let unanswerable = document["x-unanswerable-methods"].as_array().unwrap();
+    assert!(unanswerable.len() >= 3);
+    for entry in unanswerable {
+        let name = entry["name"].as_str().unwrap();
+        assert!(name.starts_with("eth_") && !methods.contains(name), "{name}");
+        assert!(!entry["reason"].as_str().unwrap().is_empty(), "{name} has a reason");
+    }
+    assert!(document["components"]["errors"]["MethodNotSupported"]["code"] == -32004);
+}
+
+#[test]
+fn standard_json_rpc_errors_are_declared() {
+    let errors = Document::OpenRpc.raw()["components"]["errors"].as_object().unwrap();
+    let codes: BTreeSet<i64> = errors.values().map(|e| e["code"].as_i64().unwrap()).collect();
+    for code in [-32700, -32600, -32601, -32602, -32603] {
+        assert!(codes.contains(&code), "no error with code {code}");
+    }
+}

@@ -1,0 +1,111 @@
+//! The devnet behind a hook that sees every question a server asks it, to
+//! count calls or to answer some of them late.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use uuid::Uuid;
+use w3api_devnet::Devnet;
+use w3api_source::{
+    BlockRef, DataSource, FeeSuggestion, LogQuery, PageRequest, SourceError, TokenPriceQuery, WalletCollectionsPage,
+    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
+};
+use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
+use w3api_types::{Address, Chain, EvmStream, U256};
+
+/// Called with the name of each `DataSource` method before the devnet
+/// answers it; a returned duration delays the answer by that much.
+pub type Hook = Arc<dyn Fn(&'static str) -> Option<Duration> + Send + Sync>;
+
+/// The devnet, with a [`Hook`] on every question.
+pub struct Observed {
+    devnet: Devnet,
+    hook: Hook,
+}
+
+impl Observed {
+    /// `devnet`, observed by `hook`.
+    pub fn new(devnet: Devnet, hook: impl Fn(&'static str) -> Option<Duration> + Send + Sync + 'static) -> Observed {
+        Observed { devnet, hook: Arc::new(hook) }
+    }
+
+    async fn ask(&self, method: &'static str) -> &Devnet {
+        if let Some(delay) = (self.hook)(method) {
+            tokio::time::sleep(delay).await;
+        }
+        &self.devnet
+    }
+}
+
+impl DataSource for Observed {
+    async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
+        self.ask("latest_block").await.latest_block(chain).await
+    }
+    async fn wallet_tokens(&self, query: WalletTokensQuery, page: PageRequest) -> Result<WalletTokensPage, SourceError> {
+        self.ask("wallet_tokens").await.wallet_tokens(query, page).await
+    }
+    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
+        self.ask("wallet_nfts").await.wallet_nfts(query, page).await
+    }
+    async fn wallet_collections(
+        &self,
+        query: WalletCollectionsQuery,
+        page: PageRequest,
+    ) -> Result<WalletCollectionsPage, SourceError> {
+        self.ask("wallet_collections").await.wallet_collections(query, page).await
+    }
+    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
+        self.ask("token_price").await.token_price(query).await
+    }
+    async fn block(&self, chain: Chain, block: BlockRef, full: bool) -> Result<Option<Block>, SourceError> {
+        self.ask("block").await.block(chain, block, full).await
+    }
+    async fn transaction(&self, chain: Chain, block: BlockRef, index: u64) -> Result<Option<Transaction>, SourceError> {
+        self.ask("transaction").await.transaction(chain, block, index).await
+    }
+    fn kind(&self) -> &'static str {
+        self.devnet.kind()
+    }
+    async fn syncing(&self, chain: Chain) -> Result<SyncingStatus, SourceError> {
+        self.ask("syncing").await.syncing(chain).await
+    }
+    async fn block_number(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
+        self.ask("block_number").await.block_number(chain, block).await
+    }
+    async fn block_transaction_count(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
+        self.ask("block_transaction_count").await.block_transaction_count(chain, block).await
+    }
+    async fn transaction_by_hash(&self, chain: Chain, hash: Hash32) -> Result<Option<Transaction>, SourceError> {
+        self.ask("transaction_by_hash").await.transaction_by_hash(chain, hash).await
+    }
+    async fn receipt(&self, chain: Chain, hash: Hash32) -> Result<Option<Receipt>, SourceError> {
+        self.ask("receipt").await.receipt(chain, hash).await
+    }
+    async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
+        self.ask("block_receipts").await.block_receipts(chain, block).await
+    }
+    async fn logs(&self, query: LogQuery) -> Result<Vec<Log>, SourceError> {
+        self.ask("logs").await.logs(query).await
+    }
+    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
+        self.ask("balance").await.balance(chain, address, block).await
+    }
+    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
+        self.ask("transaction_count").await.transaction_count(chain, address, block).await
+    }
+    async fn fee_history(
+        &self,
+        chain: Chain,
+        count: u64,
+        newest: BlockRef,
+        percentiles: &[f64],
+    ) -> Result<FeeHistory, SourceError> {
+        self.ask("fee_history").await.fee_history(chain, count, newest, percentiles).await
+    }
+    async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
+        self.ask("fee_suggestion").await.fee_suggestion(chain).await
+    }
+    async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {
+        self.ask("stream").await.stream(id).await
+    }
+}

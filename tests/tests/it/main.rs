@@ -1,0 +1,14 @@
+//! Every suite that needs a running server, in one test binary: one link
+//! instead of one per suite, and one shared server and devnet
+//! (`w3api_tests::local`) for all of them.
+//!
+//! - `contract`: every operation of both specs through the generated clients;
+//! - `coherence`: what the data API answers follows from the chain the
+//!   JSON-RPC gateway returns;
+//! - `server`: the server over raw HTTP (errors, CORS, fuzzing, shutdown);
+//! - `rpc_client`: the RPC client against a stub gateway.
+
+mod coherence;
+mod contract;
+mod rpc_client;
+mod server;

@@ -1,0 +1,11 @@
+//! The server over raw HTTP: what the generated clients cannot send or would
+//! hide (malformed bodies, odd query forms, preflights, headers), fuzzing,
+//! and shutting down.
+
+mod cors;
+mod fuzz;
+mod lifecycle;
+mod rest;
+mod rpc;
+mod rpc_cache;
+mod signin;
