@@ -4,11 +4,24 @@
 #
 #   benches/load.sh                 # 10 s per measurement
 #   DURATION=30s benches/load.sh    # longer runs
+#   WALLETS=1000 benches/load.sh    # more wallets in the cold runs
+#
+# Two kinds of runs. Cached: one URL (or one RPC body) asked again and again,
+# so every answer after the first comes from the server's answer cache.
+# Cold: every request picks a wallet among WALLETS and a block among all the
+# chain's (wrk Lua scripts), so almost every request misses the cache and is
+# computed and encoded afresh, as most of a real client's are. Each cold run
+# has a server of its own, started fresh, whose answer-cache hits and misses
+# (logged when it stops) and memory (VmRSS after the load, VmHWM the peak)
+# are reported. The baseline is measured again before the cold runs, and
+# each ratio is to the baseline measured next to it.
 #
 # Every server binds 127.0.0.1 on a free port and is stopped on exit. Exits
 # non-zero when a target is missed:
 #   - wallet tokens (a wallet with >= 20 tokens) >= 40% of the baseline's
 #     requests/s, p99 < 10 ms, at 32 connections;
+#   - wallet tokens over varied wallets and blocks (cold) >= 35% of the
+#     baseline's requests/s;
 #   - eth_getBlockByNumber with full transactions of a 150-transaction block
 #     >= 5,000 requests/s;
 #   - server start to first accepted connection < 1 s (default scale).
@@ -18,6 +31,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-2}
+WALLETS=${WALLETS:-300}
 KEY=load-test-key
 WORK=$(mktemp -d)
 PIDS=()
@@ -41,12 +55,14 @@ W3API=target/release/w3api
 
 now_ms() { date +%s%3N; }
 
-# Starts a server whose first stdout line is "listening on URL"; sets URL.
+# Starts a server whose first stdout line is "listening on URL"; sets URL
+# and SERVER_PID.
 start() {
     local log="$WORK/$1.log"
     shift
     "$@" >"$log" 2>"$log.err" &
-    PIDS+=($!)
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
     for _ in $(seq 1 500); do
         URL=$(sed -n 's/^listening on //p' "$log" | head -n1)
         [ -n "$URL" ] && return 0
@@ -78,12 +94,31 @@ load() {
         END { printf "%.0f %.2f\n", rps, p99 }'
 }
 
+# Prints "VmRSS VmHWM" of a process, in MiB.
+memory() {
+    awk '$1 == "VmRSS:" { rss = $2 } $1 == "VmHWM:" { hwm = $2 }
+        END { printf "%.0f %.0f\n", rss / 1024, hwm / 1024 }' "/proc/$1/status"
+}
+
+# Stops a server started by `start` with SIGTERM (a graceful stop, which
+# logs the answer cache's counts) and prints "hits misses kept" from its log.
+stop() {
+    kill "$2" && wait "$2" || true
+    sed 's/\x1b\[[0-9;]*m//g' "$WORK/$1.log.err" | awk '/answer cache/ {
+        for (i = 1; i <= NF; i++) { split($i, kv, "="); counts[kv[1]] = kv[2] }
+        printf "%d %d %d\n", counts["hits"], counts["misses"], counts["kept"] }'
+}
+
+# Percentage of a in b, one decimal.
+percent() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }'; }
+
 # 1. Start to first accepted connection, default scale.
 started=$(now_ms)
 start serve env RUST_LOG="${RUST_LOG:-info}" "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
 until curl -sf -o /dev/null "$URL/health"; do sleep 0.005; done
 startup_ms=$(($(now_ms) - started))
 SERVER=$URL
+SERVER_PID_CACHED=$SERVER_PID
 
 start baseline target/release/examples/baseline 127.0.0.1:0
 BASELINE=$URL
@@ -110,14 +145,96 @@ DURATION=2s load -H "X-API-Key: $KEY" "$TOKENS_URL" >/dev/null
 read -r base_rps base_p99 < <(load "$BASELINE/")
 read -r tokens_rps tokens_p99 < <(load -H "X-API-Key: $KEY" "$TOKENS_URL")
 read -r block_rps block_p99 < <(load -s "$WORK/block.lua" "$SERVER/eth/$KEY")
-ratio=$(awk -v a="$tokens_rps" -v b="$base_rps" 'BEGIN { printf "%.1f", 100 * a / b }')
+ratio=$(percent "$tokens_rps" "$base_rps")
+read -r cached_rss cached_hwm < <(memory "$SERVER_PID_CACHED")
 
+# 2. Cold runs: varied wallets and blocks, each kind on a fresh server.
+"$W3API" devnet wallets --count "$WALLETS" >"$WORK/wallets.txt"
+LATEST=$(($(curl -sf -H 'Content-Type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "$SERVER/eth/$KEY" |
+    sed -n 's/.*"result":"\(0x[0-9a-f]*\)".*/\1/p')))
+stop serve "$SERVER_PID_CACHED" >/dev/null
+
+# Writes $WORK/$1.lua: the wallets, the newest block and a seed per wrk
+# thread, then the Lua read from stdin (which defines `request`).
+random_requests() {
+    {
+        echo "local wallets = {"
+        sed 's/.*/"&",/' "$WORK/wallets.txt"
+        echo "}"
+        echo "local latest = $LATEST"
+        cat <<'LUA'
+local threads = 0
+function setup(thread)
+    threads = threads + 1
+    thread:set("id", threads)
+end
+function init(args)
+    -- Each thread its own sequence, the same on every run.
+    math.randomseed(7919 * id)
+end
+LUA
+        cat
+    } >"$WORK/$1.lua"
+}
+
+random_requests tokens <<LUA
+wrk.headers["X-API-Key"] = "$KEY"
+function request()
+    local wallet = wallets[math.random(#wallets)]
+    local block = math.random(0, latest)
+    return wrk.format("GET", "/api/v2.2/wallets/" .. wallet .. "/tokens?chain=eth&to_block=" .. block)
+end
+LUA
+
+random_requests blocks <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+function request()
+    local body = string.format(
+        '{"jsonrpc":"2.0","id":%d,"method":"eth_getBlockByNumber","params":["0x%x",true]}',
+        math.random(1, 1000000), math.random(0, latest))
+    return wrk.format(nil, nil, nil, body)
+end
+LUA
+
+start serve-cold-tokens "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
+until curl -sf -o /dev/null -H "X-API-Key: $KEY" "$URL/api/v2.2/wallets/$WALLET/tokens?chain=eth&to_block=1"; do
+    sleep 0.01
+done
+DURATION=2s load "$BASELINE/" >/dev/null
+read -r base2_rps base2_p99 < <(load "$BASELINE/")
+read -r cold_tokens_rps cold_tokens_p99 < <(load -s "$WORK/tokens.lua" "$URL")
+read -r cold_tokens_rss cold_tokens_hwm < <(memory "$SERVER_PID")
+read -r cold_tokens_hits cold_tokens_misses cold_tokens_kept < <(stop serve-cold-tokens "$SERVER_PID")
+cold_ratio=$(percent "$cold_tokens_rps" "$base2_rps")
+
+# The chain has few enough blocks for the cache to hold them all within
+# seconds; without it, every answer is built and encoded.
+start serve-cold-blocks "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY" --answer-cache-size 0
+until curl -sf -o /dev/null -H 'Content-Type: application/json' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["0x1",true]}' "$URL/eth/$KEY"; do
+    sleep 0.01
+done
+read -r cold_blocks_rps cold_blocks_p99 < <(load -s "$WORK/blocks.lua" "$URL/eth/$KEY")
+read -r cold_blocks_rss cold_blocks_hwm < <(memory "$SERVER_PID")
+stop serve-cold-blocks "$SERVER_PID" >/dev/null
+
+hit_rate() { percent "$1" $(($1 + $2)); }
 cat <<REPORT
 w3api load test: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, $(nproc) cores, RUST_LOG=${RUST_LOG:-info}
   startup to first accepted connection      ${startup_ms} ms            (target < 1000 ms)
+cached (one URL or body, answered from the answer cache):
   baseline: axum, fixed 10-byte body        ${base_rps} req/s   p99 ${base_p99} ms
   GET /api/v2.2/wallets/{address}/tokens ($token_count tokens)  ${tokens_rps} req/s   p99 ${tokens_p99} ms   ${ratio}% of baseline (target >= 40%, p99 < 10 ms)
   eth_getBlockByNumber($BLOCK, full; $BLOCK_TXS txs, $block_bytes bytes)  ${block_rps} req/s   p99 ${block_p99} ms   (target >= 5000 req/s)
+  server memory after these runs: VmRSS ${cached_rss} MiB, VmHWM ${cached_hwm} MiB
+cold ($WALLETS wallets x blocks 0..$LATEST, a fresh server per run):
+  baseline: axum, fixed 10-byte body        ${base2_rps} req/s   p99 ${base2_p99} ms
+  GET /api/v2.2/wallets/{address}/tokens?to_block=N  ${cold_tokens_rps} req/s   p99 ${cold_tokens_p99} ms   ${cold_ratio}% of baseline (target >= 35%)
+      answer cache: $(hit_rate "$cold_tokens_hits" "$cold_tokens_misses")% hits ($cold_tokens_hits of $((cold_tokens_hits + cold_tokens_misses))), $cold_tokens_kept answers kept; VmRSS ${cold_tokens_rss} MiB, VmHWM ${cold_tokens_hwm} MiB
+  eth_getBlockByNumber(random block, full), --answer-cache-size 0  ${cold_blocks_rps} req/s   p99 ${cold_blocks_p99} ms
+      VmRSS ${cold_blocks_rss} MiB, VmHWM ${cold_blocks_hwm} MiB
 REPORT
 
 failed=0
@@ -127,5 +244,6 @@ miss() { echo "MISSED: $*" >&2; failed=1; }
 [ "$BLOCK_TXS" -ge 150 ] || miss "busiest block has only $BLOCK_TXS transactions"
 awk -v r="$ratio" 'BEGIN { exit !(r >= 40) }' || miss "wallet tokens at ${ratio}% of baseline"
 awk -v p="$tokens_p99" 'BEGIN { exit !(p < 10) }' || miss "wallet tokens p99 ${tokens_p99} ms"
+awk -v r="$cold_ratio" 'BEGIN { exit !(r >= 35) }' || miss "cold wallet tokens at ${cold_ratio}% of baseline"
 awk -v r="$block_rps" 'BEGIN { exit !(r >= 5000) }' || miss "full block ${block_rps} req/s"
 exit "$failed"

@@ -33,6 +33,10 @@ pub struct ServeArgs {
     /// several. Without one, any origin may.
     #[arg(long = "cors-origin", env = "W3API_CORS_ORIGINS", value_delimiter = ',', value_parser = cors_origin)]
     cors_origins: Vec<String>,
+    /// Most memory for answers kept encoded and sent again (a wallet at a fixed block, a block
+    /// by number): bytes, or a number with B, KiB, MiB, GiB, kB, MB or GB (e.g. 64MiB); 0 keeps none.
+    #[arg(long, default_value = "256MiB", value_parser = byte_size)]
+    answer_cache_size: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -58,6 +62,30 @@ fn cors_origin(text: &str) -> Result<String, w3api_server::InvalidOrigin> {
     CorsOrigins::only([text]).map(|_| text.to_string())
 }
 
+/// A size in bytes: digits, then optionally a unit (any case, a space allowed before it).
+fn byte_size(text: &str) -> Result<u64, String> {
+    let invalid = || {
+        format!(
+            "{text:?} is not a size: write bytes, or a whole number with B, KiB, MiB, GiB, kB, MB or GB (0 keeps none)"
+        )
+    };
+    let text = text.trim();
+    let (digits, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+    let number: u64 = digits.parse().map_err(|_| invalid())?;
+    let unit = unit.trim_start().to_ascii_lowercase();
+    let scale: u64 = match unit.as_str() {
+        "" | "b" => 1,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        _ => return Err(invalid()),
+    };
+    number.checked_mul(scale).ok_or_else(|| format!("{text:?} is more bytes than this machine can count"))
+}
+
 /// Serves until Ctrl-C or SIGTERM.
 /// `api_keys` are the global `--api-key` values; the server lets in those and `--api-keys`.
 pub async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError> {
@@ -78,7 +106,7 @@ pub async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError>
     keys.extend(generated.clone());
     let devnet = Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay);
     let streams: Vec<_> = devnet.streams().to_vec();
-    let config = ServerConfig { cors, ..ServerConfig::new(keys) };
+    let config = ServerConfig { cors, answer_cache_bytes: args.answer_cache_size, ..ServerConfig::new(keys) };
     let app = router(devnet.clone(), config);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -94,4 +122,29 @@ pub async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError>
     // The default chain is generated in the background, ready for the first request.
     tokio::task::spawn_blocking(move || devnet.chain(Chain::Eth));
     serve(listener, app, shutdown_signal()).await.map_err(|e| CliError::Server(format!("serving: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_size;
+
+    #[test]
+    fn sizes_read_with_their_units() {
+        assert_eq!(byte_size("0"), Ok(0));
+        assert_eq!(byte_size("1500"), Ok(1500));
+        assert_eq!(byte_size("64MiB"), Ok(64 << 20));
+        assert_eq!(byte_size("64 mib"), Ok(64 << 20));
+        assert_eq!(byte_size("2GiB"), Ok(2 << 30));
+        assert_eq!(byte_size("10kB"), Ok(10_000));
+        assert_eq!(byte_size("3 GB"), Ok(3_000_000_000));
+    }
+
+    #[test]
+    fn a_size_that_does_not_read_says_how_to_write_one() {
+        for text in ["", "MiB", "64 megs", "1.5GiB", "-1", "64M"] {
+            let error = byte_size(text).unwrap_err();
+            assert!(error.contains("is not a size") && error.contains("MiB"), "{text:?}: {error}");
+        }
+        assert!(byte_size("99999999999GiB").unwrap_err().contains("more bytes"));
+    }
 }

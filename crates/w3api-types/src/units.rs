@@ -5,19 +5,24 @@ use alloy_primitives::U256;
 /// `raw / 10^decimals`, exactly, without trailing zeros: `1500000` with 6
 /// decimals is `"1.5"`.
 pub fn format_units(raw: U256, decimals: u8) -> String {
-    let digits = raw.to_string();
+    let mut text = raw.to_string();
     let decimals = usize::from(decimals);
     if decimals == 0 {
-        return digits;
+        return text;
     }
-    let (whole, fraction) = if digits.len() > decimals {
-        let split = digits.len() - decimals;
-        (digits[..split].to_string(), digits[split..].to_string())
-    } else {
-        ("0".to_string(), format!("{digits:0>decimals$}"))
-    };
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.is_empty() { whole } else { format!("{whole}.{fraction}") }
+    // Wallet answers format two amounts per token: built in place, in the
+    // one string the digits came in, rather than through four.
+    if text.len() <= decimals {
+        let zeros = decimals - text.len();
+        text.insert_str(0, &"0".repeat(zeros + 1));
+    }
+    let point = text.len() - decimals;
+    let kept = text.trim_end_matches('0').len().max(point);
+    text.truncate(kept);
+    if kept > point {
+        text.insert(point, '.');
+    }
+    text
 }
 
 #[cfg(test)]
