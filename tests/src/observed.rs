@@ -41,7 +41,11 @@ impl DataSource for Observed {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
         self.ask("latest_block").await.latest_block(chain).await
     }
-    async fn wallet_tokens(&self, query: WalletTokensQuery, page: PageRequest) -> Result<WalletTokensPage, SourceError> {
+    async fn wallet_tokens(
+        &self,
+        query: WalletTokensQuery,
+        page: PageRequest,
+    ) -> Result<WalletTokensPage, SourceError> {
         self.ask("wallet_tokens").await.wallet_tokens(query, page).await
     }
     async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {

@@ -3,6 +3,8 @@
 //! `spec/openapi.yaml`, so servers validate with the spec's own names,
 //! bounds and defaults.
 
+// Generated: formatted by the generator, not by rustfmt.
+#[rustfmt::skip]
 pub mod operations;
 
 /// Where a parameter is sent.

@@ -38,7 +38,7 @@ impl ChainData {
         let priced_total_usd = holdings.iter().filter_map(TokenHolding::usd_value).sum();
         let mut ranked: Vec<(HoldingKey, TokenHolding)> =
             holdings.into_iter().map(|holding| (HoldingKey::of(&holding), holding)).collect();
-        ranked.sort_by(|a, b| a.0.cmp(&b.0));
+        ranked.sort_by_key(|(key, _)| *key);
         let holdings = page.cut(ranked, |(key, _)| *key, HoldingKey::encode, HoldingKey::decode)?.map(|(_, h)| h);
         Ok(WalletTokensPage { block_number: block, holdings, priced_total_usd })
     }

@@ -10,79 +10,111 @@ pub mod get_wallet_token_balances_price {
         name: "address",
         location: ParamLocation::Path,
         required: true,
-        kind: ParamKind::Schema { name: "Address", default: None },
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
     };
     ///Chain to query, by name or hex id; `eth` when absent.
     pub const CHAIN: Param = Param {
         name: "chain",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Schema { name: "Chain", default: Some("eth") },
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
     };
     ///Block at which to read the balances; the latest block when absent or when later than the latest (`block_number` in the answer is the block read).
     pub const TO_BLOCK: Param = Param {
         name: "to_block",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Integer { minimum: Some(0u64), maximum: None, default: None },
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
     };
     /**Restrict the result to these contracts (at most 10). Sent as repeated
-    keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
-    `token_addresses[]=` and `token_addresses[0]=`.*/
+keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
+`token_addresses[]=` and `token_addresses[0]=`.*/
     pub const TOKEN_ADDRESSES: Param = Param {
         name: "token_addresses",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::List { items: "Address", max_items: Some(10u64) },
+        kind: ParamKind::List {
+            items: "Address",
+            max_items: Some(10u64),
+        },
     };
     ///Leave out items flagged as possible spam.
     pub const EXCLUDE_SPAM: Param = Param {
         name: "exclude_spam",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     ///Leave out tokens whose contract is not verified.
     pub const EXCLUDE_UNVERIFIED_CONTRACTS: Param = Param {
         name: "exclude_unverified_contracts",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     ///Cursor from the previous page's response. Valid only with the query it came from.
     pub const CURSOR: Param = Param {
         name: "cursor",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Text { min_length: Some(1u64), format: None },
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
     };
     ///Page size, at most 100; 0 or absent gives the default page size, 100.
     pub const LIMIT: Param = Param {
         name: "limit",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Integer { minimum: Some(0u64), maximum: Some(100u64), default: Some(100u64) },
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
     };
     ///Leave out the native balance.
     pub const EXCLUDE_NATIVE: Param = Param {
         name: "exclude_native",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     ///Leave out tokens with no transfer in this many days before the block.
     pub const MAX_TOKEN_INACTIVITY: Param = Param {
         name: "max_token_inactivity",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Integer { minimum: Some(0u64), maximum: None, default: None },
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
     };
     ///Price only from pairs whose every side holds at least this much USD; tokens without such a pair get `null` prices.
     pub const MIN_PAIR_SIDE_LIQUIDITY_USD: Param = Param {
         name: "min_pair_side_liquidity_usd",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Number { minimum: Some(0f64) },
+        kind: ParamKind::Number {
+            minimum: Some(0f64),
+        },
     };
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[
@@ -107,72 +139,99 @@ pub mod get_wallet_nfts {
         name: "address",
         location: ParamLocation::Path,
         required: true,
-        kind: ParamKind::Schema { name: "Address", default: None },
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
     };
     ///Chain to query, by name or hex id; `eth` when absent.
     pub const CHAIN: Param = Param {
         name: "chain",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Schema { name: "Chain", default: Some("eth") },
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
     };
     ///How token ids are written.
     pub const FORMAT: Param = Param {
         name: "format",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Schema { name: "TokenIdFormat", default: Some("decimal") },
+        kind: ParamKind::Schema {
+            name: "TokenIdFormat",
+            default: Some("decimal"),
+        },
     };
     ///Page size, at most 100; 0 or absent gives the default page size, 100.
     pub const LIMIT: Param = Param {
         name: "limit",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Integer { minimum: Some(0u64), maximum: Some(100u64), default: Some(100u64) },
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
     };
     ///Leave out items flagged as possible spam.
     pub const EXCLUDE_SPAM: Param = Param {
         name: "exclude_spam",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     /**Restrict the result to these contracts (at most 10). Sent as repeated
-    keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
-    `token_addresses[]=` and `token_addresses[0]=`.*/
+keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
+`token_addresses[]=` and `token_addresses[0]=`.*/
     pub const TOKEN_ADDRESSES: Param = Param {
         name: "token_addresses",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::List { items: "Address", max_items: Some(10u64) },
+        kind: ParamKind::List {
+            items: "Address",
+            max_items: Some(10u64),
+        },
     };
     ///Cursor from the previous page's response. Valid only with the query it came from.
     pub const CURSOR: Param = Param {
         name: "cursor",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Text { min_length: Some(1u64), format: None },
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
     };
     ///Add `normalized_metadata`, the metadata in a fixed shape.
     pub const NORMALIZE_METADATA: Param = Param {
         name: "normalizeMetadata",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(true) },
+        kind: ParamKind::Boolean {
+            default: Some(true),
+        },
     };
     ///Add `media`, preview images of the token's media.
     pub const MEDIA_ITEMS: Param = Param {
         name: "media_items",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     ///Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain up to the block the page reads: `last_sale` is the token's last sale (for a collection, the last sale of any of its tokens), and the floor is the lowest USD price the collection sold for in the day before that block (its last sale when it had none that day), written in the native currency at the block's price. They are null where the token or collection has no sale.
     pub const INCLUDE_PRICES: Param = Param {
         name: "include_prices",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[
@@ -196,52 +255,79 @@ pub mod get_wallet_nft_collections {
         name: "address",
         location: ParamLocation::Path,
         required: true,
-        kind: ParamKind::Schema { name: "Address", default: None },
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
     };
     ///Chain to query, by name or hex id; `eth` when absent.
     pub const CHAIN: Param = Param {
         name: "chain",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Schema { name: "Chain", default: Some("eth") },
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
     };
     ///Page size, at most 100; 0 or absent gives the default page size, 100.
     pub const LIMIT: Param = Param {
         name: "limit",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Integer { minimum: Some(0u64), maximum: Some(100u64), default: Some(100u64) },
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
     };
     ///Add `count`, the number of the wallet's tokens in each collection.
     pub const TOKEN_COUNTS: Param = Param {
         name: "token_counts",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     ///Leave out items flagged as possible spam.
     pub const EXCLUDE_SPAM: Param = Param {
         name: "exclude_spam",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     ///Cursor from the previous page's response. Valid only with the query it came from.
     pub const CURSOR: Param = Param {
         name: "cursor",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Text { min_length: Some(1u64), format: None },
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
     };
     ///Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain up to the block the page reads: `last_sale` is the token's last sale (for a collection, the last sale of any of its tokens), and the floor is the lowest USD price the collection sold for in the day before that block (its last sale when it had none that day), written in the native currency at the block's price. They are null where the token or collection has no sale.
     pub const INCLUDE_PRICES: Param = Param {
         name: "include_prices",
         location: ParamLocation::Query,
         required: false,
-        kind: ParamKind::Boolean { default: Some(false) },
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
     };
     /// Every parameter of the operation, in the spec's order.
-    pub const ALL: &[Param] = &[ADDRESS, CHAIN, LIMIT, TOKEN_COUNTS, EXCLUDE_SPAM, CURSOR, INCLUDE_PRICES];
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        LIMIT,
+        TOKEN_COUNTS,
+        EXCLUDE_SPAM,
+        CURSOR,
+        INCLUDE_PRICES,
+    ];
 }
 ///`requestSolanaChallenge`: POST /challenge/request/solana.
 pub mod request_solana_challenge {
@@ -263,7 +349,10 @@ pub mod get_stream {
         name: "id",
         location: ParamLocation::Path,
         required: true,
-        kind: ParamKind::Text { min_length: None, format: Some("uuid") },
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
     };
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[ID];
@@ -272,8 +361,13 @@ pub mod get_stream {
 pub mod solana_challenge_request {
     use super::*;
     ///Bounds of `domain`.
-    pub const DOMAIN: FieldBounds =
-        FieldBounds { name: "domain", minimum: None, maximum: None, min_length: None, max_length: Some(253u64) };
+    pub const DOMAIN: FieldBounds = FieldBounds {
+        name: "domain",
+        minimum: None,
+        maximum: None,
+        min_length: None,
+        max_length: Some(253u64),
+    };
     ///Bounds of `timeout`.
     pub const TIMEOUT: FieldBounds = FieldBounds {
         name: "timeout",
@@ -287,6 +381,11 @@ pub mod solana_challenge_request {
 pub mod solana_verify_request {
     use super::*;
     ///Bounds of `message`.
-    pub const MESSAGE: FieldBounds =
-        FieldBounds { name: "message", minimum: None, maximum: None, min_length: Some(1u64), max_length: None };
+    pub const MESSAGE: FieldBounds = FieldBounds {
+        name: "message",
+        minimum: None,
+        maximum: None,
+        min_length: Some(1u64),
+        max_length: None,
+    };
 }

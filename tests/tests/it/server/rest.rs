@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 use w3api_devnet::Scale;
-use w3api_server::ServerConfig;
 use w3api_tests::local::{Session, Setup};
 use w3api_types::Address;
 
@@ -189,7 +188,8 @@ fn invalid_parameters_are_each_named() {
     // Several problems come back together.
     let answer = h.get(TOKENS, "/api/v2.2/wallets/nope/tokens?limit=500&chain=x");
     assert_eq!(answer.messages().len(), 3, "{}", answer.text);
-    h.get(NFTS, &nfts_path(wallet, "format=octal")).expect_error(400, "format: \"octal\" is not decimal or hex");
+    h.get(NFTS, &nfts_path(wallet, "format=octal"))
+        .expect_error(400, "format: \"octal\" is not a token id format (decimal or hex)");
     h.get(NFTS, &nfts_path(wallet, "normalizeMetadata=no")).expect_error(400, "normalizeMetadata:");
     h.get(COLLECTIONS, &format!("/api/v2.2/{wallet:#x}/nft/collections?token_counts=maybe"))
         .expect_error(400, "token_counts:");
