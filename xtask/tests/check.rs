@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use xtask::{CHAIN_FILE, OPENAPI_SPEC, OPENRPC_SPEC, REST_DIR, RPC_FILE};
+use xtask::{CHAIN_FILE, OPENAPI_SPEC, OPENRPC_SPEC, PARAMS_FILE, REST_DIR, RPC_FILE};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -18,6 +18,7 @@ fn scratch() -> tempfile::TempDir {
         PathBuf::from(OPENRPC_SPEC),
         PathBuf::from(RPC_FILE),
         PathBuf::from(CHAIN_FILE),
+        PathBuf::from(PARAMS_FILE),
     ];
     for entry in std::fs::read_dir(workspace().join(REST_DIR)).unwrap() {
         files.push(Path::new(REST_DIR).join(entry.unwrap().file_name()));
@@ -197,4 +198,25 @@ fn chain_lists_that_disagree_with_the_table_are_refused_by_name() {
         let error = xtask::generate(root.path()).unwrap_err().to_string();
         assert!(error.contains(expected), "{to}: {error}");
     }
+}
+
+#[test]
+fn a_bound_changed_in_the_spec_changes_the_parameter_table() {
+    let dir = scratch();
+    edit(dir.path(), OPENAPI_SPEC, "maxItems: 10", "maxItems: 12");
+    edit(dir.path(), OPENAPI_SPEC, "minimum: 15\n          maximum: 120", "minimum: 15\n          maximum: 90");
+    let stale = xtask::check(dir.path()).unwrap();
+    let paths: Vec<&Path> = stale.iter().map(|s| s.path.as_path()).collect();
+    assert!(paths.contains(&Path::new(PARAMS_FILE)), "{paths:?}");
+    let diff = &stale.iter().find(|s| s.path == Path::new(PARAMS_FILE)).unwrap().diff;
+    assert!(diff.contains("+            max_items: Some(12u64),"), "{diff}");
+    assert!(diff.contains("+        maximum: Some(90u64),"), "{diff}");
+}
+
+#[test]
+fn a_parameter_schema_the_generator_cannot_read_is_named() {
+    let dir = scratch();
+    edit(dir.path(), OPENAPI_SPEC, "name: to_block\n          in: query", "name: to_block\n          in: header");
+    let error = xtask::generate(dir.path()).unwrap_err().to_string();
+    assert!(error.contains("getWalletTokenBalancesPrice, parameter to_block") && error.contains("header"), "{error}");
 }
