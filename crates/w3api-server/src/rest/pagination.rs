@@ -18,9 +18,6 @@ use w3api_source::{PagePosition, PageRequest};
 use super::params::Paging;
 use crate::error::ApiError;
 
-/// Page size when the spec gives no default for `limit`.
-pub const DEFAULT_LIMIT: u64 = 100;
-
 /// Where a walk through pages stands.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Position {

@@ -12,7 +12,6 @@ use w3api_types::params::operations::{
 use w3api_types::{Address, TokenIdFormat};
 
 use super::convert::NftView;
-use super::pagination::DEFAULT_LIMIT;
 use super::query::Query;
 use crate::error::ApiError;
 
@@ -26,10 +25,11 @@ pub struct Paging {
 }
 
 impl Paging {
-    /// `limit` as the spec defines it (0 or absent is the default page size).
+    /// `limit` as the spec defines it: 0 or absent is the spec's default
+    /// (its maximum, should a limit ever come without one).
     fn read(query: &mut Query, limit: &Param, cursor: &Param) -> Paging {
         let limit = match query.integer(limit) {
-            None | Some(0) => limit.default_integer().unwrap_or(DEFAULT_LIMIT),
+            None | Some(0) => limit.default_integer().or(limit.maximum()).unwrap_or(u64::MAX),
             Some(limit) => limit,
         };
         Paging { limit, cursor: query.one(cursor) }
