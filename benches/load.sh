@@ -50,7 +50,7 @@ if ! command -v wrk >/dev/null; then
 fi
 
 cargo build --release --quiet -p w3api-cli
-cargo build --release --quiet -p w3api-server --example baseline
+cargo build --release --quiet -p w3api-load-baseline
 W3API=target/release/w3api
 
 now_ms() { date +%s%3N; }
@@ -120,7 +120,7 @@ startup_ms=$(($(now_ms) - started))
 SERVER=$URL
 SERVER_PID_CACHED=$SERVER_PID
 
-start baseline target/release/examples/baseline 127.0.0.1:0
+start baseline target/release/w3api-load-baseline 127.0.0.1:0
 BASELINE=$URL
 
 WALLET=$("$W3API" devnet wallets --count 1)

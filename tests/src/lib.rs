@@ -7,6 +7,14 @@
 //! Dev-only: a crate under test may dev-depend on it only if nothing the
 //! harness uses depends on that crate (the CLI may; the server may not).
 
+// Dev-dependencies of the package's other targets (its suites and doc
+// examples), named so that `unused_crate_dependencies` keeps watching the rest.
+#[cfg(test)]
+use {
+    alloy_sol_types as _, bs58 as _, chrono as _, ed25519_dalek as _, form_urlencoded as _, futures as _,
+    proptest as _, serde as _, wiremock as _,
+};
+
 pub mod local;
 pub mod observed;
 

@@ -300,7 +300,8 @@ impl Session<'_> {
 
     /// The result of one raw JSON-RPC call on `eth`, checked against the spec.
     pub fn call(&self, method: &str, params: Value) -> Value {
-        let call = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+        let mut call = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": method});
+        call["params"] = params;
         let answer = self.post_rpc("eth", &call);
         assert_eq!(answer.status, 200, "{}", answer.text);
         assert_eq!(answer.body["id"], 7);
@@ -311,7 +312,8 @@ impl Session<'_> {
 
     /// The error object of one raw JSON-RPC call on `eth`, its code checked against the spec.
     pub fn call_error(&self, method: &str, params: Value) -> Value {
-        let call = serde_json::json!({"jsonrpc": "2.0", "id": 8, "method": method, "params": params});
+        let mut call = serde_json::json!({"jsonrpc": "2.0", "id": 8, "method": method});
+        call["params"] = params;
         let answer = self.post_rpc("eth", &call);
         assert_eq!(answer.status, 200, "{}", answer.text);
         let error =
@@ -342,10 +344,13 @@ impl Session<'_> {
 
 /// A raw response: status, headers and body (parsed as JSON when it is JSON).
 pub struct Answer {
+    /// The HTTP status code.
     pub status: u16,
+    /// The response headers.
     pub headers: reqwest::header::HeaderMap,
     /// The body as JSON; `null` when it is not JSON.
     pub body: Value,
+    /// The body as text, for assertion messages.
     pub text: String,
 }
 
@@ -394,7 +399,7 @@ struct Log {
 
 impl Log {
     fn add(&self, key: String, problems: Vec<String>) {
-        let mut by_key = self.by_key.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut by_key = self.by_key.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let record = by_key.entry(key).or_default();
         record.checked += 1;
         record.problems.extend(problems);
@@ -402,7 +407,7 @@ impl Log {
 
     /// The records of `key` and of keys derived from it (`{key}-...`).
     fn for_session(&self, key: &str) -> Record {
-        let by_key = self.by_key.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let by_key = self.by_key.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let derived = format!("{key}-");
         by_key.iter().filter(|(k, _)| *k == key || k.starts_with(&derived)).fold(
             Record::default(),

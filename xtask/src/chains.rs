@@ -33,7 +33,7 @@ fn invalid(what: impl std::fmt::Display) -> Error {
 }
 
 /// Generates the chain table from the two documents.
-pub fn generate(openapi: &str, openrpc: &str) -> Result<crate::GeneratedFile, Error> {
+pub(crate) fn generate(openapi: &str, openrpc: &str) -> Result<crate::GeneratedFile, Error> {
     let spec: Value = serde_norway::from_str(openapi).map_err(|e| Error::OpenApi(e.to_string()))?;
     let schema = &spec["components"]["schemas"]["Chain"];
     let rows = read_rows(&schema["x-chains"])?;

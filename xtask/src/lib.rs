@@ -8,6 +8,13 @@
 //! [`write`] puts them in place and [`check`] compares them with what is
 //! committed. The binary (`cargo xtask generate|check`) wraps these three.
 
+// The command line (clap) is the binary's; the scratch directories
+// (tempfile) are the suites'. Named so that `unused_crate_dependencies` keeps
+// watching the rest.
+use clap as _;
+#[cfg(test)]
+use tempfile as _;
+
 mod chains;
 mod diff;
 mod format;
@@ -53,22 +60,42 @@ impl GeneratedFile {
 pub enum Error {
     /// A spec file could not be read.
     #[error("reading {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the file system said.
+        source: std::io::Error,
+    },
     /// A generated file could not be written or removed.
     #[error("writing {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What the file system said.
+        source: std::io::Error,
+    },
     /// The OpenAPI document does not parse.
     #[error("{OPENAPI_SPEC}: {0}")]
     OpenApi(String),
     /// progenitor refused the OpenAPI document.
     #[error("{OPENAPI_SPEC}, tag {tag}: progenitor: {message}")]
-    Progenitor { tag: String, message: String },
+    Progenitor {
+        /// The tag whose operations were being generated.
+        tag: String,
+        /// progenitor's complaint.
+        message: String,
+    },
     /// The OpenRPC document uses something the RPC generator does not support.
     #[error("{OPENRPC_SPEC}: {0}")]
     OpenRpc(String),
     /// Generated tokens are not valid Rust (a generator bug).
     #[error("{path}: generated code does not parse: {message}")]
-    Format { path: PathBuf, message: String },
+    Format {
+        /// The file being generated.
+        path: PathBuf,
+        /// syn's parse error.
+        message: String,
+    },
 }
 
 /// Generates every file from the specs under `root`, without writing anything.

@@ -2,6 +2,15 @@
 //! `cargo xtask check`: fail, with a diff, when the committed clients are stale.
 //! `cargo xtask dev-cycles`: fail when a package's dev-dependencies reach the package itself.
 
+// Dependencies this target reaches only through the library, or that the
+// suites use: named so that `unused_crate_dependencies` keeps watching the rest.
+#[cfg(test)]
+use tempfile as _;
+use {
+    heck as _, openapiv3 as _, prettyplease as _, proc_macro2 as _, progenitor_impl as _, quote as _,
+    serde_norway as _, similar as _, syn as _, thiserror as _,
+};
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;

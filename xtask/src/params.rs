@@ -24,7 +24,7 @@ use crate::{Error, OPENAPI_SPEC, PARAMS_FILE, format};
 const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /// Generates the parameter tables.
-pub fn generate(openapi: &str) -> Result<crate::GeneratedFile, Error> {
+pub(crate) fn generate(openapi: &str) -> Result<crate::GeneratedFile, Error> {
     let spec: Value = serde_norway::from_str(openapi).map_err(|e| Error::OpenApi(e.to_string()))?;
     let mut operations = Vec::new();
     let mut bodies = Vec::new();

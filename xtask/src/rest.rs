@@ -20,7 +20,7 @@ use quote::{format_ident, quote};
 use crate::{Error, GeneratedFile, OPENAPI_SPEC, REST_DIR, format};
 
 /// Generates `<tag>.rs` for every tag, and the `mod.rs` that declares them.
-pub fn generate(text: &str) -> Result<Vec<GeneratedFile>, Error> {
+pub(crate) fn generate(text: &str) -> Result<Vec<GeneratedFile>, Error> {
     let spec: OpenAPI = serde_norway::from_str(text).map_err(|e| Error::OpenApi(e.to_string()))?;
     check_tags(&spec)?;
     let mut files = Vec::new();
@@ -135,8 +135,10 @@ fn modules(tags: &[Tag]) -> proc_macro2::TokenStream {
             pub mod #module;
         }
     });
+    let lints = format::generated_code_lints();
     quote! {
         //! One progenitor client per tag of `spec/openapi.yaml`.
+        #lints
         #(#items)*
     }
 }

@@ -37,7 +37,7 @@ use crate::{Error, GeneratedFile, OPENRPC_SPEC, RPC_FILE, format};
 const MAIN_NAMESPACE: &str = "eth_";
 
 /// Generates `crates/w3api-rpc/src/generated.rs`.
-pub fn generate(text: &str) -> Result<GeneratedFile, Error> {
+pub(crate) fn generate(text: &str) -> Result<GeneratedFile, Error> {
     let document: Value = serde_json::from_str(text).map_err(|e| Error::OpenRpc(e.to_string()))?;
     let api = Api::read(&document)?;
     let path = Path::new(RPC_FILE).to_path_buf();
@@ -131,8 +131,10 @@ impl Api {
         let error_codes = emit_error_codes(&self.errors);
         let (names, reasons): (Vec<_>, Vec<_>) = self.unanswerable.iter().cloned().unzip();
         let unanswerable_count = names.len();
+        let lints = format::generated_code_lints();
         quote! {
             //! The JSON-RPC gateway of `spec/openrpc.json`.
+            #lints
 
             #[cfg(any(feature = "client", feature = "server"))]
             use jsonrpsee::proc_macros::rpc;

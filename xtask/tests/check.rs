@@ -2,6 +2,14 @@
 //! any drift (a spec edited without regenerating, a generated file edited by
 //! hand, a file left over) is reported with a diff.
 
+// Dependencies this target reaches only through the library, or that other
+// targets of the package use: named so that `unused_crate_dependencies` keeps
+// watching the rest.
+use {
+    clap as _, heck as _, openapiv3 as _, prettyplease as _, proc_macro2 as _, progenitor_impl as _, quote as _,
+    serde_json as _, serde_norway as _, similar as _, syn as _, thiserror as _,
+};
+
 use std::path::{Path, PathBuf};
 
 use xtask::{CHAIN_FILE, OPENAPI_SPEC, OPENRPC_SPEC, PARAMS_FILE, REST_DIR, RPC_FILE};

@@ -10,7 +10,7 @@ use crate::error::CliError;
 /// Options that say which server to call, shared by every API command.
 /// Without a URL the production service is called.
 #[derive(Args, Clone, Debug, Default)]
-pub struct ConnectionArgs {
+pub(crate) struct ConnectionArgs {
     /// API key, sent as X-API-Key (REST) and in the RPC path. `serve` accepts it
     /// repeated: every key given is let in.
     #[arg(long = "api-key", global = true, env = "W3API_API_KEY", hide_env_values = true)]
@@ -34,7 +34,7 @@ pub struct ConnectionArgs {
 
 impl ConnectionArgs {
     /// Options for a server answering every group at `base_url` with `api_key`.
-    pub fn local(base_url: &str, api_key: &str) -> ConnectionArgs {
+    pub(crate) fn local(base_url: &str, api_key: &str) -> ConnectionArgs {
         ConnectionArgs { api_keys: vec![api_key.into()], base_url: Some(base_url.into()), ..ConnectionArgs::default() }
     }
 
@@ -51,7 +51,7 @@ impl ConnectionArgs {
     }
 
     /// The REST client these options describe.
-    pub fn rest(&self) -> Result<Client, CliError> {
+    pub(crate) fn rest(&self) -> Result<Client, CliError> {
         let mut builder = Client::builder().api_key(self.api_key()?);
         if let Some(url) = &self.base_url {
             builder = builder.base_url(url);
@@ -69,7 +69,7 @@ impl ConnectionArgs {
     }
 
     /// The RPC client for `chain` these options describe.
-    pub fn rpc(&self, chain: Chain) -> Result<RpcClient, CliError> {
+    pub(crate) fn rpc(&self, chain: Chain) -> Result<RpcClient, CliError> {
         let url = self.rpc_url.as_deref().or(self.base_url.as_deref()).unwrap_or(PRODUCTION_RPC_URL);
         Ok(RpcClient::new(url, chain, self.api_key()?)?)
     }

@@ -16,7 +16,7 @@ use crate::{rpc, signin, stream, wallet};
 
 /// Options of `w3api demo`.
 #[derive(Args, Debug)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     /// Seed of the devnet the server answers from.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -27,7 +27,7 @@ const BLOCK_ROWS: usize = 10;
 /// Sample wallets tried, in order, for one that holds NFTs.
 const NFT_WALLETS_TRIED: usize = 20;
 
-pub async fn run(args: DemoArgs) -> Result<(), CliError> {
+pub(crate) async fn run(args: DemoArgs) -> Result<(), CliError> {
     let devnet = Devnet::new(args.seed, Scale::DEFAULT);
     let key = new_api_key();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -1,6 +1,7 @@
 //! `w3api devnet`: what the devnet holds, for trying the interface by hand.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use ed25519_dalek::Signer;
@@ -12,7 +13,7 @@ use crate::serve::ScaleArg;
 
 /// `w3api devnet ...`
 #[derive(Args)]
-pub struct DevnetArgs {
+pub(crate) struct DevnetArgs {
     /// Seed of the devnet (as given to `w3api serve`).
     #[arg(long, global = true, default_value_t = 0)]
     seed: u64,
@@ -44,6 +45,13 @@ enum DevnetCommand {
         #[arg(long, default_value_t = 5)]
         count: usize,
     },
+    /// Generate one chain and print its size, the time it took and the
+    /// process's peak resident memory: the devnet README's figures.
+    Stats {
+        /// Chain: a data-API name, hex chain id or RPC slug.
+        #[arg(long, default_value = "eth")]
+        chain: Chain,
+    },
     /// Print the Base58 address of a devnet Solana account.
     SolanaKey {
         /// Which account.
@@ -67,7 +75,7 @@ enum DevnetCommand {
     },
 }
 
-pub fn run(args: DevnetArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: DevnetArgs) -> Result<(), CliError> {
     let devnet = Devnet::new(args.seed, args.scale.scale());
     match args.command {
         DevnetCommand::Wallets { count } => {
@@ -84,6 +92,7 @@ pub fn run(args: DevnetArgs) -> Result<(), CliError> {
                 println!("{:#x} {}", block.header.number, block.tx_count);
             }
         }
+        DevnetCommand::Stats { chain } => print_stats(&devnet, chain),
         DevnetCommand::SolanaKey { index } => println!("{}", devnet.solana_address(index)),
         DevnetCommand::SolanaSign { message_file, challenge, index } => {
             let key = devnet.solana_key(index);
@@ -100,6 +109,32 @@ pub fn run(args: DevnetArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+fn print_stats(devnet: &Devnet, chain: Chain) {
+    let started = Instant::now();
+    let accounts = devnet.accounts().len();
+    let keys = started.elapsed();
+    let data = devnet.chain(chain);
+    let total = started.elapsed();
+    println!(
+        "{chain}: {} blocks, {} transactions, {} ledger movements, {accounts} accounts",
+        data.blocks.len(),
+        data.transactions.len(),
+        data.ledger.movements().len()
+    );
+    println!("keys derived in {keys:.2?}; chain generated in {:.2?}; total {total:.2?}", total - keys);
+    match peak_rss_kib() {
+        Some(kib) => println!("peak resident memory: {} MiB", kib / 1024),
+        None => println!("peak resident memory: unknown (no VmHWM in /proc/self/status)"),
+    }
+}
+
+/// Peak resident set size of this process, where Linux reports it.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let value = status.lines().find_map(|line| line.strip_prefix("VmHWM:"))?;
+    value.trim().trim_end_matches("kB").trim().parse().ok()
 }
 
 fn read(path: &std::path::Path) -> Result<Vec<u8>, CliError> {

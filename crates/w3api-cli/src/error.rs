@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// A failed command. Server errors keep the server's message.
 #[derive(Debug, thiserror::Error)]
-pub enum CliError {
+pub(crate) enum CliError {
     /// A REST call failed (the message is the server's when it answered).
     /// Boxed: it holds the response headers.
     #[error("{0}")]
@@ -39,7 +39,7 @@ pub enum CliError {
 
 impl CliError {
     /// A failed read or write of `path`.
-    pub fn file(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> CliError {
+    pub(crate) fn file(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> CliError {
         let path = path.into();
         move |source| CliError::File { path, source }
     }

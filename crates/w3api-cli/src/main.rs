@@ -1,6 +1,11 @@
 //! `w3api`: the command line of the w3api workspace: serve the interface on
 //! the devnet, call each of its operations, or run them all (`demo`).
 
+// Dev-dependencies of the package's suites, named so that
+// `unused_crate_dependencies` keeps watching the rest.
+#[cfg(test)]
+use {tempfile as _, w3api_spec_check as _, w3api_tests as _};
+
 mod connection;
 mod demo;
 mod devnet;

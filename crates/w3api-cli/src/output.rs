@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::error::CliError;
 
 /// A table with a header row; columns are as wide as their widest cell.
-pub struct Table {
+pub(crate) struct Table {
     headers: Vec<&'static str>,
     right_aligned: Vec<bool>,
     rows: Vec<Vec<String>>,
@@ -17,7 +17,7 @@ pub struct Table {
 impl Table {
     /// A table with these columns; a header starting with `>` is right-aligned
     /// (numbers), the `>` is not shown.
-    pub fn new(headers: &[&'static str]) -> Table {
+    pub(crate) fn new(headers: &[&'static str]) -> Table {
         Table {
             headers: headers.iter().map(|h| h.trim_start_matches('>')).collect(),
             right_aligned: headers.iter().map(|h| h.starts_with('>')).collect(),
@@ -26,13 +26,13 @@ impl Table {
     }
 
     /// Adds a row (one cell per column).
-    pub fn row(&mut self, cells: Vec<String>) {
+    pub(crate) fn row(&mut self, cells: Vec<String>) {
         debug_assert_eq!(cells.len(), self.headers.len());
         self.rows.push(cells);
     }
 
     /// The table as text, one line per row, ending with a newline.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let widths: Vec<usize> = (0..self.headers.len())
             .map(|i| {
                 let cells = self.rows.iter().map(|r| r[i].chars().count());
@@ -59,25 +59,29 @@ impl Table {
 }
 
 /// How a unit enum variant is written on the wire (`SYNCED`, `ERC721`).
-pub fn wire_name<T: Serialize>(value: &T) -> String {
+pub(crate) fn wire_name<T: Serialize>(value: &T) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
 }
 
 /// Key-value lines, keys aligned.
-pub fn fields(pairs: &[(&str, String)]) -> String {
+pub(crate) fn fields(pairs: &[(&str, String)]) -> String {
     let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     pairs.iter().map(|(key, value)| format!("{key:<width$}  {value}\n")).collect()
 }
 
 /// Prints a value as pretty JSON on stdout.
-pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
+pub(crate) fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
     let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Input(format!("encoding JSON: {e}")))?;
     println!("{text}");
     Ok(())
 }
 
 /// Prints `value` as JSON, or as the text `render` makes of it.
-pub fn emit<T: Serialize + ?Sized>(json: bool, value: &T, render: impl FnOnce(&T) -> String) -> Result<(), CliError> {
+pub(crate) fn emit<T: Serialize + ?Sized>(
+    json: bool,
+    value: &T,
+    render: impl FnOnce(&T) -> String,
+) -> Result<(), CliError> {
     if json {
         print_json(value)
     } else {
@@ -88,7 +92,7 @@ pub fn emit<T: Serialize + ?Sized>(json: bool, value: &T, render: impl FnOnce(&T
 
 /// A US dollar amount: cents for amounts of a dollar or more, six
 /// significant digits below.
-pub fn usd(amount: Option<f64>) -> String {
+pub(crate) fn usd(amount: Option<f64>) -> String {
     match amount {
         None => "-".into(),
         Some(a) if a.abs() >= 1.0 || a == 0.0 => format!("${a:.2}"),
@@ -100,30 +104,30 @@ pub fn usd(amount: Option<f64>) -> String {
 }
 
 /// A percentage with two decimals.
-pub fn percent(value: Option<f64>) -> String {
+pub(crate) fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "-".into(), |v| format!("{v:.2}%"))
 }
 
 /// An optional value, `-` when absent.
-pub fn or_dash<T: ToString>(value: Option<T>) -> String {
+pub(crate) fn or_dash<T: ToString>(value: Option<T>) -> String {
     value.map_or_else(|| "-".into(), |v| v.to_string())
 }
 
 /// Shows how far `--all` has got, on stderr: one line rewritten in place on
 /// a terminal, a line per page otherwise.
-pub struct Progress {
+pub(crate) struct Progress {
     terminal: bool,
     pages: usize,
     items: usize,
 }
 
 impl Progress {
-    pub fn new() -> Progress {
+    pub(crate) fn new() -> Progress {
         Progress { terminal: std::io::stderr().is_terminal(), pages: 0, items: 0 }
     }
 
     /// Records a page of `items` items.
-    pub fn page(&mut self, items: usize) {
+    pub(crate) fn page(&mut self, items: usize) {
         self.pages += 1;
         self.items += items;
         let text = format!("page {}: {} items so far", self.pages, self.items);
@@ -132,7 +136,7 @@ impl Progress {
     }
 
     /// Ends the progress line.
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         if self.terminal && self.pages > 0 {
             eprintln!();
         }

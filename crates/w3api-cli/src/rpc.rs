@@ -16,7 +16,7 @@ use crate::output::{self, Table};
 
 /// `w3api rpc ...`
 #[derive(Args, Debug)]
-pub struct RpcArgs {
+pub(crate) struct RpcArgs {
     /// Chain: RPC slug (eth, base, amoy, ...), data-API name or hex id.
     #[arg(long, global = true, default_value = "eth")]
     chain: Chain,
@@ -83,7 +83,7 @@ fn parse_index(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("{text:?} is not a transaction index (decimal or 0x hex)"))
 }
 
-pub async fn run(connection: &ConnectionArgs, args: RpcArgs, json: bool) -> Result<(), CliError> {
+pub(crate) async fn run(connection: &ConnectionArgs, args: RpcArgs, json: bool) -> Result<(), CliError> {
     let rpc = connection.rpc(args.chain)?;
     let chain = args.chain;
     match args.command {
@@ -112,7 +112,7 @@ pub async fn run(connection: &ConnectionArgs, args: RpcArgs, json: bool) -> Resu
     }
 }
 
-pub async fn price(rpc: &RpcClient, params: TokenPriceParams) -> Result<TokenPrice, CliError> {
+pub(crate) async fn price(rpc: &RpcClient, params: TokenPriceParams) -> Result<TokenPrice, CliError> {
     Ok(rpc.get_token_price(params).await?)
 }
 
@@ -161,7 +161,7 @@ fn time(timestamp: u64) -> String {
 }
 
 /// A block's header and its transactions (at most `rows` of them listed).
-pub fn render_block(block: &Block, rows: Option<usize>) -> String {
+pub(crate) fn render_block(block: &Block, rows: Option<usize>) -> String {
     let count = match &block.transactions {
         BlockTransactions::Hashes(hashes) => hashes.len(),
         BlockTransactions::Full(transactions) => transactions.len(),
@@ -201,7 +201,7 @@ pub fn render_block(block: &Block, rows: Option<usize>) -> String {
     header + &listing + &more
 }
 
-pub fn render_transaction(tx: &Transaction) -> String {
+pub(crate) fn render_transaction(tx: &Transaction) -> String {
     output::fields(&[
         ("hash", format!("{}", tx.hash)),
         ("block", format!("{} ({})", output::or_dash(tx.block_number), output::or_dash(tx.block_hash))),
@@ -219,7 +219,7 @@ pub fn render_transaction(tx: &Transaction) -> String {
     ])
 }
 
-pub fn render_price(price: &TokenPrice) -> String {
+pub(crate) fn render_price(price: &TokenPrice) -> String {
     let native = &price.native_price;
     let name = match (&price.token_name, &price.token_symbol) {
         (Some(name), Some(symbol)) => format!("{name} ({symbol})"),

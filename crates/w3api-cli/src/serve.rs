@@ -12,7 +12,7 @@ use crate::error::CliError;
 
 /// Options of `w3api serve`.
 #[derive(Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
@@ -40,7 +40,7 @@ pub struct ServeArgs {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-pub enum ScaleArg {
+pub(crate) enum ScaleArg {
     /// A day and a bit of blocks per chain, generated in well under a second.
     Default,
     /// Over a million transactions per chain (about 40 s to generate each).
@@ -49,7 +49,7 @@ pub enum ScaleArg {
 
 impl ScaleArg {
     /// The devnet scale this names.
-    pub fn scale(self) -> Scale {
+    pub(crate) fn scale(self) -> Scale {
         match self {
             ScaleArg::Default => Scale::DEFAULT,
             ScaleArg::Large => Scale::LARGE,
@@ -88,7 +88,7 @@ fn byte_size(text: &str) -> Result<u64, String> {
 
 /// Serves until Ctrl-C or SIGTERM.
 /// `api_keys` are the global `--api-key` values; the server lets in those and `--api-keys`.
-pub async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError> {
+pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), CliError> {
     let cors = if args.cors_origins.is_empty() {
         CorsOrigins::Any
     } else {

@@ -14,7 +14,7 @@ use crate::output;
 
 /// `w3api signin ...`
 #[derive(Subcommand, Debug)]
-pub enum SigninCommand {
+pub(crate) enum SigninCommand {
     /// Ask for a challenge: the message the account must sign.
     Request(RequestArgs),
     /// Verify a signed challenge.
@@ -22,7 +22,7 @@ pub enum SigninCommand {
 }
 
 #[derive(Args, Debug)]
-pub struct RequestArgs {
+pub(crate) struct RequestArgs {
     /// Host (and optional port) of the site asking for the sign-in, without a scheme.
     #[arg(long)]
     domain: String,
@@ -57,7 +57,7 @@ pub struct RequestArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// File holding the message exactly as issued.
     #[arg(long, value_name = "FILE")]
     message_file: PathBuf,
@@ -83,7 +83,7 @@ impl From<Network> for SolanaNetwork {
     }
 }
 
-pub async fn run(client: &Client, command: SigninCommand, json: bool) -> Result<(), CliError> {
+pub(crate) async fn run(client: &Client, command: SigninCommand, json: bool) -> Result<(), CliError> {
     match command {
         SigninCommand::Request(args) => {
             let message_out = args.message_out.clone();
@@ -117,21 +117,24 @@ impl RequestArgs {
     }
 }
 
-pub async fn request(client: &Client, body: SolanaChallengeRequest) -> Result<SolanaChallengeResponse, CliError> {
+pub(crate) async fn request(
+    client: &Client,
+    body: SolanaChallengeRequest,
+) -> Result<SolanaChallengeResponse, CliError> {
     Ok(client.auth().request_solana_challenge().body(body).send().await?.into_inner())
 }
 
-pub async fn verify(client: &Client, body: SolanaVerifyRequest) -> Result<SolanaVerifiedChallenge, CliError> {
+pub(crate) async fn verify(client: &Client, body: SolanaVerifyRequest) -> Result<SolanaVerifiedChallenge, CliError> {
     Ok(client.auth().verify_solana_challenge().body(body).send().await?.into_inner())
 }
 
-pub fn render_challenge(challenge: &SolanaChallengeResponse) -> String {
+pub(crate) fn render_challenge(challenge: &SolanaChallengeResponse) -> String {
     let fields = output::fields(&[("id", challenge.id.clone()), ("profile", challenge.profile_id.clone())]);
     let message: String = challenge.message.lines().map(|line| format!("  | {line}\n")).collect();
     format!("{fields}message to sign:\n{message}")
 }
 
-pub fn render_verified(verified: &SolanaVerifiedChallenge) -> String {
+pub(crate) fn render_verified(verified: &SolanaVerifiedChallenge) -> String {
     output::fields(&[
         ("verified", verified.id.clone()),
         ("address", verified.address.clone()),

@@ -6,12 +6,12 @@ use w3api_types::EvmStream;
 use crate::error::CliError;
 use crate::output;
 
-pub async fn stream(client: &Client, id: uuid::Uuid, json: bool) -> Result<(), CliError> {
+pub(crate) async fn stream(client: &Client, id: uuid::Uuid, json: bool) -> Result<(), CliError> {
     let stream = client.streams().get_stream().id(id).send().await?.into_inner();
     output::emit(json, &stream, render_stream)
 }
 
-pub fn render_stream(stream: &EvmStream) -> String {
+pub(crate) fn render_stream(stream: &EvmStream) -> String {
     let list = |items: Option<&Vec<String>>| items.map_or_else(|| "-".into(), |items| items.join(", "));
     let status = output::wire_name(&stream.status);
     output::fields(&[

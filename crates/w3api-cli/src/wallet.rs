@@ -13,7 +13,7 @@ use crate::output::{self, Progress, Table};
 
 /// Paging options of the three wallet-data operations.
 #[derive(Args, Debug)]
-pub struct PagingArgs {
+pub(crate) struct PagingArgs {
     /// Page size, 1 to 100 (0 or absent: 100).
     #[arg(long)]
     limit: Option<i64>,
@@ -27,7 +27,7 @@ pub struct PagingArgs {
 
 /// `w3api tokens <address>`: ERC20 and native balances with USD prices.
 #[derive(Args, Debug)]
-pub struct TokensArgs {
+pub(crate) struct TokensArgs {
     /// Wallet address (0x and 40 hex digits).
     address: Address,
     /// Chain: name (eth, polygon, ...) or hex id (0x1).
@@ -60,7 +60,7 @@ pub struct TokensArgs {
 
 /// `w3api nfts <address>`: the NFTs a wallet owns.
 #[derive(Args, Debug)]
-pub struct NftsArgs {
+pub(crate) struct NftsArgs {
     /// Wallet address (0x and 40 hex digits).
     address: Address,
     /// Chain: name (eth, polygon, ...) or hex id (0x1).
@@ -90,7 +90,7 @@ pub struct NftsArgs {
 
 /// `w3api collections <address>`: the NFT collections a wallet holds.
 #[derive(Args, Debug)]
-pub struct CollectionsArgs {
+pub(crate) struct CollectionsArgs {
     /// Wallet address (0x and 40 hex digits).
     address: Address,
     /// Chain: name (eth, polygon, ...) or hex id (0x1).
@@ -118,7 +118,7 @@ macro_rules! set {
     };
 }
 
-pub async fn tokens(client: &Client, args: TokensArgs, json: bool) -> Result<(), CliError> {
+pub(crate) async fn tokens(client: &Client, args: TokensArgs, json: bool) -> Result<(), CliError> {
     let mut request = client.data().get_wallet_token_balances_price().address(args.address);
     set!(
         request,
@@ -137,7 +137,7 @@ pub async fn tokens(client: &Client, args: TokensArgs, json: bool) -> Result<(),
     show(pages, args.paging.all, json, |pages| print!("{}", render_tokens(pages)))
 }
 
-pub async fn nfts(client: &Client, args: NftsArgs, json: bool) -> Result<(), CliError> {
+pub(crate) async fn nfts(client: &Client, args: NftsArgs, json: bool) -> Result<(), CliError> {
     let mut request = client.data().get_wallet_nfts().address(args.address);
     set!(
         request,
@@ -155,7 +155,7 @@ pub async fn nfts(client: &Client, args: NftsArgs, json: bool) -> Result<(), Cli
     show(pages, args.paging.all, json, |pages| print!("{}", render_nfts(pages)))
 }
 
-pub async fn collections(client: &Client, args: CollectionsArgs, json: bool) -> Result<(), CliError> {
+pub(crate) async fn collections(client: &Client, args: CollectionsArgs, json: bool) -> Result<(), CliError> {
     let mut request = client.data().get_wallet_nft_collections().address(args.address);
     set!(
         request,
@@ -171,7 +171,7 @@ pub async fn collections(client: &Client, args: CollectionsArgs, json: bool) -> 
 }
 
 /// The page asked for, or with `all` every page from it to the last.
-pub async fn fetch<R: Paginated>(request: R, all: bool) -> Result<Vec<R::Page>, CliError> {
+pub(crate) async fn fetch<R: Paginated>(request: R, all: bool) -> Result<Vec<R::Page>, CliError> {
     if !all {
         return Ok(vec![request.fetch().await?]);
     }
@@ -212,7 +212,7 @@ fn footer(first_page: u64, pages: usize, items: usize, cursor: Option<&str>) -> 
     format!("{items} items, {shown}{more}\n")
 }
 
-pub fn render_tokens(pages: &[TokenBalancePage]) -> String {
+pub(crate) fn render_tokens(pages: &[TokenBalancePage]) -> String {
     let mut table = Table::new(&["SYMBOL", "NAME", ">BALANCE", ">PRICE", ">VALUE", ">24H", ">PORTFOLIO", "TOKEN"]);
     for token in pages.iter().flat_map(|p| &p.result) {
         let symbol = if token.possible_spam { format!("{} (spam)", token.symbol) } else { token.symbol.clone() };
@@ -233,7 +233,7 @@ pub fn render_tokens(pages: &[TokenBalancePage]) -> String {
     format!("{}at block {block}: {}", table.render(), footer(pages[0].page, pages.len(), items, last.cursor.as_deref()))
 }
 
-pub fn render_nfts(pages: &[NftPage]) -> String {
+pub(crate) fn render_nfts(pages: &[NftPage]) -> String {
     let mut table = Table::new(&["COLLECTION", "TOKEN ID", "TYPE", ">AMOUNT", "NAME", "SYMBOL"]);
     for nft in pages.iter().flat_map(|p| &p.result) {
         table.row(vec![
@@ -256,7 +256,7 @@ pub fn render_nfts(pages: &[NftPage]) -> String {
     )
 }
 
-pub fn render_collections(pages: &[NftCollectionPage]) -> String {
+pub(crate) fn render_collections(pages: &[NftCollectionPage]) -> String {
     let mut table = Table::new(&["COLLECTION", "TYPE", "NAME", "SYMBOL", ">COUNT", "SPAM", "VERIFIED"]);
     for collection in pages.iter().flat_map(|p| &p.result) {
         table.row(vec![

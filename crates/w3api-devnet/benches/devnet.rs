@@ -5,6 +5,15 @@
 //! `cargo bench -p w3api-devnet -- generate/default`, `-- query`.
 //! The large generation takes ten samples of about forty seconds.
 
+// Dependencies this target reaches only through the library, or that other
+// targets of the package use: named so that `unused_crate_dependencies` keeps
+// watching the rest.
+use {
+    alloy_consensus as _, alloy_eips as _, alloy_primitives as _, alloy_rlp as _, alloy_rpc_types_eth as _,
+    alloy_signer as _, alloy_signer_local as _, alloy_sol_types as _, bs58 as _, chrono as _, ed25519_dalek as _,
+    foldhash as _, proptest as _, rayon as _, serde_json as _, tokio as _, uuid as _,
+};
+
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -65,7 +74,7 @@ fn queries(c: &mut Criterion) {
                 ..WalletTokensQuery::new(Chain::Eth, inputs.wallet())
             };
             black_box(data.wallet_tokens(&query, &page).unwrap())
-        })
+        });
     });
     // The wallet that holds every token: the heaviest wallet-tokens answer.
     let showcase = devnet.sample_wallets(1)[0];
@@ -74,14 +83,14 @@ fn queries(c: &mut Criterion) {
             let query =
                 WalletTokensQuery { to_block: Some(inputs.block()), ..WalletTokensQuery::new(Chain::Eth, showcase) };
             black_box(data.wallet_tokens(&query, &page).unwrap())
-        })
+        });
     });
     group.bench_function("wallet_nfts", |b| {
         b.iter(|| {
             let query =
                 WalletNftsQuery { at_block: Some(inputs.block()), ..WalletNftsQuery::new(Chain::Eth, inputs.wallet()) };
             black_box(data.wallet_nfts(&query, &page, &indexing).unwrap())
-        })
+        });
     });
     group.bench_function("wallet_collections", |b| {
         b.iter(|| {
@@ -93,7 +102,7 @@ fn queries(c: &mut Criterion) {
                 include_prices: false,
             };
             black_box(data.wallet_collections(&query, &page, &indexing).unwrap())
-        })
+        });
     });
     group.bench_function("token_price", |b| {
         b.iter(|| {
@@ -105,22 +114,22 @@ fn queries(c: &mut Criterion) {
                 include_percent_change: true,
             };
             black_box(data.token_price(&query).ok())
-        })
+        });
     });
     group.bench_function("block_hashes", |b| {
-        b.iter(|| black_box(data.rpc_block(BlockRef::Number(inputs.block()), false).unwrap()))
+        b.iter(|| black_box(data.rpc_block(BlockRef::Number(inputs.block()), false).unwrap()));
     });
     group.bench_function("block_full", |b| {
-        b.iter(|| black_box(data.rpc_block(BlockRef::Number(inputs.block()), true).unwrap()))
+        b.iter(|| black_box(data.rpc_block(BlockRef::Number(inputs.block()), true).unwrap()));
     });
     group.bench_function("transaction_by_number", |b| {
-        b.iter(|| black_box(data.rpc_transaction(BlockRef::Number(inputs.block()), 0)))
+        b.iter(|| black_box(data.rpc_transaction(BlockRef::Number(inputs.block()), 0)));
     });
     group.bench_function("transaction_by_hash", |b| {
         b.iter(|| {
             let hash = data.blocks[inputs.block() as usize].hash;
             black_box(data.rpc_transaction(BlockRef::Hash(hash), 0))
-        })
+        });
     });
     group.finish();
 }

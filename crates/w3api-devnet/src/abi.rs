@@ -1,8 +1,6 @@
 //! The contract interfaces behind devnet transactions: calls are ABI-encoded
 //! with these, and receipts carry these events.
 
-#![allow(missing_docs)]
-
 use alloy_sol_types::sol;
 
 sol! {

@@ -32,7 +32,7 @@ impl Indexing {
     /// Starts indexing the collections not seen before.
     pub fn request(&self, chain: Chain, collections: &[Address]) {
         let now = Instant::now();
-        let mut started = self.started.lock().unwrap_or_else(|p| p.into_inner());
+        let mut started = self.started.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for collection in collections {
             started.entry((chain, *collection)).or_insert(now);
         }
@@ -45,7 +45,7 @@ impl Indexing {
     /// `SYNCING` if any of `collections` is still indexing.
     pub fn status(&self, chain: Chain, collections: impl IntoIterator<Item = Address>) -> SyncStatus {
         let now = Instant::now();
-        let started = self.started.lock().unwrap_or_else(|p| p.into_inner());
+        let started = self.started.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let indexing = collections
             .into_iter()
             .any(|c| started.get(&(chain, c)).is_some_and(|at| now.duration_since(*at) < self.delay));

@@ -20,6 +20,11 @@
 //! println!("{} blocks, {} transactions", eth.blocks.len(), eth.transactions.len());
 //! ```
 
+// Dev-dependencies of the package's other targets (its suites and doc
+// examples), named so that `unused_crate_dependencies` keeps watching the rest.
+#[cfg(test)]
+use {alloy_rpc_types_eth as _, criterion as _, proptest as _};
+
 mod abi;
 mod accounts;
 mod decimal;
@@ -76,7 +81,7 @@ struct Inner {
     accounts: OnceLock<Accounts>,
     chains: Mutex<HashMap<Chain, Arc<OnceLock<Arc<ChainData>>>>>,
     streams: Vec<EvmStream>,
-    indexing: indexing::Indexing,
+    indexing: Indexing,
 }
 
 /// How long a collection reports `SYNCING` after it is first asked for,
@@ -104,7 +109,7 @@ impl Devnet {
             accounts: OnceLock::new(),
             chains: Mutex::new(HashMap::new()),
             streams: streams::streams(seed),
-            indexing: indexing::Indexing::new(index_delay),
+            indexing: Indexing::new(index_delay),
         };
         Devnet { inner: Arc::new(inner) }
     }
@@ -135,7 +140,7 @@ impl Devnet {
     /// methods refuse such a chain with [`SourceError::ChainNotServed`].
     pub fn chain(&self, chain: Chain) -> Arc<ChainData> {
         let cell = {
-            let mut chains = self.inner.chains.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut chains = self.inner.chains.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             chains.entry(chain).or_default().clone()
         };
         cell.get_or_init(|| Arc::new(generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts())))
@@ -173,7 +178,7 @@ impl Devnet {
 
     /// The chain's data if it is generated already.
     fn generated(&self, chain: Chain) -> Option<Arc<ChainData>> {
-        let chains = self.inner.chains.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let chains = self.inner.chains.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         chains.get(&chain).and_then(|cell| cell.get().cloned())
     }
 

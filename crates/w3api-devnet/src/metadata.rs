@@ -65,7 +65,7 @@ const TRAITS: &[(&str, &[&str])] = &[
 ];
 
 /// Metadata for token ids 1..=ids of a collection.
-pub fn collection(seed: u64, chain: Chain, address: Address, name: &str, ids: u32) -> Vec<NftMetadata> {
+pub(crate) fn collection(seed: u64, chain: Chain, address: Address, name: &str, ids: u32) -> Vec<NftMetadata> {
     let mut rng = seed::rng(seed, &[b"nft-metadata", &crate::chain_id(chain).to_be_bytes(), address.as_slice()]);
     let base = format!("{MEDIA_HOST}/nft/{}/{address:#x}", crate::chain_id(chain));
     (1..=ids)
@@ -95,10 +95,10 @@ fn weighted(rng: &mut fastrand::Rng, values: &'static [&'static str]) -> &'stati
 }
 
 /// How many token ids of a collection have each (trait type, value).
-pub type TraitCounts = std::collections::HashMap<(&'static str, &'static str), u32>;
+pub(crate) type TraitCounts = std::collections::HashMap<(&'static str, &'static str), u32>;
 
 /// Counts each trait value across the collection.
-pub fn trait_counts(metadata: &[NftMetadata]) -> TraitCounts {
+pub(crate) fn trait_counts(metadata: &[NftMetadata]) -> TraitCounts {
     let mut counts = TraitCounts::new();
     for token in metadata {
         for attribute in &token.attributes {
@@ -111,7 +111,7 @@ pub fn trait_counts(metadata: &[NftMetadata]) -> TraitCounts {
 /// Rarity of every token id: the score of a token is the sum, over its
 /// traits, of the inverse frequency of its value in the collection; the
 /// highest score ranks first (ties by lower id).
-pub fn rarity(metadata: &[NftMetadata], frequency: &TraitCounts) -> Vec<Rarity> {
+pub(crate) fn rarity(metadata: &[NftMetadata], frequency: &TraitCounts) -> Vec<Rarity> {
     let count = metadata.len();
     if count == 0 {
         return Vec::new();

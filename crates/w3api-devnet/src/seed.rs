@@ -5,7 +5,7 @@
 use alloy_primitives::{B256, keccak256};
 
 /// 32 bytes derived from the seed and the parts that name what they are for.
-pub fn derive(seed: u64, parts: &[&[u8]]) -> B256 {
+pub(crate) fn derive(seed: u64, parts: &[&[u8]]) -> B256 {
     let mut input = b"w3api-devnet".to_vec();
     input.extend_from_slice(&seed.to_be_bytes());
     for part in parts {
@@ -16,7 +16,7 @@ pub fn derive(seed: u64, parts: &[&[u8]]) -> B256 {
 }
 
 /// A random generator for one purpose.
-pub fn rng(seed: u64, parts: &[&[u8]]) -> fastrand::Rng {
+pub(crate) fn rng(seed: u64, parts: &[&[u8]]) -> fastrand::Rng {
     let bytes = derive(seed, parts);
     fastrand::Rng::with_seed(u64::from_be_bytes(bytes[..8].try_into().expect("8 bytes")))
 }

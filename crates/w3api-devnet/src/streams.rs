@@ -14,7 +14,7 @@ use crate::seed;
 const TRANSFER_TOPIC: &str = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 
 /// The streams of the devnet for `seed`.
-pub fn streams(seed: u64) -> Vec<EvmStream> {
+pub(crate) fn streams(seed: u64) -> Vec<EvmStream> {
     let id = |i: u8| {
         let bytes = seed::derive(seed, &[b"stream", &[i]]);
         uuid::Builder::from_random_bytes(bytes[..16].try_into().expect("16 bytes")).into_uuid()
@@ -132,7 +132,7 @@ pub fn streams(seed: u64) -> Vec<EvmStream> {
 }
 
 /// The stream with `id`.
-pub fn stream(streams: &[EvmStream], id: Uuid) -> Option<EvmStream> {
+pub(crate) fn stream(streams: &[EvmStream], id: Uuid) -> Option<EvmStream> {
     streams.iter().find(|s| s.id == id).cloned()
 }
 

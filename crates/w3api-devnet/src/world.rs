@@ -183,7 +183,7 @@ const EXCHANGE_NAMES: [&str; 2] = ["DevSwap v2", "LeafSwap v2"];
 const DECIMALS: &[u8] = &[18, 18, 18, 18, 6, 8, 9, 12, 0, 2, 4, 10, 15, 16];
 
 /// Host of every URL the devnet makes up (logos, metadata, images).
-pub const MEDIA_HOST: &str = "https://devnet.w3api.example";
+pub(crate) const MEDIA_HOST: &str = "https://devnet.w3api.example";
 
 impl World {
     /// Plans the chain: names, prices, and the addresses deployments will give.
@@ -454,7 +454,7 @@ fn size_supplies(tokens: &mut [Token], pairs: &[Pair], scale: &Scale) {
 }
 
 /// A number between `low` and `high`, evenly spread in orders of magnitude.
-pub fn log_uniform(rng: &mut fastrand::Rng, low: f64, high: f64) -> f64 {
+pub(crate) fn log_uniform(rng: &mut fastrand::Rng, low: f64, high: f64) -> f64 {
     (low.ln() + rng.f64() * (high.ln() - low.ln())).exp()
 }
 

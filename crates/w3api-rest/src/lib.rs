@@ -23,10 +23,14 @@
 //! # }
 //! ```
 
+// Dev-dependencies of the package's other targets (its suites and doc
+// examples), named so that `unused_crate_dependencies` keeps watching the rest.
+#[cfg(test)]
+use wiremock as _;
+
 mod client;
 mod error;
 #[rustfmt::skip]
-#[allow(clippy::all, clippy::pedantic, missing_docs, rustdoc::all, unused_imports)]
 mod generated;
 mod pagination;
 mod retry;

@@ -120,7 +120,7 @@ async fn execute(
             operation = info.operation_id,
             attempt,
             status = outcome.as_ref().ok().map(|r| r.status().as_u16()),
-            error = outcome.as_ref().err().map(|e| e.to_string()),
+            error = outcome.as_ref().err().map(ToString::to_string),
             delay_ms = delay.as_millis() as u64,
             "retrying"
         );

@@ -1,6 +1,14 @@
 //! What the REST client puts on the wire and how it reads the answers, against
 //! a stub HTTP server on loopback.
 
+// Dependencies this target reaches only through the library, or that other
+// targets of the package use: named so that `unused_crate_dependencies` keeps
+// watching the rest.
+use {
+    bytes as _, fastrand as _, http as _, httpdate as _, progenitor_client as _, reqwest as _, rustls as _, serde as _,
+    thiserror as _, tracing as _,
+};
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

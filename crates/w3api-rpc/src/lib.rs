@@ -37,7 +37,6 @@ mod client;
 #[cfg(feature = "client")]
 mod error;
 #[rustfmt::skip]
-#[allow(clippy::all, clippy::pedantic, missing_docs, rustdoc::all)]
 mod generated;
 
 #[cfg(feature = "client")]

@@ -39,7 +39,7 @@ impl Weighter<String, Bytes> for BySize {
 const TYPICAL_ANSWER: u64 = 4096;
 
 /// Encoded answers by key.
-pub struct Answers {
+pub(crate) struct Answers {
     /// `None` when the cache holds nothing (a size of 0).
     cache: Option<Cache<String, Bytes, BySize>>,
     /// Hashes of keys asked for once, by slot (0: empty).
@@ -52,7 +52,7 @@ pub struct Answers {
 
 impl Answers {
     /// A cache holding at most `max_bytes` of answers; 0 keeps none.
-    pub fn new(max_bytes: u64) -> Answers {
+    pub(crate) fn new(max_bytes: u64) -> Answers {
         let estimated_items = (max_bytes / TYPICAL_ANSWER).max(16) as usize;
         // Four slots per answer the cache can hold: a key must come back
         // before about four times the cache's worth of other new keys.
@@ -68,7 +68,7 @@ impl Answers {
     }
 
     /// The answer kept under `key`.
-    pub fn get(&self, key: &str) -> Option<Bytes> {
+    pub(crate) fn get(&self, key: &str) -> Option<Bytes> {
         let answer = self.cache.as_ref()?.get(key);
         let counter = if answer.is_some() { &self.hits } else { &self.misses };
         counter.fetch_add(1, Ordering::Relaxed);
@@ -76,7 +76,7 @@ impl Answers {
     }
 
     /// Offers an answer: kept when its key was asked for recently already.
-    pub fn insert(&self, key: String, answer: Bytes) {
+    pub(crate) fn insert(&self, key: String, answer: Bytes) {
         let Some(cache) = &self.cache else { return };
         // 0 marks an empty slot, so no key may hash to it.
         let hash = self.hasher.hash_one(key.as_str()).max(1);
@@ -93,7 +93,7 @@ impl Answers {
 /// how often the cache answered.
 impl Drop for Answers {
     fn drop(&mut self) {
-        let weight = self.cache.as_ref().map_or(0, |cache| cache.weight());
+        let weight = self.cache.as_ref().map_or(0, Cache::weight);
         tracing::info!(
             hits = self.hits.load(Ordering::Relaxed),
             misses = self.misses.load(Ordering::Relaxed),

@@ -45,7 +45,7 @@ fn digest(key: &str) -> [u8; 32] {
 }
 
 /// Middleware of the REST routes: a request without an accepted key is answered 401.
-pub async fn require_api_key(State(keys): State<ApiKeys>, request: Request, next: Next) -> Response {
+pub(crate) async fn require_api_key(State(keys): State<ApiKeys>, request: Request, next: Next) -> Response {
     match request.headers().get(API_KEY_HEADER) {
         None => ApiError::unauthorized("API KEY missing from x-api-key header").into_response(),
         Some(value) if value.to_str().is_ok_and(|key| keys.accepts(key)) => next.run(request).await,

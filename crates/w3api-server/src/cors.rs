@@ -52,7 +52,7 @@ fn check_origin(origin: &str) -> Result<String, InvalidOrigin> {
 
 /// The CORS layer for `origins`: every method of the interface, any request
 /// header (the API key and content type among them), the request id exposed.
-pub fn layer(origins: &CorsOrigins) -> CorsLayer {
+pub(crate) fn layer(origins: &CorsOrigins) -> CorsLayer {
     let allow_origin = match origins {
         CorsOrigins::Any => AllowOrigin::any(),
         CorsOrigins::Only(list) => {

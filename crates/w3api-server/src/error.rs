@@ -29,7 +29,7 @@ pub struct ApiError {
 /// The cause of a server-side failure, carried from the handler to the
 /// logging middleware in the response's extensions.
 #[derive(Clone, Debug)]
-pub struct FailureCause(pub String);
+pub(crate) struct FailureCause(pub String);
 
 impl ApiError {
     fn new(status: StatusCode, messages: Vec<String>) -> Self {

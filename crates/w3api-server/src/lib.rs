@@ -14,6 +14,11 @@
 //! # }
 //! ```
 
+// Dev-dependencies of the package's other targets (its suites and doc
+// examples), named so that `unused_crate_dependencies` keeps watching the rest.
+#[cfg(test)]
+use w3api_devnet as _;
+
 mod answers;
 mod auth;
 mod cors;

@@ -24,13 +24,13 @@ use crate::random;
 /// Request ids: a random prefix per server and a sequence number, which is
 /// unique without a system call per request.
 #[derive(Clone)]
-pub struct SequentialIds {
+pub(crate) struct SequentialIds {
     prefix: Arc<str>,
     next: Arc<AtomicU64>,
 }
 
 impl SequentialIds {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         SequentialIds { prefix: random::alphanumeric(8).into(), next: Arc::default() }
     }
 }
@@ -43,7 +43,7 @@ impl MakeRequestId for SequentialIds {
 }
 
 /// The span of a request, at `debug`: its id, method and path.
-pub fn request_span(request: &Request) -> tracing::Span {
+pub(crate) fn request_span(request: &Request) -> tracing::Span {
     tracing::debug_span!(
         "request",
         id = request_id(request).unwrap_or("-"),
@@ -55,7 +55,7 @@ pub fn request_span(request: &Request) -> tracing::Span {
 /// Logs every response with a 5xx status at `error`, with the request's id,
 /// method, path and, for a failure of the server's own, its cause; the body
 /// of such a failure then gets the id and no cause.
-pub async fn server_errors(request: Request, next: Next) -> Response {
+pub(crate) async fn server_errors(request: Request, next: Next) -> Response {
     // Cheap clones (reference counts): the request is consumed by `next`.
     let id = request.extensions().get::<RequestId>().cloned();
     let method = request.method().clone();
@@ -80,7 +80,7 @@ fn request_id(request: &Request) -> Option<&str> {
 }
 
 /// `/{chain}/{key}` becomes `/{chain}/<redacted>`; other paths are kept.
-pub fn redact(path: &str) -> String {
+pub(crate) fn redact(path: &str) -> String {
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     match segments.as_slice() {
         [chain, _key] => format!("/{chain}/<redacted>"),

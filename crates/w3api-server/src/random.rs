@@ -1,14 +1,14 @@
 //! Unpredictable values from the operating system: secrets, nonces, ids.
 
 /// `N` random bytes.
-pub fn bytes<const N: usize>() -> [u8; N] {
+pub(crate) fn bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes).expect("the operating system's random source is available");
     bytes
 }
 
 /// A random string of `len` ASCII letters and digits.
-pub fn alphanumeric(len: usize) -> String {
+pub(crate) fn alphanumeric(len: usize) -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let mut out = String::with_capacity(len);
     while out.len() < len {

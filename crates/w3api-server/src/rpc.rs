@@ -108,7 +108,7 @@ impl<S: DataSource> Gateway<S> {
             return Ok((number, number));
         }
         let bound = |block: Option<BlockNumberOrTag>| async move {
-            match block.map(BlockRef::from).unwrap_or(BlockRef::Latest) {
+            match block.map_or(BlockRef::Latest, BlockRef::from) {
                 // A range may reach past the newest block, as on a node: there is simply nothing there yet.
                 BlockRef::Number(number) => Ok(number),
                 other => self.existing_block(other, "filter").await,
@@ -276,7 +276,7 @@ fn methods<S: DataSource>(gateway: Gateway<S>) -> jsonrpsee::RpcModule<Gateway<S
 type Service = TowerService<Stack<cache::CacheLayer, Identity>, Identity>;
 
 /// jsonrpsee's HTTP service for each chain of the gateway.
-pub struct RpcServices {
+pub(crate) struct RpcServices {
     services: HashMap<Chain, Service>,
     // Dropping the handle would stop the services.
     _stop: ServerHandle,
@@ -284,7 +284,7 @@ pub struct RpcServices {
 
 impl RpcServices {
     /// One service per RPC chain, answering from `answers` or else from `source`.
-    pub fn new<S: DataSource>(source: Arc<S>, answers: Arc<Answers>, body_limit: usize) -> RpcServices {
+    pub(crate) fn new<S: DataSource>(source: Arc<S>, answers: Arc<Answers>, body_limit: usize) -> RpcServices {
         let (stop, handle) = stop_channel();
         let config = ServerConfig::builder()
             .max_request_body_size(body_limit as u32)
@@ -329,7 +329,7 @@ fn refusal(status: StatusCode, code: ErrorCode, message: String) -> Response {
 
 /// `POST /{chain}/{apiKey}`: checks the key, then the chain, then hands the
 /// request to jsonrpsee.
-pub async fn entry<S: DataSource>(
+pub(crate) async fn entry<S: DataSource>(
     State(app): State<Arc<App<S>>>,
     path: Result<Path<(String, String)>, PathRejection>,
     request: Request,

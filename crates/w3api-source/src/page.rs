@@ -75,7 +75,7 @@ mod tests {
         let mut pages = Vec::new();
         let mut request = PageRequest::first(limit);
         loop {
-            let page = request.cut(all.iter().copied(), |n| *n, |k| k.to_string(), |t| t.parse().ok()).unwrap();
+            let page = request.cut(all.iter().copied(), |n| *n, ToString::to_string, |t| t.parse().ok()).unwrap();
             pages.push(page.items);
             match page.next {
                 Some(next) => request.after = Some(next),
@@ -99,7 +99,7 @@ mod tests {
     #[test]
     fn an_unreadable_position_is_refused() {
         let request = PageRequest { limit: 2, after: Some(PagePosition("x".into())) };
-        let error = request.cut([1u32, 2], |n| *n, |k| k.to_string(), |t| t.parse().ok()).unwrap_err();
+        let error = request.cut([1u32, 2], |n| *n, ToString::to_string, |t| t.parse().ok()).unwrap_err();
         assert_eq!(error, crate::SourceError::BadPosition);
     }
 }

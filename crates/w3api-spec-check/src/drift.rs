@@ -60,7 +60,11 @@ fn compare_at(path: &str, spec_doc: &Value, spec: &Value, rust_doc: &Value, rust
 
 fn compare_shapes(path: &str, spec: &Shape, rust: &Shape, problems: &mut Vec<String>) {
     if spec.types != rust.types {
-        problems.push(format!("{path}: JSON types differ: spec {} vs Rust {}", show(&spec.types), show(&rust.types)));
+        problems.push(format!(
+            "{path}: JSON types differ: spec {} vs Rust {}",
+            show(spec.types.as_ref()),
+            show(rust.types.as_ref())
+        ));
     }
     if spec.nullable && !rust.nullable {
         problems.push(format!("{path}: nullable in the spec, not in the Rust type"));
@@ -73,7 +77,7 @@ fn compare_shapes(path: &str, spec: &Shape, rust: &Shape, problems: &mut Vec<Str
     }
 }
 
-fn show(types: &Option<BTreeSet<String>>) -> String {
+fn show(types: Option<&BTreeSet<String>>) -> String {
     match types {
         Some(types) => format!("{types:?}"),
         None => "(any)".to_string(),

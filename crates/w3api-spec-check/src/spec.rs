@@ -62,7 +62,7 @@ impl Document {
     pub fn validator(self, schema: &Value) -> Arc<Validator> {
         static CACHE: LazyLock<Mutex<ValidatorCache>> = LazyLock::new(Default::default);
         let key = (self, schema.to_string());
-        let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         cache.entry(key).or_insert_with(|| Arc::new(self.compile(schema))).clone()
     }
 

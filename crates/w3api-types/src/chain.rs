@@ -140,9 +140,9 @@ impl Chain {
     /// chain's only spelling is its own, in canonical form).
     pub fn accepted_forms(self) -> Vec<String> {
         let Some(info) = self.info() else { return vec![self.as_str().to_string()] };
-        let mut forms: Vec<String> = info.data_api_name.iter().map(|s| s.to_string()).collect();
+        let mut forms: Vec<String> = info.data_api_name.iter().map(ToString::to_string).collect();
         forms.push(format!("{:#x}", info.id));
-        forms.extend(info.aliases.iter().map(|s| s.to_string()));
+        forms.extend(info.aliases.iter().map(ToString::to_string));
         forms.extend(info.rpc_slug.filter(|s| Some(*s) != info.data_api_name).map(String::from));
         forms
     }

@@ -36,12 +36,13 @@ use serde_with::{DeserializeAs, SerializeAs, schemars_1::JsonSchemaAs};
 /// wrong type). Use with `#[serde(default, deserialize_with = "wire::present")]`.
 pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
 {
     T::deserialize(deserializer).map(Some)
 }
 
+/// The regular expressions of the spec's string formats, for the schemas.
 pub mod pattern {
     /// A 20-byte account or contract address, any letter case.
     pub const ADDRESS: &str = "^0x[0-9a-fA-F]{40}$";
@@ -130,10 +131,15 @@ pub trait Numeric: Sized + fmt::Display + Copy {
     const JSON_TYPE: &'static str;
     /// What the decoder says it expected when the input is wrong.
     const EXPECTING: &'static str;
+    /// The value of a JSON unsigned integer, if it fits.
     fn from_u64(value: u64) -> Option<Self>;
+    /// The value of a JSON negative integer, if it fits.
     fn from_i64(value: i64) -> Option<Self>;
+    /// The value of a JSON number that is not an integer literal, if this type takes it.
     fn from_f64(value: f64) -> Option<Self>;
+    /// The value of a numeric string.
     fn parse(text: &str) -> Option<Self>;
+    /// Writes the value as a JSON number.
     fn serialize_number<S: Serializer>(self, serializer: S) -> Result<S::Ok, S::Error>;
 }
 
@@ -258,7 +264,7 @@ pub struct DecStr;
 pub struct FloatStr;
 
 macro_rules! numeric_adapter {
-    ($adapter:ident, encode = $encode:ident, schema = $schema:ident) => {
+    ($adapter:ident, encode = $encode:ident, schema = $schema:expr) => {
         impl<T: Numeric> SerializeAs<T> for $adapter {
             fn serialize_as<S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
                 $encode(*value, serializer)
@@ -277,16 +283,16 @@ macro_rules! numeric_adapter {
                 format!("{}<{}>", stringify!($adapter), T::JSON_TYPE).into()
             }
             fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                $schema::<T>()
+                $schema
             }
         }
     };
 }
 
-numeric_adapter!(Num, encode = as_number, schema = number_schema);
-numeric_adapter!(NumOrStr, encode = as_number, schema = number_or_string_schema);
-numeric_adapter!(DecStr, encode = as_text, schema = decimal_string_schema);
-numeric_adapter!(FloatStr, encode = as_text, schema = decimal_fraction_schema);
+numeric_adapter!(Num, encode = as_number, schema = number_schema::<T>());
+numeric_adapter!(NumOrStr, encode = as_number, schema = number_or_string_schema::<T>());
+numeric_adapter!(DecStr, encode = as_text, schema = string_pattern(pattern::DECIMAL));
+numeric_adapter!(FloatStr, encode = as_text, schema = string_pattern(pattern::DECIMAL_FRACTION));
 
 fn as_number<T: Numeric, S: Serializer>(value: T, serializer: S) -> Result<S::Ok, S::Error> {
     value.serialize_number(serializer)
@@ -307,16 +313,6 @@ fn number_schema<T: Numeric>() -> Schema {
 fn number_or_string_schema<T: Numeric>() -> Schema {
     let text = if T::JSON_TYPE == "integer" { pattern::DECIMAL } else { "^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$" };
     json_schema!({ "anyOf": [number_schema::<T>(), string_pattern(text)] })
-}
-
-#[expect(clippy::extra_unused_type_parameters, reason = "numeric_adapter! calls every schema function alike")]
-fn decimal_string_schema<T: Numeric>() -> Schema {
-    string_pattern(pattern::DECIMAL)
-}
-
-#[expect(clippy::extra_unused_type_parameters, reason = "numeric_adapter! calls every schema function alike")]
-fn decimal_fraction_schema<T: Numeric>() -> Schema {
-    string_pattern(pattern::DECIMAL_FRACTION)
 }
 
 // ---------------------------------------------------------------- booleans

@@ -8,6 +8,11 @@
 //! - `server`: the server over raw HTTP (errors, CORS, fuzzing, shutdown);
 //! - `rpc_client`: the RPC client against a stub gateway.
 
+// Dependencies this target reaches only through the library, or that other
+// targets of the package use: named so that `unused_crate_dependencies` keeps
+// watching the rest.
+use {rustls as _, w3api_source as _};
+
 mod coherence;
 mod contract;
 mod rpc_client;

@@ -2,5 +2,14 @@
 //! its own): the API commands against the harness's in-process server, and
 //! `w3api serve` as a process of its own.
 
+// Dependencies this target reaches only through the library, or that other
+// targets of the package use: named so that `unused_crate_dependencies` keeps
+// watching the rest.
+use {
+    alloy_primitives as _, bs58 as _, chrono as _, clap as _, ed25519_dalek as _, futures as _, humantime as _,
+    mimalloc as _, serde as _, thiserror as _, tracing_subscriber as _, uuid as _, w3api_devnet as _, w3api_rest as _,
+    w3api_rpc as _, w3api_server as _,
+};
+
 mod commands;
 mod serve;

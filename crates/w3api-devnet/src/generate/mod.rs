@@ -26,7 +26,7 @@ use sealing::{seal, sign};
 use simulation::Simulation;
 
 /// Generates `chain` for `seed` at `scale`.
-pub fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> ChainData {
+pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accounts) -> ChainData {
     let world = World::plan(chain, seed, scale, accounts);
     let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
     simulation.run();

@@ -31,22 +31,22 @@ const INIT_CODE_PREFIX: [u8; 5] = [0x60, 0x80, 0x60, 0x40, 0x52];
 
 /// Gas each kind of transaction uses.
 mod gas {
-    pub const NATIVE_TRANSFER: u64 = 21_000;
-    pub const ERC20_TRANSFER: u64 = 51_683;
-    pub const DEPOSIT: u64 = 45_038;
-    pub const DEPLOY_TOKEN: u64 = 1_154_212;
-    pub const DEPLOY_COLLECTION: u64 = 2_310_455;
-    pub const DEPLOY_DEX: u64 = 2_950_873;
-    pub const CREATE_PAIR: u64 = 2_012_301;
-    pub const PAIR_MINT: u64 = 112_419;
-    pub const SWAP: u64 = 127_046;
-    pub const MINT_721: u64 = 93_012;
-    pub const MINT_1155: u64 = 61_337;
-    pub const TRANSFER_721: u64 = 57_164;
-    pub const TRANSFER_1155: u64 = 54_290;
-    pub const DEPLOY_MARKETPLACE: u64 = 3_402_117;
-    pub const SALE_NATIVE: u64 = 98_735;
-    pub const SALE_ERC20: u64 = 121_906;
+    pub(super) const NATIVE_TRANSFER: u64 = 21_000;
+    pub(super) const ERC20_TRANSFER: u64 = 51_683;
+    pub(super) const DEPOSIT: u64 = 45_038;
+    pub(super) const DEPLOY_TOKEN: u64 = 1_154_212;
+    pub(super) const DEPLOY_COLLECTION: u64 = 2_310_455;
+    pub(super) const DEPLOY_DEX: u64 = 2_950_873;
+    pub(super) const CREATE_PAIR: u64 = 2_012_301;
+    pub(super) const PAIR_MINT: u64 = 112_419;
+    pub(super) const SWAP: u64 = 127_046;
+    pub(super) const MINT_721: u64 = 93_012;
+    pub(super) const MINT_1155: u64 = 61_337;
+    pub(super) const TRANSFER_721: u64 = 57_164;
+    pub(super) const TRANSFER_1155: u64 = 54_290;
+    pub(super) const DEPLOY_MARKETPLACE: u64 = 3_402_117;
+    pub(super) const SALE_NATIVE: u64 = 98_735;
+    pub(super) const SALE_ERC20: u64 = 121_906;
 }
 
 /// USD a collection's tokens sell for at least, before a sale's premium.
@@ -154,11 +154,6 @@ impl<'a> Simulation<'a> {
         simulation
     }
 
-    fn holder(&self, account: u32) -> Holder {
-        // Accounts are added right after the zero address, in order.
-        Holder(account + 1)
-    }
-
     fn address(&self, account: u32) -> Address {
         self.accounts.address(account)
     }
@@ -179,7 +174,7 @@ impl<'a> Simulation<'a> {
                 Role::Wallet => log_uniform(&mut self.rng, 1.0, 1_000.0),
             };
             let amount = (whole * unit as f64) as u128;
-            self.ledger.move_fungible(0, Asset::NATIVE, Holder::NOBODY, self.holder(account), amount);
+            self.ledger.move_fungible(0, Asset::NATIVE, Holder::NOBODY, account_holder(account), amount);
         }
         let header = self.header(0, GENESIS_BASE_FEE, 0, EMPTY_ROOT_HASH, Bloom::ZERO);
         self.pending.push(PendingBlock { header, first_tx: 0, tx_count: 0 });
@@ -374,20 +369,20 @@ impl<'a> Simulation<'a> {
                     logs.push(log(token.address, &event));
                     effects.push(Effect::Fungible { asset, from: Address::ZERO, to: owner, amount: token.supply });
                 }
-                creation(token.owner, args.abi_encode_params(), gas::DEPLOY_TOKEN, logs, effects)
+                creation(token.owner, &args.abi_encode_params(), gas::DEPLOY_TOKEN, logs, effects)
             }
             Action::DeployCollection(index) => {
                 let collection = &world.collections[usize::from(index)];
                 let args = (collection.name.clone(), collection.symbol.clone(), U256::from(collection.ids()));
-                creation(deployer, args.abi_encode_params(), gas::DEPLOY_COLLECTION, Vec::new(), Vec::new())
+                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_COLLECTION, Vec::new(), Vec::new())
             }
             Action::DeployFactory(index) | Action::DeployRouter(index) => {
                 let args = (world.exchanges[index].name.clone(), U256::from(index));
-                creation(deployer, args.abi_encode_params(), gas::DEPLOY_DEX, Vec::new(), Vec::new())
+                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_DEX, Vec::new(), Vec::new())
             }
             Action::DeployMarketplace => {
                 let args = ("DevMarket".to_string(),);
-                creation(deployer, args.abi_encode_params(), gas::DEPLOY_MARKETPLACE, Vec::new(), Vec::new())
+                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_MARKETPLACE, Vec::new(), Vec::new())
             }
             Action::Sale { buyer, seller, collection, id, payment, price } => {
                 self.sale(buyer, seller, collection, id, payment, price)
@@ -502,11 +497,11 @@ impl<'a> Simulation<'a> {
         .abi_encode();
         let mut logs = Vec::new();
         let mut effects = Vec::new();
-        if payment != Asset::NATIVE {
+        if payment == Asset::NATIVE {
+            effects.push(Effect::Fungible { asset: Asset::NATIVE, from: world.marketplace, to: seller, amount: price });
+        } else {
             logs.push(log(payment_token, &IERC20::Transfer { from: buyer, to: seller, value: U256::from(price) }));
             effects.push(Effect::Fungible { asset: payment, from: buyer, to: seller, amount: price });
-        } else {
-            effects.push(Effect::Fungible { asset: Asset::NATIVE, from: world.marketplace, to: seller, amount: price });
         }
         logs.push(log(contract, &IERC721::Transfer { from: seller, to: buyer, tokenId: U256::from(id) }));
         effects.push(Effect::Erc721 { collection, id, from: seller, to: buyer });
@@ -588,7 +583,7 @@ impl<'a> Simulation<'a> {
     /// Builds, applies and records a transaction. Fails (changing nothing)
     /// when the sender cannot pay value plus the most the gas may cost.
     fn commit(&mut self, call: Call) -> bool {
-        let sender = self.holder(call.sender);
+        let sender = account_holder(call.sender);
         let tip = self.rng.u64(100_000_000..2_000_000_000);
         let legacy = self.accounts.role(call.sender) == Role::Wallet && self.rng.u8(..10) < 3;
         let max_fee = u128::from(self.base_fee) * 2 + u128::from(tip);
@@ -701,14 +696,14 @@ impl<'a> Simulation<'a> {
     fn random_native_transfer(&mut self) -> Option<Action> {
         let from = self.random_wallet();
         let to = self.other_wallet(from);
-        let balance = self.ledger.balance(self.holder(from), Asset::NATIVE);
+        let balance = self.ledger.balance(account_holder(from), Asset::NATIVE);
         let amount = balance / 100 * u128::from(self.rng.u8(1..10));
         (amount > 0).then_some(Action::NativeTransfer { from, to, amount })
     }
 
     fn random_erc20_transfer(&mut self) -> Option<Action> {
         let from = self.random_wallet();
-        let holder = self.holder(from);
+        let holder = account_holder(from);
         let held: Vec<Asset> = self
             .ledger
             .assets_of(holder)
@@ -728,7 +723,7 @@ impl<'a> Simulation<'a> {
         let pair = self.rng.usize(..self.world.pairs.len());
         let (token0, token1) = (self.world.pairs[pair].token0, self.world.pairs[pair].token1);
         let asset_in = if self.rng.bool() { token0 } else { token1 };
-        let balance = self.ledger.balance(self.holder(trader), asset_in);
+        let balance = self.ledger.balance(account_holder(trader), asset_in);
         let amount_in = balance / 1000 * u128::from(self.rng.u8(1..40));
         let pair_holder = self.ledger.holder(self.world.pairs[pair].address);
         let reserve_in = self.ledger.balance(pair_holder, asset_in);
@@ -812,7 +807,8 @@ impl<'a> Simulation<'a> {
         };
         let affordable = |asset: Asset, sim: &Self| {
             let price = sim.units_at_launch(asset, usd);
-            (asset == Asset::NATIVE || sim.ledger.balance(sim.holder(buyer), asset) >= price).then_some((asset, price))
+            (asset == Asset::NATIVE || sim.ledger.balance(account_holder(buyer), asset) >= price)
+                .then_some((asset, price))
         };
         let (payment, price) = affordable(drawn, self).or_else(|| affordable(Asset::NATIVE, self))?;
         (price > 0).then_some(Action::Sale { buyer, seller, collection, id, payment, price })
@@ -837,7 +833,7 @@ impl<'a> Simulation<'a> {
     fn random_transfer_1155(&mut self) -> Option<Action> {
         let index = self.rng.usize(..self.holdings_1155.len().max(1));
         let (from, collection, id) = *self.holdings_1155.get(index)?;
-        let held = self.ledger.erc1155_amount(self.holder(from), collection, id);
+        let held = self.ledger.erc1155_amount(account_holder(from), collection, id);
         if held == 0 {
             return None;
         }
@@ -899,7 +895,13 @@ fn call(sender: u32, to: Address, value: u128, input: Vec<u8>, gas: u64, logs: V
     Call { sender, to: TxKind::Call(to), value, input, gas, logs, effects }
 }
 
-fn creation(sender: u32, constructor_args: Vec<u8>, gas: u64, logs: Vec<Log>, effects: Vec<Effect>) -> Call {
-    let input = [INIT_CODE_PREFIX.as_slice(), &constructor_args].concat();
+/// The ledger's holder of a world account.
+fn account_holder(account: u32) -> Holder {
+    // Accounts are added right after the zero address, in order.
+    Holder(account + 1)
+}
+
+fn creation(sender: u32, constructor_args: &[u8], gas: u64, logs: Vec<Log>, effects: Vec<Effect>) -> Call {
+    let input = [INIT_CODE_PREFIX.as_slice(), constructor_args].concat();
     Call { sender, to: TxKind::Create, value: 0, input, gas, logs, effects }
 }

@@ -1,11 +1,11 @@
 //! Answers to the data-source questions, read from a generated chain at any block.
 
-pub mod blocks;
-pub mod nfts;
-pub mod node;
-pub mod prices;
-pub mod sales;
-pub mod wallet_tokens;
+pub(crate) mod blocks;
+pub(crate) mod nfts;
+pub(crate) mod node;
+pub(crate) mod prices;
+pub(crate) mod sales;
+pub(crate) mod wallet_tokens;
 
 /// Blocks in a day at 12 seconds a block.
 pub const BLOCKS_PER_DAY: u64 = 86_400 / crate::generate::BLOCK_TIME;

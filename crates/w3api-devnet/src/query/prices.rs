@@ -53,7 +53,7 @@ struct Quote {
 
 /// Unrestricted prices of every asset over time (index = asset; the native
 /// currency shares its wrapped token's).
-pub type PriceIndex = Vec<History<Option<Price>>>;
+pub(crate) type PriceIndex = Vec<History<Option<Price>>>;
 
 impl ChainData {
     /// The price of `asset` at `block` (the native currency is priced as

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use crate::error::ApiError;
 
 /// A request body decoded from JSON into `T`.
-pub struct JsonBody<T>(pub T);
+pub(crate) struct JsonBody<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;

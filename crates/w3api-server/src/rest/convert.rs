@@ -8,7 +8,7 @@ use w3api_types::{Nft, NftCollection, TokenBalance, TokenIdFormat, format_units}
 
 /// How NFTs are written, as the request asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NftView {
+pub(crate) struct NftView {
     /// How token ids are written.
     pub format: TokenIdFormat,
     /// Whether to add `normalized_metadata`.
@@ -19,7 +19,7 @@ pub struct NftView {
 
 /// A wallet's holding of one token; `priced_total_usd` is the wallet's
 /// priced total, of which the holding's value is a share.
-pub fn token_balance(holding: TokenHolding, priced_total_usd: f64) -> TokenBalance {
+pub(crate) fn token_balance(holding: TokenHolding, priced_total_usd: f64) -> TokenBalance {
     let usd_value = holding.usd_value();
     let whole = holding.whole_tokens();
     let change = holding.usd_price.zip(holding.usd_price_day_before).map(|(now, then)| now - then);
@@ -63,7 +63,7 @@ pub fn token_balance(holding: TokenHolding, priced_total_usd: f64) -> TokenBalan
 }
 
 /// An NFT a wallet holds, written as `view` asks.
-pub fn nft(holding: NftHolding, view: NftView) -> Nft {
+pub(crate) fn nft(holding: NftHolding, view: NftView) -> Nft {
     let NftHolding { collection, rarity, .. } = holding;
     Nft {
         token_address: collection.address,
@@ -92,7 +92,7 @@ pub fn nft(holding: NftHolding, view: NftView) -> Nft {
 }
 
 /// A collection a wallet holds tokens of; its token count when asked.
-pub fn collection(holding: CollectionHolding, token_counts: bool) -> NftCollection {
+pub(crate) fn collection(holding: CollectionHolding, token_counts: bool) -> NftCollection {
     let CollectionHolding { collection, token_count, prices } = holding;
     NftCollection {
         token_address: collection.address,

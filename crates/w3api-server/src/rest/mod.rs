@@ -1,10 +1,10 @@
 //! The REST operations of `spec/openapi.yaml`.
 
-pub mod body;
-pub mod convert;
-pub mod pagination;
-pub mod params;
-pub mod query;
+pub(crate) mod body;
+pub(crate) mod convert;
+pub(crate) mod pagination;
+pub(crate) mod params;
+pub(crate) mod query;
 
 use std::sync::Arc;
 
@@ -35,7 +35,7 @@ const FIRST_TOKEN_PAGE: u64 = 0;
 const FIRST_NFT_PAGE: u64 = 1;
 
 /// The REST routes (every one needs an API key).
-pub fn routes<S: DataSource>() -> Router<Arc<App<S>>> {
+pub(crate) fn routes<S: DataSource>() -> Router<Arc<App<S>>> {
     Router::new()
         .route("/challenge/request/solana", post(request_challenge::<S>))
         .route("/challenge/verify/solana", post(verify_challenge::<S>))

@@ -20,7 +20,7 @@ use crate::error::ApiError;
 
 /// Where a walk through pages stands.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Position {
+pub(crate) struct Position {
     /// Fingerprint of the query the walk belongs to.
     #[serde(rename = "q")]
     fingerprint: String,
@@ -37,7 +37,7 @@ pub struct Position {
 
 /// One step of a walk through a listing: the page asked for.
 #[derive(Clone, Debug)]
-pub struct Walk {
+pub(crate) struct Walk {
     fingerprint: String,
     /// The block earlier pages read; `None` on the first page.
     pub block: Option<u64>,
@@ -49,13 +49,13 @@ pub struct Walk {
 
 /// Signs and checks cursors.
 #[derive(Clone)]
-pub struct Cursors {
+pub(crate) struct Cursors {
     secret: [u8; 32],
 }
 
 impl Cursors {
     /// Cursors signed with `secret`.
-    pub fn new(secret: [u8; 32]) -> Cursors {
+    pub(crate) fn new(secret: [u8; 32]) -> Cursors {
         Cursors { secret }
     }
 
@@ -66,7 +66,7 @@ impl Cursors {
     }
 
     /// The cursor of a position.
-    pub fn sign(&self, position: &Position) -> String {
+    pub(crate) fn sign(&self, position: &Position) -> String {
         let payload = serde_json::to_vec(position).expect("a position serializes");
         let tag = self.mac(&payload).finalize().into_bytes();
         format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(tag))
@@ -74,7 +74,7 @@ impl Cursors {
 
     /// The position a cursor records, if it is genuine and belongs to the
     /// query with `fingerprint`.
-    pub fn open(&self, cursor: &str, fingerprint: &str) -> Result<Position, ApiError> {
+    pub(crate) fn open(&self, cursor: &str, fingerprint: &str) -> Result<Position, ApiError> {
         let invalid = |why: &str| ApiError::bad_request(vec![format!("cursor: {why}")]);
         let (payload, tag) = cursor
             .split_once('.')
@@ -94,7 +94,7 @@ impl Cursors {
     /// The step a listing request asks for: the first page (numbered
     /// `first_page`) or the one its cursor names. `kind` and `query` (every
     /// parameter that shapes the listing) make the fingerprint.
-    pub fn walk(
+    pub(crate) fn walk(
         &self,
         kind: &str,
         query: &dyn std::fmt::Debug,
@@ -112,7 +112,7 @@ impl Cursors {
     }
 
     /// The cursor of the page after `walk`'s, read at `block`; `None` on the last page.
-    pub fn next(&self, walk: &Walk, block: u64, next: Option<PagePosition>) -> Option<String> {
+    pub(crate) fn next(&self, walk: &Walk, block: u64, next: Option<PagePosition>) -> Option<String> {
         next.map(|PagePosition(after)| {
             self.sign(&Position { fingerprint: walk.fingerprint.clone(), after, page: walk.page + 1, block })
         })
@@ -121,7 +121,7 @@ impl Cursors {
 
 impl Walk {
     /// A key for the answer cache: the query, the block, and the page.
-    pub fn cache_key(&self, kind: &str, block: u64) -> String {
+    pub(crate) fn cache_key(&self, kind: &str, block: u64) -> String {
         let after = self.request.after.as_ref().map_or("", |p| p.0.as_str());
         format!("{kind}|{}|{block}|{}|{after}", self.fingerprint, self.request.limit)
     }
@@ -130,7 +130,7 @@ impl Walk {
 /// A fingerprint of a query's `kind` and of the parameters that define its
 /// result (the cursor and the page size aside): their `Debug` form, so a
 /// parameter added to a query is covered without anyone remembering to.
-pub fn fingerprint(kind: &str, query: &dyn std::fmt::Debug) -> String {
+pub(crate) fn fingerprint(kind: &str, query: &dyn std::fmt::Debug) -> String {
     use std::fmt::Write;
 
     /// Feeds formatted text straight into the hash, without building it.

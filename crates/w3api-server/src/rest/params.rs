@@ -17,7 +17,7 @@ use crate::error::ApiError;
 
 /// Which page a listing request asks for.
 #[derive(Clone, Debug)]
-pub struct Paging {
+pub(crate) struct Paging {
     /// Items per page: 1 to the spec's maximum.
     pub limit: u64,
     /// The cursor of the previous page, if any.
@@ -52,7 +52,7 @@ async fn extract<T>(parts: &mut Parts, read: impl FnOnce(&mut Query, Address) ->
 
 /// `getWalletTokenBalancesPrice`.
 #[derive(Debug)]
-pub struct WalletTokensRequest {
+pub(crate) struct WalletTokensRequest {
     /// What to read.
     pub query: WalletTokensQuery,
     /// Which page.
@@ -84,7 +84,7 @@ impl<S: Send + Sync> FromRequestParts<S> for WalletTokensRequest {
 
 /// `getWalletNfts`.
 #[derive(Debug)]
-pub struct WalletNftsRequest {
+pub(crate) struct WalletNftsRequest {
     /// What to read.
     pub query: WalletNftsQuery,
     /// How to write it.
@@ -120,7 +120,7 @@ impl<S: Send + Sync> FromRequestParts<S> for WalletNftsRequest {
 
 /// `getWalletNftCollections`.
 #[derive(Debug)]
-pub struct WalletCollectionsRequest {
+pub(crate) struct WalletCollectionsRequest {
     /// What to read.
     pub query: WalletCollectionsQuery,
     /// Whether to write each collection's token count.
@@ -151,7 +151,7 @@ impl<S: Send + Sync> FromRequestParts<S> for WalletCollectionsRequest {
 
 /// `getStream`: the stream's id.
 #[derive(Debug)]
-pub struct StreamId(pub uuid::Uuid);
+pub(crate) struct StreamId(pub uuid::Uuid);
 
 impl<S: Send + Sync> FromRequestParts<S> for StreamId {
     type Rejection = ApiError;

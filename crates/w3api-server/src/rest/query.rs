@@ -18,14 +18,14 @@ use w3api_types::{Address, Chain};
 use crate::error::ApiError;
 
 /// The parameters of one request, consumed as they are read.
-pub struct Query {
+pub(crate) struct Query {
     params: BTreeMap<String, Vec<String>>,
     problems: Vec<String>,
 }
 
 impl Query {
     /// Parses a raw query string.
-    pub fn parse(raw: Option<&str>) -> Query {
+    pub(crate) fn parse(raw: Option<&str>) -> Query {
         let mut indexed: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
         let mut params: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut problems = Vec::new();
@@ -45,7 +45,7 @@ impl Query {
     }
 
     /// The value of a single-valued parameter, if given.
-    pub fn one(&mut self, param: &Param) -> Option<String> {
+    pub(crate) fn one(&mut self, param: &Param) -> Option<String> {
         self.single(param.name)
     }
 
@@ -64,7 +64,7 @@ impl Query {
     }
 
     /// Records a problem with a parameter.
-    pub fn problem(&mut self, name: &str, message: impl std::fmt::Display) {
+    pub(crate) fn problem(&mut self, name: &str, message: impl std::fmt::Display) {
         self.problems.push(format!("{name}: {message}"));
     }
 
@@ -82,7 +82,7 @@ impl Query {
 
     /// A boolean, `true` or `false`; its default when absent (false when the
     /// spec gives none).
-    pub fn flag(&mut self, param: &Param) -> bool {
+    pub(crate) fn flag(&mut self, param: &Param) -> bool {
         self.parsed(param.name, |v| match v {
             "true" => Ok(true),
             "false" => Ok(false),
@@ -93,7 +93,7 @@ impl Query {
     }
 
     /// A non-negative integer within the parameter's maximum.
-    pub fn integer(&mut self, param: &Param) -> Option<u64> {
+    pub(crate) fn integer(&mut self, param: &Param) -> Option<u64> {
         let max = param.maximum().unwrap_or(u64::MAX);
         self.parsed(param.name, |v| {
             let expected = || format!("an integer from 0 to {max}");
@@ -107,7 +107,7 @@ impl Query {
 
     /// A number written as JSON writes numbers, not below the parameter's
     /// minimum; one too large for a float is infinite.
-    pub fn number(&mut self, param: &Param) -> Option<f64> {
+    pub(crate) fn number(&mut self, param: &Param) -> Option<f64> {
         let minimum = match param.kind {
             ParamKind::Number { minimum } => minimum.unwrap_or(f64::NEG_INFINITY),
             _ => f64::NEG_INFINITY,
@@ -130,7 +130,7 @@ impl Query {
     }
 
     /// A data-API chain by name or hex id; the spec's default when absent.
-    pub fn chain(&mut self, param: &Param) -> Chain {
+    pub(crate) fn chain(&mut self, param: &Param) -> Chain {
         let expected = || format!("a chain of the data API ({})", data_api_forms().join(", "));
         self.parsed(param.name, |v| data_api_chain(v).ok_or_else(expected))
             .or_else(|| schema_default(param).and_then(data_api_chain))
@@ -139,7 +139,7 @@ impl Query {
 
     /// A value of a component schema that parses from text (such as
     /// `TokenIdFormat`); the spec's default when absent.
-    pub fn schema_value<T: FromStr<Err: std::fmt::Display>>(&mut self, param: &Param) -> Option<T> {
+    pub(crate) fn schema_value<T: FromStr<Err: std::fmt::Display>>(&mut self, param: &Param) -> Option<T> {
         let value = self.single(param.name).or_else(|| schema_default(param).map(String::from))?;
         match value.parse() {
             Ok(parsed) => Some(parsed),
@@ -151,7 +151,7 @@ impl Query {
     }
 
     /// An array of addresses, no more than the parameter's `maxItems`.
-    pub fn addresses(&mut self, param: &Param) -> Vec<Address> {
+    pub(crate) fn addresses(&mut self, param: &Param) -> Vec<Address> {
         let (name, max) = (param.name, param.max_items().map_or(usize::MAX, |m| m as usize));
         let values = self.many(name);
         if values.len() > max {
@@ -171,7 +171,7 @@ impl Query {
     }
 
     /// A path parameter that must be an address; a problem is reported with the query's.
-    pub fn path_address(&mut self, value: &str) -> Option<Address> {
+    pub(crate) fn path_address(&mut self, value: &str) -> Option<Address> {
         match parse_address(value) {
             Ok(address) => Some(address),
             Err(expected) => {
@@ -182,7 +182,7 @@ impl Query {
     }
 
     /// Ends reading: unknown parameters become problems, and any problem fails the request.
-    pub fn finish(mut self) -> Result<(), ApiError> {
+    pub(crate) fn finish(mut self) -> Result<(), ApiError> {
         for (name, _) in std::mem::take(&mut self.params) {
             self.problems.push(format!("{name}: not a parameter of this operation"));
         }
@@ -213,7 +213,7 @@ fn array_key(key: &str) -> Option<(&str, Option<u64>)> {
 }
 
 /// An address: `0x` and 40 hex digits, any letter case.
-pub fn parse_address(value: &str) -> Result<Address, String> {
+pub(crate) fn parse_address(value: &str) -> Result<Address, String> {
     let is_hex = value.len() == 42 && value.starts_with("0x") && value[2..].bytes().all(|b| b.is_ascii_hexdigit());
     if is_hex {
         Address::from_str(value).map_err(|e| e.to_string())
@@ -226,7 +226,7 @@ pub fn parse_address(value: &str) -> Result<Address, String> {
 /// the spec's enum lists them.
 /// A chain outside the table (`Chain::Other`) has no data-API name, so it is
 /// refused here like any other chain the server does not serve.
-pub fn data_api_chain(value: &str) -> Option<Chain> {
+pub(crate) fn data_api_chain(value: &str) -> Option<Chain> {
     let chain = Chain::from_str(value).ok()?;
     let name = chain.data_api_name()?;
     let exact = value == name || chain.hex_id().is_some_and(|hex| value == hex) || chain.aliases().contains(&value);
@@ -237,7 +237,7 @@ fn data_api_forms() -> Vec<String> {
     Chain::data_api()
         .flat_map(|c| {
             let forms = c.data_api_name().map(String::from).into_iter().chain(c.hex_id());
-            forms.chain(c.aliases().iter().map(|a| a.to_string())).collect::<Vec<_>>()
+            forms.chain(c.aliases().iter().map(ToString::to_string)).collect::<Vec<_>>()
         })
         .collect()
 }

@@ -19,7 +19,7 @@ use crate::answers::Answers;
 
 /// Wraps a chain's JSON-RPC service in the cache.
 #[derive(Clone)]
-pub struct CacheLayer {
+pub(super) struct CacheLayer {
     chain: Chain,
     answers: Arc<Answers>,
     /// The server's response limit, which a batch built here must keep too.
@@ -27,7 +27,7 @@ pub struct CacheLayer {
 }
 
 impl CacheLayer {
-    pub fn new(chain: Chain, answers: Arc<Answers>, max_response_size: usize) -> CacheLayer {
+    pub(super) fn new(chain: Chain, answers: Arc<Answers>, max_response_size: usize) -> CacheLayer {
         CacheLayer { chain, answers, max_response_size }
     }
 }
@@ -42,7 +42,7 @@ impl<S> tower::Layer<S> for CacheLayer {
 
 /// A JSON-RPC service answering unchanging calls from the cache.
 #[derive(Clone)]
-pub struct Cached<S> {
+pub(super) struct Cached<S> {
     inner: S,
     layer: CacheLayer,
 }

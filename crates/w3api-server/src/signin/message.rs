@@ -27,7 +27,7 @@ const HEADER_SUFFIX: &str = " wants you to sign in with your Solana account:";
 
 /// The fields of a sign-in message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SignInMessage {
+pub(crate) struct SignInMessage {
     /// Host asking for the sign-in.
     pub domain: String,
     /// Base58 public key of the account.
@@ -53,13 +53,13 @@ pub struct SignInMessage {
 }
 
 /// Timestamps are written with milliseconds and `Z`, as production writes them.
-pub fn timestamp(at: &DateTime<Utc>) -> String {
+pub(crate) fn timestamp(at: &DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 impl SignInMessage {
     /// The text the end user signs.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut text = format!("{}{HEADER_SUFFIX}\n{}\n\n", self.domain, self.address);
         if let Some(statement) = &self.statement {
             text.push_str(statement);
@@ -89,7 +89,7 @@ impl SignInMessage {
     }
 
     /// Reads a message back; the error says which line is wrong.
-    pub fn parse(text: &str) -> Result<SignInMessage, String> {
+    pub(crate) fn parse(text: &str) -> Result<SignInMessage, String> {
         let mut lines = text.split('\n').peekable();
         let mut next = |what: &str| lines.next().ok_or_else(|| format!("ends before the {what} line"));
         let domain = next("header")?

@@ -1,7 +1,7 @@
 //! Sign-in with a Solana account: issuing challenges and verifying signed ones.
 
-pub mod message;
-pub mod store;
+pub(crate) mod message;
+pub(crate) mod store;
 
 use chrono::{DateTime, Duration, Utc};
 use ed25519_dalek::{Signature, VerifyingKey};
@@ -17,7 +17,7 @@ use crate::random::alphanumeric;
 use w3api_types::params::operations::solana_challenge_request as bounds;
 
 /// Issues a challenge for `request` at `now`.
-pub fn request(
+pub(crate) fn request(
     challenges: &Challenges,
     request: SolanaChallengeRequest,
     now: DateTime<Utc>,
@@ -58,7 +58,7 @@ pub fn request(
 }
 
 /// Verifies a signed challenge at `now`; on success the challenge is used up.
-pub fn verify(
+pub(crate) fn verify(
     challenges: &Challenges,
     request: SolanaVerifyRequest,
     now: DateTime<Utc>,

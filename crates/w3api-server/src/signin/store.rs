@@ -9,7 +9,7 @@ use super::message::SignInMessage;
 
 /// A challenge the server issued.
 #[derive(Clone, Debug)]
-pub struct Challenge {
+pub(crate) struct Challenge {
     /// Identifier returned to the caller.
     pub id: String,
     /// The exact text issued.
@@ -28,24 +28,24 @@ pub struct Challenge {
 
 /// The store is full of challenges that have not expired yet.
 #[derive(Debug)]
-pub struct Full;
+pub(crate) struct Full;
 
 /// Challenges by nonce, at most `capacity`; expired ones are evicted when
 /// room is needed.
-pub struct Challenges {
+pub(crate) struct Challenges {
     by_nonce: Mutex<HashMap<String, Challenge>>,
     capacity: usize,
 }
 
 impl Challenges {
     /// A store holding at most `capacity` live challenges.
-    pub fn new(capacity: usize) -> Challenges {
+    pub(crate) fn new(capacity: usize) -> Challenges {
         Challenges { by_nonce: Mutex::new(HashMap::new()), capacity }
     }
 
     /// Keeps a new challenge, evicting expired ones if the store is full.
-    pub fn insert(&self, challenge: Challenge, now: DateTime<Utc>) -> Result<(), Full> {
-        let mut by_nonce = self.by_nonce.lock().unwrap_or_else(|p| p.into_inner());
+    pub(crate) fn insert(&self, challenge: Challenge, now: DateTime<Utc>) -> Result<(), Full> {
+        let mut by_nonce = self.by_nonce.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if by_nonce.len() >= self.capacity {
             by_nonce.retain(|_, c| c.expires_at > now);
         }
@@ -58,8 +58,12 @@ impl Challenges {
 
     /// Runs `check` on the challenge with `nonce`; if it returns `Ok`, the
     /// challenge is marked used. A failed check leaves it as it was.
-    pub fn redeem<T, E>(&self, nonce: &str, check: impl FnOnce(&Challenge) -> Result<T, E>) -> Option<Result<T, E>> {
-        let mut by_nonce = self.by_nonce.lock().unwrap_or_else(|p| p.into_inner());
+    pub(crate) fn redeem<T, E>(
+        &self,
+        nonce: &str,
+        check: impl FnOnce(&Challenge) -> Result<T, E>,
+    ) -> Option<Result<T, E>> {
+        let mut by_nonce = self.by_nonce.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let challenge = by_nonce.get_mut(nonce)?;
         let outcome = check(challenge);
         if outcome.is_ok() {

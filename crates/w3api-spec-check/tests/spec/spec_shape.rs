@@ -181,7 +181,7 @@ fn the_chain_enum_is_the_data_api_chains_in_both_forms() {
     let expected: BTreeSet<String> = Chain::data_api()
         .flat_map(|c| {
             let forms = [c.data_api_name().unwrap().to_string(), c.hex_id().unwrap()];
-            forms.into_iter().chain(c.aliases().iter().map(|a| a.to_string()))
+            forms.into_iter().chain(c.aliases().iter().map(ToString::to_string))
         })
         .collect();
     assert_eq!(values, expected);

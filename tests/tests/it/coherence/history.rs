@@ -20,7 +20,7 @@ const BATCH: u64 = 400;
 
 /// What a transaction does, read from its target and input.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Call {
+pub(super) enum Call {
     /// No input: a plain transfer of the native currency.
     Native,
     /// A contract creation.
@@ -43,7 +43,7 @@ pub enum Call {
 
 /// A decoded transaction and where it is.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Located {
+pub(super) struct Located {
     /// Block number.
     pub block: u64,
     /// The sender.
@@ -53,7 +53,7 @@ pub struct Located {
 }
 
 /// Every block, and every transaction's call in chain order.
-pub struct History {
+pub(super) struct History {
     /// Blocks by number, with full transactions.
     pub blocks: Vec<Block>,
     /// Calls of every transaction, in block and index order.
@@ -61,7 +61,7 @@ pub struct History {
 }
 
 /// The history, read on first use.
-pub fn history() -> &'static History {
+pub(super) fn history() -> &'static History {
     static HISTORY: OnceLock<History> = OnceLock::new();
     HISTORY.get_or_init(|| {
         let session = Session::new();
@@ -102,7 +102,7 @@ async fn read_blocks(rpc: &RpcClient, first: u64, last: u64) -> Result<Vec<Block
 }
 
 /// The full transactions of a block.
-pub fn full(block: &Block) -> &[Transaction] {
+pub(super) fn full(block: &Block) -> &[Transaction] {
     match &block.transactions {
         BlockTransactions::Full(transactions) => transactions,
         BlockTransactions::Hashes(hashes) if hashes.is_empty() => &[],
@@ -115,7 +115,7 @@ fn locate(block: u64, tx: &Transaction) -> Located {
 }
 
 /// Reads what a transaction does from its target and input.
-pub fn decode(tx: &Transaction) -> Call {
+pub(super) fn decode(tx: &Transaction) -> Call {
     let input = tx.input.parsed().expect("the gateway sends well-formed input");
     let Some(target) = tx.to else { return Call::Creation };
     if input.is_empty() {
@@ -167,12 +167,12 @@ pub fn decode(tx: &Transaction) -> Call {
 
 impl History {
     /// The newest block number.
-    pub fn latest(&self) -> u64 {
+    pub(super) fn latest(&self) -> u64 {
         self.blocks.len() as u64 - 1
     }
 
     /// Calls in blocks `0..=block`.
-    pub fn calls_until(&self, block: u64) -> impl Iterator<Item = &Located> {
+    pub(super) fn calls_until(&self, block: u64) -> impl Iterator<Item = &Located> {
         self.calls.iter().take_while(move |c| c.block <= block)
     }
 
@@ -180,7 +180,7 @@ impl History {
     /// calls and marketplace payments: it sent something other than a native
     /// transfer, an ERC20 `transfer`, an NFT call or a purchase, or a swap
     /// paid out to it. `None` when its tokens only ever moved by those.
-    pub fn other_token_movements(&self, wallet: Address) -> Option<String> {
+    pub(super) fn other_token_movements(&self, wallet: Address) -> Option<String> {
         self.calls.iter().find_map(|c| {
             let sent_other = c.from == wallet
                 && !matches!(
@@ -199,7 +199,7 @@ impl History {
     /// The non-zero ERC20 balances of `wallet` after block `block`: the sum
     /// of the `transfer` calls and marketplace payments to it minus those
     /// from it, by token.
-    pub fn erc20_balances(&self, wallet: Address, block: u64) -> Result<BTreeMap<Address, U256>, String> {
+    pub(super) fn erc20_balances(&self, wallet: Address, block: u64) -> Result<BTreeMap<Address, U256>, String> {
         let mut received: BTreeMap<Address, U256> = BTreeMap::new();
         let mut sent: BTreeMap<Address, U256> = BTreeMap::new();
         for located in self.calls_until(block) {

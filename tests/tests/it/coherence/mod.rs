@@ -43,7 +43,12 @@ mod abi {
 
 /// Every token balance of `wallet` at `block`, across all pages; asserts
 /// every page reads that block.
-pub async fn wallet_tokens_at(rest: &Client, wallet: Address, block: u64, exclude_native: bool) -> Vec<TokenBalance> {
+pub(crate) async fn wallet_tokens_at(
+    rest: &Client,
+    wallet: Address,
+    block: u64,
+    exclude_native: bool,
+) -> Vec<TokenBalance> {
     let request =
         rest.data().get_wallet_token_balances_price().address(wallet).to_block(block).exclude_native(exclude_native);
     let pages: Vec<_> = request.pages().try_collect().await.unwrap();

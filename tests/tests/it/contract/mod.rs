@@ -22,7 +22,7 @@ use w3api_types::Address;
 
 /// Asserts that a REST call failed with an API error of `status` whose
 /// messages include `fragment` (the server names the culprit parameter).
-pub fn expect_api_error<T: Debug>(result: Result<T, Error>, status: u16, fragment: &str) {
+pub(crate) fn expect_api_error<T: Debug>(result: Result<T, Error>, status: u16, fragment: &str) {
     let error = result.expect_err(&format!("expected HTTP {status} mentioning {fragment:?}"));
     let Error::Api(api) = &error else { panic!("expected an API error with status {status}, got {error:?}") };
     assert_eq!(api.status.as_u16(), status, "{error}");
@@ -34,7 +34,7 @@ pub fn expect_api_error<T: Debug>(result: Result<T, Error>, status: u16, fragmen
 /// A wallet with many NFTs in several collections: of the first 200 sample
 /// wallets, the one whose collections (with counts) add up to the most
 /// tokens, as the API reports them.
-pub fn nft_rich_wallet() -> Address {
+pub(crate) fn nft_rich_wallet() -> Address {
     static WALLET: OnceLock<Address> = OnceLock::new();
     *WALLET.get_or_init(|| {
         let session = Session::new();

@@ -1,7 +1,7 @@
 //! The yardstick of the load test: a minimal axum handler returning a fixed
 //! 10-byte body, on the same runtime settings as `w3api serve`.
 //!
-//! `cargo run --release -p w3api-server --example baseline -- 127.0.0.1:18081`
+//! `cargo run --release -p w3api-load-baseline -- 127.0.0.1:18081`
 
 use axum::Router;
 use axum::routing::get;

@@ -132,7 +132,7 @@ proptest! {
                 let asset = if item.token.native { Asset::NATIVE } else { data.world.asset_at(item.token.address).unwrap() };
                 prop_assert_eq!(item.balance.to::<u128>() as i128, replay.balances[&(holder, asset)]);
             }
-            let priced: f64 = tokens.holdings.items.iter().filter_map(|i| i.usd_value()).sum();
+            let priced: f64 = tokens.holdings.items.iter().filter_map(w3api_source::TokenHolding::usd_value).sum();
             prop_assert!((priced - tokens.priced_total_usd).abs() <= 1e-9 * priced.max(1.0), "total {} vs {}", priced, tokens.priced_total_usd);
             let query = WalletNftsQuery { at_block: Some(block), ..WalletNftsQuery::new(chain, address) };
             let nfts = data.wallet_nfts(&query, &PageRequest::first(usize::MAX), &Indexing::new(Duration::ZERO)).unwrap();

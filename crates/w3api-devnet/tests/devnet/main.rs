@@ -1,0 +1,13 @@
+//! The devnet's suites, in one binary: each binary is a link of its own.
+
+// Dependencies this target reaches only through the library, or that other
+// targets of the package use: named so that `unused_crate_dependencies` keeps
+// watching the rest.
+use {
+    alloy_rlp as _, alloy_signer as _, alloy_signer_local as _, bs58 as _, chrono as _, criterion as _,
+    ed25519_dalek as _, fastrand as _, foldhash as _, rayon as _,
+};
+
+mod chain;
+mod ledger;
+mod queries;
