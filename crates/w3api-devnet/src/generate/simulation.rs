@@ -706,10 +706,9 @@ impl<'a> Simulation<'a> {
         let holder = account_holder(from);
         let held: Vec<Asset> = self
             .ledger
-            .assets_of(holder)
-            .iter()
-            .copied()
-            .filter(|a| *a != Asset::NATIVE && self.ledger.balance(holder, *a) > 0)
+            .holdings_of(holder)
+            .filter(|(asset, history)| *asset != Asset::NATIVE && history.last().is_some_and(|b| b > 0))
+            .map(|(asset, _)| asset)
             .collect();
         let asset = *held.get(self.rng.usize(..held.len().max(1)))?;
         let balance = self.ledger.balance(holder, asset);

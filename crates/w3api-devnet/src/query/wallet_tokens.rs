@@ -36,10 +36,14 @@ impl ChainData {
             None => Vec::new(),
         };
         let priced_total_usd = holdings.iter().filter_map(TokenHolding::usd_value).sum();
-        let mut ranked: Vec<(HoldingKey, TokenHolding)> =
-            holdings.into_iter().map(|holding| (HoldingKey::of(&holding), holding)).collect();
-        ranked.sort_by_key(|(key, _)| *key);
-        let holdings = page.cut(ranked, |(key, _)| *key, HoldingKey::encode, HoldingKey::decode)?.map(|(_, h)| h);
+        // Ranks keys and indexes rather than the holdings themselves, which
+        // are a few hundred bytes each: a sort moves its items many times.
+        let mut ranked: Vec<(HoldingKey, usize)> =
+            holdings.iter().enumerate().map(|(index, holding)| (HoldingKey::of(holding), index)).collect();
+        ranked.sort_unstable_by_key(|(key, _)| *key);
+        let page = page.cut(ranked, |(key, _)| *key, HoldingKey::encode, HoldingKey::decode)?;
+        let mut slots: Vec<Option<TokenHolding>> = holdings.into_iter().map(Some).collect();
+        let holdings = page.map(|(_, index)| slots[index].take().expect("a page lists each holding once"));
         Ok(WalletTokensPage { block_number: block, holdings, priced_total_usd })
     }
 
@@ -47,12 +51,11 @@ impl ChainData {
     fn holdings_of(&self, holder: Holder, block: u64, query: &WalletTokensQuery) -> Vec<TokenHolding> {
         let filter = PriceFilter { exchange: None, min_side_usd: query.min_pair_side_liquidity_usd };
         self.ledger
-            .assets_of(holder)
-            .iter()
-            .filter(|asset| self.keeps(**asset, block, query))
-            .filter_map(|asset| {
-                let balance = self.ledger.balance_at(holder, *asset, block as u32);
-                (balance > 0).then(|| self.token_holding(*asset, balance, block, filter))
+            .holdings_of(holder)
+            .filter_map(|(asset, history)| {
+                let balance = history.at(block as u32).unwrap_or(0);
+                (balance > 0 && self.keeps(asset, block, query))
+                    .then(|| self.token_holding(asset, balance, block, filter))
             })
             .collect()
     }
