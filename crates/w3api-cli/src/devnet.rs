@@ -36,7 +36,7 @@ enum DevnetCommand {
     /// Print the numbers (hex) and transaction counts of the blocks with the most transactions.
     Blocks {
         /// Chain: a data-API name, hex chain id or RPC slug.
-        #[arg(long, default_value = "eth")]
+        #[arg(long, default_value = "eth", value_parser = devnet_chain)]
         chain: Chain,
         /// Only blocks with at least this many transactions.
         #[arg(long, default_value_t = 0)]
@@ -49,7 +49,7 @@ enum DevnetCommand {
     /// process's peak resident memory: the devnet README's figures.
     Stats {
         /// Chain: a data-API name, hex chain id or RPC slug.
-        #[arg(long, default_value = "eth")]
+        #[arg(long, default_value = "eth", value_parser = devnet_chain)]
         chain: Chain,
     },
     /// Print the Base58 address of a devnet Solana account.
@@ -109,6 +109,16 @@ pub(crate) fn run(args: DevnetArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// A chain the devnet generates: one with a chain id to sign with. Any other
+/// name parses as a chain known only by name, which the devnet cannot build.
+fn devnet_chain(text: &str) -> Result<Chain, String> {
+    let chain: Chain = text.parse().map_err(|e| format!("{e}"))?;
+    match chain.id() {
+        Some(_) => Ok(chain),
+        None => Err(format!("the devnet has no chain {text:?}: give a data-API name, hex chain id or RPC slug")),
+    }
 }
 
 fn print_stats(devnet: &Devnet, chain: Chain) {

@@ -294,3 +294,28 @@ fn the_demo_runs_every_operation() {
     assert!(text.contains("transactions  150") && text.contains("... and 140 more"), "{text}");
     assert!(text.contains("verified  ") && text.contains("USD price"), "{text}");
 }
+
+#[test]
+fn devnet_stats_counts_the_chain_the_server_serves() {
+    // The shared server runs the default devnet (seed 0, default scale), as
+    // `w3api devnet stats` does without options.
+    let data = server().devnet().chain(w3api_types::Chain::Base);
+    let text = stdout(&w3api(&["devnet", "stats", "--chain", "base"]));
+    let summary = format!(
+        "base: {} blocks, {} transactions, {} ledger movements,",
+        data.blocks.len(),
+        data.transactions.len(),
+        data.ledger.movements().len()
+    );
+    assert!(text.starts_with(&summary), "{text}");
+    assert!(text.contains("chain generated in") && text.contains("peak resident memory:"), "{text}");
+
+    // A name the devnet has no chain for is refused by the command line
+    // (clap's usage error, exit 2), not a panic.
+    for command in ["stats", "blocks"] {
+        let output = w3api(&["devnet", command, "--chain", "atlantis"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
+        assert!(stderr.contains("the devnet has no chain \"atlantis\""), "{command}: {stderr}");
+    }
+}
