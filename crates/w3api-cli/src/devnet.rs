@@ -111,13 +111,14 @@ pub(crate) fn run(args: DevnetArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A chain the devnet generates: one with a chain id to sign with. Any other
-/// name parses as a chain known only by name, which the devnet cannot build.
+/// A chain the devnet builds. Any other name parses as a chain known only
+/// by name, which the devnet refuses.
 fn devnet_chain(text: &str) -> Result<Chain, String> {
     let chain: Chain = text.parse().map_err(|e| format!("{e}"))?;
-    match chain.id() {
-        Some(_) => Ok(chain),
-        None => Err(format!("the devnet has no chain {text:?}: give a data-API name, hex chain id or RPC slug")),
+    if Devnet::builds(chain) {
+        Ok(chain)
+    } else {
+        Err(format!("the devnet has no chain {text:?}: give a data-API name, hex chain id or RPC slug"))
     }
 }
 

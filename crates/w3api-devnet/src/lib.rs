@@ -147,6 +147,12 @@ impl Devnet {
             .clone()
     }
 
+    /// Whether the devnet can build `chain`: it needs a chain id to sign
+    /// with, so a [`Chain::Other`] known only by name is not one.
+    pub fn builds(chain: Chain) -> bool {
+        chain.id().is_some()
+    }
+
     /// Whether `chain` has been generated already.
     pub fn is_generated(&self, chain: Chain) -> bool {
         self.generated(chain).is_some()
@@ -184,7 +190,7 @@ impl Devnet {
 
     /// The chain's data, generated off the async runtime's threads when new.
     async fn ready(&self, chain: Chain) -> Result<Arc<ChainData>, SourceError> {
-        if chain.id().is_none() {
+        if !Devnet::builds(chain) {
             return Err(SourceError::ChainNotServed(chain));
         }
         if let Some(data) = self.generated(chain) {
