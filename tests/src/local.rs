@@ -1,6 +1,6 @@
 //! The in-process server of the workspace's tests: `w3api-server` over the
 //! devnet (seed 0), on 127.0.0.1 with a port of its own, on a tokio runtime
-//! of its own, started through [`w3api_server::spawn_router`]. [`local`] is
+//! of its own, started through [`w3api_server::spawn_service`]. [`local`] is
 //! the server a test binary shares (default devnet, 256 session keys); a test
 //! that needs another configuration (other keys, CORS origins, a small
 //! challenge capacity, a tiny devnet, another data source) starts a server of
@@ -29,17 +29,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{Method, request};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use serde_json::Value;
+use tower::ServiceBuilder;
 use w3api_devnet::{Devnet, Scale};
 use w3api_rest::{Client, RetryPolicy};
 use w3api_rpc::RpcClient;
-use w3api_server::{API_KEY_HEADER, RunningServer, ServerConfig, router, spawn_router};
+use w3api_server::{API_KEY_HEADER, HttpService, RunningServer, ServerConfig, service, spawn_service};
 use w3api_source::DataSource;
 use w3api_spec_check::spec::{Document, rest_operations};
 use w3api_types::Chain;
@@ -56,15 +56,15 @@ fn session_key(index: usize) -> String {
     format!("contract-key-{index:03}")
 }
 
-/// Builds the router a server answers with, from its devnet and configuration.
-type MakeRouter = Box<dyn FnOnce(Devnet, ServerConfig) -> Router + Send>;
+/// Builds the service a server answers with, from its devnet and configuration.
+type MakeService = Box<dyn FnOnce(Devnet, ServerConfig) -> HttpService + Send>;
 
 /// How a server is set up: the shared server's setup by default, changed
 /// for a test that needs something else.
 pub struct Setup {
     scale: Scale,
     config: ServerConfig,
-    router: MakeRouter,
+    service: MakeService,
 }
 
 impl Default for Setup {
@@ -80,7 +80,7 @@ impl Setup {
         Setup {
             scale: Scale::DEFAULT,
             config: ServerConfig::new((0..SESSION_KEYS).map(session_key).collect()),
-            router: Box::new(router::<Devnet>),
+            service: Box::new(service::<Devnet>),
         }
     }
 
@@ -97,7 +97,7 @@ impl Setup {
 
     /// Another data source, made from the devnet (a wrapper around it, say).
     pub fn source<S: DataSource>(self, source: impl FnOnce(Devnet) -> S + Send + 'static) -> Setup {
-        Setup { router: Box::new(move |devnet, config| router(source(devnet), config)), ..self }
+        Setup { service: Box::new(move |devnet, config| service(source(devnet), config)), ..self }
     }
 
     /// Starts a server of its own with this setup.
@@ -105,12 +105,16 @@ impl Setup {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let devnet = Devnet::new(0, self.scale);
         let log = Arc::new(Log::default());
-        let app = (self.router)(devnet.clone(), self.config)
-            .layer(middleware::from_fn_with_state(log.clone(), check_exchange));
+        let app =
+            HttpService::new(
+                ServiceBuilder::new()
+                    .layer(middleware::from_fn_with_state(log.clone(), check_exchange))
+                    .service((self.service)(devnet.clone(), self.config)),
+            );
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("a loopback port");
         let server = {
             let _inside = runtime.enter();
-            spawn_router(listener, app).expect("the server starts")
+            spawn_service(listener, app).expect("the server starts")
         };
         Local {
             base: server.url(),

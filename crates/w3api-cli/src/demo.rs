@@ -6,7 +6,7 @@ use ed25519_dalek::Signer;
 use w3api_devnet::{Devnet, Scale};
 use w3api_rest::Client;
 use w3api_rpc::RpcClient;
-use w3api_server::{ServerConfig, new_api_key, router, serve};
+use w3api_server::{ServerConfig, new_api_key, serve, service};
 use w3api_types::rpc::{BlockNumberOrTag, TokenPriceInclude, TokenPriceParams};
 use w3api_types::{Address, Chain, SolanaChallengeRequest, SolanaNetwork, SolanaVerifyRequest};
 
@@ -35,7 +35,7 @@ pub(crate) async fn run(args: DemoArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Server(format!("listening on 127.0.0.1: {e}")))?;
     let base = format!("http://{}", listener.local_addr().map_err(|e| CliError::Server(e.to_string()))?);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let app = router(devnet.clone(), ServerConfig::new(vec![key.clone()]));
+    let app = service(devnet.clone(), ServerConfig::new(vec![key.clone()]));
     let server = tokio::spawn(serve(listener, app, async {
         let _ = stopped.await;
     }));

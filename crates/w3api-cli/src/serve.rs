@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use w3api_devnet::{Devnet, Scale};
-use w3api_server::{CorsOrigins, ServerConfig, new_api_key, router, serve, shutdown_signal};
+use w3api_server::{CorsOrigins, ServerConfig, new_api_key, serve, service, shutdown_signal};
 use w3api_types::Chain;
 
 use crate::error::CliError;
@@ -107,7 +107,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     let devnet = Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay);
     let streams: Vec<_> = devnet.streams().to_vec();
     let config = ServerConfig { cors, answer_cache_bytes: args.answer_cache_size, ..ServerConfig::new(keys) };
-    let app = router(devnet.clone(), config);
+    let app = service(devnet.clone(), config);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| CliError::Server(format!("listening on {}: {e}", args.listen)))?;

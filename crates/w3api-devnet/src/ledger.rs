@@ -52,20 +52,24 @@ impl<T: Copy> History<T> {
         }
     }
 
+    /// The history as a read-only view.
+    pub fn view(&self) -> Checkpoints<'_, T> {
+        Checkpoints { blocks: &self.blocks, values: &self.values }
+    }
+
     /// The checkpoint in force at `block`: when the value was last set, and to what.
     pub fn checkpoint_at(&self, block: u32) -> Option<(u32, T)> {
-        let after = self.blocks.partition_point(|b| *b <= block);
-        after.checked_sub(1).map(|i| (self.blocks[i], self.values[i]))
+        self.view().checkpoint_at(block)
     }
 
     /// The value at `block`.
     pub fn at(&self, block: u32) -> Option<T> {
-        self.checkpoint_at(block).map(|(_, value)| value)
+        self.view().at(block)
     }
 
     /// The latest value.
     pub fn last(&self) -> Option<T> {
-        self.values.last().copied()
+        self.view().last()
     }
 
     /// The blocks of the checkpoints, in order.
@@ -83,6 +87,80 @@ impl<T: Copy> History<T> {
     /// The block of the first checkpoint.
     pub fn first_block(&self) -> Option<u32> {
         self.blocks.first().copied()
+    }
+}
+
+/// A history read where it is stored: its checkpoints' blocks and values.
+#[derive(Clone, Copy, Debug)]
+pub struct Checkpoints<'a, T> {
+    blocks: &'a [u32],
+    values: &'a [T],
+}
+
+impl<'a, T: Copy> Checkpoints<'a, T> {
+    /// The checkpoint in force at `block`: when the value was last set, and to what.
+    pub fn checkpoint_at(self, block: u32) -> Option<(u32, T)> {
+        let after = self.blocks.partition_point(|b| *b <= block);
+        after.checked_sub(1).map(|i| (self.blocks[i], self.values[i]))
+    }
+
+    /// The value at `block`.
+    pub fn at(self, block: u32) -> Option<T> {
+        self.checkpoint_at(block).map(|(_, value)| value)
+    }
+
+    /// The latest value.
+    pub fn last(self) -> Option<T> {
+        self.values.last().copied()
+    }
+
+    /// The blocks of the checkpoints, in order.
+    pub fn blocks(self) -> impl Iterator<Item = u32> + 'a {
+        self.blocks.iter().copied()
+    }
+}
+
+/// Every balance history of the ledger, by index.
+///
+/// While the chain is generated each history grows on its own. Once it is
+/// whole, [`Ledger::pack`] lays them out again in two arrays, holder by
+/// holder: a wallet query reads every balance of one holder, and finds
+/// them side by side rather than in as many allocations spread over the
+/// heap (a cache miss or three each).
+#[derive(Debug)]
+enum BalanceHistories {
+    Growing(Vec<History<u128>>),
+    Packed {
+        /// `(start, end)` in `blocks` and `values`, by index.
+        spans: Vec<(u32, u32)>,
+        blocks: Vec<u32>,
+        values: Vec<u128>,
+    },
+}
+
+impl Default for BalanceHistories {
+    fn default() -> Self {
+        BalanceHistories::Growing(Vec::new())
+    }
+}
+
+impl BalanceHistories {
+    fn get(&self, index: u32) -> Checkpoints<'_, u128> {
+        match self {
+            BalanceHistories::Growing(histories) => histories[index as usize].view(),
+            BalanceHistories::Packed { spans, blocks, values } => {
+                let (start, end) = spans[index as usize];
+                let range = start as usize..end as usize;
+                Checkpoints { blocks: &blocks[range.clone()], values: &values[range] }
+            }
+        }
+    }
+
+    fn growing(&mut self) -> &mut Vec<History<u128>> {
+        match self {
+            BalanceHistories::Growing(histories) => histories,
+            BalanceHistories::Packed { .. } => panic!("a packed ledger takes no more movements"),
+        }
     }
 }
 
@@ -127,7 +205,7 @@ pub struct Ledger {
     addresses: Vec<Address>,
     index: HashMap<Address, Holder>,
     /// Every balance history, indexed by `balances` and `assets_of`.
-    histories: Vec<History<u128>>,
+    histories: BalanceHistories,
     balances: HashMap<(Holder, Asset), u32>,
     /// A wallet query reads all of a holder's balances: listing them with
     /// their histories spares it one hash lookup per asset.
@@ -172,7 +250,7 @@ impl Ledger {
 
     /// Current balance.
     pub fn balance(&self, holder: Holder, asset: Asset) -> u128 {
-        self.balance_history(holder, asset).and_then(History::last).unwrap_or(0)
+        self.balance_history(holder, asset).and_then(Checkpoints::last).unwrap_or(0)
     }
 
     /// Balance at the end of `block`.
@@ -182,9 +260,31 @@ impl Ledger {
 
     /// Every asset a holder has ever held, in the order it first got them,
     /// with the history of the holder's balance in it.
-    pub fn holdings_of(&self, holder: Holder) -> impl Iterator<Item = (Asset, &History<u128>)> {
+    pub fn holdings_of(&self, holder: Holder) -> impl Iterator<Item = (Asset, Checkpoints<'_, u128>)> {
         let held = self.assets_of.get(&holder).map_or(&[][..], Vec::as_slice);
-        held.iter().map(|(asset, history)| (*asset, &self.histories[*history as usize]))
+        held.iter().map(|(asset, history)| (*asset, self.histories.get(*history)))
+    }
+
+    /// Lays the balance histories out holder by holder, for reading: called
+    /// once the chain is whole. Movements are refused afterwards.
+    pub fn pack(&mut self) {
+        let BalanceHistories::Growing(histories) = std::mem::take(&mut self.histories) else { return };
+        let (mut spans, mut blocks, mut values) = (Vec::new(), Vec::new(), Vec::new());
+        // Holders in index order, each one's assets in the order it got them.
+        let mut holders: Vec<Holder> = self.assets_of.keys().copied().collect();
+        holders.sort_unstable();
+        for holder in holders {
+            for (asset, index) in self.assets_of.get_mut(&holder).expect("a listed holder") {
+                let history = &histories[*index as usize];
+                let start = blocks.len() as u32;
+                blocks.extend_from_slice(&history.blocks);
+                values.extend_from_slice(&history.values);
+                *index = spans.len() as u32;
+                spans.push((start, blocks.len() as u32));
+                self.balances.insert((holder, *asset), *index);
+            }
+        }
+        self.histories = BalanceHistories::Packed { spans, blocks, values };
     }
 
     /// The last block up to `block` in which `asset` moved.
@@ -228,8 +328,8 @@ impl Ledger {
     }
 
     /// The balance history of a holder in an asset.
-    pub fn balance_history(&self, holder: Holder, asset: Asset) -> Option<&History<u128>> {
-        self.balances.get(&(holder, asset)).map(|history| &self.histories[*history as usize])
+    pub fn balance_history(&self, holder: Holder, asset: Asset) -> Option<Checkpoints<'_, u128>> {
+        self.balances.get(&(holder, asset)).map(|history| self.histories.get(*history))
     }
 
     /// Current supply: minted less burned.
@@ -248,13 +348,14 @@ impl Ledger {
     }
 
     fn set_balance(&mut self, block: u32, holder: Holder, asset: Asset, value: u128) {
+        let histories = self.histories.growing();
         let index = *self.balances.entry((holder, asset)).or_insert_with(|| {
-            let index = self.histories.len() as u32;
-            self.histories.push(History::default());
+            let index = histories.len() as u32;
+            histories.push(History::default());
             self.assets_of.entry(holder).or_default().push((asset, index));
             index
         });
-        self.histories[index as usize].set(block, value);
+        histories[index as usize].set(block, value);
     }
 
     /// Moves ERC721 token `id` of `collection` from its owner (`NOBODY` to mint).

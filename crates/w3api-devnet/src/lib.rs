@@ -55,7 +55,7 @@ pub use generate::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord, swap_output,
 };
 pub use indexing::Indexing;
-pub use ledger::{History, Holder, Ledger, Movement};
+pub use ledger::{Checkpoints, History, Holder, Ledger, Movement};
 pub use metadata::{NftMetadata, Rarity};
 pub use query::BLOCKS_PER_DAY;
 pub use query::prices::{Price, PriceFilter};

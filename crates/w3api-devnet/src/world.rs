@@ -141,6 +141,10 @@ pub struct NativeCurrency {
     pub symbol: &'static str,
     /// USD price at genesis.
     pub launch_usd: f64,
+    /// URL of its logo.
+    pub logo: String,
+    /// URL of its logo's thumbnail.
+    pub thumbnail: String,
 }
 
 /// Everything that exists on one chain.
@@ -321,7 +325,8 @@ fn native_currency(chain: Chain) -> NativeCurrency {
         Chain::Monad => ("Monad", "MON", 0.05),
         _ => ("Ether", "ETH", 3_000.0),
     };
-    NativeCurrency { name, symbol, launch_usd }
+    let base = format!("{MEDIA_HOST}/tokens/{}/native", crate::chain_id(chain));
+    NativeCurrency { name, symbol, launch_usd, logo: format!("{base}.png"), thumbnail: format!("{base}_thumb.png") }
 }
 
 fn wrapped_token(native: &NativeCurrency, address: Address, chain: Chain) -> Token {

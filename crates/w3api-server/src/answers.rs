@@ -24,6 +24,15 @@ use bytes::Bytes;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 
+/// The key of a REST answer: the request target exactly as sent (path and
+/// query, cursor included) and the block it was read at. Two spellings of
+/// one query are two keys, which costs a miss now and then; a key built
+/// from the parsed query would cost every request its formatting.
+pub(crate) fn key(uri: &http::Uri, block: u64) -> String {
+    let target = uri.path_and_query().map_or_else(|| uri.path(), http::uri::PathAndQuery::as_str);
+    format!("{target}|{block}")
+}
+
 /// Weighs an answer by its size.
 #[derive(Clone)]
 struct BySize;

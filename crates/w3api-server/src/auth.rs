@@ -1,12 +1,16 @@
 //! API keys: checked in constant time, never logged.
 
 use std::fmt;
+use std::future::{Ready, ready};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::http::{HeaderMap, Request};
 use axum::response::{IntoResponse, Response};
+use futures::future::Either;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConstantTimeEq};
+use tower::{Layer, Service};
 
 use crate::error::ApiError;
 
@@ -17,7 +21,8 @@ pub const API_KEY_HEADER: &str = "x-api-key";
 /// takes the same time whatever its length and whichever key it is near.
 #[derive(Clone)]
 pub struct ApiKeys {
-    digests: Vec<[u8; 32]>,
+    // Shared: every request's route clones its copy of the check.
+    digests: Arc<[[u8; 32]]>,
 }
 
 impl fmt::Debug for ApiKeys {
@@ -44,12 +49,53 @@ fn digest(key: &str) -> [u8; 32] {
     Sha256::digest(key.as_bytes()).into()
 }
 
-/// Middleware of the REST routes: a request without an accepted key is answered 401.
-pub(crate) async fn require_api_key(State(keys): State<ApiKeys>, request: Request, next: Next) -> Response {
-    match request.headers().get(API_KEY_HEADER) {
-        None => ApiError::unauthorized("API KEY missing from x-api-key header").into_response(),
-        Some(value) if value.to_str().is_ok_and(|key| keys.accepts(key)) => next.run(request).await,
-        Some(_) => ApiError::unauthorized("Invalid API key in x-api-key header").into_response(),
+/// The REST routes' check: a request without an accepted key is answered
+/// 401 before anything else reads it.
+#[derive(Clone, Debug)]
+pub(crate) struct RequireApiKeyLayer(pub ApiKeys);
+
+impl<S> Layer<S> for RequireApiKeyLayer {
+    type Service = RequireApiKey<S>;
+
+    fn layer(&self, inner: S) -> RequireApiKey<S> {
+        RequireApiKey { keys: self.0.clone(), inner }
+    }
+}
+
+/// The service of [`RequireApiKeyLayer`].
+#[derive(Clone, Debug)]
+pub(crate) struct RequireApiKey<S> {
+    keys: ApiKeys,
+    inner: S,
+}
+
+impl<S, B> Service<Request<B>> for RequireApiKey<S>
+where
+    S: Service<Request<B>, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Either<Ready<Result<Response, S::Error>>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        match self.keys.check(request.headers()) {
+            Ok(()) => Either::Right(self.inner.call(request)),
+            Err(refused) => Either::Left(ready(Ok(refused.into_response()))),
+        }
+    }
+}
+
+impl ApiKeys {
+    fn check(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        match headers.get(API_KEY_HEADER) {
+            None => Err(ApiError::unauthorized("API KEY missing from x-api-key header")),
+            Some(value) if value.to_str().is_ok_and(|key| self.accepts(key)) => Ok(()),
+            Some(_) => Err(ApiError::unauthorized("Invalid API key in x-api-key header")),
+        }
     }
 }
 

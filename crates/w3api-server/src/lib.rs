@@ -5,10 +5,10 @@
 //! ```no_run
 //! # async fn example() -> std::io::Result<()> {
 //! use w3api_devnet::{Devnet, Scale};
-//! use w3api_server::{ServerConfig, router, serve, shutdown_signal};
+//! use w3api_server::{ServerConfig, serve, service, shutdown_signal};
 //!
 //! let config = ServerConfig::new(vec!["my-key".into()]);
-//! let app = router(Devnet::new(0, Scale::DEFAULT), config);
+//! let app = service(Devnet::new(0, Scale::DEFAULT), config);
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //! serve(listener, app, shutdown_signal()).await
 //! # }
@@ -30,15 +30,19 @@ mod rpc;
 mod signin;
 mod spawn;
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::ServiceExt;
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{HeaderValue, header};
-use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use tower::ServiceBuilder;
+use tower::util::BoxCloneSyncService;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -48,7 +52,7 @@ pub use auth::{API_KEY_HEADER, ApiKeys};
 pub use cors::{CorsOrigins, InvalidOrigin};
 pub use error::ApiError;
 pub use rpc::Gateway;
-pub use spawn::{RunningServer, spawn, spawn_router};
+pub use spawn::{RunningServer, spawn, spawn_service};
 
 /// Largest request body, in bytes.
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -94,8 +98,14 @@ pub struct App<S> {
     rpc: rpc::RpcServices,
 }
 
-/// The whole interface as an axum router.
-pub fn router<S: DataSource>(source: S, config: ServerConfig) -> Router {
+/// The whole interface as one HTTP service: what [`serve`] and
+/// [`spawn_service`] run, and what a caller may wrap in layers of its own.
+pub type HttpService = BoxCloneSyncService<Request, Response, Infallible>;
+
+/// The whole interface over `source`: the routes, and around them, once,
+/// the layers every request passes (request ids, logs, panics, body limit,
+/// CORS).
+pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
     let source = Arc::new(source);
     let keys = ApiKeys::new(&config.api_keys);
     // One budget of bytes for the REST and the JSON-RPC answers.
@@ -108,8 +118,8 @@ pub fn router<S: DataSource>(source: S, config: ServerConfig) -> Router {
         challenges: signin::store::Challenges::new(config.challenge_capacity),
         answers,
     });
-    let authenticated = rest::routes::<S>().route_layer(middleware::from_fn_with_state(keys, auth::require_api_key));
-    Router::new()
+    let authenticated = rest::routes::<S>().route_layer(auth::RequireApiKeyLayer(keys));
+    let routes = Router::new()
         .merge(authenticated)
         .route("/{chain}/{api_key}", post(rpc::entry::<S>))
         .route("/health", get(health))
@@ -117,25 +127,42 @@ pub fn router<S: DataSource>(source: S, config: ServerConfig) -> Router {
         .route("/openrpc.json", get(openrpc))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(app)
+        .with_state(app);
+    // Around the whole router once, not through `Router::layer`, which wraps
+    // every route in each layer, each in a box of its own: every request
+    // then cloned and freed a dozen nested boxes before any work began. Nor
+    // as a router's fallback service, which routes every request twice.
+    // Requests are traced only when someone reads it: the layer otherwise
+    // still times every request and wraps every body for events nobody records.
+    let tracing_requests = tracing::enabled!(target: "tower_http::trace", tracing::Level::DEBUG)
+        || tracing::enabled!(tracing::Level::DEBUG);
+    let trace = tracing_requests.then(|| {
+        ServiceBuilder::new()
+            .map_response(|response: http::Response<_>| response.map(Body::new))
+            .layer(TraceLayer::new_for_http().make_span_with(logging::request_span).on_failure(()))
+            .into_inner()
+    });
+    let layered = ServiceBuilder::new()
+        .layer(SetRequestIdLayer::x_request_id(logging::SequentialIds::new()))
+        .option_layer(trace)
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(logging::ServerErrorsLayer)
+        .layer(CatchPanicLayer::custom(|panic| ApiError::internal(panic_message(panic)).into_response()))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
         // Outside the routes, so that a preflight is answered before any key check or 405.
         .layer(cors::layer(&config.cors))
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(CatchPanicLayer::custom(|panic| ApiError::internal(panic_message(panic)).into_response()))
-        .layer(middleware::from_fn(logging::server_errors))
-        .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(TraceLayer::new_for_http().make_span_with(logging::request_span).on_failure(()))
-        .layer(SetRequestIdLayer::x_request_id(logging::SequentialIds::new()))
+        .service(routes);
+    BoxCloneSyncService::new(layered)
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then lets
+/// Serves `service` on `listener` until `shutdown` completes, then lets
 /// requests in flight finish.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    router: Router,
+    service: HttpService,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, service.into_make_service()).with_graceful_shutdown(shutdown).await
 }
 
 /// Completes on Ctrl-C or SIGTERM.

@@ -8,14 +8,18 @@
 //! `x-request-id`. API keys never appear: the RPC path's key segment is
 //! redacted and headers are not logged.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, ready};
 
 use axum::Json;
+use axum::body::Body;
 use axum::extract::Request;
 use axum::http::HeaderValue;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use tower::{Layer, Service};
 use tower_http::request_id::{MakeRequestId, RequestId};
 
 use crate::error::{ApiError, FailureCause};
@@ -55,18 +59,91 @@ pub(crate) fn request_span(request: &Request) -> tracing::Span {
 /// Logs every response with a 5xx status at `error`, with the request's id,
 /// method, path and, for a failure of the server's own, its cause; the body
 /// of such a failure then gets the id and no cause.
-pub(crate) async fn server_errors(request: Request, next: Next) -> Response {
-    // Cheap clones (reference counts): the request is consumed by `next`.
-    let id = request.extensions().get::<RequestId>().cloned();
-    let method = request.method().clone();
-    let uri = request.uri().clone();
-    let response = next.run(request).await;
-    let status = response.status();
-    if !status.is_server_error() {
-        return response;
+///
+/// A layer of its own rather than `axum::middleware::from_fn`, which boxes a
+/// future and clones the whole service below it on every request.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ServerErrorsLayer;
+
+impl<S> Layer<S> for ServerErrorsLayer {
+    type Service = ServerErrors<S>;
+
+    fn layer(&self, inner: S) -> ServerErrors<S> {
+        ServerErrors { inner }
     }
-    let id = id.as_ref().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
-    let path = redact(uri.path());
+}
+
+/// The service of [`ServerErrorsLayer`].
+#[derive(Clone, Debug)]
+pub(crate) struct ServerErrors<S> {
+    inner: S,
+}
+
+impl<S, B, ResBody> Service<http::Request<B>> for ServerErrors<S>
+where
+    S: Service<http::Request<B>, Response = http::Response<ResBody>>,
+    ResBody: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    ResBody::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = ServerErrorsFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        // Cheap clones (reference counts): the request goes to the inner service.
+        let line = RequestLine {
+            id: request.extensions().get::<RequestId>().cloned(),
+            method: request.method().clone(),
+            uri: request.uri().clone(),
+        };
+        ServerErrorsFuture { inner: self.inner.call(request), line: Some(line) }
+    }
+}
+
+/// What the log says of a failed request.
+#[derive(Debug)]
+struct RequestLine {
+    id: Option<RequestId>,
+    method: http::Method,
+    uri: http::Uri,
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of [`ServerErrors`].
+    pub(crate) struct ServerErrorsFuture<F> {
+        #[pin]
+        inner: F,
+        line: Option<RequestLine>,
+    }
+}
+
+impl<F, E, ResBody> Future for ServerErrorsFuture<F>
+where
+    F: Future<Output = Result<http::Response<ResBody>, E>>,
+    ResBody: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    ResBody::Error: Into<axum::BoxError>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(cx))?.map(Body::new);
+        if !response.status().is_server_error() {
+            return Poll::Ready(Ok(response));
+        }
+        let line = this.line.take().expect("a response future completes once");
+        Poll::Ready(Ok(log_server_error(response, &line)))
+    }
+}
+
+fn log_server_error(response: Response, line: &RequestLine) -> Response {
+    let status = response.status();
+    let id = line.id.as_ref().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
+    let (method, path) = (&line.method, redact(line.uri.path()));
     let Some(FailureCause(cause)) = response.extensions().get::<FailureCause>().cloned() else {
         tracing::error!(id, %method, %path, status = status.as_u16(), "server error");
         return response;

@@ -4,15 +4,14 @@
 
 use std::net::SocketAddr;
 
-use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use w3api_source::DataSource;
 
-use crate::{ServerConfig, router, serve};
+use crate::{HttpService, ServerConfig, serve, service};
 
-/// A server started by [`spawn`] or [`spawn_router`].
+/// A server started by [`spawn`] or [`spawn_service`].
 ///
 /// [`shutdown`](RunningServer::shutdown) stops it and waits; dropping the
 /// handle stops it too, without waiting (requests in flight still finish
@@ -45,16 +44,16 @@ pub struct RunningServer {
 /// # }
 /// ```
 pub fn spawn<S: DataSource>(listener: TcpListener, source: S, config: ServerConfig) -> std::io::Result<RunningServer> {
-    spawn_router(listener, router(source, config))
+    spawn_service(listener, service(source, config))
 }
 
-/// Serves `router` on `listener`, on a task of the current tokio runtime:
-/// the variant of [`spawn`] for a router the caller built or wrapped in
-/// layers of its own (a test harness checking every exchange, say).
-pub fn spawn_router(listener: TcpListener, router: Router) -> std::io::Result<RunningServer> {
+/// Serves `service` on `listener`, on a task of the current tokio runtime:
+/// the variant of [`spawn`] for a service the caller wrapped in layers of
+/// its own (a test harness checking every exchange, say).
+pub fn spawn_service(listener: TcpListener, service: HttpService) -> std::io::Result<RunningServer> {
     let addr = listener.local_addr()?;
     let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(serve(listener, router, async {
+    let task = tokio::spawn(serve(listener, service, async {
         let _ = stopped.await;
     }));
     Ok(RunningServer { addr, stop, task })

@@ -5,7 +5,8 @@ use alloy_primitives::U256;
 /// `raw / 10^decimals`, exactly, without trailing zeros: `1500000` with 6
 /// decimals is `"1.5"`.
 pub fn format_units(raw: U256, decimals: u8) -> String {
-    let mut text = raw.to_string();
+    let mut text = String::with_capacity(80);
+    write_decimal(raw, |digits| text.push_str(digits));
     let decimals = usize::from(decimals);
     if decimals == 0 {
         return text;
@@ -25,9 +26,28 @@ pub fn format_units(raw: U256, decimals: u8) -> String {
     text
 }
 
+/// Hands `write` the decimal digits of `value`, without allocating. Amounts
+/// almost always fit 128 bits, which `itoa` writes several times faster
+/// than `U256`'s own `Display`; wallet answers write four per token.
+pub(crate) fn write_decimal<R>(value: U256, write: impl FnOnce(&str) -> R) -> R {
+    match u128::try_from(value) {
+        Ok(small) => write(itoa::Buffer::new().format(small)),
+        Err(_) => write(&value.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_digits_match_display_on_both_sides_of_128_bits() {
+        let edges =
+            [U256::ZERO, U256::from(9u8), U256::from(u128::MAX), U256::from(u128::MAX) + U256::from(1u8), U256::MAX];
+        for value in edges {
+            assert_eq!(write_decimal(value, str::to_owned), value.to_string());
+        }
+    }
 
     #[test]
     fn formats_exactly() {

@@ -141,6 +141,10 @@ pub trait Numeric: Sized + fmt::Display + Copy {
     fn parse(text: &str) -> Option<Self>;
     /// Writes the value as a JSON number.
     fn serialize_number<S: Serializer>(self, serializer: S) -> Result<S::Ok, S::Error>;
+    /// Writes the value as a JSON string of its decimal text.
+    fn serialize_text<S: Serializer>(self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self)
+    }
 }
 
 /// Largest integer an `f64` carries exactly.
@@ -221,7 +225,10 @@ impl Numeric for U256 {
     }
     fn serialize_number<S: Serializer>(self, serializer: S) -> Result<S::Ok, S::Error> {
         // U256 has no JSON number form that survives every parser; write text.
-        serializer.collect_str(&self)
+        self.serialize_text(serializer)
+    }
+    fn serialize_text<S: Serializer>(self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::units::write_decimal(self, |digits| serializer.serialize_str(digits))
     }
 }
 
@@ -299,7 +306,7 @@ fn as_number<T: Numeric, S: Serializer>(value: T, serializer: S) -> Result<S::Ok
 }
 
 fn as_text<T: Numeric, S: Serializer>(value: T, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(&value)
+    value.serialize_text(serializer)
 }
 
 fn number_schema<T: Numeric>() -> Schema {

@@ -30,7 +30,8 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     let world = World::plan(chain, seed, scale, accounts);
     let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
     simulation.run();
-    let Simulation { ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
+    let Simulation { mut ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
+    ledger.pack();
     let transactions = sign(unsigned, accounts);
     let blocks = seal(seed, chain, pending, &transactions);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();

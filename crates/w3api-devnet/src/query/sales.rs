@@ -9,7 +9,7 @@ use crate::decimal::to_f64;
 use crate::generate::{ChainData, SaleRecord};
 use crate::query::BLOCKS_PER_DAY;
 use crate::query::prices::PriceFilter;
-use crate::world::{Asset, MEDIA_HOST};
+use crate::world::Asset;
 
 impl ChainData {
     /// Prices at `block` of an NFT (its last sale), or of a collection (its
@@ -40,7 +40,7 @@ impl ChainData {
             .filter_map(|sale| self.usd_value(sale.payment, sale.price, u64::from(sale.block)))
             .min_by(f64::total_cmp)
             .or_else(|| self.usd_value(latest.payment, latest.price, u64::from(latest.block)));
-        let native_usd = self.price(Asset::NATIVE, block, PriceFilter::default()).map(|p| p.usd);
+        let native_usd = self.usd_price(Asset::NATIVE, block, PriceFilter::default());
         let floor_wei = floor_usd.zip(native_usd).map(|(usd, native)| U256::from(usd / native * 1e18));
         Some(NftPrices {
             floor_price: floor_wei.map(|wei| format_units(wei, 18)),
@@ -86,7 +86,7 @@ impl ChainData {
             None => NftPaymentToken {
                 token_name: self.world.native.name.to_string(),
                 token_symbol: self.world.native.symbol.to_string(),
-                token_logo: Some(format!("{MEDIA_HOST}/tokens/{}/native.png", crate::chain_id(self.chain))),
+                token_logo: Some(self.world.native.logo.clone()),
                 token_decimals: 18,
                 token_address: NATIVE_TOKEN_ADDRESS,
             },

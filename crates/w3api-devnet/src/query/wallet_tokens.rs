@@ -10,7 +10,7 @@ use super::BLOCKS_PER_DAY;
 use super::prices::PriceFilter;
 use crate::generate::ChainData;
 use crate::ledger::Holder;
-use crate::world::{Asset, MEDIA_HOST, TokenKind};
+use crate::world::{Asset, TokenKind};
 
 impl ChainData {
     /// The block a query asks for, checked against the chain.
@@ -81,21 +81,20 @@ impl ChainData {
         TokenHolding {
             token: self.token_info(asset, block),
             balance: U256::from(balance),
-            usd_price: self.price(asset, block, filter).map(|p| p.usd),
-            usd_price_day_before: self.day_before(block).and_then(|b| self.price(asset, b, filter)).map(|p| p.usd),
+            usd_price: self.usd_price(asset, block, filter),
+            usd_price_day_before: self.day_before(block).and_then(|b| self.usd_price(asset, b, filter)),
         }
     }
 
     fn token_info(&self, asset: Asset, block: u64) -> TokenInfo {
         let Some(token) = self.world.token(asset) else {
-            let chain_id = crate::chain_id(self.chain);
             return TokenInfo {
                 address: NATIVE_TOKEN_ADDRESS,
                 native: true,
                 name: self.world.native.name.to_string(),
                 symbol: self.world.native.symbol.to_string(),
-                logo: Some(format!("{MEDIA_HOST}/tokens/{chain_id}/native.png")),
-                thumbnail: Some(format!("{MEDIA_HOST}/tokens/{chain_id}/native_thumb.png")),
+                logo: Some(self.world.native.logo.clone()),
+                thumbnail: Some(self.world.native.thumbnail.clone()),
                 decimals: self.world.decimals(asset),
                 possible_spam: false,
                 verified_contract: true,

@@ -1,5 +1,6 @@
 //! The REST operations of `spec/openapi.yaml`.
 
+pub(crate) mod answer;
 pub(crate) mod body;
 pub(crate) mod convert;
 pub(crate) mod pagination;
@@ -8,25 +9,24 @@ pub(crate) mod query;
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
 use axum::routing::{get, post};
-use w3api_source::DataSource;
+use w3api_source::{DataSource, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery};
 use w3api_types::{
     Chain, EvmStream, NftCollectionPage, NftPage, SolanaChallengeRequest, SolanaChallengeResponse,
     SolanaVerifiedChallenge, SolanaVerifyRequest, TokenBalancePage,
 };
 
+use self::answer::{JsonAnswer, json_bytes};
 use self::body::JsonBody;
 use self::pagination::Walk;
 use self::params::{StreamId, WalletCollectionsRequest, WalletNftsRequest, WalletTokensRequest};
-use crate::App;
 use crate::error::ApiError;
 use crate::signin;
+use crate::{App, answers};
 
 /// Production numbers wallet-token pages from 0 (its answers of one page say
 /// `"page": 0`) and NFT and collection pages from 1 (its cursors record
@@ -48,17 +48,17 @@ pub(crate) fn routes<S: DataSource>() -> Router<Arc<App<S>>> {
 async fn request_challenge<S: DataSource>(
     State(app): State<Arc<App<S>>>,
     JsonBody(request): JsonBody<SolanaChallengeRequest>,
-) -> Result<(StatusCode, Json<SolanaChallengeResponse>), ApiError> {
+) -> Result<(StatusCode, JsonAnswer<SolanaChallengeResponse>), ApiError> {
     let response = signin::request(&app.challenges, request, chrono::Utc::now())?;
-    Ok((StatusCode::CREATED, Json(response)))
+    Ok((StatusCode::CREATED, JsonAnswer(response)))
 }
 
 async fn verify_challenge<S: DataSource>(
     State(app): State<Arc<App<S>>>,
     JsonBody(request): JsonBody<SolanaVerifyRequest>,
-) -> Result<(StatusCode, Json<SolanaVerifiedChallenge>), ApiError> {
+) -> Result<(StatusCode, JsonAnswer<SolanaVerifiedChallenge>), ApiError> {
     let verified = signin::verify(&app.challenges, request, chrono::Utc::now())?;
-    Ok((StatusCode::CREATED, Json(verified)))
+    Ok((StatusCode::CREATED, JsonAnswer(verified)))
 }
 
 /// The block a walk reads: the one its first page read, or else the
@@ -79,68 +79,62 @@ async fn walk_block<S: DataSource>(
 
 async fn wallet_tokens<S: DataSource>(
     State(app): State<Arc<App<S>>>,
-    WalletTokensRequest { mut query, paging }: WalletTokensRequest,
+    uri: Uri,
+    WalletTokensRequest { query, paging }: WalletTokensRequest,
 ) -> Result<Response, ApiError> {
     let walk = app.cursors.walk("tokens", &query, &paging, FIRST_TOKEN_PAGE)?;
     let block = walk_block(&app, query.chain, &walk, query.to_block).await?;
-    let key = walk.cache_key("tokens", block);
+    let key = answers::key(&uri, block);
     if let Some(answer) = app.answers.get(&key) {
         return Ok(json_bytes(answer));
     }
-    query.to_block = Some(block);
-    let answer = app.source.wallet_tokens(query, walk.request.clone()).await?;
+    let at_block = WalletTokensQuery { to_block: Some(block), ..query.clone() };
+    let answer = app.source.wallet_tokens(at_block, walk.request.clone()).await?;
     let total = answer.priced_total_usd;
     let body = TokenBalancePage {
-        cursor: app.cursors.next(&walk, answer.block_number, answer.holdings.next),
+        cursor: app.cursors.next(&walk, &query, answer.block_number, answer.holdings.next),
         page: walk.page,
         page_size: paging.limit,
         block_number: Some(answer.block_number),
         result: answer.holdings.items.into_iter().map(|h| convert::token_balance(h, total)).collect(),
     };
-    // Sized for the whole answer (about 800 bytes a token), so that encoding does not regrow and copy it.
-    let mut encoded = Vec::with_capacity(1024 * (body.result.len() + 1));
-    serde_json::to_writer(&mut encoded, &body).map_err(|e| ApiError::internal(format!("encoding the answer: {e}")))?;
-    let bytes = Bytes::from(encoded);
+    // About 800 bytes a token.
+    let bytes = answer::encode(&body, 1024 * (body.result.len() + 1))?;
     app.answers.insert(key, bytes.clone());
     Ok(json_bytes(bytes))
 }
 
-/// A JSON body already encoded.
-fn json_bytes(bytes: Bytes) -> Response {
-    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], bytes).into_response()
-}
-
 async fn wallet_nfts<S: DataSource>(
     State(app): State<Arc<App<S>>>,
-    WalletNftsRequest { mut query, view, paging }: WalletNftsRequest,
-) -> Result<Json<NftPage>, ApiError> {
+    WalletNftsRequest { query, view, paging }: WalletNftsRequest,
+) -> Result<JsonAnswer<NftPage>, ApiError> {
     let walk = app.cursors.walk("nfts", &(&query, view), &paging, FIRST_NFT_PAGE)?;
     let block = walk_block(&app, query.chain, &walk, None).await?;
-    query.at_block = Some(block);
-    let answer = app.source.wallet_nfts(query, walk.request.clone()).await?;
-    Ok(Json(NftPage {
+    let at_block = WalletNftsQuery { at_block: Some(block), ..query.clone() };
+    let answer = app.source.wallet_nfts(at_block, walk.request.clone()).await?;
+    Ok(JsonAnswer(NftPage {
         status: answer.status,
         total: answer.total,
         page: walk.page,
         page_size: paging.limit,
-        cursor: app.cursors.next(&walk, block, answer.holdings.next),
+        cursor: app.cursors.next(&walk, &(&query, view), block, answer.holdings.next),
         result: answer.holdings.items.into_iter().map(|h| convert::nft(h, view)).collect(),
     }))
 }
 
 async fn wallet_collections<S: DataSource>(
     State(app): State<Arc<App<S>>>,
-    WalletCollectionsRequest { mut query, token_counts, paging }: WalletCollectionsRequest,
-) -> Result<Json<NftCollectionPage>, ApiError> {
+    WalletCollectionsRequest { query, token_counts, paging }: WalletCollectionsRequest,
+) -> Result<JsonAnswer<NftCollectionPage>, ApiError> {
     let walk = app.cursors.walk("collections", &(&query, token_counts), &paging, FIRST_NFT_PAGE)?;
     let block = walk_block(&app, query.chain, &walk, None).await?;
-    query.at_block = Some(block);
-    let answer = app.source.wallet_collections(query, walk.request.clone()).await?;
-    Ok(Json(NftCollectionPage {
+    let at_block = WalletCollectionsQuery { at_block: Some(block), ..query.clone() };
+    let answer = app.source.wallet_collections(at_block, walk.request.clone()).await?;
+    Ok(JsonAnswer(NftCollectionPage {
         status: answer.status,
         page: walk.page,
         page_size: paging.limit,
-        cursor: app.cursors.next(&walk, block, answer.holdings.next),
+        cursor: app.cursors.next(&walk, &(&query, token_counts), block, answer.holdings.next),
         result: answer.holdings.items.into_iter().map(|h| convert::collection(h, token_counts)).collect(),
     }))
 }
@@ -148,6 +142,6 @@ async fn wallet_collections<S: DataSource>(
 async fn stream<S: DataSource>(
     State(app): State<Arc<App<S>>>,
     StreamId(id): StreamId,
-) -> Result<Json<EvmStream>, ApiError> {
-    app.source.stream(id).await?.map(Json).ok_or_else(|| ApiError::not_found("Stream not found"))
+) -> Result<JsonAnswer<EvmStream>, ApiError> {
+    app.source.stream(id).await?.map(JsonAnswer).ok_or_else(|| ApiError::not_found("Stream not found"))
 }

@@ -38,7 +38,9 @@ pub(crate) struct Position {
 /// One step of a walk through a listing: the page asked for.
 #[derive(Clone, Debug)]
 pub(crate) struct Walk {
-    fingerprint: String,
+    kind: &'static str,
+    /// The query's fingerprint, when a cursor had to be checked against it.
+    fingerprint: Option<String>,
     /// The block earlier pages read; `None` on the first page.
     pub block: Option<u64>,
     /// This page's number.
@@ -93,37 +95,40 @@ impl Cursors {
 
     /// The step a listing request asks for: the first page (numbered
     /// `first_page`) or the one its cursor names. `kind` and `query` (every
-    /// parameter that shapes the listing) make the fingerprint.
+    /// parameter that shapes the listing) make the fingerprint, which is
+    /// computed only when there is a cursor to check or to sign: most
+    /// listings fit one page.
     pub(crate) fn walk(
         &self,
-        kind: &str,
+        kind: &'static str,
         query: &dyn std::fmt::Debug,
         paging: &Paging,
         first_page: u64,
     ) -> Result<Walk, ApiError> {
-        let fingerprint = fingerprint(kind, query);
         let limit = usize::try_from(paging.limit).unwrap_or(usize::MAX);
         let Some(cursor) = &paging.cursor else {
-            return Ok(Walk { fingerprint, block: None, page: first_page, request: PageRequest::first(limit) });
+            let request = PageRequest::first(limit);
+            return Ok(Walk { kind, fingerprint: None, block: None, page: first_page, request });
         };
+        let fingerprint = fingerprint(kind, query);
         let position = self.open(cursor, &fingerprint)?;
         let request = PageRequest { limit, after: Some(PagePosition(position.after)) };
-        Ok(Walk { fingerprint, block: Some(position.block), page: position.page, request })
+        Ok(Walk { kind, fingerprint: Some(fingerprint), block: Some(position.block), page: position.page, request })
     }
 
-    /// The cursor of the page after `walk`'s, read at `block`; `None` on the last page.
-    pub(crate) fn next(&self, walk: &Walk, block: u64, next: Option<PagePosition>) -> Option<String> {
+    /// The cursor of the page after `walk`'s, read at `block`; `None` on
+    /// the last page. `query` is the one `walk` was made with.
+    pub(crate) fn next(
+        &self,
+        walk: &Walk,
+        query: &dyn std::fmt::Debug,
+        block: u64,
+        next: Option<PagePosition>,
+    ) -> Option<String> {
         next.map(|PagePosition(after)| {
-            self.sign(&Position { fingerprint: walk.fingerprint.clone(), after, page: walk.page + 1, block })
+            let fingerprint = walk.fingerprint.clone().unwrap_or_else(|| fingerprint(walk.kind, query));
+            self.sign(&Position { fingerprint, after, page: walk.page + 1, block })
         })
-    }
-}
-
-impl Walk {
-    /// A key for the answer cache: the query, the block, and the page.
-    pub(crate) fn cache_key(&self, kind: &str, block: u64) -> String {
-        let after = self.request.after.as_ref().map_or("", |p| p.0.as_str());
-        format!("{kind}|{}|{block}|{}|{after}", self.fingerprint, self.request.limit)
     }
 }
 
@@ -171,12 +176,12 @@ mod tests {
         let cursors = Cursors::new([1; 32]);
         let first = cursors.walk("k", &("q", 1), &Paging { limit: 2, cursor: None }, 1).unwrap();
         assert_eq!((first.block, first.page, first.request.clone()), (None, 1, PageRequest::first(2)));
-        let cursor = cursors.next(&first, 9, Some(PagePosition("after-2".into()))).unwrap();
+        let cursor = cursors.next(&first, &("q", 1), 9, Some(PagePosition("after-2".into()))).unwrap();
         let second = cursors.walk("k", &("q", 1), &Paging { limit: 2, cursor: Some(cursor.clone()) }, 1).unwrap();
         assert_eq!((second.block, second.page), (Some(9), 2));
         assert_eq!(second.request.after, Some(PagePosition("after-2".into())));
         let other = cursors.walk("k", &("q", 2), &Paging { limit: 2, cursor: Some(cursor) }, 1).unwrap_err();
         assert!(other.messages[0].contains("other parameters"), "{other:?}");
-        assert_eq!(cursors.next(&second, 9, None), None, "no cursor after the last page");
+        assert_eq!(cursors.next(&second, &("q", 1), 9, None), None, "no cursor after the last page");
     }
 }

@@ -9,6 +9,7 @@
 //! Names, bounds and defaults come from the generated parameter tables
 //! ([`w3api_types::params`]), so they are the spec's own.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
@@ -17,24 +18,32 @@ use w3api_types::{Address, Chain};
 
 use crate::error::ApiError;
 
-/// The parameters of one request, consumed as they are read.
-pub(crate) struct Query {
-    params: BTreeMap<String, Vec<String>>,
+/// The parameters of one request, consumed as they are read. Names and
+/// values borrow the raw query unless they were percent-encoded.
+pub(crate) struct Query<'a> {
+    params: BTreeMap<Cow<'a, str>, Vec<Cow<'a, str>>>,
     problems: Vec<String>,
 }
 
-impl Query {
+impl<'a> Query<'a> {
     /// Parses a raw query string.
-    pub(crate) fn parse(raw: Option<&str>) -> Query {
-        let mut indexed: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
-        let mut params: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    pub(crate) fn parse(raw: Option<&'a str>) -> Query<'a> {
+        let mut indexed: BTreeMap<Cow<'a, str>, Vec<(u64, Cow<'a, str>)>> = BTreeMap::new();
+        let mut params: BTreeMap<Cow<'a, str>, Vec<Cow<'a, str>>> = BTreeMap::new();
         let mut problems = Vec::new();
         for (key, value) in form_urlencoded::parse(raw.unwrap_or_default().as_bytes()) {
-            let (key, value) = (key.into_owned(), value.into_owned());
-            match array_key(&key) {
-                Some((name, Some(index))) => indexed.entry(name.to_string()).or_default().push((index, value)),
-                Some((name, None)) => params.entry(name.to_string()).or_default().push(value),
-                None => problems.push(format!("{key}: not a valid parameter name")),
+            let Some((name, index)) = array_key(&key) else {
+                problems.push(format!("{key}: not a valid parameter name"));
+                continue;
+            };
+            // The name is the start of the key.
+            let name = match key {
+                Cow::Borrowed(key) => Cow::Borrowed(&key[..name.len()]),
+                Cow::Owned(ref key) => Cow::Owned(key[..name.len()].to_string()),
+            };
+            match index {
+                Some(index) => indexed.entry(name).or_default().push((index, value)),
+                None => params.entry(name).or_default().push(value),
             }
         }
         for (name, mut values) in indexed {
@@ -46,10 +55,10 @@ impl Query {
 
     /// The value of a single-valued parameter, if given.
     pub(crate) fn one(&mut self, param: &Param) -> Option<String> {
-        self.single(param.name)
+        self.single(param.name).map(Cow::into_owned)
     }
 
-    fn single(&mut self, name: &str) -> Option<String> {
+    fn single(&mut self, name: &str) -> Option<Cow<'a, str>> {
         let mut values = self.params.remove(name)?;
         if values.len() > 1 {
             self.problems.push(format!("{name}: given {} times; it takes one value", values.len()));
@@ -59,7 +68,7 @@ impl Query {
     }
 
     /// Every value of an array parameter.
-    fn many(&mut self, name: &str) -> Vec<String> {
+    fn many(&mut self, name: &str) -> Vec<Cow<'a, str>> {
         self.params.remove(name).unwrap_or_default()
     }
 
@@ -140,7 +149,7 @@ impl Query {
     /// A value of a component schema that parses from text (such as
     /// `TokenIdFormat`); the spec's default when absent.
     pub(crate) fn schema_value<T: FromStr<Err: std::fmt::Display>>(&mut self, param: &Param) -> Option<T> {
-        let value = self.single(param.name).or_else(|| schema_default(param).map(String::from))?;
+        let value = self.single(param.name).or_else(|| schema_default(param).map(Cow::Borrowed))?;
         match value.parse() {
             Ok(parsed) => Some(parsed),
             Err(error) => {
@@ -342,7 +351,8 @@ mod tests {
     #[test]
     fn integers_take_digits_only() {
         for bad in ["-1", "1.5", "1e3", "", " 5", "+5", "0x10"] {
-            let mut query = Query::parse(Some(&format!("n={}", bad.replace('+', "%2B").replace(' ', "%20"))));
+            let raw = format!("n={}", bad.replace('+', "%2B").replace(' ', "%20"));
+            let mut query = Query::parse(Some(&raw));
             assert_eq!(query.integer(&Param { name: "n", ..wallet::TO_BLOCK }), None, "{bad:?}");
         }
     }

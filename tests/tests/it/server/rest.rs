@@ -241,6 +241,30 @@ fn wallet_nfts_and_collections_agree() {
     assert_eq!(addresses, listed);
 }
 
+/// The server encodes with sonic-rs; serde_json, which clients use, must
+/// write the very same bytes for the values it decodes from them (numbers
+/// with their shortest round-trip digits, strings escaped alike).
+#[test]
+fn answers_are_the_bytes_serde_json_writes() {
+    fn same_as_serde_json<T: serde::de::DeserializeOwned + serde::Serialize>(text: &str) {
+        let decoded: T = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(serde_json::to_string(&decoded).unwrap(), text);
+    }
+    let h = Session::new();
+    for chain in ["eth", "polygon"] {
+        let latest = h.get(TOKENS, &tokens_path(h.devnet().sample_wallets(1)[0], &format!("chain={chain}")));
+        let latest = latest.body["block_number"].as_u64().unwrap();
+        for (i, wallet) in h.devnet().sample_wallets(40).into_iter().enumerate() {
+            let block = latest * (i as u64 % 4) / 3;
+            let tokens = h.get(TOKENS, &tokens_path(wallet, &format!("chain={chain}&to_block={block}")));
+            assert_eq!(tokens.status, 200, "{}", tokens.text);
+            same_as_serde_json::<w3api_types::TokenBalancePage>(&tokens.text);
+            let path = format!("/api/v2.2/{wallet:#x}/nft/collections?chain={chain}&token_counts=true");
+            same_as_serde_json::<w3api_types::NftCollectionPage>(&h.get(COLLECTIONS, &path).text);
+        }
+    }
+}
+
 #[test]
 fn a_collection_requested_by_filter_syncs_after_the_delay() {
     // A server of its own: the shared one indexes in 3 s, and other tests' requests would change what is SYNCING.
