@@ -5,7 +5,7 @@
 #   benches/load.sh                 # 10 s per measurement
 #   DURATION=30s benches/load.sh    # longer runs
 #   WALLETS=1000 benches/load.sh    # more wallets in the cold runs
-#   ROUNDS=5 benches/load.sh        # more cold wallet-token rounds (median checked)
+#   ROUNDS=9 benches/load.sh        # more cold wallet-token rounds (median checked)
 #
 # Two kinds of runs. Cached: one URL (or one RPC body) asked again and again,
 # so every answer after the first comes from the server's answer cache.
@@ -14,9 +14,9 @@
 # computed and encoded afresh, as most of a real client's are. Each cold run
 # has a server of its own, started fresh, whose answer-cache hits and misses
 # (logged when it stops) and memory (VmRSS after the load, VmHWM the peak)
-# are reported. The baseline is measured again before each cold run, and
-# each ratio is to the baseline measured next to it; cold wallet tokens run
-# ROUNDS times and the median ratio is the one checked.
+# are reported. The baseline is measured again before and after each cold
+# wallet-tokens run, and each ratio is to the mean of those two; cold wallet
+# tokens run ROUNDS times and the median ratio is the one checked.
 #
 # Every server binds 127.0.0.1 on a free port and is stopped on exit. Exits
 # non-zero when a target is missed:
@@ -34,7 +34,7 @@ DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-2}
 WALLETS=${WALLETS:-300}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 KEY=load-test-key
 WORK=$(mktemp -d)
 PIDS=()
@@ -209,24 +209,28 @@ function request()
 end
 LUA
 
-# One round: a fresh server, the baseline, then the cold run next to it.
-# Prints "ratio rps p99 rss hwm hits misses kept".
+# One round: a fresh server, and the cold run between two baseline runs;
+# the ratio is to their mean, so that the machine's drift over the round
+# (other tenants of its host) weighs on both sides alike.
+# Prints "ratio rps p99 rss hwm hits misses kept baseline".
 cold_tokens_round() {
     start serve-cold-tokens "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
     until curl -sf -o /dev/null -H "X-API-Key: $KEY" "$URL/api/v2.2/wallets/$WALLET/tokens?chain=eth&to_block=1"; do
         sleep 0.01
     done
     DURATION=2s load "$BASELINE/" >/dev/null
-    local base_rps base_p99 rps p99 rss hwm hits misses kept
-    read -r base_rps base_p99 < <(load "$BASELINE/")
+    local before after base_rps rps p99 rss hwm hits misses kept
+    read -r before _ < <(load "$BASELINE/")
     read -r rps p99 < <(load -s "$WORK/tokens.lua" "$URL")
     read -r rss hwm < <(memory "$SERVER_PID")
     read -r hits misses kept < <(stop serve-cold-tokens "$SERVER_PID")
+    read -r after _ < <(load "$BASELINE/")
+    base_rps=$(((before + after) / 2))
     echo "$(percent "$rps" "$base_rps") $rps $p99 $rss $hwm $hits $misses $kept $base_rps"
 }
 
 # The machine's other load moves single runs by a quarter; the median of
-# ROUNDS pairs is the figure checked.
+# ROUNDS rounds is the figure checked.
 for _ in $(seq 1 "$ROUNDS"); do cold_tokens_round; done >"$WORK/cold-rounds.txt"
 read -r cold_ratio cold_tokens_rps cold_tokens_p99 cold_tokens_rss cold_tokens_hwm \
     cold_tokens_hits cold_tokens_misses cold_tokens_kept base2_rps \
@@ -254,9 +258,9 @@ cached (one URL or body, answered from the answer cache):
   eth_getBlockByNumber($BLOCK, full; $BLOCK_TXS txs, $block_bytes bytes)  ${block_rps} req/s   p99 ${block_p99} ms   (target >= 5000 req/s)
   server memory after these runs: VmRSS ${cached_rss} MiB, VmHWM ${cached_hwm} MiB
 cold ($WALLETS wallets x blocks 0..$LATEST, a fresh server per run):
-  wallet tokens, $ROUNDS rounds of (baseline, cold run), each on a fresh server: ${cold_ratios}% of the baseline
+  wallet tokens, $ROUNDS rounds of (baseline, cold run, baseline), each on a fresh server: ${cold_ratios}% of the baseline
   median round:
-  baseline: axum, fixed 10-byte body        ${base2_rps} req/s
+  baseline: axum, fixed 10-byte body        ${base2_rps} req/s (mean of the runs before and after)
   GET /api/v2.2/wallets/{address}/tokens?to_block=N  ${cold_tokens_rps} req/s   p99 ${cold_tokens_p99} ms   ${cold_ratio}% of baseline (target >= 35%)
       answer cache: $(hit_rate "$cold_tokens_hits" "$cold_tokens_misses")% hits ($cold_tokens_hits of $((cold_tokens_hits + cold_tokens_misses))), $cold_tokens_kept answers kept; VmRSS ${cold_tokens_rss} MiB, VmHWM ${cold_tokens_hwm} MiB
   eth_getBlockByNumber(random block, full), --answer-cache-size 0  ${cold_blocks_rps} req/s   p99 ${cold_blocks_p99} ms

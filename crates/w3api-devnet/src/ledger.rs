@@ -214,7 +214,8 @@ pub struct Ledger {
     owners: HashMap<(u16, u32), History<Holder>>,
     amounts: HashMap<(Holder, u16, u32), History<u64>>,
     nfts_of: HashMap<Holder, Vec<(u16, u32)>>,
-    supply: HashMap<Asset, History<u128>>,
+    /// By asset: every wallet answer reads the supply of each token it lists.
+    supply: Vec<History<u128>>,
     minted_at: HashMap<(u16, u32), u32>,
     movements: Vec<Movement>,
 }
@@ -307,7 +308,11 @@ impl Ledger {
         if from == Holder::NOBODY || to == Holder::NOBODY {
             let supply = self.supply(asset);
             let supply = if from == Holder::NOBODY { supply + amount } else { supply - amount };
-            self.supply.entry(asset).or_default().set(block, supply);
+            let index = usize::from(asset.0);
+            if self.supply.len() <= index {
+                self.supply.resize_with(index + 1, History::default);
+            }
+            self.supply[index].set(block, supply);
         }
         if from != Holder::NOBODY {
             let balance = self.balance(from, asset);
@@ -334,12 +339,12 @@ impl Ledger {
 
     /// Current supply: minted less burned.
     pub fn supply(&self, asset: Asset) -> u128 {
-        self.supply.get(&asset).and_then(History::last).unwrap_or(0)
+        self.supply.get(usize::from(asset.0)).and_then(History::last).unwrap_or(0)
     }
 
     /// Supply at the end of `block`.
     pub fn supply_at(&self, asset: Asset, block: u32) -> u128 {
-        self.supply.get(&asset).and_then(|h| h.at(block)).unwrap_or(0)
+        self.supply.get(usize::from(asset.0)).and_then(|h| h.at(block)).unwrap_or(0)
     }
 
     /// The block an NFT token id was first minted in.

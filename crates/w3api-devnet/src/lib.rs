@@ -79,7 +79,11 @@ struct Inner {
     seed: u64,
     scale: Scale,
     accounts: OnceLock<Accounts>,
-    chains: Mutex<HashMap<Chain, Arc<OnceLock<Arc<ChainData>>>>>,
+    /// The chains of the spec's table, by table position: found without a
+    /// lock or a reference count, as every query starts by finding its chain.
+    table: Box<[OnceLock<Arc<ChainData>>]>,
+    /// Other chains, named by chain id.
+    others: Mutex<HashMap<Chain, Arc<OnceLock<Arc<ChainData>>>>>,
     streams: Vec<EvmStream>,
     indexing: Indexing,
 }
@@ -107,7 +111,8 @@ impl Devnet {
             seed,
             scale,
             accounts: OnceLock::new(),
-            chains: Mutex::new(HashMap::new()),
+            table: Chain::all().map(|_| OnceLock::new()).collect(),
+            others: Mutex::new(HashMap::new()),
             streams: streams::streams(seed),
             indexing: Indexing::new(index_delay),
         };
@@ -139,12 +144,21 @@ impl Devnet {
     /// name): its transactions could not be signed. The [`DataSource`]
     /// methods refuse such a chain with [`SourceError::ChainNotServed`].
     pub fn chain(&self, chain: Chain) -> Arc<ChainData> {
-        let cell = {
-            let mut chains = self.inner.chains.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            chains.entry(chain).or_default().clone()
-        };
-        cell.get_or_init(|| Arc::new(generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts())))
-            .clone()
+        let generate = || Arc::new(generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts()));
+        match self.table_cell(chain) {
+            Some(cell) => cell.get_or_init(generate).clone(),
+            None => self.other_cell(chain).get_or_init(generate).clone(),
+        }
+    }
+
+    fn table_cell(&self, chain: Chain) -> Option<&OnceLock<Arc<ChainData>>> {
+        // The busiest chains come first in the table.
+        Chain::all().position(|known| known == chain).map(|index| &self.inner.table[index])
+    }
+
+    fn other_cell(&self, chain: Chain) -> Arc<OnceLock<Arc<ChainData>>> {
+        let mut others = self.inner.others.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        others.entry(chain).or_default().clone()
     }
 
     /// Whether the devnet can build `chain`: it needs a chain id to sign
@@ -183,13 +197,15 @@ impl Devnet {
     }
 
     /// The chain's data if it is generated already.
-    fn generated(&self, chain: Chain) -> Option<Arc<ChainData>> {
-        let chains = self.inner.chains.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        chains.get(&chain).and_then(|cell| cell.get().cloned())
+    fn generated(&self, chain: Chain) -> Option<Generated<'_>> {
+        match self.table_cell(chain) {
+            Some(cell) => cell.get().map(|data| Generated::Table(data)),
+            None => self.other_cell(chain).get().cloned().map(Generated::Other),
+        }
     }
 
     /// The chain's data, generated off the async runtime's threads when new.
-    async fn ready(&self, chain: Chain) -> Result<Arc<ChainData>, SourceError> {
+    async fn ready(&self, chain: Chain) -> Result<Generated<'_>, SourceError> {
         if !Devnet::builds(chain) {
             return Err(SourceError::ChainNotServed(chain));
         }
@@ -199,7 +215,26 @@ impl Devnet {
         let devnet = self.clone();
         tokio::task::spawn_blocking(move || devnet.chain(chain))
             .await
+            .map(Generated::Other)
             .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))
+    }
+}
+
+/// A generated chain: borrowed from the table, or shared with the map of
+/// other chains.
+enum Generated<'a> {
+    Table(&'a ChainData),
+    Other(Arc<ChainData>),
+}
+
+impl std::ops::Deref for Generated<'_> {
+    type Target = ChainData;
+
+    fn deref(&self) -> &ChainData {
+        match self {
+            Generated::Table(data) => data,
+            Generated::Other(data) => data,
+        }
     }
 }
 

@@ -91,13 +91,24 @@ pub struct TokenHolding {
 impl TokenHolding {
     /// The balance in whole tokens, as a float for USD arithmetic.
     pub fn whole_tokens(&self) -> f64 {
-        f64::from(self.balance) / 10f64.powi(i32::from(self.token.decimals))
+        f64::from(self.balance) / ten_to(self.token.decimals)
     }
 
     /// The balance's USD value; `None` when unpriced.
     pub fn usd_value(&self) -> Option<f64> {
         self.usd_price.map(|price| price * self.whole_tokens())
     }
+}
+
+/// 10 to the power `decimals`, as `powi` computes it. Up to 10^22 the power
+/// is an exact float, so a table gives the same value without the call;
+/// wallet answers need it several times per token.
+fn ten_to(decimals: u8) -> f64 {
+    const EXACT: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ];
+    EXACT.get(usize::from(decimals)).copied().unwrap_or_else(|| 10f64.powi(i32::from(decimals)))
 }
 
 /// One page of a wallet's token balances.
@@ -254,4 +265,16 @@ pub struct WalletCollectionsPage {
     pub status: SyncStatus,
     /// By collection address.
     pub holdings: Page<CollectionHolding>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn powers_of_ten_are_what_powi_computes() {
+        for decimals in 0..=u8::MAX {
+            assert_eq!(ten_to(decimals).to_bits(), 10f64.powi(i32::from(decimals)).to_bits(), "10^{decimals}");
+        }
+    }
 }

@@ -5,25 +5,22 @@ use alloy_primitives::U256;
 /// `raw / 10^decimals`, exactly, without trailing zeros: `1500000` with 6
 /// decimals is `"1.5"`.
 pub fn format_units(raw: U256, decimals: u8) -> String {
-    let mut text = String::with_capacity(80);
-    write_decimal(raw, |digits| text.push_str(digits));
-    let decimals = usize::from(decimals);
-    if decimals == 0 {
-        return text;
-    }
-    // Wallet answers format two amounts per token: built in place, in the
-    // one string the digits came in, rather than through four.
-    if text.len() <= decimals {
-        let zeros = decimals - text.len();
-        text.insert_str(0, &"0".repeat(zeros + 1));
-    }
-    let point = text.len() - decimals;
-    let kept = text.trim_end_matches('0').len().max(point);
-    text.truncate(kept);
-    if kept > point {
-        text.insert(point, '.');
-    }
-    text
+    write_decimal(raw, |digits| {
+        // Wallet answers format two amounts per token: written once, into a
+        // string of the right size, without shifting digits around.
+        let decimals = usize::from(decimals);
+        let (whole, fraction) = digits.split_at(digits.len().saturating_sub(decimals));
+        let fraction = fraction.trim_end_matches('0');
+        let zeros = if fraction.is_empty() { 0 } else { decimals - (digits.len() - whole.len()) };
+        let mut text = String::with_capacity(whole.len().max(1) + 1 + zeros + fraction.len());
+        text.push_str(if whole.is_empty() { "0" } else { whole });
+        if !fraction.is_empty() {
+            text.push('.');
+            text.extend(std::iter::repeat_n('0', zeros));
+            text.push_str(fraction);
+        }
+        text
+    })
 }
 
 /// Hands `write` the decimal digits of `value`, without allocating. Amounts

@@ -20,6 +20,7 @@ pub use model::{
 pub use simulation::swap_output;
 
 use crate::accounts::Accounts;
+use crate::query::prices::PriceIndex;
 use crate::scale::Scale;
 use crate::world::World;
 use sealing::{seal, sign};
@@ -53,7 +54,7 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
         logs,
         sales,
         ledger,
-        price_index: Vec::new(),
+        price_index: PriceIndex::default(),
         block_by_hash,
         tx_by_hash,
         sent_by,

@@ -50,33 +50,31 @@ struct Quote {
     quote: Asset,
 }
 
-/// Unrestricted prices of every asset over time (index = asset; the native
-/// currency shares its wrapped token's).
-pub(crate) type PriceIndex = Vec<AssetPrices>;
-
-/// One asset's unrestricted price at each block that can change it.
+/// Unrestricted prices of every asset over time (the native currency
+/// shares its wrapped token's).
 ///
 /// Wallet answers read two USD prices per token (now and a day before) and
-/// nothing else of a price, at blocks all over the chain: those are kept
-/// apart, one per block, so that reading one touches one cache line rather
-/// than a binary search's dozen.
+/// nothing else of a price, at blocks all over the chain. Those are kept
+/// apart, a row of every asset's per block: the tokens of one answer are
+/// then read from two rows of neighbouring values rather than by a binary
+/// search of a dozen cache lines each.
+#[derive(Debug, Default)]
+pub(crate) struct PriceIndex {
+    /// By asset.
+    assets: Vec<AssetPrices>,
+    /// USD per whole token, block by block from 0, asset by asset within a
+    /// block; NaN where nothing prices it.
+    usd_rows: Vec<f64>,
+}
+
+/// One asset's unrestricted price at each block that can change it.
 #[derive(Debug)]
-pub(crate) struct AssetPrices {
+struct AssetPrices {
     blocks: Vec<u32>,
     prices: Vec<Option<Price>>,
-    /// USD per whole token at each block from 0; NaN where nothing prices it.
-    usd_by_block: Vec<f64>,
 }
 
 impl AssetPrices {
-    /// The prices of the checkpoints at `blocks`, for a chain whose newest block is `latest`.
-    fn new(checkpoints: impl IntoIterator<Item = (u32, Option<Price>)>, latest: u64) -> AssetPrices {
-        let (blocks, prices): (Vec<u32>, Vec<Option<Price>>) = checkpoints.into_iter().unzip();
-        let mut index = AssetPrices { blocks, prices, usd_by_block: Vec::new() };
-        index.usd_by_block = (0..=latest).map(|block| index.price(block).map_or(f64::NAN, |p| p.usd)).collect();
-        index
-    }
-
     /// Index of the checkpoint in force at `block`.
     fn checkpoint(&self, block: u64) -> Option<usize> {
         let block = u32::try_from(block).unwrap_or(u32::MAX);
@@ -86,11 +84,26 @@ impl AssetPrices {
     fn price(&self, block: u64) -> Option<Price> {
         self.checkpoint(block).and_then(|i| self.prices[i])
     }
+}
 
-    fn usd(&self, block: u64) -> Option<f64> {
-        let usd = match usize::try_from(block).ok().and_then(|b| self.usd_by_block.get(b)) {
+impl PriceIndex {
+    /// The index of `assets`' prices (by asset) on a chain whose newest block is `latest`.
+    fn new(assets: Vec<AssetPrices>, latest: u64) -> PriceIndex {
+        let usd_rows = (0..=latest)
+            .flat_map(|block| assets.iter().map(move |prices| prices.price(block).map_or(f64::NAN, |p| p.usd)))
+            .collect();
+        PriceIndex { assets, usd_rows }
+    }
+
+    fn price(&self, asset: Asset, block: u64) -> Option<Price> {
+        self.assets.get(usize::from(asset.0))?.price(block)
+    }
+
+    fn usd(&self, asset: Asset, block: u64) -> Option<f64> {
+        let row = usize::try_from(block).ok().and_then(|b| b.checked_mul(self.assets.len()));
+        let usd = match row.and_then(|row| self.usd_rows.get(row + usize::from(asset.0))) {
             Some(usd) => *usd,
-            None => self.checkpoint(block).and_then(|i| self.prices[i]).map_or(f64::NAN, |p| p.usd),
+            None => self.price(asset, block).map_or(f64::NAN, |p| p.usd),
         };
         (!usd.is_nan()).then_some(usd)
     }
@@ -100,31 +113,30 @@ impl ChainData {
     /// The price of `asset` at `block` (the native currency is priced as
     /// its wrapped token), or `None` when no eligible pair prices it.
     pub fn price(&self, asset: Asset, block: u64, filter: PriceFilter) -> Option<Price> {
-        match self.indexed_prices(asset, filter) {
-            Some(prices) => prices.price(block),
-            None => self.compute_price(asset, block, filter),
+        let asset = if asset == Asset::NATIVE { Asset::WRAPPED } else { asset };
+        if filter == PriceFilter::default() {
+            self.price_index.price(asset, block)
+        } else {
+            self.compute_price(asset, block, filter)
         }
     }
 
     /// The USD price of one whole `asset` at `block`: [`price`](Self::price)'s `usd`.
     pub fn usd_price(&self, asset: Asset, block: u64, filter: PriceFilter) -> Option<f64> {
-        match self.indexed_prices(asset, filter) {
-            Some(prices) => prices.usd(block),
-            None => self.compute_price(asset, block, filter).map(|p| p.usd),
-        }
-    }
-
-    /// The index of `asset`'s prices, when `filter` restricts nothing.
-    fn indexed_prices(&self, asset: Asset, filter: PriceFilter) -> Option<&AssetPrices> {
         let asset = if asset == Asset::NATIVE { Asset::WRAPPED } else { asset };
-        (filter == PriceFilter::default()).then(|| self.price_index.get(usize::from(asset.0))).flatten()
+        if filter == PriceFilter::default() {
+            self.price_index.usd(asset, block)
+        } else {
+            self.compute_price(asset, block, filter).map(|p| p.usd)
+        }
     }
 
     /// Indexes the unrestricted price of every asset at every block that
     /// can change it.
     pub(crate) fn build_price_index(&self) -> PriceIndex {
         let reference_pairs: Vec<usize> = self.world.pairs_of(Asset::WRAPPED).map(|(i, _)| i).collect();
-        self.world
+        let assets = self
+            .world
             .assets()
             .collect::<Vec<_>>()
             .into_par_iter()
@@ -134,12 +146,11 @@ impl ChainData {
                 let mut blocks: Vec<u32> = pairs.flat_map(|pair| self.reserve_change_blocks(pair)).collect();
                 blocks.sort_unstable();
                 blocks.dedup();
-                let checkpoints = blocks
-                    .into_iter()
-                    .map(|block| (block, self.compute_price(asset, u64::from(block), PriceFilter::default())));
-                AssetPrices::new(checkpoints, self.latest())
+                let prices = blocks.iter().map(|b| self.compute_price(asset, u64::from(*b), PriceFilter::default()));
+                AssetPrices { prices: prices.collect(), blocks }
             })
-            .collect()
+            .collect();
+        PriceIndex::new(assets, self.latest())
     }
 
     /// Blocks in which a pair's reserves changed.
