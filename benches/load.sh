@@ -6,6 +6,7 @@
 #   DURATION=30s benches/load.sh    # longer runs
 #   WALLETS=1000 benches/load.sh    # more wallets in the cold runs
 #   ROUNDS=9 benches/load.sh        # more cold wallet-token rounds (median checked)
+#   W3API=/path/to/w3api benches/load.sh  # another build of w3api against the same baseline
 #
 # Two kinds of runs. Cached: one URL (or one RPC body) asked again and again,
 # so every answer after the first comes from the server's answer cache.
@@ -54,7 +55,7 @@ fi
 
 cargo build --release --quiet -p w3api-cli
 cargo build --release --quiet -p w3api-load-baseline
-W3API=target/release/w3api
+W3API=${W3API:-target/release/w3api}
 
 now_ms() { date +%s%3N; }
 

@@ -128,10 +128,18 @@ pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(app);
-    // Around the whole router once, not through `Router::layer`, which wraps
-    // every route in each layer, each in a box of its own: every request
-    // then cloned and freed a dozen nested boxes before any work began. Nor
-    // as a router's fallback service, which routes every request twice.
+    around(routes, &config.cors)
+}
+
+/// `routes` inside the layers every request passes: request ids, logs,
+/// panics, the body limit and CORS.
+///
+/// They wrap the whole router once, not through `Router::layer`, which
+/// wraps every route in each layer, each in a box of its own: every
+/// request then cloned and freed a dozen nested boxes before any work
+/// began. Nor as a router's fallback service, which routes every request
+/// twice.
+fn around(routes: Router, cors: &CorsOrigins) -> HttpService {
     // Requests are traced only when someone reads it: the layer otherwise
     // still times every request and wraps every body for events nobody records.
     let tracing_requests = tracing::enabled!(target: "tower_http::trace", tracing::Level::DEBUG)
@@ -150,7 +158,7 @@ pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
         .layer(CatchPanicLayer::custom(|panic| ApiError::internal(panic_message(panic)).into_response()))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         // Outside the routes, so that a preflight is answered before any key check or 405.
-        .layer(cors::layer(&config.cors))
+        .layer(cors::layer(cors))
         .service(routes);
     BoxCloneSyncService::new(layered)
 }

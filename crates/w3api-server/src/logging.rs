@@ -3,7 +3,8 @@
 //! At `info` the server logs nothing per request except failures: a tracing
 //! span per request costs about a sixth of the throughput of a fast
 //! endpoint, so the request span (id, method, path, and `tower_http`'s
-//! request and response events) is at `debug`. Server errors are logged at
+//! request and response events) is at `debug`, and its layer is in place
+//! only when `debug` is on at the server's start. Server errors are logged at
 //! `error` whatever the level, with the request id the client saw in
 //! `x-request-id`. API keys never appear: the RPC path's key segment is
 //! redacted and headers are not logged.
