@@ -74,7 +74,7 @@ impl<T: Copy> History<T> {
 
     /// The blocks of the checkpoints, in order.
     pub fn blocks(&self) -> impl Iterator<Item = u32> + '_ {
-        self.blocks.iter().copied()
+        self.view().blocks()
     }
 
     /// Appends a checkpoint after every other one (for indexes built in block order).

@@ -157,8 +157,11 @@ impl Devnet {
     }
 
     fn other_cell(&self, chain: Chain) -> Arc<OnceLock<Arc<ChainData>>> {
-        let mut others = self.inner.others.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        others.entry(chain).or_default().clone()
+        self.others().entry(chain).or_default().clone()
+    }
+
+    fn others(&self) -> std::sync::MutexGuard<'_, HashMap<Chain, Arc<OnceLock<Arc<ChainData>>>>> {
+        self.inner.others.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Whether the devnet can build `chain`: it needs a chain id to sign
@@ -199,8 +202,8 @@ impl Devnet {
     /// The chain's data if it is generated already.
     fn generated(&self, chain: Chain) -> Option<Generated<'_>> {
         match self.table_cell(chain) {
-            Some(cell) => cell.get().map(|data| Generated::Table(data)),
-            None => self.other_cell(chain).get().cloned().map(Generated::Other),
+            Some(cell) => cell.get().map(|data| Generated::Borrowed(data)),
+            None => self.others().get(&chain).and_then(|cell| cell.get().cloned()).map(Generated::Shared),
         }
     }
 
@@ -215,16 +218,16 @@ impl Devnet {
         let devnet = self.clone();
         tokio::task::spawn_blocking(move || devnet.chain(chain))
             .await
-            .map(Generated::Other)
+            .map(Generated::Shared)
             .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))
     }
 }
 
-/// A generated chain: borrowed from the table, or shared with the map of
-/// other chains.
+/// A generated chain: borrowed from the table of chains once generated, or
+/// shared (an other chain, or one just generated).
 enum Generated<'a> {
-    Table(&'a ChainData),
-    Other(Arc<ChainData>),
+    Borrowed(&'a ChainData),
+    Shared(Arc<ChainData>),
 }
 
 impl std::ops::Deref for Generated<'_> {
@@ -232,8 +235,8 @@ impl std::ops::Deref for Generated<'_> {
 
     fn deref(&self) -> &ChainData {
         match self {
-            Generated::Table(data) => data,
-            Generated::Other(data) => data,
+            Generated::Borrowed(data) => data,
+            Generated::Shared(data) => data,
         }
     }
 }

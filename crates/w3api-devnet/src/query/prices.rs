@@ -19,6 +19,7 @@ use rayon::prelude::*;
 
 use crate::decimal::to_f64;
 use crate::generate::ChainData;
+use crate::ledger::History;
 use crate::world::Asset;
 
 /// A token's price at one block, and where it comes from.
@@ -60,43 +61,25 @@ struct Quote {
 /// search of a dozen cache lines each.
 #[derive(Debug, Default)]
 pub(crate) struct PriceIndex {
-    /// By asset.
-    assets: Vec<AssetPrices>,
+    /// By asset, at each block that can change the price.
+    assets: Vec<History<Option<Price>>>,
     /// USD per whole token, block by block from 0, asset by asset within a
     /// block; NaN where nothing prices it.
     usd_rows: Vec<f64>,
 }
 
-/// One asset's unrestricted price at each block that can change it.
-#[derive(Debug)]
-struct AssetPrices {
-    blocks: Vec<u32>,
-    prices: Vec<Option<Price>>,
-}
-
-impl AssetPrices {
-    /// Index of the checkpoint in force at `block`.
-    fn checkpoint(&self, block: u64) -> Option<usize> {
-        let block = u32::try_from(block).unwrap_or(u32::MAX);
-        self.blocks.partition_point(|b| *b <= block).checked_sub(1)
-    }
-
-    fn price(&self, block: u64) -> Option<Price> {
-        self.checkpoint(block).and_then(|i| self.prices[i])
-    }
-}
-
 impl PriceIndex {
     /// The index of `assets`' prices (by asset) on a chain whose newest block is `latest`.
-    fn new(assets: Vec<AssetPrices>, latest: u64) -> PriceIndex {
-        let usd_rows = (0..=latest)
-            .flat_map(|block| assets.iter().map(move |prices| prices.price(block).map_or(f64::NAN, |p| p.usd)))
-            .collect();
+    fn new(assets: Vec<History<Option<Price>>>, latest: u64) -> PriceIndex {
+        let usd =
+            |prices: &History<Option<Price>>, block: u64| prices.at(block as u32).flatten().map_or(f64::NAN, |p| p.usd);
+        let usd_rows = (0..=latest).flat_map(|block| assets.iter().map(move |prices| usd(prices, block))).collect();
         PriceIndex { assets, usd_rows }
     }
 
     fn price(&self, asset: Asset, block: u64) -> Option<Price> {
-        self.assets.get(usize::from(asset.0))?.price(block)
+        let block = u32::try_from(block).unwrap_or(u32::MAX);
+        self.assets.get(usize::from(asset.0))?.at(block).flatten()
     }
 
     fn usd(&self, asset: Asset, block: u64) -> Option<f64> {
@@ -146,8 +129,11 @@ impl ChainData {
                 let mut blocks: Vec<u32> = pairs.flat_map(|pair| self.reserve_change_blocks(pair)).collect();
                 blocks.sort_unstable();
                 blocks.dedup();
-                let prices = blocks.iter().map(|b| self.compute_price(asset, u64::from(*b), PriceFilter::default()));
-                AssetPrices { prices: prices.collect(), blocks }
+                let mut history = History::default();
+                for block in blocks {
+                    history.push(block, self.compute_price(asset, u64::from(block), PriceFilter::default()));
+                }
+                history
             })
             .collect();
         PriceIndex::new(assets, self.latest())
