@@ -4,7 +4,7 @@
 // Dev-dependencies of the package's suites, named so that
 // `unused_crate_dependencies` keeps watching the rest.
 #[cfg(test)]
-use {tempfile as _, w3api_spec_check as _, w3api_tests as _};
+use {tempfile as _, url as _, w3api_spec_check as _, w3api_tests as _};
 
 mod connection;
 mod demo;

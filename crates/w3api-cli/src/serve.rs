@@ -1,11 +1,13 @@
 //! `w3api serve`: the interface on the devnet.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use w3api_devnet::{Devnet, Scale};
 use w3api_server::{CorsOrigins, ServerConfig, new_api_key, serve, service, shutdown_signal};
+use w3api_store::Location;
 use w3api_types::Chain;
 
 use crate::error::CliError;
@@ -37,6 +39,40 @@ pub(crate) struct ServeArgs {
     /// by number): bytes, or a number with B, KiB, MiB, GiB, kB, MB or GB (e.g. 64MiB); 0 keeps none.
     #[arg(long, default_value = "256MiB", value_parser = byte_size)]
     answer_cache_size: u64,
+    /// Keep sign-in challenges in DIR (one SQLite file, created if missing), so that a restart
+    /// still refuses a replay. Without it or --database, they live in memory.
+    #[arg(long, value_name = "DIR", conflicts_with = "database")]
+    data_dir: Option<PathBuf>,
+    /// Keep sign-in challenges in PostgreSQL, which several servers may share:
+    /// postgres://user:password@host:port/database. Its schema is migrated at start.
+    #[arg(long, value_name = "URL", env = "W3API_DATABASE_URL", hide_env_values = true)]
+    database: Option<String>,
+    /// The secret cursors are signed with, at least 16 characters. Servers behind one load
+    /// balancer need the same one; without it, one is generated, valid until this server stops.
+    #[arg(long, env = "W3API_SECRET", hide_env_values = true, value_parser = secret)]
+    secret: Option<String>,
+}
+
+/// Most sign-in challenges an embedded store holds at once.
+const CHALLENGE_CAPACITY: usize = 100_000;
+
+/// A `--secret`: long enough not to be guessed.
+fn secret(text: &str) -> Result<String, String> {
+    if text.chars().count() >= 16 {
+        Ok(text.to_string())
+    } else {
+        Err(format!("{} characters; a secret has at least 16", text.chars().count()))
+    }
+}
+
+impl ServeArgs {
+    fn store_location(&self) -> Location {
+        match (&self.database, &self.data_dir) {
+            (Some(url), _) => Location::Postgres(url.clone()),
+            (None, Some(dir)) => Location::Directory(dir.clone()),
+            (None, None) => Location::Memory,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -98,6 +134,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
+    let location = args.store_location();
     let mut keys: Vec<String> =
         api_keys.into_iter().chain(args.key_list).map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect();
     keys.sort();
@@ -106,7 +143,17 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     keys.extend(generated.clone());
     let devnet = Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay);
     let streams: Vec<_> = devnet.streams().to_vec();
-    let config = ServerConfig { cors, answer_cache_bytes: args.answer_cache_size, ..ServerConfig::new(keys) };
+    let store = w3api_store::open(&location, CHALLENGE_CAPACITY)
+        .await
+        .map_err(|e| CliError::Server(format!("sign-in store: {e}")))?;
+    let config = ServerConfig {
+        cors,
+        answer_cache_bytes: args.answer_cache_size,
+        store: Some(store.clone()),
+        cursor_secret: args.secret.clone(),
+        challenge_capacity: CHALLENGE_CAPACITY,
+        ..ServerConfig::new(keys)
+    };
     let app = service(devnet.clone(), config);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -118,6 +165,12 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     }
     if let Some(key) = &generated {
         println!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
+    }
+    println!("sign-in challenges kept in {}", store.describe());
+    if args.secret.is_none() {
+        println!(
+            "cursor secret generated: cursors are valid on this server until it stops (share one with --secret or W3API_SECRET)"
+        );
     }
     // The default chain is generated in the background, ready for the first request.
     tokio::task::spawn_blocking(move || devnet.chain(Chain::Eth));

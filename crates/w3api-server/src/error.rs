@@ -24,16 +24,26 @@ pub struct ApiError {
     pub allow: Option<String>,
     /// What went wrong inside the server, for the log only.
     cause: Option<String>,
+    /// Seconds the client should wait before retrying (`Retry-After`).
+    retry_after: Option<u32>,
 }
 
 /// The cause of a server-side failure, carried from the handler to the
-/// logging middleware in the response's extensions.
+/// logging middleware in the response's extensions, with what the client
+/// may read of it.
 #[derive(Clone, Debug)]
-pub(crate) struct FailureCause(pub String);
+pub(crate) struct FailureCause {
+    pub cause: String,
+    pub public: &'static str,
+}
+
+const INTERNAL: &str = "internal error";
+const SOURCE_DOWN: &str = "the data source is unavailable; retry later";
+const STORE_DOWN: &str = "the database is unavailable; retry later";
 
 impl ApiError {
     fn new(status: StatusCode, messages: Vec<String>) -> Self {
-        ApiError { status, messages, allow: None, cause: None }
+        ApiError { status, messages, allow: None, cause: None, retry_after: None }
     }
 
     /// 400: a parameter or the body is invalid; one message per problem.
@@ -74,25 +84,30 @@ impl ApiError {
     /// 500: the server failed because of `cause`, which is logged; the
     /// client reads "internal error" and the request id.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        ApiError { cause: Some(cause.to_string()), ..ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Vec::new()) }
+        ApiError::failure(StatusCode::INTERNAL_SERVER_ERROR, INTERNAL, cause)
     }
 
     /// 503: the data source could not answer because of `cause`, which is
     /// logged; the client is told to retry.
     pub fn unavailable(cause: impl std::fmt::Display) -> Self {
-        let message = "the data source is unavailable; retry later".to_string();
-        ApiError { cause: Some(cause.to_string()), ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, vec![message]) }
+        ApiError::failure(StatusCode::SERVICE_UNAVAILABLE, SOURCE_DOWN, cause)
+    }
+
+    /// 503 with `Retry-After: 1`: the store's database cannot be reached
+    /// because of `cause`, which is logged. The pool reconnects by itself,
+    /// so a retry a second later may well succeed.
+    pub fn store_unavailable(cause: impl std::fmt::Display) -> Self {
+        ApiError { retry_after: Some(1), ..ApiError::failure(StatusCode::SERVICE_UNAVAILABLE, STORE_DOWN, cause) }
+    }
+
+    fn failure(status: StatusCode, public: &'static str, cause: impl std::fmt::Display) -> Self {
+        ApiError { cause: Some(cause.to_string()), ..ApiError::new(status, vec![public.to_string()]) }
     }
 
     /// The body of a server-side failure: what the client may know, and the
     /// request id to quote.
-    pub fn failure_body(status: StatusCode, request_id: &str) -> ErrorBody {
-        let what = if status == StatusCode::SERVICE_UNAVAILABLE {
-            "the data source is unavailable; retry later"
-        } else {
-            "internal error"
-        };
-        ErrorBody { message: ErrorMessage::One(format!("{what} (request id {request_id})")), details: None }
+    pub(crate) fn failure_body(public: &str, request_id: &str) -> ErrorBody {
+        ErrorBody { message: ErrorMessage::One(format!("{public} (request id {request_id})")), details: None }
     }
 
     /// The body as the spec writes it: one message as a string, several as a list.
@@ -115,15 +130,25 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if let Some(cause) = self.cause {
-            // The logging middleware writes the body, with the request id.
-            let mut response = self.status.into_response();
-            response.extensions_mut().insert(FailureCause(cause));
-            return response;
-        }
-        let mut response = (self.status, Json(self.body())).into_response();
+        let mut response = match self.cause {
+            Some(cause) => {
+                // The logging middleware writes the body, with the request id.
+                let public = match self.status {
+                    StatusCode::SERVICE_UNAVAILABLE if self.retry_after.is_some() => STORE_DOWN,
+                    StatusCode::SERVICE_UNAVAILABLE => SOURCE_DOWN,
+                    _ => INTERNAL,
+                };
+                let mut response = self.status.into_response();
+                response.extensions_mut().insert(FailureCause { cause, public });
+                response
+            }
+            None => (self.status, Json(self.body())).into_response(),
+        };
         if let Some(allow) = self.allow.as_deref().and_then(|a| HeaderValue::from_str(a).ok()) {
             response.headers_mut().insert(header::ALLOW, allow);
+        }
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }

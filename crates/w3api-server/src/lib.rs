@@ -34,6 +34,8 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 
+use sha2::Digest;
+
 use axum::Router;
 use axum::ServiceExt;
 use axum::body::Body;
@@ -58,11 +60,19 @@ pub use spawn::{RunningServer, spawn, spawn_service};
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
 /// How the server behaves.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ServerConfig {
     /// Keys accepted in `X-API-Key` and in the RPC path.
     pub api_keys: Vec<String>,
-    /// Most sign-in challenges held at once (expired ones are evicted).
+    /// Where sign-in challenges are kept (see `w3api_store::open`); `None`
+    /// keeps them in this process's memory.
+    pub store: Option<Arc<dyn w3api_store::Store>>,
+    /// The secret cursors are signed with (any text; its SHA-256 is the
+    /// key). Servers behind one load balancer need the same one, so that a
+    /// cursor from one is valid on another; `None` draws a key at random.
+    pub cursor_secret: Option<String>,
+    /// Most sign-in challenges the in-memory store holds at once (expired
+    /// ones are evicted).
     pub challenge_capacity: usize,
     /// Bytes of encoded answers kept for reuse (see the `answers` module).
     pub answer_cache_bytes: u64,
@@ -76,11 +86,18 @@ impl ServerConfig {
     pub fn new(api_keys: Vec<String>) -> ServerConfig {
         ServerConfig {
             api_keys,
+            store: None,
+            cursor_secret: None,
             challenge_capacity: 100_000,
             answer_cache_bytes: 256 * 1024 * 1024,
             cors: CorsOrigins::Any,
         }
     }
+}
+
+/// The HMAC key of cursors signed with `secret`.
+fn cursor_key(secret: &str) -> [u8; 32] {
+    sha2::Sha256::new().chain_update(b"w3api cursor secret").chain_update(secret).finalize().into()
 }
 
 /// A fresh random API key (32 letters and digits).
@@ -93,7 +110,7 @@ pub struct App<S> {
     source: Arc<S>,
     keys: ApiKeys,
     cursors: rest::pagination::Cursors,
-    challenges: signin::store::Challenges,
+    challenges: signin::Challenges,
     answers: Arc<answers::Answers>,
     rpc: rpc::RpcServices,
 }
@@ -114,8 +131,8 @@ pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
         rpc: rpc::RpcServices::new(source.clone(), answers.clone(), BODY_LIMIT),
         source,
         keys: keys.clone(),
-        cursors: rest::pagination::Cursors::new(random::bytes()),
-        challenges: signin::store::Challenges::new(config.challenge_capacity),
+        cursors: rest::pagination::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key)),
+        challenges: signin::Challenges::new(config.store, config.challenge_capacity),
         answers,
     });
     let authenticated = rest::routes::<S>().route_layer(auth::RequireApiKeyLayer(keys));

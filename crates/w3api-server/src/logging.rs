@@ -145,12 +145,20 @@ fn log_server_error(response: Response, line: &RequestLine) -> Response {
     let status = response.status();
     let id = line.id.as_ref().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
     let (method, path) = (&line.method, redact(line.uri.path()));
-    let Some(FailureCause(cause)) = response.extensions().get::<FailureCause>().cloned() else {
+    let Some(FailureCause { cause, public }) = response.extensions().get::<FailureCause>().cloned() else {
         tracing::error!(id, %method, %path, status = status.as_u16(), "server error");
         return response;
     };
     tracing::error!(id, %method, %path, status = status.as_u16(), %cause, "server error");
-    (status, Json(ApiError::failure_body(status, id))).into_response()
+    // The handler's headers (Retry-After, CORS) stay; the body is written here.
+    let mut answer = (status, Json(ApiError::failure_body(public, id))).into_response();
+    let (parts, _) = response.into_parts();
+    for (name, value) in &parts.headers {
+        if name != http::header::CONTENT_TYPE && name != http::header::CONTENT_LENGTH {
+            answer.headers_mut().append(name, value.clone());
+        }
+    }
+    answer
 }
 
 fn request_id(request: &Request) -> Option<&str> {

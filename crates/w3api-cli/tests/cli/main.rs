@@ -12,4 +12,5 @@ use {
 };
 
 mod commands;
+mod replicas;
 mod serve;

@@ -15,16 +15,16 @@ use w3api_spec_check::spec::Document;
 const PATIENCE: Duration = Duration::from_secs(60);
 
 /// A running `w3api serve`.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     stdout: Receiver<String>,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Server {
     /// Starts `w3api serve --listen 127.0.0.1:0 <args>` and waits for its
     /// `listening on` line.
-    fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_w3api"));
         command.args(["serve", "--listen", "127.0.0.1:0", "--index-delay", "1s"]).args(args);
         command
@@ -42,7 +42,7 @@ impl Server {
     }
 
     /// The next line on stdout.
-    fn line(&mut self) -> String {
+    pub(crate) fn line(&mut self) -> String {
         match self.stdout.recv_timeout(PATIENCE) {
             Ok(line) => line,
             Err(RecvTimeoutError::Timeout) => panic!("w3api printed nothing for {PATIENCE:?}"),
@@ -251,4 +251,63 @@ fn bad_options_are_named_and_fail() {
     let output = Command::new(env!("CARGO_BIN_EXE_w3api")).args(["serve", "--listen", &address]).output().unwrap();
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains(&address), "names the address in use");
+}
+
+/// Prints lines until one starts with `prefix`, and returns it.
+pub(crate) fn line_starting(server: &mut Server, prefix: &str) -> String {
+    loop {
+        let line = server.line();
+        if line.starts_with(prefix) {
+            return line;
+        }
+    }
+}
+
+/// POSTs a JSON `body` to `base` + `path` with the key `k`; the status and body.
+pub(crate) async fn post_json(base: &str, path: &str, body: &str) -> (u16, String) {
+    let response = w3api_tests::http_client()
+        .post(format!("{base}{path}"))
+        .header("X-API-Key", "k")
+        .header("Content-Type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+/// A challenge issued by the server at `base`, and the verify body that
+/// signs it with devnet Solana account 0 (`w3api devnet solana-sign`).
+pub(crate) async fn signed_challenge(base: &str) -> String {
+    let request = r#"{"domain":"example.com","address":"3fbvSBt23R6TbSkPQoyi56XSaFE6mYHxQyQwqnMa93fK",
+        "uri":"https://example.com/login","network":"mainnet","timeout":60}"#;
+    let (status, challenge) = post_json(base, "/challenge/request/solana", request).await;
+    assert_eq!(status, 201, "{challenge}");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), &challenge).unwrap();
+    let signed = Command::new(env!("CARGO_BIN_EXE_w3api"))
+        .args(["devnet", "solana-sign", "--challenge", file.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(signed.status.success(), "{}", String::from_utf8_lossy(&signed.stderr));
+    String::from_utf8(signed.stdout).unwrap()
+}
+
+#[test]
+fn a_restart_on_the_same_data_directory_refuses_a_replay() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().to_str().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut server = Server::start(&["--api-key", "k", "--data-dir", dir], &[]);
+    let kept = line_starting(&mut server, "sign-in challenges kept in");
+    assert!(kept.contains("SQLite file") && kept.contains(dir), "{kept}");
+    let verify = runtime.block_on(signed_challenge(&server.base));
+    assert_eq!(runtime.block_on(post_json(&server.base, "/challenge/verify/solana", &verify)).0, 201);
+
+    // SIGKILL: nothing is flushed on the way out.
+    drop(server);
+    let restarted = Server::start(&["--api-key", "k", "--data-dir", dir], &[]);
+    let (status, body) = runtime.block_on(post_json(&restarted.base, "/challenge/verify/solana", &verify));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("already verified (replay)"), "{body}");
 }

@@ -49,7 +49,7 @@ async fn request_challenge<S: DataSource>(
     State(app): State<Arc<App<S>>>,
     JsonBody(request): JsonBody<SolanaChallengeRequest>,
 ) -> Result<(StatusCode, JsonAnswer<SolanaChallengeResponse>), ApiError> {
-    let response = signin::request(&app.challenges, request, chrono::Utc::now())?;
+    let response = signin::request(&app.challenges, request, chrono::Utc::now()).await?;
     Ok((StatusCode::CREATED, JsonAnswer(response)))
 }
 
@@ -57,7 +57,7 @@ async fn verify_challenge<S: DataSource>(
     State(app): State<Arc<App<S>>>,
     JsonBody(request): JsonBody<SolanaVerifyRequest>,
 ) -> Result<(StatusCode, JsonAnswer<SolanaVerifiedChallenge>), ApiError> {
-    let verified = signin::verify(&app.challenges, request, chrono::Utc::now())?;
+    let verified = signin::verify(&app.challenges, request, chrono::Utc::now()).await?;
     Ok((StatusCode::CREATED, JsonAnswer(verified)))
 }
 

@@ -1,23 +1,46 @@
 //! Sign-in with a Solana account: issuing challenges and verifying signed ones.
 
 pub(crate) mod message;
-pub(crate) mod store;
+mod sweep;
+
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use ed25519_dalek::{Signature, VerifyingKey};
 use sha2::{Digest, Sha256};
+use tokio::sync::OnceCell;
+use w3api_store::{Challenge, Location, Store, StoreError};
 use w3api_types::{SolanaChallengeRequest, SolanaChallengeResponse, SolanaVerifiedChallenge, SolanaVerifyRequest};
 
 use self::message::SignInMessage;
-use self::store::{Challenge, Challenges};
+use self::sweep::Sweeps;
 use crate::error::ApiError;
 use crate::random::alphanumeric;
 
 /// The spec's bounds of the request's fields.
 use w3api_types::params::operations::solana_challenge_request as bounds;
 
+/// Where challenges are kept: the store the server was given, or else one
+/// in memory, opened when the first challenge is issued (opening is
+/// asynchronous, building the server is not).
+pub(crate) struct Challenges {
+    store: OnceCell<Arc<dyn Store>>,
+    capacity: usize,
+    sweeps: Sweeps,
+}
+
+impl Challenges {
+    pub(crate) fn new(store: Option<Arc<dyn Store>>, capacity: usize) -> Challenges {
+        Challenges { store: OnceCell::new_with(store), capacity, sweeps: Sweeps::new() }
+    }
+
+    async fn store(&self) -> Result<&Arc<dyn Store>, ApiError> {
+        self.store.get_or_try_init(|| w3api_store::open(&Location::Memory, self.capacity)).await.map_err(store_error)
+    }
+}
+
 /// Issues a challenge for `request` at `now`.
-pub(crate) fn request(
+pub(crate) async fn request(
     challenges: &Challenges,
     request: SolanaChallengeRequest,
     now: DateTime<Utc>,
@@ -39,82 +62,110 @@ pub(crate) fn request(
         not_before: request.not_before.map(truncate_to_millis),
         resources: request.resources.unwrap_or_default(),
     };
-    let text = message.render();
     let challenge = Challenge {
         id: alphanumeric(16),
-        text: text.clone(),
+        message: message.render(),
         profile_id: profile_id(&public_key),
         public_key,
         expires_at: truncate_to_millis(expires_at),
-        used: false,
-        message,
+        verified_at: None,
+        nonce: message.nonce,
     };
-    let response =
-        SolanaChallengeResponse { id: challenge.id.clone(), message: text, profile_id: challenge.profile_id.clone() };
-    challenges
-        .insert(challenge, now)
-        .map_err(|_| ApiError::too_many("too many pending sign-in challenges; retry once some have expired"))?;
-    Ok(response)
+    let store = challenges.store().await?;
+    store.insert_challenge(&challenge).await.map_err(store_error)?;
+    challenges.sweeps.maybe_sweep(store, now);
+    Ok(SolanaChallengeResponse { id: challenge.id, message: challenge.message, profile_id: challenge.profile_id })
 }
 
-/// Verifies a signed challenge at `now`; on success the challenge is used up.
-pub(crate) fn verify(
+/// Verifies a signed challenge at `now`; on success the challenge is used
+/// up, here and on every server sharing the store.
+pub(crate) async fn verify(
     challenges: &Challenges,
     request: SolanaVerifyRequest,
     now: DateTime<Utc>,
 ) -> Result<SolanaVerifiedChallenge, ApiError> {
-    let bad = |what: &str, why: String| ApiError::bad_request(vec![format!("{what}: {why}")]);
     let parsed =
         SignInMessage::parse(&request.message).map_err(|e| bad("message", format!("not a sign-in message ({e})")))?;
     let signature = decode_signature(&request.signature)?;
-    let outcome = challenges.redeem(&parsed.nonce, |challenge| {
-        if challenge.text != request.message {
-            return Err(bad("message", "differs from the issued challenge (tampered)".into()));
-        }
-        if challenge.used {
-            return Err(bad("message", "this challenge was already verified (replay)".into()));
-        }
-        if now >= challenge.expires_at {
-            return Err(bad(
-                "message",
-                format!("the challenge expired at {}", message::timestamp(&challenge.expires_at)),
-            ));
-        }
-        if let Some(not_before) = challenge.message.not_before.filter(|nb| now < *nb) {
-            return Err(bad(
-                "message",
-                format!("the challenge is not valid before {}", message::timestamp(&not_before)),
-            ));
-        }
-        let key = VerifyingKey::from_bytes(&challenge.public_key)
-            .map_err(|_| bad("message", "the address is not an Ed25519 public key (no curve point)".into()))?;
-        if key.is_weak() {
-            return Err(bad("message", "the address is a small-order Ed25519 key, which proves nothing".into()));
-        }
-        key.verify_strict(request.message.as_bytes(), &signature).map_err(|_| {
-            bad("signature", "does not verify for the address of the message (wrong key or altered message)".into())
-        })?;
-        Ok(verified(challenge))
-    });
-    outcome.unwrap_or_else(|| {
-        Err(bad("message", "no challenge was issued with this nonce (or it expired and was removed)".into()))
+    let store = challenges.store().await?;
+    let challenge = store.challenge(&parsed.nonce).await.map_err(store_error)?.ok_or_else(|| {
+        bad("message", "no challenge was issued with this nonce (or it expired and was removed)".into())
+    })?;
+    check(&challenge, &parsed, &request, &signature, now)?;
+    // One statement decides, so that of concurrent verifies on any replica
+    // exactly one wins; the others read as replays.
+    if !store.mark_verified(&challenge.nonce, now).await.map_err(store_error)? {
+        return Err(replay());
+    }
+    Ok(verified(&challenge, parsed))
+}
+
+/// Everything but the once-only rule: the text is the one issued, it is in
+/// its validity window, and the signature is the account's.
+fn check(
+    challenge: &Challenge,
+    parsed: &SignInMessage,
+    request: &SolanaVerifyRequest,
+    signature: &Signature,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    if challenge.message != request.message {
+        return Err(bad("message", "differs from the issued challenge (tampered)".into()));
+    }
+    if challenge.verified_at.is_some() {
+        return Err(replay());
+    }
+    if now >= challenge.expires_at {
+        return Err(bad("message", format!("the challenge expired at {}", message::timestamp(&challenge.expires_at))));
+    }
+    if let Some(not_before) = parsed.not_before.filter(|nb| now < *nb) {
+        return Err(bad("message", format!("the challenge is not valid before {}", message::timestamp(&not_before))));
+    }
+    let key = VerifyingKey::from_bytes(&challenge.public_key)
+        .map_err(|_| bad("message", "the address is not an Ed25519 public key (no curve point)".into()))?;
+    if key.is_weak() {
+        return Err(bad("message", "the address is a small-order Ed25519 key, which proves nothing".into()));
+    }
+    key.verify_strict(request.message.as_bytes(), signature).map_err(|_| {
+        bad("signature", "does not verify for the address of the message (wrong key or altered message)".into())
     })
 }
 
-fn verified(challenge: &Challenge) -> SolanaVerifiedChallenge {
-    let message = &challenge.message;
+fn bad(what: &str, why: String) -> ApiError {
+    ApiError::bad_request(vec![format!("{what}: {why}")])
+}
+
+fn replay() -> ApiError {
+    bad("message", "this challenge was already verified (replay)".into())
+}
+
+/// The status a store's failure answers with.
+fn store_error(error: StoreError) -> ApiError {
+    match error {
+        StoreError::Unavailable(_) => ApiError::store_unavailable(error),
+        StoreError::Full(_) => ApiError::too_many("too many pending sign-in challenges; retry once some have expired"),
+        StoreError::DuplicateNonce(_)
+        | StoreError::Open { .. }
+        | StoreError::Failed(_)
+        | StoreError::Damaged { .. } => ApiError::internal(error),
+    }
+}
+
+/// The answer of a verified challenge; `message` is its text, parsed (the
+/// text equals the issued one, so its fields are the issued ones).
+fn verified(challenge: &Challenge, message: SignInMessage) -> SolanaVerifiedChallenge {
     SolanaVerifiedChallenge {
         id: challenge.id.clone(),
-        domain: message.domain.clone(),
-        network: Some(message.network.clone()),
-        address: message.address.clone(),
-        statement: message.statement.clone(),
-        uri: message.uri.clone(),
+        domain: message.domain,
+        network: Some(message.network),
+        address: message.address,
+        statement: message.statement,
+        uri: message.uri,
         expiration_time: message.expiration_time,
         not_before: message.not_before,
-        resources: (!message.resources.is_empty()).then(|| message.resources.clone()),
-        version: message.version.clone(),
-        nonce: message.nonce.clone(),
+        resources: (!message.resources.is_empty()).then_some(message.resources),
+        version: message.version,
+        nonce: message.nonce,
         profile_id: challenge.profile_id.clone(),
     }
 }

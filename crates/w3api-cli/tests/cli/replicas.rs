@@ -1,0 +1,185 @@
+//! Two `w3api serve` processes on one PostgreSQL database, as a team runs
+//! replicas behind a load balancer: a challenge issued by one is verified
+//! by the other, exactly once, and a replica killed with SIGKILL comes back
+//! to the same state. Skipped, with the reason printed, when the
+//! environment names no database (see `w3api_store::testing`).
+#![cfg(unix)]
+
+use futures::future::join_all;
+
+use crate::serve::{Server, line_starting, post_json, signed_challenge};
+
+const SECRET: &str = "one secret for every replica";
+
+fn replica(url: &str) -> Server {
+    let mut server = Server::start(&["--api-key", "k", "--database", url, "--secret", SECRET], &[]);
+    let kept = line_starting(&mut server, "sign-in challenges kept in");
+    assert!(kept.contains("PostgreSQL"), "{kept}");
+    server
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+const VERIFY: &str = "/challenge/verify/solana";
+
+#[test]
+fn replicas_share_challenges_verify_each_once_and_survive_a_kill() {
+    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let runtime = runtime();
+    let a = replica(&url);
+    let b = replica(&url);
+
+    // Issued on A, verified on B; then a replay on A is refused.
+    let verify = runtime.block_on(signed_challenge(&a.base));
+    let (status, body) = runtime.block_on(post_json(&b.base, VERIFY, &verify));
+    assert_eq!(status, 201, "verify on B: {body}");
+    let (status, body) = runtime.block_on(post_json(&a.base, VERIFY, &verify));
+    assert_eq!((status, body.contains("already verified (replay)")), (400, true), "replay on A: {body}");
+
+    // Fifty verifies of one signed message at once, across both.
+    let verify = runtime.block_on(signed_challenge(&b.base));
+    let outcomes = runtime.block_on(join_all((0..50).map(|i| {
+        let base = if i % 2 == 0 { &a.base } else { &b.base };
+        post_json(base, VERIFY, &verify)
+    })));
+    let won: Vec<_> = outcomes.iter().filter(|(status, _)| *status == 201).collect();
+    assert_eq!(won.len(), 1, "exactly one of 50 concurrent verifies succeeds: {outcomes:?}");
+    assert!(
+        outcomes.iter().filter(|(status, _)| *status != 201).all(|(s, b)| *s == 400 && b.contains("replay")),
+        "the others are replays: {outcomes:?}"
+    );
+
+    // A challenge issued on A survives A's SIGKILL: B verifies it, and A,
+    // restarted on the same database, refuses it and goes on issuing.
+    let pending = runtime.block_on(signed_challenge(&a.base));
+    drop(a);
+    let (status, body) = runtime.block_on(post_json(&b.base, VERIFY, &pending));
+    assert_eq!(status, 201, "B verifies what the killed A issued: {body}");
+    let a = replica(&url);
+    assert_eq!(runtime.block_on(post_json(&a.base, VERIFY, &pending)).0, 400, "restarted A refuses the replay");
+    let fresh = runtime.block_on(signed_challenge(&a.base));
+    assert_eq!(runtime.block_on(post_json(&b.base, VERIFY, &fresh)).0, 201, "restarted A issues again");
+}
+
+#[test]
+fn a_cursor_from_one_replica_reads_on_the_other() {
+    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let runtime = runtime();
+    let (a, b) = (replica(&url), replica(&url));
+    // The servers' devnet: seed 0, default scale.
+    let wallet = w3api_devnet::Devnet::new(0, w3api_devnet::Scale::DEFAULT).sample_wallets(1)[0];
+    let get = |base: &str, query: &str| {
+        let url = format!("{base}/api/v2.2/wallets/{wallet:#x}/tokens?chain=eth&limit=1{query}");
+        runtime.block_on(async {
+            let response = w3api_tests::http_client().get(url).header("X-API-Key", "k").send().await.unwrap();
+            (response.status().as_u16(), response.json::<serde_json::Value>().await.unwrap())
+        })
+    };
+    let (status, first) = get(&a.base, "");
+    assert_eq!(status, 200, "{first}");
+    let cursor = first["cursor"].as_str().expect("a sample wallet holds several tokens").to_string();
+    let (status, second) = get(&b.base, &format!("&cursor={cursor}"));
+    assert_eq!(status, 200, "B reads A's cursor: {second}");
+    assert_eq!(second["page"].as_u64(), first["page"].as_u64().map(|p| p + 1), "{second}");
+    drop(b);
+    // A server with a secret of its own refuses it.
+    let other = Server::start(&["--api-key", "k", "--database", &url], &[]);
+    let (status, refused) = get(&other.base, &format!("&cursor={cursor}"));
+    assert_eq!(status, 400, "{refused}");
+}
+
+/// A TCP relay to the database that the test can cut (every connection
+/// reset, new ones refused) and mend: the database going away, as the
+/// server sees it, without stopping the cluster other tests share.
+struct Relay {
+    address: std::net::SocketAddr,
+    open: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    connections: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+impl Relay {
+    async fn start(target: std::net::SocketAddr) -> Relay {
+        use std::sync::atomic::Ordering;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let relay = Relay {
+            address: listener.local_addr().unwrap(),
+            open: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)),
+            connections: std::sync::Arc::default(),
+        };
+        let (open, connections) = (relay.open.clone(), relay.connections.clone());
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                if !open.load(Ordering::SeqCst) {
+                    continue; // dropped: the connection is refused
+                }
+                let task = tokio::spawn(async move {
+                    if let Ok(mut server) = tokio::net::TcpStream::connect(target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                connections.lock().unwrap().push(task.abort_handle());
+            }
+        });
+        relay
+    }
+
+    fn cut(&self) {
+        self.open.store(false, std::sync::atomic::Ordering::SeqCst);
+        for connection in self.connections.lock().unwrap().drain(..) {
+            connection.abort();
+        }
+    }
+
+    fn mend(&self) {
+        self.open.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects() {
+    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let runtime = runtime();
+    let target = url::Url::parse(&url).unwrap();
+    let database = std::net::SocketAddr::new(
+        target.host_str().unwrap().parse().expect("the test database is on an IP address"),
+        target.port().unwrap_or(5432),
+    );
+    let relay = runtime.block_on(Relay::start(database));
+    let mut relayed = target.clone();
+    relayed.set_port(Some(relay.address.port())).unwrap();
+    let server = replica(relayed.as_str());
+    let request = |base: &str| {
+        let body = r#"{"domain":"example.com","address":"3fbvSBt23R6TbSkPQoyi56XSaFE6mYHxQyQwqnMa93fK",
+            "uri":"https://example.com/login","network":"mainnet","timeout":60}"#;
+        runtime.block_on(async {
+            let response = w3api_tests::http_client()
+                .post(format!("{base}/challenge/request/solana"))
+                .header("X-API-Key", "k")
+                .header("Content-Type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let retry_after = response.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
+            (response.status().as_u16(), retry_after, response.text().await.unwrap())
+        })
+    };
+    assert_eq!(request(&server.base).0, 201);
+
+    relay.cut();
+    let (status, retry_after, body) = request(&server.base);
+    assert_eq!((status, retry_after.as_deref()), (503, Some("1")), "{body}");
+    let message: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let text = message["message"].as_str().unwrap();
+    assert!(text.starts_with("the database is unavailable; retry later"), "{text}");
+    assert!(!text.contains("connection") && !text.contains("sqlx"), "no driver message reaches the client: {text}");
+
+    relay.mend();
+    let started = std::time::Instant::now();
+    while request(&server.base).0 != 201 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "the server did not reconnect within 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

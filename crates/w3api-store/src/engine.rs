@@ -1,0 +1,45 @@
+//! What differs between the two SQL engines: counting affected rows, and
+//! the schema's migrations (the column types differ).
+
+use std::borrow::Cow;
+
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{Database, Postgres, SqlSafeStr, Sqlite};
+
+/// A database the store runs on.
+pub trait Engine: Database {
+    /// Rows an `UPDATE` or `DELETE` changed.
+    fn rows_affected(result: &Self::QueryResult) -> u64;
+}
+
+impl Engine for Postgres {
+    fn rows_affected(result: &Self::QueryResult) -> u64 {
+        result.rows_affected()
+    }
+}
+
+impl Engine for Sqlite {
+    fn rows_affected(result: &Self::QueryResult) -> u64 {
+        result.rows_affected()
+    }
+}
+
+/// The schema, in order: (version, description, SQL) for each engine.
+const SQLITE: &[(i64, &str, &str)] = &[(1, "challenges", include_str!("../migrations/sqlite/0001_challenges.sql"))];
+const POSTGRES: &[(i64, &str, &str)] = &[(1, "challenges", include_str!("../migrations/postgres/0001_challenges.sql"))];
+
+/// The migrations compiled into the binary, run at start; sqlx records
+/// which ran, refuses a database whose applied migrations were changed, and
+/// on PostgreSQL holds an advisory lock so that replicas starting together
+/// migrate once.
+pub(crate) fn migrator<DB: Engine>() -> Migrator {
+    let steps = if DB::NAME == Postgres::NAME { POSTGRES } else { SQLITE };
+    Migrator::with_migrations(
+        steps
+            .iter()
+            .map(|&(version, description, sql)| {
+                Migration::new(version, Cow::Borrowed(description), MigrationType::Simple, sql.into_sql_str(), false)
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,61 @@
+/// Why the store could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database cannot be reached or is shutting down: the caller may
+    /// retry, and the pool reconnects by itself.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(#[source] sqlx::Error),
+    /// A bounded store holds `0` unexpired challenges already.
+    #[error("the store holds {0} unexpired challenges, as many as it may")]
+    Full(usize),
+    /// A challenge with this nonce was issued before.
+    #[error("a challenge with nonce {0:?} exists already")]
+    DuplicateNonce(String),
+    /// The store could not be opened or migrated at start.
+    #[error("opening {what}: {source}")]
+    Open {
+        /// What was being opened.
+        what: String,
+        /// Why it failed.
+        #[source]
+        source: sqlx::Error,
+    },
+    /// Anything else the database reported: a bug of ours or a damaged
+    /// database, not something a retry fixes.
+    #[error("the database failed: {0}")]
+    Failed(#[source] sqlx::Error),
+    /// A stored row that does not decode (written by something else).
+    #[error("a stored {what} is damaged: {why}")]
+    Damaged {
+        /// Which kind of record.
+        what: &'static str,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+impl StoreError {
+    /// Sorts a driver error: lost connections and shutdowns are
+    /// [`StoreError::Unavailable`], the rest [`StoreError::Failed`].
+    pub(crate) fn from_driver(error: sqlx::Error) -> StoreError {
+        if is_unavailable(&error) { StoreError::Unavailable(error) } else { StoreError::Failed(error) }
+    }
+}
+
+fn is_unavailable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Protocol(_) => true,
+        // PostgreSQL's SQLSTATE classes 08 (connection exception) and 57
+        // (operator intervention: admin shutdown, cannot connect now), and
+        // SQLite's SQLITE_BUSY (5) once its timeout has passed.
+        sqlx::Error::Database(db) => {
+            db.code().is_some_and(|code| code.starts_with("08") || code.starts_with("57") || code == "5")
+        }
+        _ => false,
+    }
+}

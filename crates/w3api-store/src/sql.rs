@@ -1,0 +1,168 @@
+//! The store on a SQL database, written once for both engines.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use chrono::{DateTime, Utc};
+use futures::future::BoxFuture;
+use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
+
+use crate::engine::Engine;
+use crate::{Challenge, Store, StoreError};
+
+/// A store in a SQL database reached through a connection pool.
+pub struct SqlStore<DB: Engine> {
+    pool: Pool<DB>,
+    /// Most unexpired challenges kept, for a store in this process's memory
+    /// or disk; `None` for a database shared by replicas, which no one
+    /// process can count.
+    capacity: Option<Capacity>,
+    what: String,
+}
+
+/// The bound of an embedded store, with a count of the challenges it holds
+/// (this process is the only writer, so the count stays exact).
+struct Capacity {
+    limit: usize,
+    held: AtomicUsize,
+}
+
+const COLUMNS: &str = "nonce, id, message, public_key, profile_id, expires_at, verified_at";
+
+impl<DB: Engine> SqlStore<DB> {
+    /// A store on `pool`, already migrated, described as `what`.
+    pub(crate) fn new(pool: Pool<DB>, what: String) -> SqlStore<DB> {
+        SqlStore { pool, capacity: None, what }
+    }
+
+    /// Bounds the store to `limit` challenges, of which `held` exist now.
+    pub(crate) fn bounded(mut self, limit: usize, held: usize) -> SqlStore<DB> {
+        self.capacity = Some(Capacity { limit, held: AtomicUsize::new(held) });
+        self
+    }
+
+    /// The pool, for the engine-specific openers.
+    pub(crate) fn pool(&self) -> &Pool<DB> {
+        &self.pool
+    }
+}
+
+impl<DB> Store for SqlStore<DB>
+where
+    DB: Engine,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    DB::Arguments: IntoArguments<DB>,
+    for<'r> String: Encode<'r, DB> + Decode<'r, DB> + Type<DB>,
+    for<'r> i64: Encode<'r, DB> + Decode<'r, DB> + Type<DB>,
+    for<'r> Option<i64>: Encode<'r, DB>,
+    for<'r> Vec<u8>: Encode<'r, DB> + Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    fn insert_challenge<'a>(&'a self, challenge: &'a Challenge) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            if let Some(capacity) = &self.capacity
+                && capacity.held.load(Ordering::Relaxed) >= capacity.limit
+            {
+                self.sweep_expired(Utc::now()).await?;
+                if capacity.held.load(Ordering::Relaxed) >= capacity.limit {
+                    return Err(StoreError::Full(capacity.limit));
+                }
+            }
+            let insert = format!("INSERT INTO challenges ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)");
+            let inserted = sqlx::query(sqlx::AssertSqlSafe(insert))
+                .bind(challenge.nonce.clone())
+                .bind(challenge.id.clone())
+                .bind(challenge.message.clone())
+                .bind(challenge.public_key.to_vec())
+                .bind(challenge.profile_id.clone())
+                .bind(challenge.expires_at.timestamp_millis())
+                .bind(challenge.verified_at.map(|at| at.timestamp_millis()))
+                .execute(&self.pool)
+                .await;
+            match inserted {
+                Ok(_) => {}
+                Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
+                    return Err(StoreError::DuplicateNonce(challenge.nonce.clone()));
+                }
+                Err(error) => return Err(StoreError::from_driver(error)),
+            }
+            if let Some(capacity) = &self.capacity {
+                capacity.held.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(())
+        })
+    }
+
+    fn challenge<'a>(&'a self, nonce: &'a str) -> BoxFuture<'a, Result<Option<Challenge>, StoreError>> {
+        Box::pin(async move {
+            let select = format!("SELECT {COLUMNS} FROM challenges WHERE nonce = $1");
+            let row = sqlx::query(sqlx::AssertSqlSafe(select))
+                .bind(nonce.to_owned())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(StoreError::from_driver)?;
+            row.map(|row| challenge_from(&row)).transpose()
+        })
+    }
+
+    fn mark_verified<'a>(&'a self, nonce: &'a str, at: DateTime<Utc>) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let result = sqlx::query("UPDATE challenges SET verified_at = $1 WHERE nonce = $2 AND verified_at IS NULL")
+                .bind(at.timestamp_millis())
+                .bind(nonce.to_owned())
+                .execute(&self.pool)
+                .await
+                .map_err(StoreError::from_driver)?;
+            Ok(DB::rows_affected(&result) == 1)
+        })
+    }
+
+    fn sweep_expired(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<u64, StoreError>> {
+        Box::pin(async move {
+            let result = sqlx::query("DELETE FROM challenges WHERE expires_at <= $1")
+                .bind(now.timestamp_millis())
+                .execute(&self.pool)
+                .await
+                .map_err(StoreError::from_driver)?;
+            let swept = DB::rows_affected(&result);
+            if let Some(capacity) = &self.capacity {
+                let swept = usize::try_from(swept).unwrap_or(usize::MAX);
+                let _ = capacity
+                    .held
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| Some(held.saturating_sub(swept)));
+            }
+            Ok(swept)
+        })
+    }
+
+    fn describe(&self) -> String {
+        self.what.clone()
+    }
+}
+
+fn challenge_from<DB>(row: &DB::Row) -> Result<Challenge, StoreError>
+where
+    DB: Engine,
+    for<'r> String: Decode<'r, DB> + Type<DB>,
+    for<'r> i64: Decode<'r, DB> + Type<DB>,
+    for<'r> Vec<u8>: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let damaged = |why: String| StoreError::Damaged { what: "challenge", why };
+    let column = |e: sqlx::Error| damaged(e.to_string());
+    let time = |millis: i64| {
+        DateTime::from_timestamp_millis(millis).ok_or_else(|| damaged(format!("time {millis} ms is out of range")))
+    };
+    let public_key: Vec<u8> = row.try_get(3).map_err(column)?;
+    let public_key = <[u8; 32]>::try_from(public_key.as_slice())
+        .map_err(|_| damaged(format!("public key of {} bytes", public_key.len())))?;
+    let verified_at: Option<i64> = row.try_get(6).map_err(column)?;
+    Ok(Challenge {
+        nonce: row.try_get(0).map_err(column)?,
+        id: row.try_get(1).map_err(column)?,
+        message: row.try_get(2).map_err(column)?,
+        public_key,
+        profile_id: row.try_get(4).map_err(column)?,
+        expires_at: time(row.try_get(5).map_err(column)?)?,
+        verified_at: verified_at.map(time).transpose()?,
+    })
+}

@@ -1,0 +1,154 @@
+//! One suite for every store: in memory, in a data directory, and on
+//! PostgreSQL when the environment names one (see `testing::database_url`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::{Challenge, DATA_FILE, Location, Store, StoreError, open};
+use chrono::{DateTime, Duration, Utc};
+
+const CAPACITY: usize = 1_000;
+
+/// The stores to run a test on, named; the directory's guard lives as long
+/// as the store.
+async fn stores() -> Vec<(String, Arc<dyn Store>, Option<tempfile::TempDir>)> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut stores = vec![
+        ("memory".to_string(), open(&Location::Memory, CAPACITY).await.expect("memory store"), None),
+        (
+            "directory".to_string(),
+            open(&Location::Directory(dir.path().to_owned()), CAPACITY).await.expect("directory store"),
+            Some(dir),
+        ),
+    ];
+    if let Some(url) = crate::testing::database_url("the PostgreSQL store") {
+        let store = open(&Location::Postgres(url), CAPACITY).await.expect("PostgreSQL store");
+        stores.push(("postgres".to_string(), store, None));
+    }
+    stores
+}
+
+/// A challenge with a nonce no other test (or earlier run on a shared
+/// database) used.
+fn challenge(expires_at: DateTime<Utc>) -> Challenge {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let run = Utc::now().timestamp_nanos_opt().unwrap_or_default();
+    Challenge {
+        nonce: format!("n{run:x}x{n}"),
+        id: format!("id{n}"),
+        message: format!("sign this\nNonce: {n}\nwith a second line"),
+        public_key: [u8::try_from(n % 256).unwrap_or(0); 32],
+        profile_id: format!("0xprofile{n}"),
+        expires_at: DateTime::from_timestamp_millis(expires_at.timestamp_millis()).unwrap(),
+        verified_at: None,
+    }
+}
+
+#[tokio::test]
+async fn a_challenge_reads_back_as_it_was_written() {
+    for (name, store, _dir) in stores().await {
+        let issued = challenge(Utc::now() + Duration::seconds(60));
+        store.insert_challenge(&issued).await.unwrap();
+        assert_eq!(store.challenge(&issued.nonce).await.unwrap().as_ref(), Some(&issued), "{name}");
+        assert_eq!(store.challenge("never-issued").await.unwrap(), None, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_nonce_is_issued_once() {
+    for (name, store, _dir) in stores().await {
+        let issued = challenge(Utc::now() + Duration::seconds(60));
+        store.insert_challenge(&issued).await.unwrap();
+        let again = Challenge { id: "other".into(), ..issued.clone() };
+        let error = store.insert_challenge(&again).await.unwrap_err();
+        assert!(matches!(&error, StoreError::DuplicateNonce(n) if *n == issued.nonce), "{name}: {error}");
+        assert_eq!(store.challenge(&issued.nonce).await.unwrap().unwrap().id, issued.id, "{name}: first one kept");
+    }
+}
+
+#[tokio::test]
+async fn a_challenge_is_verified_once() {
+    for (name, store, _dir) in stores().await {
+        let issued = challenge(Utc::now() + Duration::seconds(60));
+        store.insert_challenge(&issued).await.unwrap();
+        let at = DateTime::from_timestamp_millis(Utc::now().timestamp_millis()).unwrap();
+        assert!(store.mark_verified(&issued.nonce, at).await.unwrap(), "{name}: first verify");
+        assert!(!store.mark_verified(&issued.nonce, at + Duration::seconds(1)).await.unwrap(), "{name}: replay");
+        assert_eq!(store.challenge(&issued.nonce).await.unwrap().unwrap().verified_at, Some(at), "{name}");
+        assert!(!store.mark_verified("never-issued", at).await.unwrap(), "{name}: unknown nonce");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_fifty_concurrent_verifies_exactly_one_succeeds() {
+    for (name, store, _dir) in stores().await {
+        let issued = challenge(Utc::now() + Duration::seconds(60));
+        store.insert_challenge(&issued).await.unwrap();
+        let attempts: Vec<_> = (0..50)
+            .map(|_| {
+                let (store, nonce) = (store.clone(), issued.nonce.clone());
+                tokio::spawn(async move { store.mark_verified(&nonce, Utc::now()).await })
+            })
+            .collect();
+        let mut successes = 0;
+        for attempt in attempts {
+            successes += usize::from(attempt.await.unwrap().unwrap());
+        }
+        assert_eq!(successes, 1, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn sweeping_removes_expired_challenges_only() {
+    for (name, store, _dir) in stores().await {
+        let now = Utc::now();
+        let expired = challenge(now - Duration::seconds(1));
+        let live = challenge(now + Duration::seconds(60));
+        store.insert_challenge(&expired).await.unwrap();
+        store.insert_challenge(&live).await.unwrap();
+        assert!(store.sweep_expired(now).await.unwrap() >= 1, "{name}");
+        assert_eq!(store.challenge(&expired.nonce).await.unwrap(), None, "{name}: expired one swept");
+        assert!(store.challenge(&live.nonce).await.unwrap().is_some(), "{name}: live one kept");
+    }
+}
+
+#[tokio::test]
+async fn an_embedded_store_is_bounded_and_makes_room_from_expired_challenges() {
+    let dir = tempfile::tempdir().unwrap();
+    for location in [Location::Memory, Location::Directory(dir.path().to_owned())] {
+        let store = open(&location, 2).await.unwrap();
+        let now = Utc::now();
+        store.insert_challenge(&challenge(now + Duration::milliseconds(300))).await.unwrap();
+        store.insert_challenge(&challenge(now + Duration::seconds(60))).await.unwrap();
+        let error = store.insert_challenge(&challenge(now + Duration::seconds(60))).await.unwrap_err();
+        assert!(matches!(error, StoreError::Full(2)), "{location:?}: {error}");
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        store.insert_challenge(&challenge(now + Duration::seconds(60))).await.expect("the expired one made room");
+    }
+}
+
+#[tokio::test]
+async fn a_data_directory_keeps_verified_challenges_across_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = Location::Directory(dir.path().to_owned());
+    let issued = challenge(Utc::now() + Duration::seconds(60));
+    {
+        let store = open(&location, CAPACITY).await.unwrap();
+        store.insert_challenge(&issued).await.unwrap();
+        assert!(store.mark_verified(&issued.nonce, Utc::now()).await.unwrap());
+    }
+    let reopened = open(&location, CAPACITY).await.unwrap();
+    assert!(reopened.challenge(&issued.nonce).await.unwrap().unwrap().verified_at.is_some());
+    assert!(!reopened.mark_verified(&issued.nonce, Utc::now()).await.unwrap(), "a replay after the restart");
+    assert!(reopened.describe().contains(DATA_FILE), "{}", reopened.describe());
+}
+
+#[tokio::test]
+async fn an_unreachable_or_malformed_database_is_an_error_at_open() {
+    // Port 1 on loopback: nothing listens there.
+    let error = open(&Location::Postgres("postgres://w3api@127.0.0.1:1/w3api".into()), 1).await.err().unwrap();
+    assert!(matches!(error, StoreError::Open { .. }) && error.to_string().contains("127.0.0.1:1"), "{error}");
+    let error = open(&Location::Postgres("mysql://nowhere".into()), 1).await.err().unwrap();
+    assert!(error.to_string().contains("PostgreSQL URL"), "{error}");
+}
