@@ -4,6 +4,8 @@
 #
 #   .ci/postgres.sh start   # prints the cluster's URL on stdout
 #   .ci/postgres.sh stop
+#   .ci/postgres.sh halt    # stops the running cluster, keeping its data
+#   .ci/postgres.sh resume  # starts it again, on the same port
 #
 # The cluster lives in target/ci/postgres (a fresh one at each start), trusts
 # local connections, and listens on 127.0.0.1 only, on a free port.
@@ -60,15 +62,21 @@ start() {
     local port
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     as_owner "$bin/initdb" -D "$dir/data" -U w3api --auth=trust --encoding=UTF8 --no-instructions >"$dir/initdb.log"
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200 -c fsync=on" \
-        start >/dev/null
+    echo "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200" \
+        >"$dir/options"
+    resume
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U w3api w3api
     echo "postgres://w3api@127.0.0.1:$port/w3api"
 }
 
+resume() {
+    as_owner "$(server_bin)/pg_ctl" -D "$link/data" -l "$link/server.log" -w -o "$(cat "$link/options")" \
+        start >/dev/null
+}
+
 case "${1:-}" in
     start) start ;;
-    stop) stop ;;
-    *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+    stop | halt) stop ;;
+    resume) resume ;;
+    *) echo "usage: $0 start|stop|halt|resume" >&2; exit 2 ;;
 esac

@@ -94,6 +94,8 @@ async fn sign_in(
     let request = json!({"domain": "load.example", "address": address, "uri": "https://load.example/",
         "network": "mainnet", "timeout": 60});
     let (issued, challenge) = post(http, key, &format!("{issuer}/challenge/request/solana"), &request, start).await;
+    // An error's body has a `message` too: only a 201 is a challenge.
+    let challenge = challenge.filter(|_| issued.status == 201);
     let Some(message) = challenge.as_ref().and_then(|c| c["message"].as_str()) else { return vec![issued] };
     let signature = bs58::encode(signer.sign(message.as_bytes()).to_bytes()).into_string();
     let verify = json!({"message": message, "signature": signature});
@@ -109,8 +111,15 @@ async fn post(http: &reqwest::Client, key: &str, url: &str, body: &Value, start:
             let status = response.status().as_u16();
             (status, response.json::<Value>().await.ok())
         }
-        Err(_) => (0, None),
+        Err(error) => {
+            eprintln!("no answer from {url}: {error}");
+            (0, None)
+        }
     };
+    if !(200..300).contains(&status) && let Some(body) = &body {
+        // Errors are rare in a good run; each is worth seeing.
+        eprintln!("{status} from {url}: {body}");
+    }
     (Outcome { ended: start.elapsed(), latency: sent.elapsed(), status }, body)
 }
 
