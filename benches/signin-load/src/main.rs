@@ -116,7 +116,9 @@ async fn post(http: &reqwest::Client, key: &str, url: &str, body: &Value, start:
             (0, None)
         }
     };
-    if !(200..300).contains(&status) && let Some(body) = &body {
+    if !(200..300).contains(&status)
+        && let Some(body) = &body
+    {
         // Errors are rare in a good run; each is worth seeing.
         eprintln!("{status} from {url}: {body}");
     }
