@@ -37,15 +37,7 @@ THREADS=${THREADS:-2}
 WALLETS=${WALLETS:-300}
 ROUNDS=${ROUNDS:-5}
 KEY=load-test-key
-WORK=$(mktemp -d)
-PIDS=()
-
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+source benches/lib.sh
 
 if ! command -v wrk >/dev/null; then
     echo "installing wrk (Debian package)" >&2
@@ -58,24 +50,6 @@ cargo build --release --quiet -p w3api-load-baseline
 W3API=${W3API:-target/release/w3api}
 
 now_ms() { date +%s%3N; }
-
-# Starts a server whose first stdout line is "listening on URL"; sets URL
-# and SERVER_PID.
-start() {
-    local log="$WORK/$1.log"
-    shift
-    "$@" >"$log" 2>"$log.err" &
-    SERVER_PID=$!
-    PIDS+=("$SERVER_PID")
-    for _ in $(seq 1 500); do
-        URL=$(sed -n 's/^listening on //p' "$log" | head -n1)
-        [ -n "$URL" ] && return 0
-        sleep 0.01
-    done
-    echo "server did not start: $*" >&2
-    cat "$log.err" >&2
-    exit 1
-}
 
 # Runs wrk; prints "requests/s p99_ms".
 load() {

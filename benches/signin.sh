@@ -24,36 +24,18 @@ FAULT_DURATION=${FAULT_DURATION:-30s}
 OUTAGE=${OUTAGE:-5}
 CONNECTIONS=${CONNECTIONS:-32}
 KEY=load-test-key
-WORK=$(mktemp -d)
-PIDS=()
-
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    .ci/postgres.sh stop || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+ON_EXIT='.ci/postgres.sh stop'
+source benches/lib.sh
 
 cargo build --release --quiet -p w3api-cli -p w3api-load-signin
 W3API=target/release/w3api
 LOAD=target/release/w3api-load-signin
 
-# Starts `w3api serve` with the given store flags; prints its URL.
-start() {
-    local log="$WORK/serve-${#PIDS[@]}.log"
-    "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY" --secret "one secret for the replicas" "$@" \
-        >"$log" 2>"$log.err" &
-    PIDS+=($!)
-    for _ in $(seq 1 500); do
-        local url
-        url=$(sed -n 's/^listening on //p' "$log" | head -n1)
-        if [ -n "$url" ]; then echo "$url"; return 0; fi
-        sleep 0.01
-    done
-    echo "server did not start: $*" >&2
-    cat "$log.err" >&2
-    exit 1
+# Starts `w3api serve` named $1 with the store flags that follow; sets URL.
+serve() {
+    local name=$1
+    shift
+    start "$name" "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY" --secret "one secret for the replicas" "$@"
 }
 
 stop_servers() {
@@ -66,15 +48,18 @@ summary() { grep '^requests=' "$1"; }
 field() { sed -n "s/.*[[:space:]]$2=\([^[:space:]]*\).*/\1/p; s/^$2=\([^[:space:]]*\).*/\1/p" "$1" | head -n1; }
 
 # 1. Embedded store.
-embedded=$(start --data-dir "$WORK/data")
+serve embedded --data-dir "$WORK/data"
+embedded=$URL
 "$LOAD" --target "$embedded" --key "$KEY" --connections "$CONNECTIONS" --duration "$DURATION" >"$WORK/embedded.txt" \
     2>"$WORK/embedded.err"
 stop_servers
 
 # 2. Two replicas on PostgreSQL.
 DATABASE=$(.ci/postgres.sh start)
-a=$(start --database "$DATABASE")
-b=$(start --database "$DATABASE")
+serve replica-a --database "$DATABASE"
+a=$URL
+serve replica-b --database "$DATABASE"
+b=$URL
 "$LOAD" --target "$a" --target "$b" --key "$KEY" --connections "$CONNECTIONS" --duration "$DURATION" \
     >"$WORK/replicas.txt" 2>"$WORK/replicas.err"
 

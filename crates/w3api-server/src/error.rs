@@ -22,8 +22,9 @@ pub struct ApiError {
     pub messages: Vec<String>,
     /// The methods a path allows (405 only).
     pub allow: Option<String>,
-    /// What went wrong inside the server, for the log only.
-    cause: Option<String>,
+    /// What went wrong inside the server (for the log only), and what the
+    /// client may read of it.
+    failure: Option<FailureCause>,
     /// Seconds the client should wait before retrying (`Retry-After`).
     retry_after: Option<u32>,
 }
@@ -31,7 +32,7 @@ pub struct ApiError {
 /// The cause of a server-side failure, carried from the handler to the
 /// logging middleware in the response's extensions, with what the client
 /// may read of it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FailureCause {
     pub cause: String,
     pub public: &'static str,
@@ -43,7 +44,7 @@ const STORE_DOWN: &str = "the database is unavailable; retry later";
 
 impl ApiError {
     fn new(status: StatusCode, messages: Vec<String>) -> Self {
-        ApiError { status, messages, allow: None, cause: None, retry_after: None }
+        ApiError { status, messages, allow: None, failure: None, retry_after: None }
     }
 
     /// 400: a parameter or the body is invalid; one message per problem.
@@ -101,7 +102,8 @@ impl ApiError {
     }
 
     fn failure(status: StatusCode, public: &'static str, cause: impl std::fmt::Display) -> Self {
-        ApiError { cause: Some(cause.to_string()), ..ApiError::new(status, vec![public.to_string()]) }
+        let failure = FailureCause { cause: cause.to_string(), public };
+        ApiError { failure: Some(failure), ..ApiError::new(status, vec![public.to_string()]) }
     }
 
     /// The body of a server-side failure: what the client may know, and the
@@ -130,16 +132,11 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = match self.cause {
-            Some(cause) => {
+        let mut response = match self.failure {
+            Some(failure) => {
                 // The logging middleware writes the body, with the request id.
-                let public = match self.status {
-                    StatusCode::SERVICE_UNAVAILABLE if self.retry_after.is_some() => STORE_DOWN,
-                    StatusCode::SERVICE_UNAVAILABLE => SOURCE_DOWN,
-                    _ => INTERNAL,
-                };
                 let mut response = self.status.into_response();
-                response.extensions_mut().insert(FailureCause { cause, public });
+                response.extensions_mut().insert(failure);
                 response
             }
             None => (self.status, Json(self.body())).into_response(),

@@ -7,7 +7,7 @@
 
 use futures::future::join_all;
 
-use crate::serve::{Server, line_starting, post_json, signed_challenge};
+use crate::serve::{CHALLENGE_REQUEST, Server, line_starting, post_json, signed_challenge};
 
 const SECRET: &str = "one secret for every replica";
 
@@ -151,14 +151,12 @@ fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects()
     relayed.set_port(Some(relay.address.port())).unwrap();
     let server = replica(relayed.as_str());
     let request = |base: &str| {
-        let body = r#"{"domain":"example.com","address":"3fbvSBt23R6TbSkPQoyi56XSaFE6mYHxQyQwqnMa93fK",
-            "uri":"https://example.com/login","network":"mainnet","timeout":60}"#;
         runtime.block_on(async {
             let response = w3api_tests::http_client()
                 .post(format!("{base}/challenge/request/solana"))
                 .header("X-API-Key", "k")
                 .header("Content-Type", "application/json")
-                .body(body)
+                .body(CHALLENGE_REQUEST)
                 .send()
                 .await
                 .unwrap();

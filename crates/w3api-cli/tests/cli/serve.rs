@@ -276,12 +276,14 @@ pub(crate) async fn post_json(base: &str, path: &str, body: &str) -> (u16, Strin
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
+/// A challenge request for devnet Solana account 0.
+pub(crate) const CHALLENGE_REQUEST: &str = r#"{"domain":"example.com","address":"3fbvSBt23R6TbSkPQoyi56XSaFE6mYHxQyQwqnMa93fK",
+    "uri":"https://example.com/login","network":"mainnet","timeout":60}"#;
+
 /// A challenge issued by the server at `base`, and the verify body that
 /// signs it with devnet Solana account 0 (`w3api devnet solana-sign`).
 pub(crate) async fn signed_challenge(base: &str) -> String {
-    let request = r#"{"domain":"example.com","address":"3fbvSBt23R6TbSkPQoyi56XSaFE6mYHxQyQwqnMa93fK",
-        "uri":"https://example.com/login","network":"mainnet","timeout":60}"#;
-    let (status, challenge) = post_json(base, "/challenge/request/solana", request).await;
+    let (status, challenge) = post_json(base, "/challenge/request/solana", CHALLENGE_REQUEST).await;
     assert_eq!(status, 201, "{challenge}");
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), &challenge).unwrap();
