@@ -141,11 +141,11 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     keys.dedup();
     let generated = keys.is_empty().then(new_api_key);
     keys.extend(generated.clone());
-    let devnet = Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay);
+    let store =
+        w3api_store::open(&location, CHALLENGE_CAPACITY).await.map_err(|e| CliError::Server(format!("store: {e}")))?;
+    let devnet =
+        Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay).with_store(store.clone());
     let streams: Vec<_> = devnet.streams().to_vec();
-    let store = w3api_store::open(&location, CHALLENGE_CAPACITY)
-        .await
-        .map_err(|e| CliError::Server(format!("sign-in store: {e}")))?;
     let config = ServerConfig {
         cors,
         answer_cache_bytes: args.answer_cache_size,
@@ -166,7 +166,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     if let Some(key) = &generated {
         println!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
     }
-    println!("sign-in challenges kept in {}", store.describe());
+    println!("state (sign-in challenges, NFT indexing) kept in {}", store.describe());
     if args.secret.is_none() {
         println!(
             "cursor secret generated: cursors are valid on this server until it stops (share one with --secret or W3API_SECRET)"

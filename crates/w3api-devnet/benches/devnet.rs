@@ -11,14 +11,14 @@
 use {
     alloy_consensus as _, alloy_eips as _, alloy_primitives as _, alloy_rlp as _, alloy_rpc_types_eth as _,
     alloy_signer as _, alloy_signer_local as _, alloy_sol_types as _, bs58 as _, chrono as _, ed25519_dalek as _,
-    foldhash as _, proptest as _, rayon as _, serde_json as _, tokio as _, uuid as _,
+    foldhash as _, proptest as _, rayon as _, serde_json as _, tokio as _, uuid as _, w3api_store as _,
 };
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use w3api_devnet::{ChainData, Devnet, Indexing, Scale};
+use w3api_devnet::{ChainData, Devnet, Scale};
 use w3api_source::{
     BlockRef, PageRequest, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
 };
@@ -65,7 +65,6 @@ fn queries(c: &mut Criterion) {
     let mut inputs = Inputs::new(&devnet, &data);
     // One page of the largest size the API serves, as the server asks.
     let page = PageRequest::first(100);
-    let indexing = Indexing::new(Duration::ZERO);
     let mut group = c.benchmark_group("query/large");
     group.bench_function("wallet_tokens", |b| {
         b.iter(|| {
@@ -89,7 +88,7 @@ fn queries(c: &mut Criterion) {
         b.iter(|| {
             let query =
                 WalletNftsQuery { at_block: Some(inputs.block()), ..WalletNftsQuery::new(Chain::Eth, inputs.wallet()) };
-            black_box(data.wallet_nfts(&query, &page, &indexing).unwrap())
+            black_box(data.wallet_nfts(&query, &page).unwrap())
         });
     });
     group.bench_function("wallet_collections", |b| {
@@ -101,7 +100,7 @@ fn queries(c: &mut Criterion) {
                 exclude_spam: false,
                 include_prices: false,
             };
-            black_box(data.wallet_collections(&query, &page, &indexing).unwrap())
+            black_box(data.wallet_collections(&query, &page).unwrap())
         });
     });
     group.bench_function("token_price", |b| {

@@ -1,55 +1,115 @@
 //! NFT indexing status, as the spec states it and as the devnet plays it.
 //!
 //! Production indexes a collection the first time someone asks for it; the
-//! devnet has every collection at hand, so it plays that delay. A collection named in `token_addresses` for the first time starts
-//! indexing; that response and those that follow report `SYNCING` until the
-//! indexing delay has passed, then `SYNCED`. Collections never requested by
-//! filter report `SYNCED`. A response reports `SYNCING` when any collection
-//! it concerns (those it filters on, and those in its result) is indexing.
+//! devnet has every collection at hand, so it plays that delay. A collection
+//! named in `token_addresses` for the first time starts indexing; that
+//! response and those that follow report `SYNCING` until the indexing delay
+//! has passed, then `SYNCED`. Collections never requested by filter report
+//! `SYNCED`. A response reports `SYNCING` when any collection it concerns
+//! (those it filters on, and those in its result) is indexing.
+//!
+//! When indexing started is kept in the [`Store`], so that replicas sharing
+//! one agree on it and a restart on a data directory remembers it. Times are
+//! wall-clock times, as replicas share no other clock.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
+use chrono::{DateTime, TimeDelta, Utc};
+use w3api_store::{NftSyncStart, Store, StoreCell, StoreError};
 use w3api_types::{Address, Chain, SyncStatus};
 
-/// Most collections remembered; past it, those indexed longest ago are forgotten
-/// (and would index again if requested).
-const CAPACITY: usize = 100_000;
+/// Most starts remembered in this process; past it, they are forgotten and
+/// read from the store again when needed.
+const KNOWN_CAPACITY: usize = 100_000;
+
+/// Challenges a private in-memory store may hold; the devnet issues none,
+/// but the store is the one kind that serves both.
+const PRIVATE_STORE_CAPACITY: usize = 1;
 
 /// When each requested collection started indexing.
 pub struct Indexing {
     delay: Duration,
-    started: Mutex<HashMap<(Chain, Address), Instant>>,
+    store: StoreCell,
+    /// Starts read from the store: a start never changes once kept, so
+    /// these need no second read.
+    known: Mutex<HashMap<(Chain, Address), DateTime<Utc>>>,
 }
 
 impl Indexing {
-    /// Indexing that completes `delay` after it starts.
-    pub fn new(delay: Duration) -> Indexing {
-        Indexing { delay, started: Mutex::new(HashMap::new()) }
+    /// Indexing that completes `delay` after it starts, kept in `store`, or
+    /// in a private in-memory store when `None`.
+    pub fn new(delay: Duration, store: Option<Arc<dyn Store>>) -> Indexing {
+        Indexing { delay, store: StoreCell::new(store, PRIVATE_STORE_CAPACITY), known: Mutex::new(HashMap::new()) }
     }
 
-    /// Starts indexing the collections not seen before.
-    pub fn request(&self, chain: Chain, collections: &[Address]) {
-        let now = Instant::now();
-        let mut started = self.started.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        for collection in collections {
-            started.entry((chain, *collection)).or_insert(now);
+    /// How long indexing takes.
+    pub fn delay(&self) -> Duration {
+        self.delay
+    }
+
+    /// The store, if it was given or has been opened.
+    pub fn store(&self) -> Option<Arc<dyn Store>> {
+        self.store.opened()
+    }
+
+    /// Starts indexing those of `collections` that never started.
+    pub async fn request(&self, chain: Chain, collections: &[Address]) -> Result<(), StoreError> {
+        let new = self.unknown(chain, collections.iter().copied());
+        if new.is_empty() {
+            return Ok(());
         }
-        if started.len() > CAPACITY {
-            let delay = self.delay;
-            started.retain(|_, at| now.duration_since(*at) < delay);
-        }
+        let starts = self.store.get().await?.start_nft_sync(chain, &new, Utc::now()).await?;
+        self.remember(chain, starts);
+        Ok(())
     }
 
     /// `SYNCING` if any of `collections` is still indexing.
-    pub fn status(&self, chain: Chain, collections: impl IntoIterator<Item = Address>) -> SyncStatus {
-        let now = Instant::now();
-        let started = self.started.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let indexing = collections
-            .into_iter()
-            .any(|c| started.get(&(chain, c)).is_some_and(|at| now.duration_since(*at) < self.delay));
-        if indexing { SyncStatus::Syncing } else { SyncStatus::Synced }
+    pub async fn status(
+        &self,
+        chain: Chain,
+        collections: impl IntoIterator<Item = Address>,
+    ) -> Result<SyncStatus, StoreError> {
+        let now = Utc::now();
+        let collections: Vec<Address> = collections.into_iter().collect();
+        if self.any_indexing(chain, &collections, now) {
+            return Ok(SyncStatus::Syncing);
+        }
+        // Another replica may have started one of the others since.
+        let unknown = self.unknown(chain, collections.into_iter());
+        if !unknown.is_empty() {
+            let starts = self.store.get().await?.nft_sync_starts(chain, &unknown).await?;
+            self.remember(chain, starts);
+            if self.any_indexing(chain, &unknown, now) {
+                return Ok(SyncStatus::Syncing);
+            }
+        }
+        Ok(SyncStatus::Synced)
+    }
+
+    fn any_indexing(&self, chain: Chain, collections: &[Address], now: DateTime<Utc>) -> bool {
+        // A start ahead of `now` (another replica's clock) counts as indexing.
+        let delay = TimeDelta::from_std(self.delay).unwrap_or(TimeDelta::MAX);
+        let known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        collections.iter().any(|c| known.get(&(chain, *c)).is_some_and(|started| now - *started < delay))
+    }
+
+    /// Those of `collections` whose start this process has not read, each once.
+    fn unknown(&self, chain: Chain, collections: impl Iterator<Item = Address>) -> Vec<Address> {
+        let known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut unknown: Vec<Address> = collections.filter(|c| !known.contains_key(&(chain, *c))).collect();
+        unknown.sort_unstable();
+        unknown.dedup();
+        unknown
+    }
+
+    fn remember(&self, chain: Chain, starts: Vec<NftSyncStart>) {
+        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        if known.len() + starts.len() > KNOWN_CAPACITY {
+            known.clear();
+        }
+        known.extend(starts.into_iter().map(|start| ((chain, start.collection), start.started_at)));
     }
 }
 
@@ -57,17 +117,39 @@ impl Indexing {
 mod tests {
     use super::*;
 
-    #[test]
-    fn requested_collections_sync_after_the_delay_and_others_never_sync() {
-        let indexing = Indexing::new(Duration::from_millis(50));
+    #[tokio::test]
+    async fn requested_collections_sync_after_the_delay_and_others_never_sync() {
+        let indexing = Indexing::new(Duration::from_millis(200), None);
         let (a, b) = (Address::repeat_byte(1), Address::repeat_byte(2));
-        assert_eq!(indexing.status(Chain::Eth, [a, b]), SyncStatus::Synced);
-        indexing.request(Chain::Eth, &[a]);
-        assert_eq!(indexing.status(Chain::Eth, [a]), SyncStatus::Syncing);
-        assert_eq!(indexing.status(Chain::Eth, [b]), SyncStatus::Synced);
-        assert_eq!(indexing.status(Chain::Base, [a]), SyncStatus::Synced, "each chain indexes on its own");
-        std::thread::sleep(Duration::from_millis(60));
-        indexing.request(Chain::Eth, &[a]);
-        assert_eq!(indexing.status(Chain::Eth, [a]), SyncStatus::Synced, "a second request does not restart it");
+        assert_eq!(indexing.status(Chain::Eth, [a, b]).await.unwrap(), SyncStatus::Synced);
+        indexing.request(Chain::Eth, &[a]).await.unwrap();
+        assert_eq!(indexing.status(Chain::Eth, [a]).await.unwrap(), SyncStatus::Syncing);
+        assert_eq!(indexing.status(Chain::Eth, [b, a]).await.unwrap(), SyncStatus::Syncing);
+        assert_eq!(indexing.status(Chain::Eth, [b]).await.unwrap(), SyncStatus::Synced);
+        assert_eq!(indexing.status(Chain::Base, [a]).await.unwrap(), SyncStatus::Synced, "each chain on its own");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        indexing.request(Chain::Eth, &[a]).await.unwrap();
+        assert_eq!(
+            indexing.status(Chain::Eth, [a]).await.unwrap(),
+            SyncStatus::Synced,
+            "a second request does not restart it"
+        );
+    }
+
+    #[tokio::test]
+    async fn two_devnets_on_one_store_agree() {
+        let first = Indexing::new(Duration::from_millis(300), None);
+        first.request(Chain::Eth, &[]).await.unwrap();
+        assert!(first.store().is_none(), "nothing to record opens no store");
+        first.status(Chain::Eth, [Address::ZERO]).await.unwrap();
+        let shared = first.store().expect("opened to read starts");
+        let second = Indexing::new(Duration::from_millis(300), Some(shared));
+        let collection = Address::repeat_byte(7);
+        assert_eq!(second.status(Chain::Eth, [collection]).await.unwrap(), SyncStatus::Synced);
+        first.request(Chain::Eth, &[collection]).await.unwrap();
+        assert_eq!(second.status(Chain::Eth, [collection]).await.unwrap(), SyncStatus::Syncing, "started by the other");
+        tokio::time::sleep(Duration::from_millis(350)).await;
+        second.request(Chain::Eth, &[collection]).await.unwrap();
+        assert_eq!(second.status(Chain::Eth, [collection]).await.unwrap(), SyncStatus::Synced, "not restarted");
     }
 }

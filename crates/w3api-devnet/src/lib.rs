@@ -47,6 +47,7 @@ use w3api_source::{
     BlockRef, DataSource, FeeSuggestion, LogQuery, PageRequest, SourceError, TokenPriceQuery, WalletCollectionsPage,
     WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
+use w3api_store::Store;
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, NativePrice, Receipt, SyncingStatus, TokenPrice, Transaction};
 use w3api_types::{Address, Chain, EvmStream, U256};
 
@@ -58,6 +59,7 @@ pub use indexing::Indexing;
 pub use ledger::{Checkpoints, History, Holder, Ledger, Movement};
 pub use metadata::{NftMetadata, Rarity};
 pub use query::BLOCKS_PER_DAY;
+pub use query::nfts::NftPage;
 pub use query::prices::{Price, PriceFilter};
 pub use scale::Scale;
 pub use world::{Asset, Collection, Exchange, NativeCurrency, Pair, Token, TokenKind, World};
@@ -95,7 +97,7 @@ pub const DEFAULT_INDEX_DELAY: Duration = Duration::from_secs(3);
 impl Devnet {
     /// A devnet for `seed` at `scale`; nothing is generated yet.
     pub fn new(seed: u64, scale: Scale) -> Devnet {
-        Devnet::build(seed, scale, DEFAULT_INDEX_DELAY)
+        Devnet::build(seed, scale, Indexing::new(DEFAULT_INDEX_DELAY, None))
     }
 
     /// The same devnet (same seed and scale, nothing generated yet), whose
@@ -103,10 +105,20 @@ impl Devnet {
     /// named in a query's `token_addresses`, as production does while it
     /// indexes a collection it has not seen.
     pub fn with_index_delay(self, delay: Duration) -> Devnet {
-        Devnet::build(self.inner.seed, self.inner.scale, delay)
+        let indexing = Indexing::new(delay, self.inner.indexing.store());
+        Devnet::build(self.inner.seed, self.inner.scale, indexing)
     }
 
-    fn build(seed: u64, scale: Scale, index_delay: Duration) -> Devnet {
+    /// The same devnet (nothing generated yet), which keeps when NFT
+    /// collections started indexing in `store`, so that servers sharing it
+    /// agree, and a restart on the same data remembers. Without one, the
+    /// devnet keeps them in a store of its own in memory.
+    pub fn with_store(self, store: Arc<dyn Store>) -> Devnet {
+        let indexing = Indexing::new(self.inner.indexing.delay(), Some(store));
+        Devnet::build(self.inner.seed, self.inner.scale, indexing)
+    }
+
+    fn build(seed: u64, scale: Scale, indexing: Indexing) -> Devnet {
         let inner = Inner {
             seed,
             scale,
@@ -114,7 +126,7 @@ impl Devnet {
             table: Chain::all().map(|_| OnceLock::new()).collect(),
             others: Mutex::new(HashMap::new()),
             streams: streams::streams(seed),
-            indexing: Indexing::new(index_delay),
+            indexing,
         };
         Devnet { inner: Arc::new(inner) }
     }
@@ -255,7 +267,12 @@ impl DataSource for Devnet {
     }
 
     async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
-        self.ready(query.chain).await?.wallet_nfts(&query, &page, &self.inner.indexing)
+        let data = self.ready(query.chain).await?;
+        let indexing = &self.inner.indexing;
+        indexing.request(query.chain, &query.token_addresses).await?;
+        let answer = data.wallet_nfts(&query, &page)?;
+        let status = indexing.status(query.chain, answer.concerns).await?;
+        Ok(WalletNftsPage { status, holdings: answer.holdings, total: answer.total })
     }
 
     async fn wallet_collections(
@@ -263,7 +280,9 @@ impl DataSource for Devnet {
         query: WalletCollectionsQuery,
         page: PageRequest,
     ) -> Result<WalletCollectionsPage, SourceError> {
-        self.ready(query.chain).await?.wallet_collections(&query, &page, &self.inner.indexing)
+        let answer = self.ready(query.chain).await?.wallet_collections(&query, &page)?;
+        let status = self.inner.indexing.status(query.chain, answer.concerns).await?;
+        Ok(WalletCollectionsPage { status, holdings: answer.holdings })
     }
 
     async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {

@@ -11,6 +11,7 @@ use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use w3api_source::SourceError;
+use w3api_store::StoreError;
 use w3api_types::{Error as ErrorBody, ErrorMessage};
 
 /// An error answer of the REST interface: a status and the spec's `Error` body.
@@ -166,6 +167,22 @@ impl From<SourceError> for ApiError {
             // cannot read one has a bug; the client cannot fix it.
             SourceError::BadPosition => ApiError::internal(error),
             SourceError::Unavailable(_) => ApiError::unavailable(error),
+            SourceError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unavailable(_) => ApiError::store_unavailable(error),
+            StoreError::Full(_) => {
+                ApiError::too_many("too many pending sign-in challenges; retry once some have expired")
+            }
+            StoreError::DuplicateNonce(_)
+            | StoreError::Open { .. }
+            | StoreError::Failed(_)
+            | StoreError::Damaged { .. } => ApiError::internal(error),
         }
     }
 }

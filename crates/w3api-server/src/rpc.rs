@@ -71,7 +71,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         | SourceError::UnknownBlockHash(_)
         | SourceError::TooManyLogs { .. } => ErrorCode::InvalidParams,
         SourceError::ChainNotServed(_) => ErrorCode::UnknownChain,
-        SourceError::Unavailable(_) | SourceError::BadPosition => {
+        SourceError::Unavailable(_) | SourceError::BadPosition | SourceError::Store(_) => {
             tracing::error!(cause = %error, "data source failed during a JSON-RPC call");
             return rpc_error(ErrorCode::InternalError, "Internal error");
         }

@@ -236,7 +236,7 @@ pub struct TokenPriceQuery {
 }
 
 /// Why a data source could not answer.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     /// The source has no data for this chain.
     #[error("chain {0} is not served by this data source")]
@@ -280,4 +280,7 @@ pub enum SourceError {
     /// The source failed.
     #[error("data source failure: {0}")]
     Unavailable(String),
+    /// The store the source keeps its own state in (NFT indexing) failed.
+    #[error(transparent)]
+    Store(#[from] w3api_store::StoreError),
 }

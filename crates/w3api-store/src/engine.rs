@@ -25,8 +25,14 @@ impl Engine for Sqlite {
 }
 
 /// The schema, in order: (version, description, SQL) for each engine.
-const SQLITE: &[(i64, &str, &str)] = &[(1, "challenges", include_str!("../migrations/sqlite/0001_challenges.sql"))];
-const POSTGRES: &[(i64, &str, &str)] = &[(1, "challenges", include_str!("../migrations/postgres/0001_challenges.sql"))];
+const SQLITE: &[(i64, &str, &str)] = &[
+    (1, "challenges", include_str!("../migrations/sqlite/0001_challenges.sql")),
+    (2, "nft syncs", include_str!("../migrations/sqlite/0002_nft_syncs.sql")),
+];
+const POSTGRES: &[(i64, &str, &str)] = &[
+    (1, "challenges", include_str!("../migrations/postgres/0001_challenges.sql")),
+    (2, "nft syncs", include_str!("../migrations/postgres/0002_nft_syncs.sql")),
+];
 
 /// The migrations compiled into the binary, run at start; sqlx records
 /// which ran, refuses a database whose applied migrations were changed, and

@@ -1,5 +1,6 @@
 //! What the server writes while it runs, kept where it outlives the process
-//! and can be shared: sign-in challenges, issued and verified once.
+//! and can be shared: sign-in challenges, issued and verified once, and when
+//! indexing of each NFT collection started.
 //!
 //! [`Store`] is the boundary; [`open`] picks an implementation from a
 //! [`Location`]:
@@ -12,6 +13,7 @@
 //! Every operation that decides something (a challenge verified once) is
 //! one SQL statement, so it holds across replicas without locks of ours.
 
+mod cell;
 mod challenge;
 mod engine;
 mod error;
@@ -21,6 +23,7 @@ mod sql;
 mod suite;
 pub mod testing;
 
+pub use cell::StoreCell;
 pub use challenge::Challenge;
 pub use error::StoreError;
 pub use location::{DATA_FILE, Location, open};
@@ -28,6 +31,16 @@ pub use sql::SqlStore;
 
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
+use w3api_types::{Address, Chain};
+
+/// When indexing of an NFT collection started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NftSyncStart {
+    /// The collection's contract.
+    pub collection: Address,
+    /// The first start, on any replica (whole milliseconds are kept).
+    pub started_at: DateTime<Utc>,
+}
 
 /// Everything the server keeps beyond one request.
 ///
@@ -47,6 +60,24 @@ pub trait Store: Send + Sync + 'static {
 
     /// Deletes the challenges that expired before `now`; returns how many.
     fn sweep_expired(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<u64, StoreError>>;
+
+    /// Records `at` as the start of indexing for each of `collections` on
+    /// `chain` that has none (the first start, from any replica, is kept),
+    /// and returns the start of each of them.
+    fn start_nft_sync<'a>(
+        &'a self,
+        chain: Chain,
+        collections: &'a [Address],
+        at: DateTime<Utc>,
+    ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>>;
+
+    /// When indexing started, for those of `collections` on `chain` that
+    /// ever started; the others are absent from the answer.
+    fn nft_sync_starts<'a>(
+        &'a self,
+        chain: Chain,
+        collections: &'a [Address],
+    ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>>;
 
     /// Where the data lives, for the start-up banner and logs (no password).
     fn describe(&self) -> String;

@@ -6,8 +6,10 @@ use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
 
+use w3api_types::{Address, Chain};
+
 use crate::engine::Engine;
-use crate::{Challenge, Store, StoreError};
+use crate::{Challenge, NftSyncStart, Store, StoreError};
 
 /// A store in a SQL database reached through a connection pool.
 pub struct SqlStore<DB: Engine> {
@@ -134,9 +136,72 @@ where
         })
     }
 
+    fn start_nft_sync<'a>(
+        &'a self,
+        chain: Chain,
+        collections: &'a [Address],
+        at: DateTime<Utc>,
+    ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>> {
+        Box::pin(async move {
+            // One statement per collection: a request names a few, and a
+            // statement whose parameters repeat reads differently on the
+            // two engines.
+            for collection in collections {
+                sqlx::query(
+                    "INSERT INTO nft_syncs (chain, collection, started_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                )
+                .bind(chain.as_str().to_owned())
+                .bind(collection.to_vec())
+                .bind(at.timestamp_millis())
+                .execute(&self.pool)
+                .await
+                .map_err(StoreError::from_driver)?;
+            }
+            self.nft_sync_starts(chain, collections).await
+        })
+    }
+
+    fn nft_sync_starts<'a>(
+        &'a self,
+        chain: Chain,
+        collections: &'a [Address],
+    ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>> {
+        Box::pin(async move {
+            if collections.is_empty() {
+                return Ok(Vec::new());
+            }
+            let placeholders: Vec<String> = (2..collections.len() + 2).map(|n| format!("${n}")).collect();
+            let select = format!(
+                "SELECT collection, started_at FROM nft_syncs WHERE chain = $1 AND collection IN ({})",
+                placeholders.join(", ")
+            );
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(select)).bind(chain.as_str().to_owned());
+            for collection in collections {
+                query = query.bind(collection.to_vec());
+            }
+            let rows = query.fetch_all(&self.pool).await.map_err(StoreError::from_driver)?;
+            rows.iter().map(sync_start_from::<DB>).collect()
+        })
+    }
+
     fn describe(&self) -> String {
         self.what.clone()
     }
+}
+
+fn sync_start_from<DB>(row: &DB::Row) -> Result<NftSyncStart, StoreError>
+where
+    DB: Engine,
+    for<'r> i64: Decode<'r, DB> + Type<DB>,
+    for<'r> Vec<u8>: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    let damaged = |why: String| StoreError::Damaged { what: "NFT sync start", why };
+    let column = |e: sqlx::Error| damaged(e.to_string());
+    let collection: Vec<u8> = row.try_get(0).map_err(column)?;
+    let collection = Address::try_from(collection.as_slice())
+        .map_err(|_| damaged(format!("collection address of {} bytes", collection.len())))?;
+    Ok(NftSyncStart { collection, started_at: time_from(row.try_get(1).map_err(column)?, "NFT sync start")? })
 }
 
 fn challenge_from<DB>(row: &DB::Row) -> Result<Challenge, StoreError>
@@ -149,9 +214,7 @@ where
 {
     let damaged = |why: String| StoreError::Damaged { what: "challenge", why };
     let column = |e: sqlx::Error| damaged(e.to_string());
-    let time = |millis: i64| {
-        DateTime::from_timestamp_millis(millis).ok_or_else(|| damaged(format!("time {millis} ms is out of range")))
-    };
+    let time = |millis: i64| time_from(millis, "challenge");
     let public_key: Vec<u8> = row.try_get(3).map_err(column)?;
     let public_key = <[u8; 32]>::try_from(public_key.as_slice())
         .map_err(|_| damaged(format!("public key of {} bytes", public_key.len())))?;
@@ -165,4 +228,10 @@ where
         expires_at: time(row.try_get(5).map_err(column)?)?,
         verified_at: verified_at.map(time).transpose()?,
     })
+}
+
+/// A stored time, in Unix milliseconds, of a record of kind `what`.
+fn time_from(millis: i64, what: &'static str) -> Result<DateTime<Utc>, StoreError> {
+    DateTime::from_timestamp_millis(millis)
+        .ok_or_else(|| StoreError::Damaged { what, why: format!("time {millis} ms is out of range") })
 }

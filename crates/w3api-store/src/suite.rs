@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::{Challenge, DATA_FILE, Location, Store, StoreError, open};
+use crate::{Challenge, DATA_FILE, Location, NftSyncStart, Store, StoreError, open};
 use chrono::{DateTime, Duration, Utc};
+use w3api_types::{Address, Chain};
 
 const CAPACITY: usize = 1_000;
 
@@ -26,6 +27,23 @@ async fn stores() -> Vec<(String, Arc<dyn Store>, Option<tempfile::TempDir>)> {
         stores.push(("postgres".to_string(), store, None));
     }
     stores
+}
+
+/// A collection address no other test (or earlier run on a shared
+/// database) used.
+fn collection() -> Address {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let run = Utc::now().timestamp_nanos_opt().unwrap_or_default();
+    let mut bytes = [0u8; 20];
+    bytes[..8].copy_from_slice(&run.to_be_bytes());
+    bytes[12..].copy_from_slice(&n.to_be_bytes());
+    Address::from(bytes)
+}
+
+/// Now, in the whole milliseconds a store keeps.
+fn now_millis() -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(Utc::now().timestamp_millis()).unwrap()
 }
 
 /// A challenge with a nonce no other test (or earlier run on a shared
@@ -151,4 +169,47 @@ async fn an_unreachable_or_malformed_database_is_an_error_at_open() {
     assert!(matches!(error, StoreError::Open { .. }) && error.to_string().contains("127.0.0.1:1"), "{error}");
     let error = open(&Location::Postgres("mysql://nowhere".into()), 1).await.err().unwrap();
     assert!(error.to_string().contains("PostgreSQL URL"), "{error}");
+}
+
+#[tokio::test]
+async fn an_nft_sync_keeps_its_first_start() {
+    for (name, store, _dir) in stores().await {
+        let (first, second, never) = (collection(), collection(), collection());
+        let t0 = now_millis();
+        let t1 = t0 + Duration::seconds(5);
+        let start = |collection, started_at| NftSyncStart { collection, started_at };
+        assert_eq!(store.start_nft_sync(Chain::Eth, &[first], t0).await.unwrap(), vec![start(first, t0)], "{name}");
+        let mut starts = store.start_nft_sync(Chain::Eth, &[first, second], t1).await.unwrap();
+        starts.sort();
+        let mut expected = vec![start(first, t0), start(second, t1)];
+        expected.sort();
+        assert_eq!(starts, expected, "{name}: a second start keeps the first time");
+        let mut read = store.nft_sync_starts(Chain::Eth, &[first, second, never]).await.unwrap();
+        read.sort();
+        assert_eq!(read, expected, "{name}: a collection never started is absent");
+        assert_eq!(store.nft_sync_starts(Chain::Base, &[first]).await.unwrap(), vec![], "{name}: per chain");
+        assert_eq!(store.nft_sync_starts(Chain::Eth, &[]).await.unwrap(), vec![], "{name}: nothing asked");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_starts_of_one_collection_agree_on_one_time() {
+    for (name, store, _dir) in stores().await {
+        let contested = collection();
+        let base = now_millis();
+        let starts: Vec<_> = (0..20)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    store.start_nft_sync(Chain::Polygon, &[contested], base + Duration::milliseconds(i)).await
+                })
+            })
+            .collect();
+        let mut seen = Vec::new();
+        for start in starts {
+            seen.extend(start.await.unwrap().unwrap());
+        }
+        seen.dedup();
+        assert_eq!(seen.len(), 1, "{name}: every caller reads the one kept start: {seen:?}");
+    }
 }

@@ -7,13 +7,18 @@
 
 use futures::future::join_all;
 
-use crate::serve::{CHALLENGE_REQUEST, Server, line_starting, post_json, signed_challenge};
+use crate::serve::{CHALLENGE_REQUEST, Server, get, line_starting, nft_holder, post_json, signed_challenge};
 
 const SECRET: &str = "one secret for every replica";
 
 fn replica(url: &str) -> Server {
-    let mut server = Server::start(&["--api-key", "k", "--database", url, "--secret", SECRET], &[]);
-    let kept = line_starting(&mut server, "sign-in challenges kept in");
+    replica_with(url, &[])
+}
+
+fn replica_with(url: &str, args: &[&str]) -> Server {
+    let mut server =
+        Server::start(&[&["--api-key", "k", "--database", url, "--secret", SECRET][..], args].concat(), &[]);
+    let kept = line_starting(&mut server, "state (sign-in challenges, NFT indexing) kept in");
     assert!(kept.contains("PostgreSQL"), "{kept}");
     server
 }
@@ -23,6 +28,13 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 const VERIFY: &str = "/challenge/verify/solana";
+
+/// A devnet seed of this run's own, so that NFT collections a former run
+/// on the same database asked for do not count as indexed already.
+fn fresh_seed() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    (nanos as u64).to_string()
+}
 
 #[test]
 fn replicas_share_challenges_verify_each_once_and_survive_a_kill() {
@@ -71,11 +83,8 @@ fn a_cursor_from_one_replica_reads_on_the_other() {
     // The servers' devnet: seed 0, default scale.
     let wallet = w3api_devnet::Devnet::new(0, w3api_devnet::Scale::DEFAULT).sample_wallets(1)[0];
     let get = |base: &str, query: &str| {
-        let url = format!("{base}/api/v2.2/wallets/{wallet:#x}/tokens?chain=eth&limit=1{query}");
-        runtime.block_on(async {
-            let response = w3api_tests::http_client().get(url).header("X-API-Key", "k").send().await.unwrap();
-            (response.status().as_u16(), response.json::<serde_json::Value>().await.unwrap())
-        })
+        let answer = get(&runtime, base, &format!("/api/v2.2/wallets/{wallet:#x}/tokens?chain=eth&limit=1{query}"));
+        (answer.status, answer.json())
     };
     let (status, first) = get(&a.base, "");
     assert_eq!(status, 200, "{first}");
@@ -88,6 +97,28 @@ fn a_cursor_from_one_replica_reads_on_the_other() {
     let other = Server::start(&["--api-key", "k", "--database", &url], &[]);
     let (status, refused) = get(&other.base, &format!("&cursor={cursor}"));
     assert_eq!(status, 400, "{refused}");
+}
+
+#[test]
+fn replicas_agree_on_when_an_nft_collection_started_indexing() {
+    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let seed = fresh_seed();
+    // `Server::start` sets an indexing delay of 1 s.
+    let args = ["--seed", &seed];
+    let (a, b) = (replica_with(&url, &args), replica_with(&url, &args));
+    let runtime = runtime();
+    let (owner, collection) = nft_holder(&runtime, &b.base, seed.parse().unwrap());
+    let status = |base: &str, filter: bool| {
+        let filter = if filter { format!("&token_addresses={collection:#x}") } else { String::new() };
+        let answer = get(&runtime, base, &format!("/api/v2.2/{owner:#x}/nft?chain=eth{filter}"));
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        answer.json()["status"].as_str().unwrap().to_string()
+    };
+    assert_eq!(status(&a.base, true), "SYNCING", "named on A: indexing starts");
+    assert_eq!(status(&b.base, false), "SYNCING", "B sees the indexing A started");
+    std::thread::sleep(std::time::Duration::from_millis(1_200));
+    assert_eq!(status(&b.base, true), "SYNCED", "named again on B: indexed, not started again");
+    assert_eq!(status(&a.base, true), "SYNCED");
 }
 
 /// A TCP relay to the database that the test can cut (every connection
@@ -149,7 +180,8 @@ fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects()
     let relay = runtime.block_on(Relay::start(database));
     let mut relayed = target.clone();
     relayed.set_port(Some(relay.address.port())).unwrap();
-    let server = replica(relayed.as_str());
+    let seed = fresh_seed();
+    let server = replica_with(relayed.as_str(), &["--seed", &seed]);
     let request = |base: &str| {
         runtime.block_on(async {
             let response = w3api_tests::http_client()
@@ -165,6 +197,7 @@ fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects()
         })
     };
     assert_eq!(request(&server.base).0, 201);
+    let (owner, _) = nft_holder(&runtime, &server.base, seed.parse().unwrap());
 
     relay.cut();
     let (status, retry_after, body) = request(&server.base);
@@ -173,6 +206,10 @@ fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects()
     let text = message["message"].as_str().unwrap();
     assert!(text.starts_with("the database is unavailable; retry later"), "{text}");
     assert!(!text.contains("connection") && !text.contains("sqlx"), "no driver message reaches the client: {text}");
+    // Reading a wallet's NFTs reads their collections' indexing from the store.
+    let nfts = get(&runtime, &server.base, &format!("/api/v2.2/{owner:#x}/nft?chain=eth"));
+    assert_eq!((nfts.status, nfts.retry_after.as_deref()), (503, Some("1")), "{}", nfts.body);
+    assert!(nfts.json()["message"].as_str().unwrap().starts_with("the database is unavailable"), "{}", nfts.body);
 
     relay.mend();
     let started = std::time::Instant::now();

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use w3api_spec_check::spec::Document;
+use w3api_types::Address;
 
 /// Longest wait for a line of output or for the process to exit.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -295,16 +296,59 @@ pub(crate) async fn signed_challenge(base: &str) -> String {
     String::from_utf8(signed.stdout).unwrap()
 }
 
+/// An answer's status, `Retry-After` and body.
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) retry_after: Option<String>,
+    pub(crate) body: String,
+}
+
+impl Reply {
+    pub(crate) fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+}
+
+/// `GET base + path` with the key `k`.
+pub(crate) fn get(runtime: &tokio::runtime::Runtime, base: &str, path: &str) -> Reply {
+    runtime.block_on(async {
+        let response = w3api_tests::http_client().get(format!("{base}{path}")).header("X-API-Key", "k").send().await;
+        let response = response.unwrap();
+        let retry_after = response.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
+        Reply { status: response.status().as_u16(), retry_after, body: response.text().await.unwrap() }
+    })
+}
+
+/// The first of the sample wallets of the devnet of `seed` that holds an NFT on eth, and
+/// the collection of its first NFT, read from the server at `base` (which
+/// must not be told to index anything by this).
+pub(crate) fn nft_holder(runtime: &tokio::runtime::Runtime, base: &str, seed: u64) -> (Address, Address) {
+    let devnet = w3api_devnet::Devnet::new(seed, w3api_devnet::Scale::DEFAULT);
+    devnet
+        .sample_wallets(20)
+        .into_iter()
+        .find_map(|wallet| {
+            let held = get(runtime, base, &format!("/api/v2.2/{wallet:#x}/nft?chain=eth")).json();
+            assert_eq!(held["status"], "SYNCED", "nothing requested by name yet: {held}");
+            held["result"][0]["token_address"].as_str().map(|c| (wallet, c.parse().unwrap()))
+        })
+        .expect("a sample wallet holding an NFT")
+}
+
 #[test]
-fn a_restart_on_the_same_data_directory_refuses_a_replay() {
+fn a_restart_on_the_same_data_directory_refuses_a_replay_and_remembers_nft_indexing() {
     let data = tempfile::tempdir().unwrap();
     let dir = data.path().to_str().unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut server = Server::start(&["--api-key", "k", "--data-dir", dir], &[]);
-    let kept = line_starting(&mut server, "sign-in challenges kept in");
+    let kept = line_starting(&mut server, "state (sign-in challenges, NFT indexing) kept in");
     assert!(kept.contains("SQLite file") && kept.contains(dir), "{kept}");
     let verify = runtime.block_on(signed_challenge(&server.base));
     assert_eq!(runtime.block_on(post_json(&server.base, "/challenge/verify/solana", &verify)).0, 201);
+    let (owner, collection) = nft_holder(&runtime, &server.base, 0);
+    let filtered = format!("/api/v2.2/{owner:#x}/nft?chain=eth&token_addresses={collection:#x}");
+    assert_eq!(get(&runtime, &server.base, &filtered).json()["status"], "SYNCING");
+    let requested = Instant::now();
 
     // SIGKILL: nothing is flushed on the way out.
     drop(server);
@@ -312,4 +356,8 @@ fn a_restart_on_the_same_data_directory_refuses_a_replay() {
     let (status, body) = runtime.block_on(post_json(&restarted.base, "/challenge/verify/solana", &verify));
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("already verified (replay)"), "{body}");
+    // Past the 1 s indexing delay since the first request, a new request
+    // finds the collection indexed rather than starting again.
+    std::thread::sleep(Duration::from_millis(1_200).saturating_sub(requested.elapsed()));
+    assert_eq!(get(&runtime, &restarted.base, &filtered).json()["status"], "SYNCED");
 }

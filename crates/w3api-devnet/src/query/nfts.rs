@@ -5,17 +5,29 @@ use std::collections::BTreeMap;
 use alloy_primitives::{U256, keccak256};
 use chrono::{DateTime, Utc};
 use w3api_source::{
-    CollectionHolding, CollectionInfo, NftHolding, NftRarity, PageRequest, SourceError, WalletCollectionsPage,
-    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery,
+    CollectionHolding, CollectionInfo, NftHolding, NftRarity, Page, PageRequest, SourceError, WalletCollectionsQuery,
+    WalletNftsQuery,
 };
 use w3api_types::{
     ContractType, NftAttribute, NftMedia, NftMediaCollection, NftMediaItem, NormalizedMetadata, TraitValue,
 };
 
 use crate::generate::ChainData;
-use crate::indexing::Indexing;
 use crate::ledger::Holder;
 use crate::metadata::NftMetadata;
+
+/// One page of an NFT answer, before its indexing status is known: the
+/// status depends on when the collections it `concerns` started indexing,
+/// which the store, not the chain, knows.
+pub struct NftPage<T> {
+    /// The page.
+    pub holdings: Page<T>,
+    /// Items on all pages, when the listing counts them.
+    pub total: Option<u64>,
+    /// The collections whose indexing decides the status: those of the
+    /// filter and of the whole result, each once.
+    pub concerns: Vec<alloy_primitives::Address>,
+}
 
 /// One NFT a wallet holds at a block.
 struct Holding {
@@ -58,16 +70,9 @@ impl ChainData {
     }
 
     /// One page of the wallet's NFTs, by collection (in address order) then
-    /// token id; `status` is the indexing status of the collections the
-    /// answer concerns (those of the filter and of the whole result).
-    pub fn wallet_nfts(
-        &self,
-        query: &WalletNftsQuery,
-        page: &PageRequest,
-        indexing: &Indexing,
-    ) -> Result<WalletNftsPage, SourceError> {
+    /// token id.
+    pub fn wallet_nfts(&self, query: &WalletNftsQuery, page: &PageRequest) -> Result<NftPage<NftHolding>, SourceError> {
         let block = self.resolve_block(query.at_block)?;
-        indexing.request(self.chain, &query.token_addresses);
         let mut holdings: Vec<Holding> = match self.ledger.find(query.address) {
             Some(holder) => self
                 .holdings(holder, block as u32)
@@ -77,13 +82,15 @@ impl ChainData {
             None => Vec::new(),
         };
         holdings.sort_by_key(|h| (self.collection_address(h.collection), h.id));
-        let collections = holdings.iter().map(|h| self.collection_address(h.collection));
-        let status = indexing.status(self.chain, query.token_addresses.iter().copied().chain(collections));
+        let mut concerns: Vec<_> = holdings.iter().map(|h| self.collection_address(h.collection)).collect();
+        concerns.extend(&query.token_addresses);
+        concerns.sort_unstable();
+        concerns.dedup();
         let total = Some(holdings.len() as u64);
         let key = |h: &Holding| (self.collection_address(h.collection), h.id);
         let page = page.cut(holdings, key, |(a, id)| format!("{a:#x}:{id}"), decode_nft_key)?;
         let holdings = page.map(|h| self.nft(&h, query.address, block, query.include_prices));
-        Ok(WalletNftsPage { status, holdings, total })
+        Ok(NftPage { holdings, total, concerns })
     }
 
     fn collection_address(&self, collection: u16) -> alloy_primitives::Address {
@@ -182,8 +189,7 @@ impl ChainData {
         &self,
         query: &WalletCollectionsQuery,
         page: &PageRequest,
-        indexing: &Indexing,
-    ) -> Result<WalletCollectionsPage, SourceError> {
+    ) -> Result<NftPage<CollectionHolding>, SourceError> {
         let block = self.resolve_block(query.at_block)?;
         let mut counts: BTreeMap<alloy_primitives::Address, (u16, u64)> = BTreeMap::new();
         if let Some(holder) = self.ledger.find(query.address) {
@@ -193,14 +199,15 @@ impl ChainData {
                 }
             }
         }
-        let status = indexing.status(self.chain, counts.keys().copied());
+        let concerns: Vec<_> = counts.keys().copied().collect();
+        let total = Some(counts.len() as u64);
         let page = page.cut(counts, |(address, _)| *address, |a| format!("{a:#x}"), |t| t.parse().ok())?;
         let holdings = page.map(|(address, (index, token_count))| CollectionHolding {
             collection: self.collection_info(index),
             token_count,
             prices: query.include_prices.then(|| self.nft_prices(block, address, None).unwrap_or_default()),
         });
-        Ok(WalletCollectionsPage { status, holdings })
+        Ok(NftPage { holdings, total, concerns })
     }
 
     /// A block's timestamp as a date.

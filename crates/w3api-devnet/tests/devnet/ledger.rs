@@ -8,11 +8,10 @@
 //! - prices are those the pair reserves give.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use w3api_devnet::{Asset, ChainData, Devnet, Holder, Indexing, Movement, PriceFilter, Scale, TokenKind};
+use w3api_devnet::{Asset, ChainData, Devnet, Holder, Movement, PriceFilter, Scale, TokenKind};
 use w3api_source::{PageRequest, TokenPriceQuery, WalletNftsQuery, WalletTokensQuery};
 use w3api_types::{Chain, ContractType};
 
@@ -135,7 +134,7 @@ proptest! {
             let priced: f64 = tokens.holdings.items.iter().filter_map(w3api_source::TokenHolding::usd_value).sum();
             prop_assert!((priced - tokens.priced_total_usd).abs() <= 1e-9 * priced.max(1.0), "total {} vs {}", priced, tokens.priced_total_usd);
             let query = WalletNftsQuery { at_block: Some(block), ..WalletNftsQuery::new(chain, address) };
-            let nfts = data.wallet_nfts(&query, &PageRequest::first(usize::MAX), &Indexing::new(Duration::ZERO)).unwrap();
+            let nfts = data.wallet_nfts(&query, &PageRequest::first(usize::MAX)).unwrap();
             for nft in nfts.holdings.items.iter().filter(|n| n.collection.contract_type == ContractType::Erc721) {
                 let key = (nft.collection.address, nft.token_id);
                 prop_assert!(owners_seen.insert(key, address).is_none(), "an ERC721 token listed for two owners");

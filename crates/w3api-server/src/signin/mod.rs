@@ -8,8 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 use ed25519_dalek::{Signature, VerifyingKey};
 use sha2::{Digest, Sha256};
-use tokio::sync::OnceCell;
-use w3api_store::{Challenge, Location, Store, StoreError};
+use w3api_store::{Challenge, Store, StoreCell};
 use w3api_types::{SolanaChallengeRequest, SolanaChallengeResponse, SolanaVerifiedChallenge, SolanaVerifyRequest};
 
 use self::message::SignInMessage;
@@ -21,21 +20,19 @@ use crate::random::alphanumeric;
 use w3api_types::params::operations::solana_challenge_request as bounds;
 
 /// Where challenges are kept: the store the server was given, or else one
-/// in memory, opened when the first challenge is issued (opening is
-/// asynchronous, building the server is not).
+/// in memory, opened when the first challenge is issued.
 pub(crate) struct Challenges {
-    store: OnceCell<Arc<dyn Store>>,
-    capacity: usize,
+    store: StoreCell,
     sweeps: Sweeps,
 }
 
 impl Challenges {
     pub(crate) fn new(store: Option<Arc<dyn Store>>, capacity: usize) -> Challenges {
-        Challenges { store: OnceCell::new_with(store), capacity, sweeps: Sweeps::new() }
+        Challenges { store: StoreCell::new(store, capacity), sweeps: Sweeps::new() }
     }
 
     async fn store(&self) -> Result<&Arc<dyn Store>, ApiError> {
-        self.store.get_or_try_init(|| w3api_store::open(&Location::Memory, self.capacity)).await.map_err(store_error)
+        Ok(self.store.get().await?)
     }
 }
 
@@ -72,7 +69,7 @@ pub(crate) async fn request(
         nonce: message.nonce,
     };
     let store = challenges.store().await?;
-    store.insert_challenge(&challenge).await.map_err(store_error)?;
+    store.insert_challenge(&challenge).await?;
     challenges.sweeps.maybe_sweep(store, now);
     Ok(SolanaChallengeResponse { id: challenge.id, message: challenge.message, profile_id: challenge.profile_id })
 }
@@ -88,13 +85,13 @@ pub(crate) async fn verify(
         SignInMessage::parse(&request.message).map_err(|e| bad("message", format!("not a sign-in message ({e})")))?;
     let signature = decode_signature(&request.signature)?;
     let store = challenges.store().await?;
-    let challenge = store.challenge(&parsed.nonce).await.map_err(store_error)?.ok_or_else(|| {
+    let challenge = store.challenge(&parsed.nonce).await?.ok_or_else(|| {
         bad("message", "no challenge was issued with this nonce (or it expired and was removed)".into())
     })?;
     check(&challenge, &parsed, &request, &signature, now)?;
     // One statement decides, so that of concurrent verifies on any replica
     // exactly one wins; the others read as replays.
-    if !store.mark_verified(&challenge.nonce, now).await.map_err(store_error)? {
+    if !store.mark_verified(&challenge.nonce, now).await? {
         return Err(replay());
     }
     Ok(verified(&challenge, parsed))
@@ -137,18 +134,6 @@ fn bad(what: &str, why: String) -> ApiError {
 
 fn replay() -> ApiError {
     bad("message", "this challenge was already verified (replay)".into())
-}
-
-/// The status a store's failure answers with.
-fn store_error(error: StoreError) -> ApiError {
-    match error {
-        StoreError::Unavailable(_) => ApiError::store_unavailable(error),
-        StoreError::Full(_) => ApiError::too_many("too many pending sign-in challenges; retry once some have expired"),
-        StoreError::DuplicateNonce(_)
-        | StoreError::Open { .. }
-        | StoreError::Failed(_)
-        | StoreError::Damaged { .. } => ApiError::internal(error),
-    }
 }
 
 /// The answer of a verified challenge; `message` is its text, parsed (the
