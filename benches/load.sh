@@ -31,46 +31,16 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-DURATION=${DURATION:-10s}
-CONNECTIONS=${CONNECTIONS:-32}
-THREADS=${THREADS:-2}
-WALLETS=${WALLETS:-300}
 ROUNDS=${ROUNDS:-5}
-KEY=load-test-key
 source benches/lib.sh
 
-if ! command -v wrk >/dev/null; then
-    echo "installing wrk (Debian package)" >&2
-    SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
-    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq wrk >/dev/null
-fi
+need_wrk
 
 cargo build --release --quiet -p w3api-cli
 cargo build --release --quiet -p w3api-load-baseline
 W3API=${W3API:-target/release/w3api}
 
 now_ms() { date +%s%3N; }
-
-# Runs wrk; prints "requests/s p99_ms".
-load() {
-    local out
-    out=$(wrk --latency -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" "$@")
-    echo "$out" >>"$WORK/wrk.txt"
-    if echo "$out" | grep -q "Non-2xx"; then
-        echo "non-2xx answers under load: $*" >&2
-        echo "$out" >&2
-        exit 1
-    fi
-    echo "$out" | awk '
-        /Requests\/sec:/ { rps = $2 }
-        $1 == "99%" {
-            v = $2
-            if (v ~ /us$/) { sub(/us$/, "", v); p99 = v / 1000 }
-            else if (v ~ /ms$/) { sub(/ms$/, "", v); p99 = v }
-            else if (v ~ /s$/) { sub(/s$/, "", v); p99 = v * 1000 }
-        }
-        END { printf "%.0f %.2f\n", rps, p99 }'
-}
 
 # Prints "VmRSS VmHWM" of a process, in MiB.
 memory() {
@@ -141,28 +111,6 @@ LATEST=$(($(curl -sf -H 'Content-Type: application/json' \
     sed -n 's/.*"result":"\(0x[0-9a-f]*\)".*/\1/p')))
 stop serve "$SERVER_PID_CACHED" >/dev/null
 
-# Writes $WORK/$1.lua: the wallets, the newest block and a seed per wrk
-# thread, then the Lua read from stdin (which defines `request`).
-random_requests() {
-    {
-        echo "local wallets = {"
-        sed 's/.*/"&",/' "$WORK/wallets.txt"
-        echo "}"
-        echo "local latest = $LATEST"
-        cat <<'LUA'
-local threads = 0
-function setup(thread)
-    threads = threads + 1
-    thread:set("id", threads)
-end
-function init(args)
-    -- Each thread its own sequence, the same on every run.
-    math.randomseed(7919 * id)
-end
-LUA
-        cat
-    } >"$WORK/$1.lua"
-}
 
 random_requests tokens <<LUA
 wrk.headers["X-API-Key"] = "$KEY"

@@ -22,8 +22,6 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-60s}
 FAULT_DURATION=${FAULT_DURATION:-30s}
 OUTAGE=${OUTAGE:-5}
-CONNECTIONS=${CONNECTIONS:-32}
-KEY=load-test-key
 ON_EXIT='.ci/postgres.sh stop'
 source benches/lib.sh
 

@@ -181,6 +181,7 @@ impl From<StoreError> for ApiError {
             }
             StoreError::DuplicateNonce(_)
             | StoreError::Open { .. }
+            | StoreError::InUse(_)
             | StoreError::Failed(_)
             | StoreError::Damaged { .. } => ApiError::internal(error),
         }

@@ -37,15 +37,19 @@ const POSTGRES: &[(i64, &str, &str)] = &[
 /// The migrations compiled into the binary, run at start; sqlx records
 /// which ran, refuses a database whose applied migrations were changed, and
 /// on PostgreSQL holds an advisory lock so that replicas starting together
-/// migrate once.
+/// migrate once. A database migrated further by a newer release is
+/// accepted: every migration only adds, so an older replica restarting
+/// beside newer ones during an upgrade still runs.
 pub(crate) fn migrator<DB: Engine>() -> Migrator {
     let steps = if DB::NAME == Postgres::NAME { POSTGRES } else { SQLITE };
-    Migrator::with_migrations(
+    let mut migrator = Migrator::with_migrations(
         steps
             .iter()
             .map(|&(version, description, sql)| {
                 Migration::new(version, Cow::Borrowed(description), MigrationType::Simple, sql.into_sql_str(), false)
             })
             .collect(),
-    )
+    );
+    migrator.set_ignore_missing(true);
+    migrator
 }

@@ -20,6 +20,12 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    /// Another process holds the data directory.
+    #[error(
+        "data directory {} is in use by another w3api server; servers that share state need --database (PostgreSQL)",
+        .0.display()
+    )]
+    InUse(std::path::PathBuf),
     /// Anything else the database reported: a bug of ours or a damaged
     /// database, not something a retry fixes.
     #[error("the database failed: {0}")]

@@ -26,7 +26,7 @@ pub mod testing;
 pub use cell::StoreCell;
 pub use challenge::Challenge;
 pub use error::StoreError;
-pub use location::{DATA_FILE, Location, open};
+pub use location::{DATA_FILE, LOCK_FILE, Location, open};
 pub use sql::SqlStore;
 
 use chrono::{DateTime, Utc};

@@ -1,19 +1,26 @@
 //! Where the store lives, as the command line names it, and opening it.
 
-use std::path::PathBuf;
+use std::fs::{File, TryLockError};
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Pool, Postgres, Sqlite};
+use sqlx::{ConnectOptions, Pool, Postgres, Sqlite, SqliteConnection};
+
+use w3api_types::Address;
 
 use crate::engine::{Engine, migrator};
-use crate::{SqlStore, Store, StoreError};
+use crate::sql::{Held, time_from};
+use crate::{NftSyncStart, SqlStore, Store, StoreError};
 
 /// The file an embedded store keeps in its data directory.
 pub const DATA_FILE: &str = "w3api.sqlite3";
+
+/// The file a server locks in its data directory while it uses it.
+pub const LOCK_FILE: &str = "w3api.lock";
 
 /// Where a store keeps its data.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,26 +46,33 @@ pub async fn open(location: &Location, capacity: usize) -> Result<Arc<dyn Store>
 }
 
 async fn in_memory(capacity: usize) -> Result<SqlStore<Sqlite>, StoreError> {
-    let options = SqliteConnectOptions::new().in_memory(true);
-    // An in-memory database lives as long as its one connection: the pool
-    // keeps exactly one, forever.
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .min_connections(1)
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .connect_with(options)
-        .await
-        .map_err(|source| StoreError::Open { what: "an in-memory SQLite database".into(), source })?;
+    let open_error = |source| StoreError::Open { what: "an in-memory SQLite database".into(), source };
+    // A shared in-memory database of a name of its own, which lives as
+    // long as one connection to it is open: the anchor, which no query
+    // uses, so that a pool connection closed midway (as sqlx does when a
+    // request is abandoned mid-query) loses nothing.
+    let options = SqliteConnectOptions::from_str("sqlite::memory:").map_err(open_error)?;
+    let anchor = options.connect().await.map_err(open_error)?;
+    // One connection: connections to a shared cache lock whole tables
+    // against each other.
+    let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await.map_err(open_error)?;
     let store = migrated(pool, "memory".into()).await?;
-    Ok(store.bounded(capacity, 0))
+    let held = Held { challenges: 0, syncs: Vec::new() };
+    Ok(store.only_writer(capacity, held, Anchor::MemoryConnection(Mutex::new(anchor))))
 }
 
-async fn in_directory(dir: &std::path::Path, capacity: usize) -> Result<SqlStore<Sqlite>, StoreError> {
+/// What must live as long as an embedded store.
+pub(crate) enum Anchor {
+    /// The data directory's lock.
+    DirectoryLock(#[allow(dead_code, reason = "held, never read")] File),
+    /// The connection that keeps an in-memory database.
+    MemoryConnection(#[allow(dead_code, reason = "held, never read")] Mutex<SqliteConnection>),
+}
+
+async fn in_directory(dir: &Path, capacity: usize) -> Result<SqlStore<Sqlite>, StoreError> {
     let file = dir.join(DATA_FILE);
     let what = format!("SQLite file {}", file.display());
-    std::fs::create_dir_all(dir)
-        .map_err(|e| StoreError::Open { what: format!("data directory {}", dir.display()), source: e.into() })?;
+    let lock = lock_directory(dir)?;
     // WAL with a full sync at each commit: a verified challenge is on disk
     // before the client hears of it, whatever happens to the process next.
     let options = SqliteConnectOptions::new()
@@ -73,11 +87,43 @@ async fn in_directory(dir: &std::path::Path, capacity: usize) -> Result<SqlStore
         .await
         .map_err(|source| StoreError::Open { what: what.clone(), source })?;
     let store = migrated(pool, what).await?;
-    let held: i64 = sqlx::query_scalar("SELECT count(*) FROM challenges")
-        .fetch_one(store.pool())
+    let held = held(store.pool()).await?;
+    Ok(store.only_writer(capacity, held, Anchor::DirectoryLock(lock)))
+}
+
+/// Creates `dir` if missing and locks it for this process: the store
+/// counts and copies what it holds, which holds only while it alone
+/// writes. The lock goes with the process, however it ends.
+fn lock_directory(dir: &Path) -> Result<File, StoreError> {
+    let open_error =
+        |e: std::io::Error| StoreError::Open { what: format!("data directory {}", dir.display()), source: e.into() };
+    std::fs::create_dir_all(dir).map_err(open_error)?;
+    let lock =
+        File::options().create(true).truncate(false).write(true).open(dir.join(LOCK_FILE)).map_err(open_error)?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(TryLockError::WouldBlock) => Err(StoreError::InUse(dir.to_owned())),
+        Err(TryLockError::Error(e)) => Err(open_error(e)),
+    }
+}
+
+/// What a data directory's database holds when it opens.
+async fn held(pool: &Pool<Sqlite>) -> Result<Held, StoreError> {
+    let challenges: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM challenges").fetch_one(pool).await.map_err(StoreError::from_driver)?;
+    let rows: Vec<(String, Vec<u8>, i64)> = sqlx::query_as("SELECT chain, collection, started_at FROM nft_syncs")
+        .fetch_all(pool)
         .await
         .map_err(StoreError::from_driver)?;
-    Ok(store.bounded(capacity, usize::try_from(held).unwrap_or(0)))
+    let mut syncs = Vec::with_capacity(rows.len());
+    for (chain, collection, started_at) in rows {
+        let collection = Address::try_from(collection.as_slice()).map_err(|_| StoreError::Damaged {
+            what: "NFT sync start",
+            why: format!("collection address of {} bytes", collection.len()),
+        })?;
+        syncs.push((chain, NftSyncStart { collection, started_at: time_from(started_at, "NFT sync start")? }));
+    }
+    Ok(Held { challenges: usize::try_from(challenges).unwrap_or(0), syncs })
 }
 
 async fn postgres(url: &str) -> Result<SqlStore<Postgres>, StoreError> {

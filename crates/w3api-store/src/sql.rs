@@ -1,6 +1,8 @@
 //! The store on a SQL database, written once for both engines.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
@@ -9,23 +11,68 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Pool, Row, Type
 use w3api_types::{Address, Chain};
 
 use crate::engine::Engine;
+use crate::location::Anchor;
 use crate::{Challenge, NftSyncStart, Store, StoreError};
 
 /// A store in a SQL database reached through a connection pool.
 pub struct SqlStore<DB: Engine> {
     pool: Pool<DB>,
-    /// Most unexpired challenges kept, for a store in this process's memory
-    /// or disk; `None` for a database shared by replicas, which no one
-    /// process can count.
-    capacity: Option<Capacity>,
+    /// For a store in this process's memory or data directory; `None` for
+    /// a database shared by replicas, which no one process can count or copy.
+    alone: Option<OnlyWriter>,
     what: String,
 }
 
-/// The bound of an embedded store, with a count of the challenges it holds
-/// (this process is the only writer, so the count stays exact).
-struct Capacity {
+/// What a store that this process alone writes keeps in memory, exact
+/// because nothing else changes its database.
+struct OnlyWriter {
+    /// Most unexpired challenges kept.
     limit: usize,
+    /// Challenges held now.
     held: AtomicUsize,
+    /// Every NFT sync start, by chain: read on every wallet NFT listing, so
+    /// answered without a query.
+    syncs: Mutex<HashMap<String, HashMap<Address, DateTime<Utc>>>>,
+    _anchor: Anchor,
+}
+
+impl OnlyWriter {
+    fn syncs(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashMap<Address, DateTime<Utc>>>> {
+        self.syncs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps `at` as the start of those of `collections` that have none;
+    /// returns those, which the database is still to be told of.
+    fn start(&self, chain: Chain, collections: &[Address], at: DateTime<Utc>) -> Vec<Address> {
+        let mut syncs = self.syncs();
+        let syncs = syncs.entry(chain.as_str().to_owned()).or_default();
+        let mut new = Vec::new();
+        for collection in collections {
+            syncs.entry(*collection).or_insert_with(|| {
+                new.push(*collection);
+                at
+            });
+        }
+        new
+    }
+
+    /// The starts of those of `collections` that have one.
+    fn starts(&self, chain: Chain, collections: &[Address]) -> Vec<NftSyncStart> {
+        let syncs = self.syncs();
+        let Some(chain) = syncs.get(chain.as_str()) else { return Vec::new() };
+        collections
+            .iter()
+            .filter_map(|c| chain.get(c).map(|started_at| NftSyncStart { collection: *c, started_at: *started_at }))
+            .collect()
+    }
+}
+
+/// What an embedded store holds when it opens.
+pub(crate) struct Held {
+    /// Challenges, expired or not.
+    pub(crate) challenges: usize,
+    /// NFT sync starts, with their chains.
+    pub(crate) syncs: Vec<(String, NftSyncStart)>,
 }
 
 const COLUMNS: &str = "nonce, id, message, public_key, profile_id, expires_at, verified_at";
@@ -33,12 +80,22 @@ const COLUMNS: &str = "nonce, id, message, public_key, profile_id, expires_at, v
 impl<DB: Engine> SqlStore<DB> {
     /// A store on `pool`, already migrated, described as `what`.
     pub(crate) fn new(pool: Pool<DB>, what: String) -> SqlStore<DB> {
-        SqlStore { pool, capacity: None, what }
+        SqlStore { pool, alone: None, what }
     }
 
-    /// Bounds the store to `limit` challenges, of which `held` exist now.
-    pub(crate) fn bounded(mut self, limit: usize, held: usize) -> SqlStore<DB> {
-        self.capacity = Some(Capacity { limit, held: AtomicUsize::new(held) });
+    /// A store that this process alone writes, which `held` is in now,
+    /// bounded to `limit` challenges; `anchor` lives as long as the store.
+    pub(crate) fn only_writer(mut self, limit: usize, held: Held, anchor: Anchor) -> SqlStore<DB> {
+        let mut syncs: HashMap<String, HashMap<Address, DateTime<Utc>>> = HashMap::new();
+        for (chain, start) in held.syncs {
+            syncs.entry(chain).or_default().insert(start.collection, start.started_at);
+        }
+        self.alone = Some(OnlyWriter {
+            limit,
+            held: AtomicUsize::new(held.challenges),
+            syncs: Mutex::new(syncs),
+            _anchor: anchor,
+        });
         self
     }
 
@@ -61,12 +118,12 @@ where
 {
     fn insert_challenge<'a>(&'a self, challenge: &'a Challenge) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            if let Some(capacity) = &self.capacity
-                && capacity.held.load(Ordering::Relaxed) >= capacity.limit
+            if let Some(alone) = &self.alone
+                && alone.held.load(Ordering::Relaxed) >= alone.limit
             {
                 self.sweep_expired(Utc::now()).await?;
-                if capacity.held.load(Ordering::Relaxed) >= capacity.limit {
-                    return Err(StoreError::Full(capacity.limit));
+                if alone.held.load(Ordering::Relaxed) >= alone.limit {
+                    return Err(StoreError::Full(alone.limit));
                 }
             }
             let insert = format!("INSERT INTO challenges ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)");
@@ -87,8 +144,8 @@ where
                 }
                 Err(error) => return Err(StoreError::from_driver(error)),
             }
-            if let Some(capacity) = &self.capacity {
-                capacity.held.fetch_add(1, Ordering::Relaxed);
+            if let Some(alone) = &self.alone {
+                alone.held.fetch_add(1, Ordering::Relaxed);
             }
             Ok(())
         })
@@ -126,9 +183,9 @@ where
                 .await
                 .map_err(StoreError::from_driver)?;
             let swept = DB::rows_affected(&result);
-            if let Some(capacity) = &self.capacity {
+            if let Some(alone) = &self.alone {
                 let swept = usize::try_from(swept).unwrap_or(usize::MAX);
-                let _ = capacity
+                let _ = alone
                     .held
                     .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| Some(held.saturating_sub(swept)));
             }
@@ -143,10 +200,17 @@ where
         at: DateTime<Utc>,
     ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>> {
         Box::pin(async move {
-            // One statement per collection: a request names a few, and a
-            // statement whose parameters repeat reads differently on the
-            // two engines.
-            for collection in collections {
+            // Alone, the copy decides between this process's concurrent
+            // starts, and the database follows it; shared, the database
+            // decides.
+            let new = match &self.alone {
+                Some(alone) => alone.start(chain, collections, at),
+                None => collections.to_vec(),
+            };
+            // One statement per collection: a request names at most a few,
+            // and a statement whose parameters repeat reads differently on
+            // the two engines.
+            for collection in new {
                 sqlx::query(
                     "INSERT INTO nft_syncs (chain, collection, started_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
                 )
@@ -167,6 +231,9 @@ where
         collections: &'a [Address],
     ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>> {
         Box::pin(async move {
+            if let Some(alone) = &self.alone {
+                return Ok(alone.starts(chain, collections));
+            }
             if collections.is_empty() {
                 return Ok(Vec::new());
             }
@@ -231,7 +298,7 @@ where
 }
 
 /// A stored time, in Unix milliseconds, of a record of kind `what`.
-fn time_from(millis: i64, what: &'static str) -> Result<DateTime<Utc>, StoreError> {
+pub(crate) fn time_from(millis: i64, what: &'static str) -> Result<DateTime<Utc>, StoreError> {
     DateTime::from_timestamp_millis(millis)
         .ok_or_else(|| StoreError::Damaged { what, why: format!("time {millis} ms is out of range") })
 }

@@ -213,3 +213,70 @@ async fn concurrent_starts_of_one_collection_agree_on_one_time() {
         assert_eq!(seen.len(), 1, "{name}: every caller reads the one kept start: {seen:?}");
     }
 }
+
+#[tokio::test]
+async fn a_data_directory_keeps_nft_sync_starts_across_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = Location::Directory(dir.path().to_owned());
+    let (started, never) = (collection(), collection());
+    let at = now_millis();
+    {
+        let store = open(&location, CAPACITY).await.unwrap();
+        store.start_nft_sync(Chain::Eth, &[started], at).await.unwrap();
+    }
+    let reopened = open(&location, CAPACITY).await.unwrap();
+    let expected = vec![NftSyncStart { collection: started, started_at: at }];
+    assert_eq!(reopened.nft_sync_starts(Chain::Eth, &[started, never]).await.unwrap(), expected);
+    let later = at + Duration::seconds(9);
+    assert_eq!(reopened.start_nft_sync(Chain::Eth, &[started], later).await.unwrap(), expected, "not started again");
+}
+
+#[tokio::test]
+async fn a_data_directory_serves_one_process_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = Location::Directory(dir.path().to_owned());
+    let first = open(&location, CAPACITY).await.unwrap();
+    let error = open(&location, CAPACITY).await.err().expect("a second opener is refused");
+    assert!(matches!(&error, StoreError::InUse(path) if path == dir.path()), "{error}");
+    assert!(error.to_string().contains("--database"), "says what to do instead: {error}");
+    drop(first);
+    open(&location, CAPACITY).await.expect("free again once the first is gone");
+}
+
+#[tokio::test]
+async fn a_database_migrated_by_a_newer_release_still_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = Location::Directory(dir.path().to_owned());
+    drop(open(&location, CAPACITY).await.unwrap());
+    let file = dir.path().join(DATA_FILE);
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", file.display())).await.unwrap();
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         VALUES (9999, 'from a newer release', TRUE, x'00', 0)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    let store = open(&location, CAPACITY).await.expect("an older binary opens a newer schema");
+    let issued = challenge(Utc::now() + Duration::seconds(60));
+    store.insert_challenge(&issued).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operations_abandoned_midway_lose_nothing() {
+    for (name, store, _dir) in stores().await {
+        let kept = challenge(Utc::now() + Duration::seconds(60));
+        store.insert_challenge(&kept).await.unwrap();
+        // As a server does when a client hangs up: the request's future is
+        // dropped wherever it was, mid-query included.
+        for i in 0..200u64 {
+            let abandoned = challenge(Utc::now() + Duration::seconds(60));
+            let wait = std::time::Duration::from_micros(i % 50);
+            let _ = tokio::time::timeout(wait, store.insert_challenge(&abandoned)).await;
+            let _ = tokio::time::timeout(wait, store.nft_sync_starts(Chain::Eth, &[collection()])).await;
+        }
+        let read = store.challenge(&kept.nonce).await.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(read.as_ref(), Some(&kept), "{name}");
+    }
+}

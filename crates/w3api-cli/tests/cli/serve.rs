@@ -343,6 +343,12 @@ fn a_restart_on_the_same_data_directory_refuses_a_replay_and_remembers_nft_index
     let mut server = Server::start(&["--api-key", "k", "--data-dir", dir], &[]);
     let kept = line_starting(&mut server, "state (sign-in challenges, NFT indexing) kept in");
     assert!(kept.contains("SQLite file") && kept.contains(dir), "{kept}");
+    let second = Command::new(env!("CARGO_BIN_EXE_w3api"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--api-key", "k", "--data-dir", dir])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success() && stderr.contains("in use by another w3api server"), "{stderr}");
     let verify = runtime.block_on(signed_challenge(&server.base));
     assert_eq!(runtime.block_on(post_json(&server.base, "/challenge/verify/solana", &verify)).0, 201);
     let (owner, collection) = nft_holder(&runtime, &server.base, 0);
