@@ -27,6 +27,7 @@ const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "
 pub(crate) fn generate(openapi: &str) -> Result<crate::GeneratedFile, Error> {
     let spec: Value = serde_norway::from_str(openapi).map_err(|e| Error::OpenApi(e.to_string()))?;
     let mut operations = Vec::new();
+    let mut table = Vec::new();
     let mut bodies = Vec::new();
     let mut body_schemas = std::collections::BTreeSet::new();
     let paths = spec["paths"].as_object().ok_or_else(|| Error::OpenApi("paths: missing".into()))?;
@@ -37,6 +38,8 @@ pub(crate) fn generate(openapi: &str) -> Result<crate::GeneratedFile, Error> {
                 .as_str()
                 .ok_or_else(|| Error::OpenApi(format!("{method} {path}: no operationId")))?;
             operations.push(operation_module(&spec, id, method, path, operation)?);
+            let module = format_ident!("{}", id.to_snake_case());
+            table.push(quote!(#module::OPERATION));
             let body = &operation["requestBody"]["content"]["application/json"]["schema"];
             if let Some(name) = schema_name(body)
                 && body_schemas.insert(name)
@@ -47,7 +50,9 @@ pub(crate) fn generate(openapi: &str) -> Result<crate::GeneratedFile, Error> {
     }
     let tokens = quote! {
         //! Parameters of every operation and bounds of every request body, from the OpenAPI document.
-        use super::{FieldBounds, Param, ParamKind, ParamLocation};
+        use super::{FieldBounds, Operation, Param, ParamKind, ParamLocation};
+        /// Every operation, by path.
+        pub const OPERATIONS: &[Operation] = &[#(#table),*];
         #(#operations)*
         #(#bodies)*
     };
@@ -94,10 +99,13 @@ fn operation_module(spec: &Value, id: &str, method: &str, path: &str, operation:
         });
         names.push(constant);
     }
+    let method = method.to_uppercase();
     Ok(quote! {
         #[doc = #doc]
         pub mod #module {
             use super::*;
+            /// The operation's name, method and path.
+            pub const OPERATION: Operation = Operation { id: #id, method: #method, path: #path };
             #(#constants)*
             /// Every parameter of the operation, in the spec's order.
             pub const ALL: &[Param] = &[#(#names),*];

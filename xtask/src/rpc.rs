@@ -126,6 +126,7 @@ impl Api {
         );
         let methods = self.methods.iter().map(Method::emit_trait_method);
         let method_names = self.methods.iter().map(Method::emit_name_constant);
+        let method_constants = self.methods.iter().map(Method::name_constant);
         let client_methods = self.methods.iter().map(Method::emit_client_method);
         let batch_methods = self.methods.iter().map(Method::emit_batch_method);
         let error_codes = emit_error_codes(&self.errors);
@@ -153,6 +154,8 @@ impl Api {
             /// The wire name of each method of the API.
             pub mod method {
                 #(#method_names)*
+                /// Every method, in the spec's order.
+                pub const ALL: &[&str] = &[#(#method_constants),*];
             }
 
             #error_codes

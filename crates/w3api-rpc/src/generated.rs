@@ -321,6 +321,30 @@ pub mod method {
     pub const ETH_MAX_PRIORITY_FEE_PER_GAS: &str = "eth_maxPriorityFeePerGas";
     ///`eth_feeHistory`: Base fees, gas use and tips of recent blocks
     pub const ETH_FEE_HISTORY: &str = "eth_feeHistory";
+    /// Every method, in the spec's order.
+    pub const ALL: &[&str] = &[
+        ETH_GET_TOKEN_PRICE,
+        ETH_GET_BLOCK_BY_NUMBER,
+        ETH_GET_TRANSACTION_BY_BLOCK_HASH_AND_INDEX,
+        ETH_GET_TRANSACTION_BY_BLOCK_NUMBER_AND_INDEX,
+        ETH_CHAIN_ID,
+        NET_VERSION,
+        WEB3_CLIENT_VERSION,
+        ETH_SYNCING,
+        ETH_BLOCK_NUMBER,
+        ETH_GET_BLOCK_BY_HASH,
+        ETH_GET_BLOCK_TRANSACTION_COUNT_BY_HASH,
+        ETH_GET_BLOCK_TRANSACTION_COUNT_BY_NUMBER,
+        ETH_GET_TRANSACTION_BY_HASH,
+        ETH_GET_TRANSACTION_RECEIPT,
+        ETH_GET_BLOCK_RECEIPTS,
+        ETH_GET_LOGS,
+        ETH_GET_BALANCE,
+        ETH_GET_TRANSACTION_COUNT,
+        ETH_GAS_PRICE,
+        ETH_MAX_PRIORITY_FEE_PER_GAS,
+        ETH_FEE_HISTORY,
+    ];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

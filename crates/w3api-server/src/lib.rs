@@ -23,6 +23,7 @@ mod answers;
 mod auth;
 mod cors;
 mod error;
+mod faults;
 mod logging;
 mod random;
 mod rest;
@@ -53,6 +54,7 @@ use w3api_source::DataSource;
 pub use auth::{API_KEY_HEADER, ApiKeys};
 pub use cors::{CorsOrigins, InvalidOrigin};
 pub use error::ApiError;
+pub use faults::{FAULT_HEADER, Fault, FaultRule, FaultRules, Injection, MAX_DELAY, RuleId, RuleTarget, UnknownTarget};
 pub use rpc::Gateway;
 pub use spawn::{RunningServer, spawn, spawn_service};
 
@@ -78,6 +80,9 @@ pub struct ServerConfig {
     pub answer_cache_bytes: u64,
     /// Which web pages may call the server from a browser.
     pub cors: CorsOrigins,
+    /// Faults to inject, changed while the server runs through a clone
+    /// (`Prefer` headers inject faults whatever this holds).
+    pub faults: FaultRules,
 }
 
 impl ServerConfig {
@@ -91,6 +96,7 @@ impl ServerConfig {
             challenge_capacity: 100_000,
             answer_cache_bytes: 256 * 1024 * 1024,
             cors: CorsOrigins::Any,
+            faults: FaultRules::default(),
         }
     }
 }
@@ -145,18 +151,18 @@ pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(app);
-    around(routes, &config.cors)
+    around(routes, &config.cors, config.faults)
 }
 
 /// `routes` inside the layers every request passes: request ids, logs,
-/// panics, the body limit and CORS.
+/// panics, the body limit, CORS and injected faults.
 ///
 /// They wrap the whole router once, not through `Router::layer`, which
 /// wraps every route in each layer, each in a box of its own: every
 /// request then cloned and freed a dozen nested boxes before any work
 /// began. Nor as a router's fallback service, which routes every request
 /// twice.
-fn around(routes: Router, cors: &CorsOrigins) -> HttpService {
+fn around(routes: Router, cors: &CorsOrigins, faults: FaultRules) -> HttpService {
     // Requests are traced only when someone reads it: the layer otherwise
     // still times every request and wraps every body for events nobody records.
     let tracing_requests = tracing::enabled!(target: "tower_http::trace", tracing::Level::DEBUG)
@@ -176,6 +182,8 @@ fn around(routes: Router, cors: &CorsOrigins) -> HttpService {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         // Outside the routes, so that a preflight is answered before any key check or 405.
         .layer(cors::layer(cors))
+        // Inside CORS, so that a page in a browser can read an injected answer.
+        .layer(faults::FaultLayer { rules: faults })
         .service(routes);
     BoxCloneSyncService::new(layered)
 }

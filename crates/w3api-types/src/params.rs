@@ -61,6 +61,45 @@ pub enum ParamKind {
     },
 }
 
+/// An operation of the spec: its `operationId`, its HTTP method, and its
+/// path template (`{name}` stands for one path segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operation {
+    /// The `operationId`, such as `getWalletNfts`.
+    pub id: &'static str,
+    /// The HTTP method, upper case.
+    pub method: &'static str,
+    /// The path template, such as `/api/v2.2/{address}/nft`.
+    pub path: &'static str,
+}
+
+impl Operation {
+    /// The operation a request with `method` and `path` (no query) is for.
+    pub fn find(method: &str, path: &str) -> Option<&'static Operation> {
+        operations::OPERATIONS.iter().find(|operation| operation.matches(method, path))
+    }
+
+    /// The operation named `id`.
+    pub fn named(id: &str) -> Option<&'static Operation> {
+        operations::OPERATIONS.iter().find(|operation| operation.id == id)
+    }
+
+    /// Whether a request with `method` and `path` (no query) is for this operation.
+    pub fn matches(&self, method: &str, path: &str) -> bool {
+        let mut template = self.path.split('/');
+        let mut actual = path.split('/');
+        self.method.eq_ignore_ascii_case(method)
+            && loop {
+                match (template.next(), actual.next()) {
+                    (None, None) => break true,
+                    (Some(t), Some(a)) if t.starts_with('{') && t.ends_with('}') && !a.is_empty() => {}
+                    (Some(t), Some(a)) if t == a => {}
+                    _ => break false,
+                }
+            }
+    }
+}
+
 /// One parameter of an operation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Param {
@@ -133,5 +172,22 @@ impl FieldBounds {
     pub fn admits_length(&self, text: &str) -> bool {
         let length = text.len() as u64;
         self.min_length.is_none_or(|min| length >= min) && self.max_length.is_none_or(|max| length <= max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_find_their_operation_by_method_and_path_template() {
+        let nfts = Operation::find("GET", "/api/v2.2/0xabc/nft").expect("an operation");
+        assert_eq!(nfts.id, "getWalletNfts");
+        assert_eq!(Operation::find("get", "/api/v2.2/0xabc/nft/collections").unwrap().id, "getWalletNftCollections");
+        assert_eq!(Operation::find("POST", "/api/v2.2/0xabc/nft"), None, "another method");
+        assert_eq!(Operation::find("GET", "/api/v2.2//nft"), None, "an empty segment is no value");
+        assert_eq!(Operation::find("GET", "/api/v2.2/0xabc/nft/extra"), None);
+        assert_eq!(Operation::named("getWalletNfts"), Some(nfts));
+        assert_eq!(Operation::named("getWalletNFTs"), None, "names are exact");
     }
 }

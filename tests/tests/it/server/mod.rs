@@ -1,8 +1,9 @@
 //! The server over raw HTTP: what the generated clients cannot send or would
-//! hide (malformed bodies, odd query forms, preflights, headers), fuzzing,
-//! and shutting down.
+//! hide (malformed bodies, odd query forms, preflights, headers), injected
+//! faults, fuzzing, and shutting down.
 
 mod cors;
+mod faults;
 mod fuzz;
 mod lifecycle;
 mod rest;
