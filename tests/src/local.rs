@@ -1,6 +1,6 @@
 //! The in-process server of the workspace's tests: `w3api-server` over the
 //! devnet (seed 0), on 127.0.0.1 with a port of its own, on a tokio runtime
-//! of its own, started through [`w3api_server::spawn_service`]. [`local`] is
+//! of its own, started through the test kit (`w3api_testkit::Builder`). [`local`] is
 //! the server a test binary shares (default devnet, 256 session keys); a test
 //! that needs another configuration (other keys, CORS origins, a small
 //! challenge capacity, a tiny devnet, another data source) starts a server of
@@ -41,7 +41,7 @@ use tower::ServiceBuilder;
 use w3api_devnet::{Devnet, Scale};
 use w3api_rest::{Client, RetryPolicy};
 use w3api_rpc::RpcClient;
-use w3api_server::{API_KEY_HEADER, HttpService, RunningServer, ServerConfig, service, spawn_service};
+use w3api_server::{API_KEY_HEADER, HttpService, ServerConfig};
 use w3api_source::DataSource;
 use w3api_spec_check::spec::{Document, rest_operations};
 use w3api_types::Chain;
@@ -58,15 +58,12 @@ fn session_key(index: usize) -> String {
     format!("contract-key-{index:03}")
 }
 
-/// Builds the service a server answers with, from its devnet and configuration.
-type MakeService = Box<dyn FnOnce(Devnet, ServerConfig) -> HttpService + Send>;
-
 /// How a server is set up: the shared server's setup by default, changed
-/// for a test that needs something else.
+/// for a test that needs something else. A server starts through the test
+/// kit (`w3api-testkit`), as users' tests start theirs, with the checking
+/// layer around it.
 pub struct Setup {
-    scale: Scale,
-    config: ServerConfig,
-    service: MakeService,
+    kit: w3api_testkit::Builder,
 }
 
 impl Default for Setup {
@@ -79,48 +76,40 @@ impl Setup {
     /// The shared server's setup: the default devnet, the session keys, and
     /// the server's default configuration otherwise.
     pub fn new() -> Setup {
-        Setup {
-            scale: Scale::DEFAULT,
-            config: ServerConfig::new((0..SESSION_KEYS).map(session_key).collect()),
-            service: Box::new(service::<Devnet>),
-        }
+        let keys: Vec<String> = (0..SESSION_KEYS).map(session_key).collect();
+        Setup { kit: w3api_testkit::Server::builder().config(|config| ServerConfig { api_keys: keys, ..config }) }
     }
 
     /// Another size of devnet.
     pub fn scale(self, scale: Scale) -> Setup {
-        Setup { scale, ..self }
+        Setup { kit: self.kit.scale(scale) }
     }
 
     /// The configuration changed by `adjust` (it receives the session keys
     /// in `api_keys`; sessions need them).
     pub fn config(self, adjust: impl FnOnce(ServerConfig) -> ServerConfig) -> Setup {
-        Setup { config: adjust(self.config), ..self }
+        Setup { kit: self.kit.config(adjust) }
     }
 
     /// Another data source, made from the devnet (a wrapper around it, say).
     pub fn source<S: DataSource>(self, source: impl FnOnce(Devnet) -> S + Send + 'static) -> Setup {
-        Setup { service: Box::new(move |devnet, config| service(source(devnet), config)), ..self }
+        Setup { kit: self.kit.source(source) }
     }
 
     /// Starts a server of its own with this setup.
     pub fn start(self) -> Local {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let devnet = Devnet::new(0, self.scale);
         let log = Arc::new(Log::default());
-        let app =
+        let checked = log.clone();
+        let kit = self.kit.wrap(move |service| {
             HttpService::new(
-                ServiceBuilder::new()
-                    .layer(middleware::from_fn_with_state(log.clone(), check_exchange))
-                    .service((self.service)(devnet.clone(), self.config)),
-            );
-        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("a loopback port");
-        let server = {
-            let _inside = runtime.enter();
-            spawn_service(listener, app).expect("the server starts")
-        };
+                ServiceBuilder::new().layer(middleware::from_fn_with_state(checked, check_exchange)).service(service),
+            )
+        });
+        let server = runtime.block_on(kit.start());
         Local {
-            base: server.url(),
-            devnet,
+            base: server.url().to_string(),
+            devnet: server.devnet().clone(),
             log,
             http: crate::http_client(),
             sessions: AtomicUsize::new(0),
@@ -138,7 +127,7 @@ pub struct Local {
     http: reqwest::Client,
     sessions: AtomicUsize,
     // Before the runtime, so that the server is told to stop before its runtime goes.
-    server: Option<RunningServer>,
+    server: Option<w3api_testkit::Server>,
     runtime: tokio::runtime::Runtime,
 }
 
@@ -182,7 +171,7 @@ impl Local {
         self.runtime.spawn(future)
     }
 
-    /// Stops the server as [`RunningServer::shutdown`] does: no new
+    /// Stops the server as [`w3api_testkit::Server::shutdown`] does: no new
     /// connection, requests in flight finish; returns once it has stopped.
     pub fn stop(&mut self) {
         let server = self.server.take().expect("the server is running");

@@ -1,5 +1,6 @@
 //! What the REST client puts on the wire and how it reads the answers, against
-//! a stub HTTP server on loopback.
+//! a stub HTTP server on loopback. Its retries are tested against the real
+//! server's injected faults (`tests/tests/it/server/faults.rs`).
 
 // Dependencies this target reaches only through the library, or that other
 // targets of the package use: named so that `unused_crate_dependencies` keeps
@@ -10,7 +11,6 @@ use {
 };
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use serde_json::{Value, json};
@@ -30,10 +30,6 @@ fn token(n: u8) -> Address {
 }
 
 /// Retries without waiting long, so tests stay fast.
-fn fast_retries(max_attempts: u32) -> RetryPolicy {
-    RetryPolicy { max_attempts, initial_backoff: Duration::from_millis(5), ..RetryPolicy::default() }
-}
-
 async fn setup(retry: RetryPolicy) -> (MockServer, Client) {
     let server = MockServer::start().await;
     let client = Client::builder().base_url(server.uri()).api_key(KEY).retry_policy(retry).build().unwrap();
@@ -373,63 +369,6 @@ async fn a_success_body_off_the_spec_is_an_invalid_response() {
         .await;
     let error = Error::from(client.streams().get_stream().id(uuid::Uuid::nil()).send().await.unwrap_err());
     assert!(matches!(error, Error::InvalidResponse { .. }), "{error:?}");
-}
-
-#[tokio::test]
-async fn a_429_with_retry_after_is_retried_after_the_delay() {
-    let (server, client) = setup(fast_retries(3)).await;
-    Mock::given(method("GET"))
-        .respond_with(body_for(429).insert_header("retry-after", "1"))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(token_page(None, &["A"])))
-        .mount(&server)
-        .await;
-    let started = Instant::now();
-    let page = client.data().get_wallet_token_balances_price().address(wallet()).send().await.unwrap();
-    assert!(started.elapsed() >= Duration::from_secs(1), "waited only {:?}", started.elapsed());
-    assert_eq!(page.result.len(), 1);
-    assert_eq!(server.received_requests().await.unwrap().len(), 2);
-}
-
-#[tokio::test]
-async fn a_post_is_never_retried() {
-    let (server, client) = setup(fast_retries(4)).await;
-    Mock::given(method("POST")).respond_with(body_for(503)).mount(&server).await;
-    let error = client.auth().request_solana_challenge().body(challenge_request()).send().await.unwrap_err();
-    assert_eq!(Error::from(error).status().map(|s| s.as_u16()), Some(503));
-    assert_eq!(server.received_requests().await.unwrap().len(), 1);
-}
-
-#[tokio::test]
-async fn retries_give_up_after_the_configured_attempts() {
-    let (server, client) = setup(fast_retries(3)).await;
-    Mock::given(method("GET")).respond_with(body_for(503)).mount(&server).await;
-    let error = client.data().get_wallet_nfts().address(wallet()).send().await.unwrap_err();
-    assert_eq!(Error::from(error).status().map(|s| s.as_u16()), Some(503));
-    assert_eq!(server.received_requests().await.unwrap().len(), 3);
-}
-
-#[tokio::test]
-async fn timeouts_are_retried_then_reported_as_transport_errors() {
-    let server = MockServer::start().await;
-    let client = Client::builder()
-        .base_url(server.uri())
-        .api_key(KEY)
-        .timeout(Duration::from_millis(100))
-        .retry_policy(fast_retries(2))
-        .build()
-        .unwrap();
-    Mock::given(method("GET"))
-        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_millis(500)))
-        .mount(&server)
-        .await;
-    let error = Error::from(client.data().get_wallet_nfts().address(wallet()).send().await.unwrap_err());
-    assert!(matches!(&error, Error::Transport(e) if e.is_timeout()), "{error:?}");
-    assert_eq!(server.received_requests().await.unwrap().len(), 2);
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use w3api_devnet::Scale;
 use w3api_rest::RetryPolicy;
+use w3api_rpc::{ErrorCode, RpcError};
 use w3api_server::{FAULT_HEADER, Fault, FaultRule, FaultRules, Injection, RuleTarget, ServerConfig};
 use w3api_tests::local::{Session, Setup};
 
@@ -155,6 +156,91 @@ fn the_rest_client_retries_rule_made_429s_and_succeeds() {
     let error =
         session.run(session.rest().data().get_wallet_token_balances_price().address(wallet).send()).unwrap_err();
     assert_eq!(w3api_rest::Error::from(error).status().map(|s| s.as_u16()), Some(429));
+}
+
+/// A REST client of `session` retrying `attempts` times with short backoff.
+fn retrying(session: &Session<'_>, attempts: u32, timeout: Duration) -> w3api_rest::Client {
+    w3api_rest::Client::builder()
+        .base_url(session.base())
+        .api_key(session.key())
+        .timeout(timeout)
+        .retry_policy(RetryPolicy {
+            max_attempts: attempts,
+            initial_backoff: Duration::from_millis(5),
+            ..RetryPolicy::default()
+        })
+        .build()
+        .unwrap()
+}
+
+/// How many times each rule has left.
+fn times_left(rules: &FaultRules) -> Vec<Option<u32>> {
+    rules.list().into_iter().map(|(_, rule)| rule.times).collect()
+}
+
+#[test]
+fn the_rest_client_gives_up_after_its_attempts_and_never_retries_a_post() {
+    let (server, rules) = server_with_rules();
+    let session = server.session();
+    let nfts = RuleTarget::Operation("getWalletNfts".into());
+    rules.add(FaultRule { target: nfts, injection: status(503), times: Some(5) }).unwrap();
+    let client = retrying(&session, 3, Duration::from_secs(30));
+    let wallet = session.devnet().sample_wallets(1)[0];
+    let error = session.run(client.data().get_wallet_nfts().address(wallet).send()).unwrap_err();
+    assert_eq!(w3api_rest::Error::from(error).status().map(|s| s.as_u16()), Some(503));
+    assert_eq!(times_left(&rules), [Some(2)], "three attempts, then the 503 is the answer");
+
+    rules.clear();
+    let challenge = RuleTarget::Operation("requestSolanaChallenge".into());
+    rules.add(FaultRule { target: challenge, injection: status(503), times: Some(2) }).unwrap();
+    let request: w3api_types::SolanaChallengeRequest = serde_json::from_value(json!({
+        "domain": "example.com", "address": "3fbvSBt23R6TbSkPQoyi56XSaFE6mYHxQyQwqnMa93fK",
+        "uri": "https://example.com/login", "network": "mainnet", "timeout": 60
+    }))
+    .unwrap();
+    let error = session.run(client.auth().request_solana_challenge().body(request).send()).unwrap_err();
+    assert_eq!(w3api_rest::Error::from(error).status().map(|s| s.as_u16()), Some(503));
+    assert_eq!(times_left(&rules), [Some(1)], "a POST is sent once");
+}
+
+#[test]
+fn the_rest_client_retries_timeouts_then_reports_a_transport_error() {
+    let (server, rules) = server_with_rules();
+    let session = server.session();
+    let slow = Injection { fault: None, delay: Some(Duration::from_millis(500)) };
+    let nfts = RuleTarget::Operation("getWalletNfts".into());
+    rules.add(FaultRule { target: nfts, injection: slow, times: Some(5) }).unwrap();
+    let client = retrying(&session, 2, Duration::from_millis(100));
+    let wallet = session.devnet().sample_wallets(1)[0];
+    let error =
+        w3api_rest::Error::from(session.run(client.data().get_wallet_nfts().address(wallet).send()).unwrap_err());
+    assert!(matches!(&error, w3api_rest::Error::Transport(e) if e.is_timeout()), "{error:?}");
+    assert_eq!(times_left(&rules), [Some(3)], "two attempts");
+}
+
+#[test]
+fn the_rpc_client_reports_each_fault_as_its_error() {
+    let (server, rules) = server_with_rules();
+    let session = server.session();
+    let client = w3api_rpc::RpcClient::builder(session.base(), w3api_types::Chain::Eth, session.key())
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let fail_once = |injection| {
+        let target = RuleTarget::RpcMethod("eth_blockNumber".into());
+        rules.add(FaultRule { target, injection, times: Some(1) }).unwrap();
+        session.run(client.block_number()).unwrap_err()
+    };
+    for (code, kind) in [(429, ErrorCode::RateLimited), (401, ErrorCode::Unauthorized)] {
+        let error = fail_once(status(code));
+        assert_eq!((error.clone(), error.kind()), (RpcError::Http { status: code }, Some(kind)));
+    }
+    assert_eq!(fail_once(Injection { fault: None, delay: Some(Duration::from_secs(1)) }), RpcError::Timeout);
+    let truncated = fail_once(Injection { fault: Some(Fault::Truncate), delay: None });
+    assert!(matches!(truncated, RpcError::Transport(_)), "{truncated:?}");
+    let malformed = fail_once(Injection { fault: Some(Fault::Malformed), delay: None });
+    assert!(matches!(malformed, RpcError::InvalidResponse(_) | RpcError::Transport(_)), "{malformed:?}");
+    assert!(session.run(client.block_number()).is_ok(), "every rule is spent");
 }
 
 #[test]

@@ -1,0 +1,48 @@
+//! The kit as a user's test meets it: one line to a server, clients that
+//! reach it, faults that make them retry, and a stop on drop.
+
+use std::time::{Duration, Instant};
+
+// Reached through the kit: named so that `unused_crate_dependencies` keeps watching the rest.
+use {w3api_rest as _, w3api_rpc as _, w3api_server as _, w3api_source as _};
+
+use w3api_testkit::{Fault, FaultRule, Injection, RuleTarget, Server};
+use w3api_types::Chain;
+
+#[tokio::test]
+async fn a_started_server_answers_its_clients_and_stops_when_dropped() {
+    let server = Server::start().await;
+    assert!(server.url().starts_with("http://127.0.0.1:"), "{}", server.url());
+    let wallet = server.devnet().sample_wallets(1)[0];
+    let tokens = server.rest().data().get_wallet_token_balances_price().address(wallet).send().await.unwrap();
+    assert!(!tokens.result.is_empty());
+    let block = server.rpc(Chain::Eth).block_number().await.unwrap();
+    assert_eq!(Some(block.0), tokens.block_number, "both read the same newest block");
+    assert!(server.rpc_url(Chain::Eth).ends_with(&format!("/eth/{}", server.api_key())));
+
+    let url = server.url().to_string();
+    drop(server);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(connects(&url).await.is_err(), "nothing listens once the server is dropped");
+}
+
+#[tokio::test]
+async fn a_fault_rule_makes_the_rest_client_retry_until_it_is_spent() {
+    let server = Server::builder().scale(w3api_devnet::Scale::TINY).start().await;
+    let limited = Injection { fault: Some(Fault::Status(429u16.try_into().unwrap())), delay: None };
+    let target = RuleTarget::Operation("getWalletTokenBalancesPrice".into());
+    server.faults().add(FaultRule { target, injection: limited, times: Some(2) }).unwrap();
+    let wallet = server.devnet().sample_wallets(1)[0];
+    let started = Instant::now();
+    let tokens = server.rest().data().get_wallet_token_balances_price().address(wallet).send().await.unwrap();
+    assert!(!tokens.result.is_empty());
+    assert!(started.elapsed() >= Duration::from_secs(2), "two Retry-After waits: {:?}", started.elapsed());
+    assert!(server.faults().list().is_empty());
+    server.shutdown().await.unwrap();
+}
+
+/// Whether anything accepts a TCP connection at `url`.
+async fn connects(url: &str) -> std::io::Result<()> {
+    let address = url.trim_start_matches("http://");
+    tokio::net::TcpStream::connect(address).await.map(|_| ())
+}
