@@ -12,6 +12,7 @@ use w3api_types::{Address, Chain, SolanaChallengeRequest, SolanaNetwork, SolanaV
 
 use crate::connection::ConnectionArgs;
 use crate::error::CliError;
+use crate::output::{out, outln};
 use crate::{rpc, signin, stream, wallet};
 
 /// Options of `w3api demo`.
@@ -39,7 +40,7 @@ pub(crate) async fn run(args: DemoArgs) -> Result<(), CliError> {
     let server = tokio::spawn(serve(listener, app, async {
         let _ = stopped.await;
     }));
-    println!("w3api demo: a server on {base} (devnet seed {}), called through w3api-rest and w3api-rpc", args.seed);
+    outln!("w3api demo: a server on {base} (devnet seed {}), called through w3api-rest and w3api-rpc", args.seed);
     let connection = ConnectionArgs::local(&base, &key);
     let outcome = tour(&devnet, &connection.rest()?, &connection.rpc(Chain::Eth)?).await;
     let _ = stop.send(());
@@ -52,28 +53,28 @@ async fn tour(devnet: &Devnet, client: &Client, rpc: &RpcClient) -> Result<(), C
     let block_number = wallet_data(devnet, client, wallet).await?;
     let streams = devnet.streams();
     heading(&format!("Stream {} (GET /streams/evm/{{id}})", streams[0].id));
-    print!("{}", stream::render_stream(&client.streams().get_stream().id(streams[0].id).send().await?.into_inner()));
+    out!("{}", stream::render_stream(&client.streams().get_stream().id(streams[0].id).send().await?.into_inner()));
     blocks_and_transactions(devnet, rpc).await?;
     token_price(client, rpc, wallet, block_number).await?;
     solana_sign_in(devnet, client).await
 }
 
 fn heading(title: &str) {
-    println!("\n== {title}\n");
+    outln!("\n== {title}\n");
 }
 
 /// Tokens, NFTs and collections on eth; returns the block the tokens were read at.
 async fn wallet_data(devnet: &Devnet, client: &Client, wallet: Address) -> Result<u64, CliError> {
     heading(&format!("Token balances of {wallet:#x} on eth (GET /api/v2.2/wallets/{{address}}/tokens)"));
     let tokens = client.data().get_wallet_token_balances_price().address(wallet).chain(Chain::Eth).send().await?;
-    print!("{}", wallet::render_tokens(std::slice::from_ref(&tokens)));
+    out!("{}", wallet::render_tokens(std::slice::from_ref(&tokens)));
     let collector = collector(devnet, client).await?;
     let nfts = client.data().get_wallet_nfts().address(collector).limit(10).send().await?.into_inner();
     heading(&format!("NFTs of {collector:#x}, first page of 10 (GET /api/v2.2/{{address}}/nft)"));
-    print!("{}", wallet::render_nfts(std::slice::from_ref(&nfts)));
+    out!("{}", wallet::render_nfts(std::slice::from_ref(&nfts)));
     heading(&format!("NFT collections of {collector:#x} (GET /api/v2.2/{{address}}/nft/collections)"));
     let collections = client.data().get_wallet_nft_collections().address(collector).token_counts(true).send().await?;
-    print!("{}", wallet::render_collections(std::slice::from_ref(&collections)));
+    out!("{}", wallet::render_collections(std::slice::from_ref(&collections)));
     Ok(tokens.block_number.unwrap_or_default())
 }
 
@@ -95,17 +96,17 @@ async fn blocks_and_transactions(devnet: &Devnet, rpc: &RpcClient) -> Result<(),
     heading(&format!("Block {number} on eth with its transactions (eth_getBlockByNumber)"));
     let missing = || CliError::NotFound(format!("no block {number}"));
     let block = rpc.get_block_by_number(BlockNumberOrTag::Number(number), true).await?.ok_or_else(missing)?;
-    print!("{}", rpc::render_block(&block, Some(BLOCK_ROWS)));
+    out!("{}", rpc::render_block(&block, Some(BLOCK_ROWS)));
     let index = 1;
     heading(&format!("Transaction {index} of block {} (eth_getTransactionByBlockHashAndIndex)", block.hash));
     let by_hash = rpc.get_transaction_by_block_hash_and_index(block.hash, index.into()).await?;
     let by_hash = by_hash.ok_or_else(|| CliError::NotFound(format!("no transaction {index} in block {number}")))?;
-    print!("{}", rpc::render_transaction(&by_hash));
+    out!("{}", rpc::render_transaction(&by_hash));
     heading(&format!("Transaction {index} of block {number} (eth_getTransactionByBlockNumberAndIndex)"));
     let by_number =
         rpc.get_transaction_by_block_number_and_index(BlockNumberOrTag::Number(number), index.into()).await?;
     let same = by_number.as_ref() == Some(&by_hash);
-    println!("the same transaction as by hash and index: {}", if same { "yes" } else { "NO" });
+    outln!("the same transaction as by hash and index: {}", if same { "yes" } else { "NO" });
     Ok(())
 }
 
@@ -121,7 +122,7 @@ async fn token_price(client: &Client, rpc: &RpcClient, wallet: Address, block: u
         include: Some(TokenPriceInclude::PercentChange),
         ..TokenPriceParams::new(token)
     };
-    print!("{}", rpc::render_price(&rpc::price(rpc, params).await?));
+    out!("{}", rpc::render_price(&rpc::price(rpc, params).await?));
     Ok(())
 }
 
@@ -141,10 +142,10 @@ async fn solana_sign_in(devnet: &Devnet, client: &Client) -> Result<(), CliError
         resources: None,
     };
     let challenge = signin::request(client, request).await?;
-    print!("{}", signin::render_challenge(&challenge));
+    out!("{}", signin::render_challenge(&challenge));
     let signature = bs58::encode(devnet.solana_key(0).sign(challenge.message.as_bytes()).to_bytes()).into_string();
-    println!("signed with devnet Solana key 0: {signature}\n");
+    outln!("signed with devnet Solana key 0: {signature}\n");
     let verified = signin::verify(client, SolanaVerifyRequest { message: challenge.message, signature }).await?;
-    print!("{}", signin::render_verified(&verified));
+    out!("{}", signin::render_verified(&verified));
     Ok(())
 }

@@ -9,6 +9,7 @@ use w3api_devnet::Devnet;
 use w3api_types::{Chain, SolanaChallengeResponse, SolanaVerifyRequest};
 
 use crate::error::CliError;
+use crate::output::outln;
 use crate::serve::ScaleArg;
 
 /// `w3api devnet ...`
@@ -80,7 +81,7 @@ pub(crate) fn run(args: DevnetArgs) -> Result<(), CliError> {
     match args.command {
         DevnetCommand::Wallets { count } => {
             for wallet in devnet.sample_wallets(count) {
-                println!("{wallet:#x}");
+                outln!("{wallet:#x}");
             }
         }
         DevnetCommand::Blocks { chain, min_transactions, count } => {
@@ -89,22 +90,22 @@ pub(crate) fn run(args: DevnetArgs) -> Result<(), CliError> {
             // Most transactions first; the lowest number among equals, so the answer is stable.
             busiest.sort_by_key(|b| (std::cmp::Reverse(b.tx_count), b.header.number));
             for block in busiest.into_iter().take(count) {
-                println!("{:#x} {}", block.header.number, block.tx_count);
+                outln!("{:#x} {}", block.header.number, block.tx_count);
             }
         }
         DevnetCommand::Stats { chain } => print_stats(&devnet, chain),
-        DevnetCommand::SolanaKey { index } => println!("{}", devnet.solana_address(index)),
+        DevnetCommand::SolanaKey { index } => outln!("{}", devnet.solana_address(index)),
         DevnetCommand::SolanaSign { message_file, challenge, index } => {
             let key = devnet.solana_key(index);
             let sign = |message: &[u8]| bs58::encode(key.sign(message).to_bytes()).into_string();
             if let Some(path) = message_file {
-                println!("{}", sign(&read(&path)?));
+                outln!("{}", sign(&read(&path)?));
             } else if let Some(path) = challenge {
                 let challenge: SolanaChallengeResponse = serde_json::from_slice(&read(&path)?)
                     .map_err(|e| CliError::Input(format!("{} is not a challenge response: {e}", path.display())))?;
                 let signature = sign(challenge.message.as_bytes());
                 let body = SolanaVerifyRequest { message: challenge.message, signature };
-                println!("{}", serde_json::to_string(&body).map_err(|e| CliError::Input(e.to_string()))?);
+                outln!("{}", serde_json::to_string(&body).map_err(|e| CliError::Input(e.to_string()))?);
             }
         }
     }
@@ -128,16 +129,16 @@ fn print_stats(devnet: &Devnet, chain: Chain) {
     let keys = started.elapsed();
     let data = devnet.chain(chain);
     let total = started.elapsed();
-    println!(
+    outln!(
         "{chain}: {} blocks, {} transactions, {} ledger movements, {accounts} accounts",
         data.blocks.len(),
         data.transactions.len(),
         data.ledger.movements().len()
     );
-    println!("keys derived in {keys:.2?}; chain generated in {:.2?}; total {total:.2?}", total - keys);
+    outln!("keys derived in {keys:.2?}; chain generated in {:.2?}; total {total:.2?}", total - keys);
     match peak_rss_kib() {
-        Some(kib) => println!("peak resident memory: {} MiB", kib / 1024),
-        None => println!("peak resident memory: unknown (no VmHWM in /proc/self/status)"),
+        Some(kib) => outln!("peak resident memory: {} MiB", kib / 1024),
+        None => outln!("peak resident memory: unknown (no VmHWM in /proc/self/status)"),
     }
 }
 

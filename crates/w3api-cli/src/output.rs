@@ -69,10 +69,36 @@ pub(crate) fn fields(pairs: &[(&str, String)]) -> String {
     pairs.iter().map(|(key, value)| format!("{key:<width$}  {value}\n")).collect()
 }
 
+/// `print!` for the CLI's answers: when stdout is closed early (`w3api … |
+/// head`), the process ends quietly with success, as Unix tools do, where
+/// `print!` would panic; any other failure to write is reported.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::output::write_out(format_args!($($arg)*)) };
+}
+
+/// `println!` with [`out!`]'s handling of a closed stdout.
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::output::write_out(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+pub(crate) use {out, outln};
+
+/// Writes to stdout; see [`out!`].
+pub(crate) fn write_out(text: std::fmt::Arguments<'_>) {
+    match std::io::stdout().lock().write_fmt(text) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(error) => {
+            eprintln!("error: writing to stdout: {error}");
+            std::process::exit(1);
+        }
+    }
+}
+
 /// Prints a value as pretty JSON on stdout.
 pub(crate) fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
     let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Input(format!("encoding JSON: {e}")))?;
-    println!("{text}");
+    outln!("{text}");
     Ok(())
 }
 
@@ -85,7 +111,7 @@ pub(crate) fn emit<T: Serialize + ?Sized>(
     if json {
         print_json(value)
     } else {
-        print!("{}", render(value));
+        out!("{}", render(value));
         Ok(())
     }
 }

@@ -11,6 +11,7 @@ use w3api_store::Location;
 use w3api_types::Chain;
 
 use crate::error::CliError;
+use crate::output::outln;
 
 /// Options of `w3api serve`.
 #[derive(Args)]
@@ -159,16 +160,16 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .await
         .map_err(|e| CliError::Server(format!("listening on {}: {e}", args.listen)))?;
     let address = listener.local_addr().map_err(|e| CliError::Server(e.to_string()))?;
-    println!("listening on http://{address}");
+    outln!("listening on http://{address}");
     for stream in &streams {
-        println!("stream {} ({}, {:?})", stream.id, stream.tag, stream.status);
+        outln!("stream {} ({}, {:?})", stream.id, stream.tag, stream.status);
     }
     if let Some(key) = &generated {
-        println!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
+        outln!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
     }
-    println!("state (sign-in challenges, NFT indexing) kept in {}", store.describe());
+    outln!("state (sign-in challenges, NFT indexing) kept in {}", store.describe());
     if args.secret.is_none() {
-        println!(
+        outln!(
             "cursor secret generated: cursors are valid on this server until it stops (share one with --secret or W3API_SECRET)"
         );
     }

@@ -2,7 +2,7 @@
 //! 127.0.0.1:0 in this test process: text and JSON output, `--all`, and
 //! errors that carry the server's message and a failure exit.
 
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -318,4 +318,19 @@ fn devnet_stats_counts_the_chain_the_server_serves() {
         assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
         assert!(stderr.contains("the devnet has no chain \"atlantis\""), "{command}: {stderr}");
     }
+}
+
+#[test]
+fn a_stdout_closed_early_ends_the_command_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_w3api"))
+        .args(["devnet", "wallets", "--count", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes before anything is written, as `| head -0` does.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && stderr.is_empty(), "{:?}: {stderr}", output.status);
 }
