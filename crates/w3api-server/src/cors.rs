@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use axum::http::{HeaderName, HeaderValue, Method};
+use axum::http::{HeaderName, HeaderValue, Method, header};
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 
 /// The web origins allowed to call the server.
@@ -51,7 +51,9 @@ fn check_origin(origin: &str) -> Result<String, InvalidOrigin> {
 }
 
 /// The CORS layer for `origins`: every method of the interface, any request
-/// header (the API key and content type among them), the request id exposed.
+/// header (the API key, the content type and `Prefer` among them), and the
+/// headers a page's client reads exposed: the request id, `Retry-After` (not
+/// safelisted, so a browser hides it otherwise) and the injected-fault mark.
 pub(crate) fn layer(origins: &CorsOrigins) -> CorsLayer {
     let allow_origin = match origins {
         CorsOrigins::Any => AllowOrigin::any(),
@@ -63,7 +65,11 @@ pub(crate) fn layer(origins: &CorsOrigins) -> CorsLayer {
         .allow_origin(allow_origin)
         .allow_methods([Method::GET, Method::POST, Method::PUT, Method::PATCH, Method::DELETE])
         .allow_headers(AllowHeaders::mirror_request())
-        .expose_headers([HeaderName::from_static("x-request-id")])
+        .expose_headers([
+            HeaderName::from_static("x-request-id"),
+            header::RETRY_AFTER,
+            HeaderName::from_static(crate::FAULT_HEADER),
+        ])
         .max_age(Duration::from_secs(86_400))
 }
 

@@ -42,7 +42,10 @@ fn any_page_may_call_rest_and_rpc_by_default() {
     });
     assert_eq!(call.status, 200);
     assert_eq!(header(&call, "access-control-allow-origin"), Some("*"));
-    assert!(header(&call, "access-control-expose-headers").unwrap_or_default().contains("x-request-id"));
+    let exposed = header(&call, "access-control-expose-headers").unwrap_or_default().to_ascii_lowercase();
+    for name in ["x-request-id", "retry-after", "x-w3api-fault"] {
+        assert!(exposed.contains(name), "a page's client may read {name}: {exposed}");
+    }
 }
 
 #[test]
