@@ -40,11 +40,12 @@ pub(crate) struct ServeArgs {
     /// by number): bytes, or a number with B, KiB, MiB, GiB, kB, MB or GB (e.g. 64MiB); 0 keeps none.
     #[arg(long, default_value = "256MiB", value_parser = byte_size)]
     answer_cache_size: u64,
-    /// Keep sign-in challenges in DIR (one SQLite file, created if missing), so that a restart
-    /// still refuses a replay. Without it or --database, they live in memory.
+    /// Keep the server's state (sign-in challenges, NFT indexing) in DIR (one SQLite file, created
+    /// if missing; one server at a time), so that a restart still refuses a replay. Without it or
+    /// --database, the state lives in memory.
     #[arg(long, value_name = "DIR", conflicts_with = "database")]
     data_dir: Option<PathBuf>,
-    /// Keep sign-in challenges in PostgreSQL, which several servers may share:
+    /// Keep the server's state in PostgreSQL, which several servers may share:
     /// postgres://user:password@host:port/database. Its schema is migrated at start.
     #[arg(long, value_name = "URL", env = "W3API_DATABASE_URL", hide_env_values = true)]
     database: Option<String>,

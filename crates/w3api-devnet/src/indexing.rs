@@ -12,36 +12,29 @@
 //! one agree on it and a restart on a data directory remembers it. Times are
 //! wall-clock times, as replicas share no other clock.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, TimeDelta, Utc};
-use w3api_store::{NftSyncStart, Store, StoreCell, StoreError};
+use chrono::{TimeDelta, Utc};
+use w3api_store::{Store, StoreCell, StoreError};
 use w3api_types::{Address, Chain, SyncStatus};
-
-/// Most starts remembered in this process; past it, they are forgotten and
-/// read from the store again when needed.
-const KNOWN_CAPACITY: usize = 100_000;
 
 /// Challenges a private in-memory store may hold; the devnet issues none,
 /// but the store is the one kind that serves both.
 const PRIVATE_STORE_CAPACITY: usize = 1;
 
-/// When each requested collection started indexing.
+/// When each requested collection started indexing, kept in a store (which
+/// reads each start once: a start never changes).
 pub struct Indexing {
     delay: Duration,
     store: StoreCell,
-    /// Starts read from the store: a start never changes once kept, so
-    /// these need no second read.
-    known: Mutex<HashMap<(Chain, Address), DateTime<Utc>>>,
 }
 
 impl Indexing {
     /// Indexing that completes `delay` after it starts, kept in `store`, or
     /// in a private in-memory store when `None`.
     pub fn new(delay: Duration, store: Option<Arc<dyn Store>>) -> Indexing {
-        Indexing { delay, store: StoreCell::new(store, PRIVATE_STORE_CAPACITY), known: Mutex::new(HashMap::new()) }
+        Indexing { delay, store: StoreCell::new(store, PRIVATE_STORE_CAPACITY) }
     }
 
     /// How long indexing takes.
@@ -56,12 +49,9 @@ impl Indexing {
 
     /// Starts indexing those of `collections` that never started.
     pub async fn request(&self, chain: Chain, collections: &[Address]) -> Result<(), StoreError> {
-        let new = self.unknown(chain, collections.iter().copied());
-        if new.is_empty() {
-            return Ok(());
+        if !collections.is_empty() {
+            self.store.get().await?.start_nft_sync(chain, collections, Utc::now()).await?;
         }
-        let starts = self.store.get().await?.start_nft_sync(chain, &new, Utc::now()).await?;
-        self.remember(chain, starts);
         Ok(())
     }
 
@@ -71,45 +61,16 @@ impl Indexing {
         chain: Chain,
         collections: impl IntoIterator<Item = Address>,
     ) -> Result<SyncStatus, StoreError> {
-        let now = Utc::now();
         let collections: Vec<Address> = collections.into_iter().collect();
-        if self.any_indexing(chain, &collections, now) {
-            return Ok(SyncStatus::Syncing);
+        if collections.is_empty() {
+            return Ok(SyncStatus::Synced);
         }
-        // Another replica may have started one of the others since.
-        let unknown = self.unknown(chain, collections.into_iter());
-        if !unknown.is_empty() {
-            let starts = self.store.get().await?.nft_sync_starts(chain, &unknown).await?;
-            self.remember(chain, starts);
-            if self.any_indexing(chain, &unknown, now) {
-                return Ok(SyncStatus::Syncing);
-            }
-        }
-        Ok(SyncStatus::Synced)
-    }
-
-    fn any_indexing(&self, chain: Chain, collections: &[Address], now: DateTime<Utc>) -> bool {
+        let now = Utc::now();
+        let starts = self.store.get().await?.nft_sync_starts(chain, &collections).await?;
         // A start ahead of `now` (another replica's clock) counts as indexing.
         let delay = TimeDelta::from_std(self.delay).unwrap_or(TimeDelta::MAX);
-        let known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
-        collections.iter().any(|c| known.get(&(chain, *c)).is_some_and(|started| now - *started < delay))
-    }
-
-    /// Those of `collections` whose start this process has not read, each once.
-    fn unknown(&self, chain: Chain, collections: impl Iterator<Item = Address>) -> Vec<Address> {
-        let known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut unknown: Vec<Address> = collections.filter(|c| !known.contains_key(&(chain, *c))).collect();
-        unknown.sort_unstable();
-        unknown.dedup();
-        unknown
-    }
-
-    fn remember(&self, chain: Chain, starts: Vec<NftSyncStart>) {
-        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
-        if known.len() + starts.len() > KNOWN_CAPACITY {
-            known.clear();
-        }
-        known.extend(starts.into_iter().map(|start| ((chain, start.collection), start.started_at)));
+        let indexing = starts.iter().any(|start| now - start.started_at < delay);
+        Ok(if indexing { SyncStatus::Syncing } else { SyncStatus::Synced })
     }
 }
 

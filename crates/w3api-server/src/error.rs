@@ -58,6 +58,11 @@ impl ApiError {
         ApiError::new(StatusCode::UNAUTHORIZED, vec![message.to_string()])
     }
 
+    /// Any status with one message (an injected fault's).
+    pub(crate) fn with_status(status: StatusCode, message: String) -> Self {
+        ApiError::new(status, vec![message])
+    }
+
     /// 404 with a message.
     pub fn not_found(message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::NOT_FOUND, vec![message.into()])

@@ -312,19 +312,34 @@ impl RpcServices {
 
 /// A JSON-RPC error body outside any call (`id` null), with an HTTP status.
 fn refusal(status: StatusCode, code: ErrorCode, message: String) -> Response {
+    refusal_of_calls(status, code, message, &[serde_json::Value::Null], false)
+}
+
+/// An HTTP status with a JSON-RPC error for each call of a request, by
+/// id: an array for a batch, else one object.
+pub(crate) fn refusal_of_calls(
+    status: StatusCode,
+    code: ErrorCode,
+    message: String,
+    ids: &[serde_json::Value],
+    batch: bool,
+) -> Response {
     #[derive(serde::Serialize)]
-    struct Refusal {
+    struct Refusal<'a> {
         jsonrpc: &'static str,
-        id: Option<u64>,
-        error: RefusalError,
+        id: &'a serde_json::Value,
+        error: RefusalError<'a>,
     }
     #[derive(serde::Serialize)]
-    struct RefusalError {
+    struct RefusalError<'a> {
         code: i32,
-        message: String,
+        message: &'a str,
     }
-    let body = Refusal { jsonrpc: "2.0", id: None, error: RefusalError { code: code.code(), message } };
-    (status, axum::Json(body)).into_response()
+    let error = |id| Refusal { jsonrpc: "2.0", id, error: RefusalError { code: code.code(), message: &message } };
+    match (batch, ids) {
+        (false, [id]) => (status, axum::Json(error(id))).into_response(),
+        _ => (status, axum::Json(ids.iter().map(error).collect::<Vec<_>>())).into_response(),
+    }
 }
 
 /// `POST /{chain}/{apiKey}`: checks the key, then the chain, then hands the

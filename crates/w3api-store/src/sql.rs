@@ -18,37 +18,46 @@ use crate::{Challenge, NftSyncStart, Store, StoreError};
 pub struct SqlStore<DB: Engine> {
     pool: Pool<DB>,
     /// For a store in this process's memory or data directory; `None` for
-    /// a database shared by replicas, which no one process can count or copy.
+    /// a database shared by replicas, which no one process can count.
     alone: Option<OnlyWriter>,
+    /// NFT sync starts read or written: a start never changes once kept,
+    /// so none is read twice. Complete for a store this process alone
+    /// writes, which then answers every listing without a query.
+    starts: Starts,
     what: String,
 }
 
-/// What a store that this process alone writes keeps in memory, exact
-/// because nothing else changes its database.
+/// What a store that this process alone writes keeps, exact because
+/// nothing else changes its database.
 struct OnlyWriter {
     /// Most unexpired challenges kept.
     limit: usize,
     /// Challenges held now.
     held: AtomicUsize,
-    /// Every NFT sync start, by chain: read on every wallet NFT listing, so
-    /// answered without a query.
-    syncs: Mutex<HashMap<String, HashMap<Address, DateTime<Utc>>>>,
     _anchor: Anchor,
 }
 
-impl OnlyWriter {
-    fn syncs(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashMap<Address, DateTime<Utc>>>> {
-        self.syncs.lock().unwrap_or_else(PoisonError::into_inner)
+/// NFT sync starts known to this process, by chain.
+#[derive(Default)]
+struct Starts {
+    by_chain: Mutex<HashMap<String, HashMap<Address, DateTime<Utc>>>>,
+    /// Whether every start in the database is here.
+    complete: bool,
+}
+
+impl Starts {
+    fn by_chain(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashMap<Address, DateTime<Utc>>>> {
+        self.by_chain.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Keeps `at` as the start of those of `collections` that have none;
-    /// returns those, which the database is still to be told of.
-    fn start(&self, chain: Chain, collections: &[Address], at: DateTime<Utc>) -> Vec<Address> {
-        let mut syncs = self.syncs();
-        let syncs = syncs.entry(chain.as_str().to_owned()).or_default();
+    /// Keeps `at` as the start of those of `collections` that have none
+    /// here; returns those.
+    fn claim(&self, chain: Chain, collections: &[Address], at: DateTime<Utc>) -> Vec<Address> {
+        let mut by_chain = self.by_chain();
+        let starts = by_chain.entry(chain.as_str().to_owned()).or_default();
         let mut new = Vec::new();
         for collection in collections {
-            syncs.entry(*collection).or_insert_with(|| {
+            starts.entry(*collection).or_insert_with(|| {
                 new.push(*collection);
                 at
             });
@@ -56,14 +65,25 @@ impl OnlyWriter {
         new
     }
 
-    /// The starts of those of `collections` that have one.
-    fn starts(&self, chain: Chain, collections: &[Address]) -> Vec<NftSyncStart> {
-        let syncs = self.syncs();
-        let Some(chain) = syncs.get(chain.as_str()) else { return Vec::new() };
-        collections
-            .iter()
-            .filter_map(|c| chain.get(c).map(|started_at| NftSyncStart { collection: *c, started_at: *started_at }))
-            .collect()
+    /// The starts of those of `collections` known here, and the others.
+    fn known(&self, chain: Chain, collections: &[Address]) -> (Vec<NftSyncStart>, Vec<Address>) {
+        let by_chain = self.by_chain();
+        let starts = by_chain.get(chain.as_str());
+        let mut known = Vec::new();
+        let mut unknown = Vec::new();
+        for collection in collections {
+            match starts.and_then(|starts| starts.get(collection)) {
+                Some(started_at) => known.push(NftSyncStart { collection: *collection, started_at: *started_at }),
+                None => unknown.push(*collection),
+            }
+        }
+        (known, unknown)
+    }
+
+    fn remember(&self, chain: Chain, read: &[NftSyncStart]) {
+        let mut by_chain = self.by_chain();
+        let starts = by_chain.entry(chain.as_str().to_owned()).or_default();
+        starts.extend(read.iter().map(|start| (start.collection, start.started_at)));
     }
 }
 
@@ -80,22 +100,18 @@ const COLUMNS: &str = "nonce, id, message, public_key, profile_id, expires_at, v
 impl<DB: Engine> SqlStore<DB> {
     /// A store on `pool`, already migrated, described as `what`.
     pub(crate) fn new(pool: Pool<DB>, what: String) -> SqlStore<DB> {
-        SqlStore { pool, alone: None, what }
+        SqlStore { pool, alone: None, starts: Starts::default(), what }
     }
 
     /// A store that this process alone writes, which `held` is in now,
     /// bounded to `limit` challenges; `anchor` lives as long as the store.
     pub(crate) fn only_writer(mut self, limit: usize, held: Held, anchor: Anchor) -> SqlStore<DB> {
-        let mut syncs: HashMap<String, HashMap<Address, DateTime<Utc>>> = HashMap::new();
+        let mut by_chain: HashMap<String, HashMap<Address, DateTime<Utc>>> = HashMap::new();
         for (chain, start) in held.syncs {
-            syncs.entry(chain).or_default().insert(start.collection, start.started_at);
+            by_chain.entry(chain).or_default().insert(start.collection, start.started_at);
         }
-        self.alone = Some(OnlyWriter {
-            limit,
-            held: AtomicUsize::new(held.challenges),
-            syncs: Mutex::new(syncs),
-            _anchor: anchor,
-        });
+        self.starts = Starts { by_chain: Mutex::new(by_chain), complete: true };
+        self.alone = Some(OnlyWriter { limit, held: AtomicUsize::new(held.challenges), _anchor: anchor });
         self
     }
 
@@ -200,12 +216,13 @@ where
         at: DateTime<Utc>,
     ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>> {
         Box::pin(async move {
-            // Alone, the copy decides between this process's concurrent
+            // Complete, the copy decides between this process's concurrent
             // starts, and the database follows it; shared, the database
-            // decides.
-            let new = match &self.alone {
-                Some(alone) => alone.start(chain, collections, at),
-                None => collections.to_vec(),
+            // decides between replicas.
+            let new = if self.starts.complete {
+                self.starts.claim(chain, collections, at)
+            } else {
+                self.starts.known(chain, collections).1
             };
             // One statement per collection: a request names at most a few,
             // and a statement whose parameters repeat reads differently on
@@ -231,23 +248,25 @@ where
         collections: &'a [Address],
     ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>> {
         Box::pin(async move {
-            if let Some(alone) = &self.alone {
-                return Ok(alone.starts(chain, collections));
+            let (mut known, unknown) = self.starts.known(chain, collections);
+            if self.starts.complete || unknown.is_empty() {
+                return Ok(known);
             }
-            if collections.is_empty() {
-                return Ok(Vec::new());
-            }
-            let placeholders: Vec<String> = (2..collections.len() + 2).map(|n| format!("${n}")).collect();
+            // Another replica may have started one of these since.
+            let placeholders: Vec<String> = (2..unknown.len() + 2).map(|n| format!("${n}")).collect();
             let select = format!(
                 "SELECT collection, started_at FROM nft_syncs WHERE chain = $1 AND collection IN ({})",
                 placeholders.join(", ")
             );
             let mut query = sqlx::query(sqlx::AssertSqlSafe(select)).bind(chain.as_str().to_owned());
-            for collection in collections {
+            for collection in &unknown {
                 query = query.bind(collection.to_vec());
             }
             let rows = query.fetch_all(&self.pool).await.map_err(StoreError::from_driver)?;
-            rows.iter().map(sync_start_from::<DB>).collect()
+            let read = rows.iter().map(sync_start_from::<DB>).collect::<Result<Vec<_>, _>>()?;
+            self.starts.remember(chain, &read);
+            known.extend(read);
+            Ok(known)
         })
     }
 

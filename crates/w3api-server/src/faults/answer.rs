@@ -4,14 +4,15 @@
 
 use std::io;
 
-use axum::Json;
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures::StreamExt;
 use http::{HeaderValue, StatusCode, header};
-use serde_json::{Value, json};
+use serde_json::Value;
 use w3api_rpc::ErrorCode;
+
+use crate::ApiError;
 
 /// The JSON-RPC calls of a gateway request, as far as its body tells.
 #[derive(Debug, Default)]
@@ -42,25 +43,13 @@ impl Calls {
     }
 }
 
-/// An error answer with `status` and `message`: `{message}` on REST, a
-/// JSON-RPC error for each call of `calls` on the gateway. A 429 carries
-/// `Retry-After: 1`.
+/// An error answer with `status` and `message`: the API's `{message}` on
+/// REST, a JSON-RPC error for each call of `calls` on the gateway. A 429
+/// carries `Retry-After: 1`.
 pub(super) fn error(status: StatusCode, message: String, calls: Option<&Calls>) -> Response {
     let mut response = match calls {
-        None => (status, Json(json!({ "message": message }))).into_response(),
-        Some(calls) => {
-            let code = rpc_code(status).code();
-            let errors: Vec<Value> = calls
-                .ids
-                .iter()
-                .map(|id| json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }))
-                .collect();
-            let body = match (calls.batch, errors.as_slice()) {
-                (false, [one]) => one.clone(),
-                _ => Value::Array(errors),
-            };
-            (status, Json(body)).into_response()
-        }
+        None => ApiError::with_status(status, message).into_response(),
+        Some(calls) => crate::rpc::refusal_of_calls(status, rpc_code(status), message, &calls.ids, calls.batch),
     };
     if status == StatusCode::TOO_MANY_REQUESTS {
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(1));
