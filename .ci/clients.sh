@@ -6,6 +6,8 @@
 #     REST operation, following cursors through every page;
 #   - a page at http://localhost:3000 in Debian's chromium (playwright-core)
 #     calls REST and RPC across origins, through CORS preflights;
+#   - viem's test client (modes anvil and hardhat) drives the chain-control
+#     methods, last, as it changes the chain (and puts it back);
 # and every decoded result is compared with the raw answer to the same call
 # (plain HTTP). Versions are pinned in .ci/clients/package.json (+ lock) and
 # .ci/clients/requirements.txt; npm packages install under
@@ -91,6 +93,9 @@ elif [ -n "${CI:-}" ]; then
 else
   echo "--- browser: skipped, no chromium at $chromium (apt-get install chromium, or set CHROMIUM)"
 fi
+
+# Last: it changes the chain (and reverts it).
+run viem-testclient node "$clients/viem-testclient.cjs"
 
 if ! kill -0 "$server" 2>/dev/null; then
   echo "w3api serve exited during the checks:" >&2

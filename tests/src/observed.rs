@@ -7,8 +7,9 @@ use std::time::Duration;
 use uuid::Uuid;
 use w3api_devnet::Devnet;
 use w3api_source::{
-    BlockRef, DataSource, FeeSuggestion, LogQuery, PageRequest, SourceError, TokenPriceQuery, WalletCollectionsPage,
-    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
+    BlockRef, ChainControl, DataSource, FeeSuggestion, LogQuery, PageRequest, SourceError, TokenPriceQuery,
+    WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
+    WalletTokensQuery,
 };
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
 use w3api_types::{Address, Chain, EvmStream, U256};
@@ -36,6 +37,10 @@ impl Observed {
         &self.devnet
     }
 }
+
+/// Tests that observe the devnet read it as generated: chain control keeps
+/// its refusals.
+impl ChainControl for Observed {}
 
 impl DataSource for Observed {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {

@@ -34,6 +34,10 @@ pub const OPENRPC_SPEC: &str = "spec/openrpc.json";
 pub const REST_DIR: &str = "crates/w3api-rest/src/generated";
 /// Where the RPC trait goes, relative to the workspace root.
 pub const RPC_FILE: &str = "crates/w3api-rpc/src/generated.rs";
+/// The OpenRPC document of the chain-control methods, relative to the workspace root.
+pub const CHEATS_SPEC: &str = "spec/openrpc-cheats.json";
+/// Where the chain-control trait goes, relative to the workspace root.
+pub const CHEATS_FILE: &str = "crates/w3api-rpc/src/generated_cheats.rs";
 /// Where the parameter tables go, relative to the workspace root.
 pub const PARAMS_FILE: &str = "crates/w3api-types/src/params/operations.rs";
 /// Where the chain table goes, relative to the workspace root.
@@ -105,7 +109,8 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedFile>, Error> {
     let mut files = rest::generate(&openapi)?;
     files.push(chains::generate(&openapi, &openrpc)?);
     files.push(params::generate(&openapi)?);
-    files.push(rpc::generate(&openrpc)?);
+    files.push(rpc::generate(&openrpc, &rpc::GATEWAY)?);
+    files.push(rpc::generate(&read(root, CHEATS_SPEC)?, &rpc::CHEATS)?);
     Ok(files)
 }
 

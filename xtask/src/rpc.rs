@@ -1,8 +1,10 @@
-//! `spec/openrpc.json` -> a jsonrpsee API trait.
+//! An OpenRPC document -> a jsonrpsee API trait: `spec/openrpc.json` (the
+//! gateway, `EthApi`) and `spec/openrpc-cheats.json` (chain control for
+//! tests, `CheatApi`), each into a module of `w3api-rpc` ([`Target`]).
 //!
 //! No OpenRPC generator for jsonrpsee exists, so this one is ours. It reads
 //! the document as JSON and emits, with `quote`:
-//! - `EthApi`, a jsonrpsee `#[rpc]` trait with one method per OpenRPC
+//! - the API trait, a jsonrpsee `#[rpc]` trait with one method per OpenRPC
 //!   method: positional parameters as typed arguments (`Option` for trailing
 //!   optional ones), results as `w3api-types` types (`Option` where the
 //!   result may be null). Its client half exists with the crate's `client`
@@ -12,7 +14,8 @@
 //!   which routes or caches by method name never spells one by hand;
 //! - `ErrorCode`, the errors of `components.errors`;
 //! - `UNANSWERABLE_METHODS`, the standard methods of `x-unanswerable-methods`
-//!   with the reason a server without EVM state gives for each;
+//!   with the reason a server without EVM state gives for each (when the
+//!   document has that list);
 //! - one method per RPC method on `crate::RpcClient` (typed errors) and on
 //!   `crate::Batch` (typed batch results), the hand-written client of
 //!   `w3api-rpc` (with the `client` feature), so that no signature is
@@ -29,19 +32,35 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::{Map, Value};
 
-use crate::{Error, GeneratedFile, OPENRPC_SPEC, RPC_FILE, format};
+use crate::{CHEATS_FILE, CHEATS_SPEC, Error, GeneratedFile, OPENRPC_SPEC, RPC_FILE, format};
+
+/// A document and what it becomes.
+pub(crate) struct Target {
+    spec: &'static str,
+    file: &'static str,
+    /// The API trait (`EthApi`: jsonrpsee adds `EthApiClient` and `EthApiServer`).
+    api: &'static str,
+}
+
+/// The gateway.
+pub(crate) const GATEWAY: Target = Target { spec: OPENRPC_SPEC, file: RPC_FILE, api: "EthApi" };
+/// The chain-control methods.
+pub(crate) const CHEATS: Target = Target { spec: CHEATS_SPEC, file: CHEATS_FILE, api: "CheatApi" };
 
 /// The namespace whose prefix Rust method names leave out
 /// (`eth_getBlockByNumber` is `get_block_by_number`; `net_version` stays
 /// `net_version`).
 const MAIN_NAMESPACE: &str = "eth_";
 
-/// Generates `crates/w3api-rpc/src/generated.rs`.
-pub(crate) fn generate(text: &str) -> Result<GeneratedFile, Error> {
-    let document: Value = serde_json::from_str(text).map_err(|e| Error::OpenRpc(e.to_string()))?;
-    let api = Api::read(&document)?;
-    let path = Path::new(RPC_FILE).to_path_buf();
-    let contents = format::rust_file(&path, OPENRPC_SPEC, api.emit())?;
+/// Generates the module of `target` from its document's `text`.
+pub(crate) fn generate(text: &str, target: &Target) -> Result<GeneratedFile, Error> {
+    let document: Value = serde_json::from_str(text).map_err(|e| Error::OpenRpc(format!("{}: {e}", target.spec)))?;
+    let api = Api::read(&document).map_err(|e| match e {
+        Error::OpenRpc(message) => Error::OpenRpc(format!("{}: {message}", target.spec)),
+        other => other,
+    })?;
+    let path = Path::new(target.file).to_path_buf();
+    let contents = format::rust_file(&path, target.spec, api.emit(target))?;
     Ok(GeneratedFile { path, contents })
 }
 
@@ -69,7 +88,8 @@ struct Api {
     title: String,
     methods: Vec<Method>,
     errors: Vec<ErrorCode>,
-    unanswerable: Vec<(String, String)>,
+    /// `None` when the document has no `x-unanswerable-methods`.
+    unanswerable: Option<Vec<(String, String)>>,
 }
 
 struct Method {
@@ -117,24 +137,35 @@ impl Api {
         })
     }
 
-    fn emit(&self) -> TokenStream {
+    fn emit(&self, target: &Target) -> TokenStream {
+        let api = format_ident!("{}", target.api);
+        let client = format_ident!("{}Client", target.api);
         let api_doc = format!(
-            "{}, as a jsonrpsee API: `EthApiClient` (feature `client`) is implemented for every jsonrpsee \
-             client, and the server implements `EthApiServer` (feature `server`), so the two cannot \
+            "{}, as a jsonrpsee API: `{api}Client` (feature `client`) is implemented for every jsonrpsee \
+             client, and the server implements `{api}Server` (feature `server`), so the two cannot \
              disagree on names, parameters or types.",
             self.title
         );
+        let module_doc = format!(" {} (`{}`).", self.title, target.spec);
         let methods = self.methods.iter().map(Method::emit_trait_method);
         let method_names = self.methods.iter().map(Method::emit_name_constant);
         let method_constants = self.methods.iter().map(Method::name_constant);
-        let client_methods = self.methods.iter().map(Method::emit_client_method);
+        let client_methods = self.methods.iter().map(|m| m.emit_client_method(&client));
         let batch_methods = self.methods.iter().map(Method::emit_batch_method);
         let error_codes = emit_error_codes(&self.errors);
-        let (names, reasons): (Vec<_>, Vec<_>) = self.unanswerable.iter().cloned().unzip();
-        let unanswerable_count = names.len();
+        let unanswerable = self.unanswerable.as_ref().map(|list| {
+            let (names, reasons): (Vec<_>, Vec<_>) = list.iter().cloned().unzip();
+            let count = names.len();
+            quote! {
+                /// Standard methods that need EVM execution, contract state or a
+                /// transaction pool (`x-unanswerable-methods`), each with the
+                /// reason a server without them gives.
+                pub const UNANSWERABLE_METHODS: [(&str, &str); #count] = [#((#names, #reasons)),*];
+            }
+        });
         let lints = format::generated_code_lints();
         quote! {
-            //! The JSON-RPC gateway of `spec/openrpc.json`.
+            #![doc = #module_doc]
             #lints
 
             #[cfg(any(feature = "client", feature = "server"))]
@@ -147,7 +178,7 @@ impl Api {
             #[cfg_attr(all(feature = "client", feature = "server"), rpc(client, server))]
             #[cfg_attr(all(feature = "client", not(feature = "server")), rpc(client))]
             #[cfg_attr(all(feature = "server", not(feature = "client")), rpc(server))]
-            pub trait EthApi {
+            pub trait #api {
                 #(#methods)*
             }
 
@@ -160,10 +191,7 @@ impl Api {
 
             #error_codes
 
-            /// Standard methods that need EVM execution, contract state or a
-            /// transaction pool (`x-unanswerable-methods`), each with the
-            /// reason a server without them gives.
-            pub const UNANSWERABLE_METHODS: [(&str, &str); #unanswerable_count] = [#((#names, #reasons)),*];
+            #unanswerable
 
             #[cfg(feature = "client")]
             impl crate::RpcClient {
@@ -248,14 +276,14 @@ impl Method {
         }
     }
 
-    fn emit_client_method(&self) -> TokenStream {
+    fn emit_client_method(&self, client: &syn::Ident) -> TokenStream {
         let (doc, ident, result) = (&self.doc, self.ident(), &self.result);
         let params = self.params.iter().map(Param::declaration);
         let args = self.params.iter().map(|param| &param.ident);
         quote! {
             #[doc = #doc]
             pub async fn #ident(&self, #(#params),*) -> Result<#result, crate::RpcError> {
-                EthApiClient::#ident(self.transport(), #(#args),*).await.map_err(|e| self.error(e))
+                #client::#ident(self.transport(), #(#args),*).await.map_err(|e| self.error(e))
             }
         }
     }
@@ -336,6 +364,8 @@ fn rust_type(at: &str, schema: &Value, schemas: Option<&Map<String, Value>>) -> 
     }
     match object.get("type").and_then(Value::as_str) {
         Some("boolean") => Ok(quote!(bool)),
+        Some("null") => Ok(quote!(())),
+        Some("integer") if object.get("minimum").and_then(Value::as_u64) == Some(0) => Ok(quote!(u64)),
         Some("number") => Ok(quote!(f64)),
         // A pattern constrains the text, which the server checks; the Rust type stays a string.
         Some("string") if !object.contains_key("enum") => Ok(quote!(String)),
@@ -417,8 +447,8 @@ fn error_fields(at: &str, definition: &Value) -> Result<(i64, String), Error> {
 }
 
 /// `x-unanswerable-methods`: `[{name, reason}]`, none when absent.
-fn read_unanswerable(root: &Map<String, Value>) -> Result<Vec<(String, String)>, Error> {
-    let Some(list) = root.get("x-unanswerable-methods") else { return Ok(Vec::new()) };
+fn read_unanswerable(root: &Map<String, Value>) -> Result<Option<Vec<(String, String)>>, Error> {
+    let Some(list) = root.get("x-unanswerable-methods") else { return Ok(None) };
     let at = "x-unanswerable-methods";
     let list = list.as_array().ok_or_else(|| Error::OpenRpc(format!("{at}: expected an array")))?;
     list.iter()
@@ -427,7 +457,8 @@ fn read_unanswerable(root: &Map<String, Value>) -> Result<Vec<(String, String)>,
             only_keys(at, entry, &["name", "reason"])?;
             Ok((string(at, entry, "name")?.to_string(), string(at, entry, "reason")?.to_string()))
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 fn read_errors(errors: &Map<String, Value>) -> Result<Vec<ErrorCode>, Error> {

@@ -12,7 +12,7 @@ use {
 
 use std::path::{Path, PathBuf};
 
-use xtask::{CHAIN_FILE, OPENAPI_SPEC, OPENRPC_SPEC, PARAMS_FILE, REST_DIR, RPC_FILE};
+use xtask::{CHAIN_FILE, CHEATS_FILE, CHEATS_SPEC, OPENAPI_SPEC, OPENRPC_SPEC, PARAMS_FILE, REST_DIR, RPC_FILE};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -25,6 +25,8 @@ fn scratch() -> tempfile::TempDir {
         PathBuf::from(OPENAPI_SPEC),
         PathBuf::from(OPENRPC_SPEC),
         PathBuf::from(RPC_FILE),
+        PathBuf::from(CHEATS_SPEC),
+        PathBuf::from(CHEATS_FILE),
         PathBuf::from(CHAIN_FILE),
         PathBuf::from(PARAMS_FILE),
     ];

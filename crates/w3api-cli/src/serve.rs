@@ -53,6 +53,24 @@ pub(crate) struct ServeArgs {
     /// balancer need the same one; without it, one is generated, valid until this server stops.
     #[arg(long, env = "W3API_SECRET", hide_env_values = true, value_parser = secret)]
     secret: Option<String>,
+    /// Add a block of ordinary activity (transfers, swaps, mints, sales) to every chain in use
+    /// this often (e.g. 2s, 500ms), so that `latest` moves and prices change. Without it, blocks
+    /// come only from the chain-control methods (evm_mine, anvil_setBalance…).
+    #[arg(long, value_name = "DURATION", value_parser = block_time)]
+    block_time: Option<Duration>,
+    /// Refuse the chain-control methods (evm_mine, evm_snapshot, evm_revert, anvil_setBalance…),
+    /// which are served on every chain's JSON-RPC URL otherwise.
+    #[arg(long)]
+    no_cheats: bool,
+}
+
+/// A `--block-time`: a duration above zero.
+fn block_time(text: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(text) {
+        Ok(every) if every.is_zero() => Err("a block time is above zero (e.g. 2s or 500ms)".to_string()),
+        Ok(every) => Ok(every),
+        Err(error) => Err(format!("{error}; write a duration such as 2s or 500ms")),
+    }
 }
 
 /// Most sign-in challenges an embedded store holds at once.
@@ -79,6 +97,8 @@ impl ServeArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub(crate) enum ScaleArg {
+    /// A few hundred blocks and two dozen wallets per chain: a small world for a test to shape.
+    Tiny,
     /// A day and a bit of blocks per chain, generated in well under a second.
     Default,
     /// Over a million transactions per chain (about 40 s to generate each).
@@ -89,6 +109,7 @@ impl ScaleArg {
     /// The devnet scale this names.
     pub(crate) fn scale(self) -> Scale {
         match self {
+            ScaleArg::Tiny => Scale::TINY,
             ScaleArg::Default => Scale::DEFAULT,
             ScaleArg::Large => Scale::LARGE,
         }
@@ -154,6 +175,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         store: Some(store.clone()),
         cursor_secret: args.secret.clone(),
         challenge_capacity: CHALLENGE_CAPACITY,
+        cheats: !args.no_cheats,
         ..ServerConfig::new(keys)
     };
     let app = service(devnet.clone(), config);
@@ -174,9 +196,28 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
             "cursor secret generated: cursors are valid on this server until it stops (share one with --secret or W3API_SECRET)"
         );
     }
+    match args.block_time {
+        Some(every) => {
+            outln!("blocks: one of ordinary activity every {} on each chain in use", humantime::format_duration(every));
+        }
+        None => {
+            outln!(
+                "blocks: only from chain-control methods (evm_mine, anvil_setBalance…); --block-time adds live ones"
+            );
+        }
+    }
+    if args.no_cheats {
+        outln!("chain-control methods refused (--no-cheats)");
+    }
     // The default chain is generated in the background, ready for the first request.
-    tokio::task::spawn_blocking(move || devnet.chain(Chain::Eth));
-    serve(listener, app, shutdown_signal()).await.map_err(|e| CliError::Server(format!("serving: {e}")))
+    let prepared = devnet.clone();
+    tokio::task::spawn_blocking(move || prepared.prepare(Chain::Eth));
+    let producer = args.block_time.map(|every| tokio::spawn(devnet.produce_blocks(every)));
+    let served = serve(listener, app, shutdown_signal()).await;
+    if let Some(producer) = producer {
+        producer.abort();
+    }
+    served.map_err(|e| CliError::Server(format!("serving: {e}")))
 }
 
 #[cfg(test)]

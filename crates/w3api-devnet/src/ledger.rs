@@ -42,7 +42,9 @@ impl<T> Default for History<T> {
 }
 
 impl<T: Copy> History<T> {
-    fn set(&mut self, block: u32, value: T) {
+    /// Sets the value from `block` on: a new checkpoint, or the last one
+    /// changed when it is of the same block.
+    pub(crate) fn set(&mut self, block: u32, value: T) {
         match (self.blocks.last(), self.values.last_mut()) {
             (Some(last), Some(current)) if *last == block => *current = value,
             _ => {
@@ -126,8 +128,11 @@ impl<'a, T: Copy> Checkpoints<'a, T> {
 /// whole, [`Ledger::pack`] lays them out again in two arrays, holder by
 /// holder: a wallet query reads every balance of one holder, and finds
 /// them side by side rather than in as many allocations spread over the
-/// heap (a cache miss or three each).
-#[derive(Debug)]
+/// heap (a cache miss or three each). A chain that goes on growing after
+/// that (live blocks, cheat methods) moves a history out of the packed
+/// arrays the first time it changes: a few histories change per block, and
+/// the packed ones stay as they are.
+#[derive(Clone, Debug)]
 enum BalanceHistories {
     Growing(Vec<History<u128>>),
     Packed {
@@ -135,6 +140,8 @@ enum BalanceHistories {
         spans: Vec<(u32, u32)>,
         blocks: Vec<u32>,
         values: Vec<u128>,
+        /// Histories changed since they were packed, by index.
+        moved: HashMap<u32, History<u128>>,
     },
 }
 
@@ -148,7 +155,12 @@ impl BalanceHistories {
     fn get(&self, index: u32) -> Checkpoints<'_, u128> {
         match self {
             BalanceHistories::Growing(histories) => histories[index as usize].view(),
-            BalanceHistories::Packed { spans, blocks, values } => {
+            BalanceHistories::Packed { spans, blocks, values, moved } => {
+                if !moved.is_empty()
+                    && let Some(history) = moved.get(&index)
+                {
+                    return history.view();
+                }
                 let (start, end) = spans[index as usize];
                 let range = start as usize..end as usize;
                 Checkpoints { blocks: &blocks[range.clone()], values: &values[range] }
@@ -156,10 +168,33 @@ impl BalanceHistories {
         }
     }
 
-    fn growing(&mut self) -> &mut Vec<History<u128>> {
+    /// A new, empty history.
+    fn add(&mut self) -> u32 {
         match self {
-            BalanceHistories::Growing(histories) => histories,
-            BalanceHistories::Packed { .. } => panic!("a packed ledger takes no more movements"),
+            BalanceHistories::Growing(histories) => {
+                histories.push(History::default());
+                histories.len() as u32 - 1
+            }
+            BalanceHistories::Packed { spans, moved, .. } => {
+                let index = spans.len() as u32;
+                spans.push((0, 0));
+                moved.insert(index, History::default());
+                index
+            }
+        }
+    }
+
+    fn set(&mut self, index: u32, block: u32, value: u128) {
+        match self {
+            BalanceHistories::Growing(histories) => histories[index as usize].set(block, value),
+            BalanceHistories::Packed { spans, blocks, values, moved } => {
+                let history = moved.entry(index).or_insert_with(|| {
+                    let (start, end) = spans[index as usize];
+                    let range = start as usize..end as usize;
+                    History { blocks: blocks[range.clone()].to_vec(), values: values[range].to_vec() }
+                });
+                history.set(block, value);
+            }
         }
     }
 }
@@ -200,7 +235,7 @@ pub enum Movement {
 }
 
 /// Balances, NFT ownership and their histories.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Ledger {
     addresses: Vec<Address>,
     index: HashMap<Address, Holder>,
@@ -267,7 +302,7 @@ impl Ledger {
     }
 
     /// Lays the balance histories out holder by holder, for reading: called
-    /// once the chain is whole. Movements are refused afterwards.
+    /// once the generated chain is whole.
     pub fn pack(&mut self) {
         let BalanceHistories::Growing(histories) = std::mem::take(&mut self.histories) else { return };
         let (mut spans, mut blocks, mut values) = (Vec::new(), Vec::new(), Vec::new());
@@ -285,7 +320,7 @@ impl Ledger {
                 self.balances.insert((holder, *asset), *index);
             }
         }
-        self.histories = BalanceHistories::Packed { spans, blocks, values };
+        self.histories = BalanceHistories::Packed { spans, blocks, values, moved: HashMap::default() };
     }
 
     /// The last block up to `block` in which `asset` moved.
@@ -353,14 +388,16 @@ impl Ledger {
     }
 
     fn set_balance(&mut self, block: u32, holder: Holder, asset: Asset, value: u128) {
-        let histories = self.histories.growing();
-        let index = *self.balances.entry((holder, asset)).or_insert_with(|| {
-            let index = histories.len() as u32;
-            histories.push(History::default());
-            self.assets_of.entry(holder).or_default().push((asset, index));
-            index
-        });
-        histories[index as usize].set(block, value);
+        let index = match self.balances.get(&(holder, asset)) {
+            Some(index) => *index,
+            None => {
+                let index = self.histories.add();
+                self.balances.insert((holder, asset), index);
+                self.assets_of.entry(holder).or_default().push((asset, index));
+                index
+            }
+        };
+        self.histories.set(index, block, value);
     }
 
     /// Moves ERC721 token `id` of `collection` from its owner (`NOBODY` to mint).
@@ -451,6 +488,24 @@ mod tests {
         assert_eq!(history.at(3), Some(12));
         assert_eq!(history.at(6), Some(12));
         assert_eq!(history.checkpoint_at(9), Some((7, 5)));
+    }
+
+    #[test]
+    fn a_packed_ledger_takes_more_movements() {
+        let mut ledger = Ledger::new();
+        let a = ledger.holder(Address::repeat_byte(1));
+        let b = ledger.holder(Address::repeat_byte(2));
+        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 10);
+        ledger.move_fungible(2, Asset(2), Holder::NOBODY, b, 7);
+        ledger.pack();
+        ledger.move_fungible(3, Asset(1), a, b, 4);
+        ledger.move_fungible(3, Asset(3), Holder::NOBODY, a, 1);
+        assert_eq!((ledger.balance(a, Asset(1)), ledger.balance(b, Asset(1))), (6, 4));
+        assert_eq!((ledger.balance_at(a, Asset(1), 2), ledger.balance_at(b, Asset(1), 2)), (10, 0));
+        assert_eq!(ledger.balance(b, Asset(2)), 7, "an unchanged packed history reads as before");
+        let held: Vec<Asset> = ledger.holdings_of(a).map(|(asset, _)| asset).collect();
+        assert_eq!(held, [Asset(1), Asset(3)]);
+        assert_eq!(ledger.supply(Asset(1)), 10);
     }
 
     #[test]

@@ -27,10 +27,12 @@ use {alloy_rpc_types_eth as _, criterion as _, proptest as _};
 
 mod abi;
 mod accounts;
+mod control;
 mod decimal;
 mod generate;
 mod indexing;
 mod ledger;
+mod live;
 mod metadata;
 mod query;
 mod scale;
@@ -40,6 +42,8 @@ mod world;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+
+use parking_lot::RwLockReadGuard;
 use std::time::Duration;
 
 use uuid::Uuid;
@@ -52,11 +56,15 @@ use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, NativePrice, Receipt, Syn
 use w3api_types::{Address, Chain, EvmStream, U256};
 
 pub use accounts::{Accounts, Role};
+pub use control::MAX_MINED_BLOCKS;
 pub use generate::{
-    BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord, swap_output,
+    BLOCK_TIME, BlockPlan, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
+    swap_output,
 };
 pub use indexing::Indexing;
 pub use ledger::{Checkpoints, History, Holder, Ledger, Movement};
+pub use live::ChainRead;
+use live::LiveChain;
 pub use metadata::{NftMetadata, Rarity};
 pub use query::BLOCKS_PER_DAY;
 pub use query::nfts::NftPage;
@@ -70,7 +78,8 @@ pub(crate) fn chain_id(chain: Chain) -> u64 {
     chain.id().expect("the devnet generates only chains with a chain id")
 }
 
-/// The devnet: chains generated on first use, shared by every caller.
+/// The devnet: chains generated on first use, shared by every caller, and
+/// grown afterwards by [`Devnet::mine`] and the other chain controls.
 /// Cloning is cheap.
 #[derive(Clone)]
 pub struct Devnet {
@@ -83,9 +92,9 @@ struct Inner {
     accounts: OnceLock<Accounts>,
     /// The chains of the spec's table, by table position: found without a
     /// lock or a reference count, as every query starts by finding its chain.
-    table: Box<[OnceLock<Arc<ChainData>>]>,
+    table: Box<[OnceLock<Arc<LiveChain>>]>,
     /// Other chains, named by chain id.
-    others: Mutex<HashMap<Chain, Arc<OnceLock<Arc<ChainData>>>>>,
+    others: Mutex<HashMap<Chain, Arc<OnceLock<Arc<LiveChain>>>>>,
     streams: Vec<EvmStream>,
     indexing: Indexing,
 }
@@ -147,33 +156,55 @@ impl Devnet {
         accounts.get_or_init(|| Accounts::generate(*seed, scale.traders, scale.wallets))
     }
 
-    /// The data of `chain`, generated on first use. Callers asking for a
-    /// chain being generated wait for it.
+    /// The data of `chain` as it is now, generated on first use. Callers
+    /// asking for a chain being generated wait for it. New blocks wait
+    /// until the view is dropped: drop it before changing the chain.
     ///
     /// # Panics
     ///
     /// For a chain without a chain id (a [`Chain::Other`] known only by
     /// name): its transactions could not be signed. The [`DataSource`]
     /// methods refuse such a chain with [`SourceError::ChainNotServed`].
-    pub fn chain(&self, chain: Chain) -> Arc<ChainData> {
-        let generate = || Arc::new(generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts()));
+    pub fn chain(&self, chain: Chain) -> ChainRead {
+        self.live(chain).read_arc()
+    }
+
+    /// Generates `chain` now, unless it is already (see [`Devnet::chain`]).
+    pub fn prepare(&self, chain: Chain) {
+        self.live(chain);
+    }
+
+    fn live(&self, chain: Chain) -> Arc<LiveChain> {
+        let generate = || Arc::new(LiveChain::new(self.generate(chain)));
         match self.table_cell(chain) {
             Some(cell) => cell.get_or_init(generate).clone(),
             None => self.other_cell(chain).get_or_init(generate).clone(),
         }
     }
 
-    fn table_cell(&self, chain: Chain) -> Option<&OnceLock<Arc<ChainData>>> {
+    fn generate(&self, chain: Chain) -> ChainData {
+        generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts())
+    }
+
+    fn table_cell(&self, chain: Chain) -> Option<&OnceLock<Arc<LiveChain>>> {
         // The busiest chains come first in the table.
         Chain::all().position(|known| known == chain).map(|index| &self.inner.table[index])
     }
 
-    fn other_cell(&self, chain: Chain) -> Arc<OnceLock<Arc<ChainData>>> {
+    fn other_cell(&self, chain: Chain) -> Arc<OnceLock<Arc<LiveChain>>> {
         self.others().entry(chain).or_default().clone()
     }
 
-    fn others(&self) -> std::sync::MutexGuard<'_, HashMap<Chain, Arc<OnceLock<Arc<ChainData>>>>> {
+    fn others(&self) -> std::sync::MutexGuard<'_, HashMap<Chain, Arc<OnceLock<Arc<LiveChain>>>>> {
         self.inner.others.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The chains generated so far.
+    fn generated_chains(&self) -> Vec<Chain> {
+        let table = Chain::all().zip(self.inner.table.iter()).filter(|(_, cell)| cell.get().is_some());
+        let mut chains: Vec<Chain> = table.map(|(chain, _)| chain).collect();
+        chains.extend(self.others().iter().filter(|(_, cell)| cell.get().is_some()).map(|(chain, _)| *chain));
+        chains
     }
 
     /// Whether the devnet can build `chain`: it needs a chain id to sign
@@ -184,7 +215,7 @@ impl Devnet {
 
     /// Whether `chain` has been generated already.
     pub fn is_generated(&self, chain: Chain) -> bool {
-        self.generated(chain).is_some()
+        self.generated_live(chain).is_some()
     }
 
     /// The first `count` ordinary wallets: addresses with balances, NFTs and
@@ -211,15 +242,40 @@ impl Devnet {
         &self.inner.streams
     }
 
-    /// The chain's data if it is generated already.
-    fn generated(&self, chain: Chain) -> Option<Generated<'_>> {
+    /// The chain if it is generated already.
+    fn generated_live(&self, chain: Chain) -> Option<Arc<LiveChain>> {
         match self.table_cell(chain) {
-            Some(cell) => cell.get().map(|data| Generated::Borrowed(data)),
-            None => self.others().get(&chain).and_then(|cell| cell.get().cloned()).map(Generated::Shared),
+            Some(cell) => cell.get().cloned(),
+            None => self.others().get(&chain).and_then(|cell| cell.get().cloned()),
         }
     }
 
-    /// The chain's data, generated off the async runtime's threads when new.
+    /// The chain's data if it is generated already.
+    fn generated(&self, chain: Chain) -> Option<Generated<'_>> {
+        match self.table_cell(chain) {
+            Some(cell) => cell.get().map(|live| Generated::Borrowed(live.read())),
+            None => {
+                self.others().get(&chain).and_then(|cell| cell.get().map(|live| Generated::Shared(live.read_arc())))
+            }
+        }
+    }
+
+    /// The chain, generated off the async runtime's threads when new.
+    async fn ready_live(&self, chain: Chain) -> Result<Arc<LiveChain>, SourceError> {
+        if !Devnet::builds(chain) {
+            return Err(SourceError::ChainNotServed(chain));
+        }
+        if let Some(live) = self.generated_live(chain) {
+            return Ok(live);
+        }
+        let devnet = self.clone();
+        tokio::task::spawn_blocking(move || devnet.live(chain))
+            .await
+            .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))
+    }
+
+    /// The chain's data as it is now, generated off the async runtime's
+    /// threads when new.
     async fn ready(&self, chain: Chain) -> Result<Generated<'_>, SourceError> {
         if !Devnet::builds(chain) {
             return Err(SourceError::ChainNotServed(chain));
@@ -227,19 +283,15 @@ impl Devnet {
         if let Some(data) = self.generated(chain) {
             return Ok(data);
         }
-        let devnet = self.clone();
-        tokio::task::spawn_blocking(move || devnet.chain(chain))
-            .await
-            .map(Generated::Shared)
-            .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))
+        Ok(Generated::Shared(self.ready_live(chain).await?.read_arc()))
     }
 }
 
-/// A generated chain: borrowed from the table of chains once generated, or
-/// shared (an other chain, or one just generated).
+/// A chain held for reading: borrowed from the table of chains, or shared
+/// (an other chain, or one just generated).
 enum Generated<'a> {
-    Borrowed(&'a ChainData),
-    Shared(Arc<ChainData>),
+    Borrowed(RwLockReadGuard<'a, ChainData>),
+    Shared(ChainRead),
 }
 
 impl std::ops::Deref for Generated<'_> {
@@ -258,6 +310,10 @@ impl DataSource for Devnet {
         Ok(self.ready(chain).await?.latest())
     }
 
+    fn revision(&self, chain: Chain) -> u64 {
+        self.generated_live(chain).map_or(0, |live| live.revision())
+    }
+
     async fn wallet_tokens(
         &self,
         query: WalletTokensQuery,
@@ -267,10 +323,10 @@ impl DataSource for Devnet {
     }
 
     async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
-        let data = self.ready(query.chain).await?;
+        self.ready_live(query.chain).await?;
         let indexing = &self.inner.indexing;
         indexing.request(query.chain, &query.token_addresses).await?;
-        let answer = data.wallet_nfts(&query, &page)?;
+        let answer = self.ready(query.chain).await?.wallet_nfts(&query, &page)?;
         let status = indexing.status(query.chain, answer.concerns).await?;
         Ok(WalletNftsPage { status, holdings: answer.holdings, total: answer.total })
     }

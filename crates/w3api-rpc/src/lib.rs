@@ -38,6 +38,12 @@ mod client;
 mod error;
 #[rustfmt::skip]
 mod generated;
+/// The chain-control ("cheat") methods of `spec/openrpc-cheats.json`:
+/// `evm_mine`, `evm_snapshot`, `anvil_setBalance`… Their client half adds
+/// a method per call to [`RpcClient`] and [`Batch`] (feature `client`).
+#[rustfmt::skip]
+#[path = "generated_cheats.rs"]
+pub mod cheats;
 
 #[cfg(feature = "client")]
 pub use batch::{Batch, BatchItem, BatchResponse};

@@ -4,9 +4,10 @@
 //! wallet's tokens at block N, block N, a transaction of block N) is the
 //! same every time it is asked for; encoding it again is wasted work. The
 //! cache is bounded by the bytes it holds; the least recently used answers
-//! go first. Keys carry everything that shapes an answer, the block
-//! resolved; answers that depend on time (NFT indexing status) or on a tag
-//! (`latest`) are not cached.
+//! go first. Keys carry everything that shapes an answer: the block
+//! resolved, and the chain's revision, which moves on when blocks are
+//! replaced (a revert), so that no answer outlives its block. Answers that
+//! depend on time (NFT indexing status) are not cached.
 //!
 //! An answer is kept only the second time its key is asked for. Under
 //! varied traffic (many wallets at many blocks) most keys are asked for
@@ -25,12 +26,13 @@ use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 
 /// The key of a REST answer: the request target exactly as sent (path and
-/// query, cursor included) and the block it was read at. Two spellings of
-/// one query are two keys, which costs a miss now and then; a key built
-/// from the parsed query would cost every request its formatting.
-pub(crate) fn key(uri: &http::Uri, block: u64) -> String {
+/// query, cursor included), the block it was read at and the chain's
+/// revision. Two spellings of one query are two keys, which costs a miss
+/// now and then; a key built from the parsed query would cost every request
+/// its formatting.
+pub(crate) fn key(uri: &http::Uri, block: u64, revision: u64) -> String {
     let target = uri.path_and_query().map_or_else(|| uri.path(), http::uri::PathAndQuery::as_str);
-    format!("{target}|{block}")
+    format!("{target}|{block}|{revision}")
 }
 
 /// Weighs an answer by its size.

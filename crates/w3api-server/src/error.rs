@@ -165,9 +165,11 @@ impl From<SourceError> for ApiError {
             SourceError::UnknownExchange { .. } => ApiError::bad_request(vec![format!("exchange: {error}")]),
             SourceError::NoPrice { .. } => ApiError::not_found(error.to_string()),
             // Only JSON-RPC calls name blocks by hash or read logs.
-            SourceError::UnknownBlockHash(_) | SourceError::TooManyLogs { .. } => {
-                ApiError::bad_request(vec![error.to_string()])
-            }
+            // Only JSON-RPC calls change chains, too.
+            SourceError::UnknownBlockHash(_)
+            | SourceError::TooManyLogs { .. }
+            | SourceError::InvalidChange(_)
+            | SourceError::NoChanges(_) => ApiError::bad_request(vec![error.to_string()]),
             // Positions come from our own signed cursors, so a source that
             // cannot read one has a bug; the client cannot fix it.
             SourceError::BadPosition => ApiError::internal(error),

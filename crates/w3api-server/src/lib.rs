@@ -83,6 +83,9 @@ pub struct ServerConfig {
     /// Faults to inject, changed while the server runs through a clone
     /// (`Prefer` headers inject faults whatever this holds).
     pub faults: FaultRules,
+    /// Whether the chain-control methods (`evm_mine`, `evm_snapshot`…)
+    /// change chains; when `false` they are refused, saying so.
+    pub cheats: bool,
 }
 
 impl ServerConfig {
@@ -97,6 +100,7 @@ impl ServerConfig {
             answer_cache_bytes: 256 * 1024 * 1024,
             cors: CorsOrigins::Any,
             faults: FaultRules::default(),
+            cheats: true,
         }
     }
 }
@@ -134,7 +138,7 @@ pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
     // One budget of bytes for the REST and the JSON-RPC answers.
     let answers = Arc::new(answers::Answers::new(config.answer_cache_bytes));
     let app = Arc::new(App {
-        rpc: rpc::RpcServices::new(source.clone(), answers.clone(), BODY_LIMIT),
+        rpc: rpc::RpcServices::new(source.clone(), answers.clone(), BODY_LIMIT, config.cheats),
         source,
         keys: keys.clone(),
         cursors: rest::pagination::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key)),

@@ -8,6 +8,7 @@
 //! in a batch, goes through the cache of unchanging answers (`cache`).
 
 mod cache;
+mod cheats;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, ServerHandle, 
 use jsonrpsee::types::ErrorObjectOwned;
 use tower::ServiceExt;
 use tower::layer::util::{Identity, Stack};
+use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS};
 use w3api_source::{BlockRef, DataSource, LogQuery, SourceError, TokenPriceQuery};
 use w3api_types::rpc::{
@@ -54,7 +56,11 @@ pub struct Gateway<S> {
 }
 
 fn rpc_error(code: ErrorCode, message: impl Into<String>) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(code.code(), message.into(), None::<()>)
+    rpc_error_code(code.code(), message)
+}
+
+fn rpc_error_code(code: i32, message: impl Into<String>) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(code, message.into(), None::<()>)
 }
 
 fn invalid_params(message: impl Into<String>) -> ErrorObjectOwned {
@@ -69,7 +75,9 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         SourceError::UnknownExchange { .. }
         | SourceError::BlockOutOfRange { .. }
         | SourceError::UnknownBlockHash(_)
-        | SourceError::TooManyLogs { .. } => ErrorCode::InvalidParams,
+        | SourceError::TooManyLogs { .. }
+        | SourceError::InvalidChange(_) => ErrorCode::InvalidParams,
+        SourceError::NoChanges(_) => ErrorCode::MethodNotSupported,
         SourceError::ChainNotServed(_) => ErrorCode::UnknownChain,
         SourceError::Unavailable(_) | SourceError::BadPosition | SourceError::Store(_) => {
             tracing::error!(cause = %error, "data source failed during a JSON-RPC call");
@@ -260,8 +268,9 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
 /// The gateway's methods for one chain: the API trait, and an error naming
 /// the reason for each standard method a source without EVM state cannot
 /// answer truthfully.
-fn methods<S: DataSource>(gateway: Gateway<S>) -> jsonrpsee::RpcModule<Gateway<S>> {
+fn methods<S: DataSource>(gateway: Gateway<S>, cheats: cheats::Cheats<S>) -> jsonrpsee::RpcModule<Gateway<S>> {
     let mut module = gateway.into_rpc();
+    module.merge(cheats.into_rpc()).expect("the chain-control methods are apart from the gateway's");
     for (name, reason) in UNANSWERABLE_METHODS {
         module
             .register_method(name, move |_, _, _| {
@@ -284,7 +293,13 @@ pub(crate) struct RpcServices {
 
 impl RpcServices {
     /// One service per RPC chain, answering from `answers` or else from `source`.
-    pub(crate) fn new<S: DataSource>(source: Arc<S>, answers: Arc<Answers>, body_limit: usize) -> RpcServices {
+    /// `cheats`: whether the chain-control methods change chains (or refuse).
+    pub(crate) fn new<S: DataSource>(
+        source: Arc<S>,
+        answers: Arc<Answers>,
+        body_limit: usize,
+        cheats: bool,
+    ) -> RpcServices {
         let (stop, handle) = stop_channel();
         let config = ServerConfig::builder()
             .max_request_body_size(body_limit as u32)
@@ -296,13 +311,16 @@ impl RpcServices {
             .filter_map(|chain| Some((chain, chain.id()?)))
             .map(|(chain, chain_id)| {
                 let gateway = Gateway { chain, chain_id, source: source.clone() };
-                let cache = cache::CacheLayer::new(chain, answers.clone(), MAX_RESPONSE as usize);
+                let control = cheats::Cheats::new(chain, source.clone(), cheats);
+                let revision_of = source.clone();
+                let revision: cache::Revision = Arc::new(move || revision_of.revision(chain));
+                let cache = cache::CacheLayer::new(chain, revision, answers.clone(), MAX_RESPONSE as usize);
                 let service = Server::builder()
                     .set_config(config.clone())
                     .set_rpc_middleware(RpcServiceBuilder::new().layer(cache))
                     .to_service_builder()
                     .max_connections(u32::MAX)
-                    .build(methods(gateway), stop.clone());
+                    .build(methods(gateway, control), stop.clone());
                 (chain, service)
             })
             .collect();

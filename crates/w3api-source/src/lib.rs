@@ -6,6 +6,7 @@
 //! time ([`page`]), and wallet answers are domain data ([`wallet`]): the
 //! server decides how they are written.
 
+mod control;
 mod page;
 mod wallet;
 
@@ -18,6 +19,7 @@ use w3api_types::rpc::{
 };
 use w3api_types::{Address, Chain, EvmStream, U256};
 
+pub use control::ChainControl;
 pub use page::{Page, PagePosition, PageRequest};
 pub use wallet::{
     CollectionHolding, CollectionInfo, NftHolding, NftRarity, TokenHolding, TokenInfo, WalletCollectionsPage,
@@ -25,9 +27,18 @@ pub use wallet::{
 };
 
 /// A source of chain data for the API.
-pub trait DataSource: Send + Sync + 'static {
+pub trait DataSource: ChainControl {
     /// The newest block of a chain.
     fn latest_block(&self, chain: Chain) -> impl Future<Output = Result<u64, SourceError>> + Send;
+
+    /// Moves on whenever blocks of `chain` already answered for may have
+    /// been replaced (a revert, a reset). Answers kept for reuse are kept
+    /// under it, so that none outlives the block it was read from. Read it
+    /// before the answer it keys.
+    fn revision(&self, chain: Chain) -> u64 {
+        let _ = chain;
+        0
+    }
 
     /// One page of a wallet's token balances, native currency included, at a block.
     fn wallet_tokens(
@@ -277,6 +288,13 @@ pub enum SourceError {
     /// A page position the source did not write (or wrote for another listing).
     #[error("the page position is not one this source wrote")]
     BadPosition,
+    /// A change to a chain (a cheat method) that cannot be made as asked.
+    #[error("{0}")]
+    InvalidChange(String),
+    /// A change to a chain that this source does not make: its chains are
+    /// not its own (a real node's), or changes are turned off.
+    #[error("{0}")]
+    NoChanges(String),
     /// The source failed.
     #[error("data source failure: {0}")]
     Unavailable(String),

@@ -115,12 +115,20 @@ pub static RPC: &[RustType] = rust_types! {
     "FeeHistory" => rpc::FeeHistory,
 };
 
+/// Types of `spec/openrpc-cheats.json`'s components.
+pub static CHEATS: &[RustType] = rust_types! {
+    "Address" => Address as Schema<Address, Hex>,
+    "Uint" => Uint as Schema<Uint, Hex>,
+    "Quantity" => rpc::Quantity,
+};
+
 impl Document {
     /// The Rust types of this document's components.
     pub fn rust_types(self) -> &'static [RustType] {
         match self {
             Document::OpenApi => REST,
             Document::OpenRpc => RPC,
+            Document::OpenRpcCheats => CHEATS,
         }
     }
 

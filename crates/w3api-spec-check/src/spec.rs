@@ -1,4 +1,4 @@
-//! The two spec documents, loaded once, with validators for any schema in them.
+//! The spec documents, loaded once, with validators for any schema in them.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -14,17 +14,23 @@ pub enum Document {
     OpenApi,
     /// `spec/openrpc.json`: JSON Schema draft 7.
     OpenRpc,
+    /// `spec/openrpc-cheats.json`, the chain-control methods: JSON Schema draft 7.
+    OpenRpcCheats,
 }
 
 impl Document {
-    /// Both documents.
-    pub const ALL: [Document; 2] = [Document::OpenApi, Document::OpenRpc];
+    /// Every document.
+    pub const ALL: [Document; 3] = [Document::OpenApi, Document::OpenRpc, Document::OpenRpcCheats];
+
+    /// The OpenRPC documents: the methods a gateway URL answers.
+    pub const RPC: [Document; 2] = [Document::OpenRpc, Document::OpenRpcCheats];
 
     /// The document as written.
     pub fn raw(self) -> &'static Value {
         match self {
             Document::OpenApi => &OPENAPI.raw,
             Document::OpenRpc => &OPENRPC.raw,
+            Document::OpenRpcCheats => &CHEATS.raw,
         }
     }
 
@@ -34,6 +40,7 @@ impl Document {
         match self {
             Document::OpenApi => &OPENAPI.translated,
             Document::OpenRpc => &OPENRPC.translated,
+            Document::OpenRpcCheats => &CHEATS.translated,
         }
     }
 
@@ -47,13 +54,14 @@ impl Document {
         match self {
             Document::OpenApi => "spec/openapi.yaml",
             Document::OpenRpc => "spec/openrpc.json",
+            Document::OpenRpcCheats => "spec/openrpc-cheats.json",
         }
     }
 
     fn draft(self) -> Draft {
         match self {
             Document::OpenApi => Draft::Draft202012,
-            Document::OpenRpc => Draft::Draft7,
+            Document::OpenRpc | Document::OpenRpcCheats => Draft::Draft7,
         }
     }
 
@@ -122,12 +130,16 @@ static OPENAPI: LazyLock<Loaded> = LazyLock::new(|| {
     Loaded { raw, translated }
 });
 
-static OPENRPC: LazyLock<Loaded> = LazyLock::new(|| {
-    let path = spec_path("openrpc.json");
+static OPENRPC: LazyLock<Loaded> = LazyLock::new(|| load_json("openrpc.json"));
+
+static CHEATS: LazyLock<Loaded> = LazyLock::new(|| load_json("openrpc-cheats.json"));
+
+fn load_json(file: &str) -> Loaded {
+    let path = spec_path(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let raw: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Loaded { translated: raw.clone(), raw }
-});
+}
 
 /// Rewrites OpenAPI 3.0's schema dialect as JSON Schema: a schema with
 /// `nullable: true` becomes `anyOf: [that schema, {type: null}]`. Example
@@ -207,23 +219,28 @@ impl Document {
         Document::OpenApi.validate(schema, body).map_err(|e| format!("{method} {template} {status}: {body}\n{e}"))
     }
 
-    /// Checks a JSON-RPC result against the method's result schema in `spec/openrpc.json`.
-    pub fn check_rpc_result(method: &str, result: &Value) -> Result<(), String> {
-        let doc = Document::OpenRpc.json_schema();
-        let declared = doc["methods"].as_array().into_iter().flatten().find(|m| m["name"] == method);
-        let declared = declared.ok_or_else(|| format!("{method} is not a method of spec/openrpc.json"))?;
-        Document::OpenRpc
-            .validate(&declared["result"]["schema"], result)
-            .map_err(|e| format!("{method} result {result}:\n{e}"))
+    /// The OpenRPC document declaring `method`, and its declaration.
+    pub fn rpc_method(method: &str) -> Option<(Document, &'static Value)> {
+        Document::RPC.into_iter().find_map(|document| {
+            let methods = document.json_schema()["methods"].as_array()?;
+            methods.iter().find(|m| m["name"] == method).map(|declared| (document, declared))
+        })
     }
 
-    /// Checks that a JSON-RPC error code is one the spec declares.
+    /// Checks a JSON-RPC result against the method's result schema in
+    /// `spec/openrpc.json` or `spec/openrpc-cheats.json`.
+    pub fn check_rpc_result(method: &str, result: &Value) -> Result<(), String> {
+        let (document, declared) = Document::rpc_method(method)
+            .ok_or_else(|| format!("{method} is a method of neither spec/openrpc.json nor spec/openrpc-cheats.json"))?;
+        document.validate(&declared["result"]["schema"], result).map_err(|e| format!("{method} result {result}:\n{e}"))
+    }
+
+    /// Checks that a JSON-RPC error code is one the OpenRPC documents declare.
     pub fn check_rpc_error_code(code: i64) -> Result<(), String> {
-        let errors = Document::OpenRpc.json_schema()["components"]["errors"].as_object().expect("declared errors");
-        errors
-            .values()
-            .any(|e| e["code"] == code)
-            .then_some(())
-            .ok_or_else(|| format!("error code {code} is not declared"))
+        let declared = Document::RPC.into_iter().any(|document| {
+            let errors = document.json_schema()["components"]["errors"].as_object().expect("declared errors");
+            errors.values().any(|e| e["code"] == code)
+        });
+        declared.then_some(()).ok_or_else(|| format!("error code {code} is not declared"))
     }
 }

@@ -20,14 +20,21 @@
 //! 503, a delay, a reset connection, a truncated or malformed body, for a
 //! REST operation or a JSON-RPC method, a given number of times. A request
 //! can also ask for a fault itself, with a `Prefer` header.
+//!
+//! The test shapes the chain: [`Server::devnet`] takes snapshots, reverts,
+//! mines and sets balances ([`ChainControl`], the same controls the gateway
+//! serves as `evm_snapshot`, `anvil_mine`, `anvil_setBalance`…), and
+//! [`Builder::block_time`] adds live blocks of ordinary activity.
 
 use std::time::Duration;
 
-use w3api_devnet::{Devnet, Scale};
+pub use w3api_devnet::{BlockPlan, Devnet, Scale};
 use w3api_rest::Client;
 use w3api_rpc::RpcClient;
 use w3api_server::{HttpService, RunningServer, ServerConfig, new_api_key, service, spawn_service};
 use w3api_source::DataSource;
+
+pub use w3api_source::ChainControl;
 use w3api_types::Chain;
 
 pub use w3api_server::{FAULT_HEADER, Fault, FaultRule, FaultRules, Injection, RuleId, RuleTarget, UnknownTarget};
@@ -45,6 +52,8 @@ pub struct Server {
     api_key: String,
     devnet: Devnet,
     faults: FaultRules,
+    /// Live blocks, when asked for; stopped with the server.
+    producer: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// How a [`Server`] is set up: [`Server::builder`], then [`Builder::start`].
@@ -52,6 +61,7 @@ pub struct Builder {
     seed: u64,
     scale: Scale,
     index_delay: Option<Duration>,
+    block_time: Option<Duration>,
     config: ServerConfig,
     make: MakeService,
     wrap: Option<Wrap>,
@@ -70,6 +80,7 @@ impl Server {
             seed: 0,
             scale: Scale::DEFAULT,
             index_delay: None,
+            block_time: None,
             config: ServerConfig::new(vec![new_api_key()]),
             make: Box::new(service::<Devnet>),
             wrap: None,
@@ -124,6 +135,14 @@ impl Server {
     }
 }
 
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(producer) = &self.producer {
+            producer.abort();
+        }
+    }
+}
+
 impl Builder {
     /// The devnet's seed: the same seed serves the same data.
     pub fn seed(self, seed: u64) -> Builder {
@@ -133,6 +152,13 @@ impl Builder {
     /// The devnet's size ([`Scale::TINY`] generates fastest).
     pub fn scale(self, scale: Scale) -> Builder {
         Builder { scale, ..self }
+    }
+
+    /// Adds a block of ordinary activity to every chain in use every
+    /// `every` (as `w3api serve --block-time`). Without it, blocks come
+    /// only from the chain controls ([`Devnet::mine_blocks`], `evm_mine`…).
+    pub fn block_time(self, every: Duration) -> Builder {
+        Builder { block_time: Some(every), ..self }
     }
 
     /// How long an NFT collection named in a filter for the first time
@@ -177,6 +203,7 @@ impl Builder {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
         let running = spawn_service(listener, service).expect("the bound listener has an address");
-        Server { url: running.url(), running: Some(running), api_key, devnet, faults }
+        let producer = self.block_time.map(|every| tokio::spawn(devnet.clone().produce_blocks(every)));
+        Server { url: running.url(), running: Some(running), api_key, devnet, faults, producer }
     }
 }

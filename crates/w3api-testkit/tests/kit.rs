@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 // Reached through the kit: named so that `unused_crate_dependencies` keeps watching the rest.
-use {w3api_rest as _, w3api_rpc as _, w3api_server as _, w3api_source as _};
+use {w3api_rest as _, w3api_rpc as _, w3api_server as _};
 
 use w3api_testkit::{Fault, FaultRule, Injection, RuleTarget, Server};
 use w3api_types::Chain;
@@ -45,4 +45,42 @@ async fn a_fault_rule_makes_the_rest_client_retry_until_it_is_spent() {
 async fn connects(url: &str) -> std::io::Result<()> {
     let address = url.trim_start_matches("http://");
     tokio::net::TcpStream::connect(address).await.map(|_| ())
+}
+
+#[tokio::test]
+async fn the_test_shapes_the_chain_and_the_clients_see_it() {
+    use w3api_testkit::{ChainControl, Scale};
+    let server = Server::builder().scale(Scale::TINY).start().await;
+    let rpc = server.rpc(Chain::Eth);
+    let someone = w3api_types::Address::repeat_byte(0x77);
+    let snapshot = server.devnet().snapshot(Chain::Eth).await.unwrap();
+    server.devnet().set_balance(Chain::Eth, someone, w3api_types::U256::from(5u8)).await.unwrap();
+    assert_eq!(rpc.get_balance(someone, None).await.unwrap(), w3api_types::U256::from(5u8));
+    // The gateway's cheat methods reach the same chain.
+    rpc.anvil_mine(Some(w3api_types::rpc::Quantity(2)), None).await.unwrap();
+    let mined = rpc.block_number().await.unwrap().0;
+    assert!(server.devnet().revert(Chain::Eth, snapshot).await.unwrap());
+    assert_eq!(rpc.block_number().await.unwrap().0, mined - 3);
+    assert_eq!(rpc.get_balance(someone, None).await.unwrap(), w3api_types::U256::ZERO);
+}
+
+#[tokio::test]
+async fn a_block_time_keeps_latest_moving_until_the_server_is_dropped() {
+    let server =
+        Server::builder().scale(w3api_testkit::Scale::TINY).block_time(Duration::from_millis(100)).start().await;
+    let rpc = server.rpc(Chain::Eth);
+    let first = rpc.block_number().await.unwrap().0;
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let later = rpc.block_number().await.unwrap().0;
+    assert!(later >= first + 5, "{} blocks in a second at one every 100 ms", later - first);
+    let devnet = server.devnet().clone();
+    drop(server);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let stopped = w3api_source::DataSource::latest_block(&devnet, Chain::Eth).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        w3api_source::DataSource::latest_block(&devnet, Chain::Eth).await.unwrap(),
+        stopped,
+        "no blocks after drop"
+    );
 }

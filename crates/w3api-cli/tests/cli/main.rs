@@ -12,5 +12,6 @@ use {
 };
 
 mod commands;
+mod live;
 mod replicas;
 mod serve;

@@ -5,6 +5,7 @@
 //! logs bloom, and each header's hash linked to the next as its parent).
 //! What comes out, [`ChainData`], is described in `model`.
 
+mod extend;
 mod model;
 mod sealing;
 mod simulation;
@@ -14,6 +15,8 @@ use std::collections::HashMap;
 use alloy_primitives::Address;
 use w3api_types::Chain;
 
+pub use extend::BlockPlan;
+pub(crate) use extend::Producer;
 pub use model::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
 };
@@ -31,10 +34,12 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     let world = World::plan(chain, seed, scale, accounts);
     let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
     simulation.run();
+    let memory = simulation.memory();
     let Simulation { mut ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
     ledger.pack();
     let transactions = sign(unsigned, accounts);
-    let blocks = seal(seed, chain, pending, &transactions);
+    let blocks = seal(seed, chain, pending, &transactions, alloy_primitives::B256::ZERO);
+    let producer = Producer::new(memory, blocks.len() as u64 - 1);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
     let tx_by_hash = transactions.iter().enumerate().map(|(i, tx)| (tx.hash, i as u32)).collect();
     let mut sent_by: HashMap<Address, Vec<u32>> = HashMap::new();
@@ -59,6 +64,7 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
         tx_by_hash,
         sent_by,
         sales_by_collection,
+        producer,
     };
     data.price_index = data.build_price_index();
     data

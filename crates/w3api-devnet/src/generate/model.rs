@@ -78,8 +78,9 @@ pub struct SaleRecord {
     pub price: u128,
 }
 
-/// A generated chain.
-#[derive(Debug)]
+/// A chain: generated, then grown by live blocks and cheat methods.
+/// Cloning copies it whole (a snapshot).
+#[derive(Clone, Debug)]
 pub struct ChainData {
     /// The chain.
     pub chain: Chain,
@@ -104,6 +105,8 @@ pub struct ChainData {
     pub(super) sent_by: HashMap<Address, Vec<u32>>,
     /// Indexes in `sales` of each collection's sales, in order.
     pub(crate) sales_by_collection: HashMap<u16, Vec<u32>>,
+    /// What the next block starts from.
+    pub(crate) producer: super::extend::Producer,
 }
 
 impl ChainData {
@@ -139,8 +142,21 @@ impl ChainData {
         &self.logs[start..start + receipt.log_count as usize]
     }
 
-    /// Timestamp of a block.
+    /// Timestamp of block `number`, which exists.
     pub fn timestamp(&self, number: u64) -> u64 {
-        GENESIS_TIMESTAMP + BLOCK_TIME * number
+        self.blocks[number as usize].header.timestamp
+    }
+
+    /// The newest block at least `seconds` older than block `number`, or
+    /// `None` when the chain is not that old.
+    pub fn block_before(&self, number: u64, seconds: u64) -> Option<u64> {
+        // Wallet answers ask once per token; blocks [`BLOCK_TIME`] apart
+        // since genesis (every generated one) need no search.
+        if number <= self.producer.regular_through {
+            return number.checked_sub(seconds.div_ceil(BLOCK_TIME));
+        }
+        let cutoff = self.timestamp(number).checked_sub(seconds)?;
+        let after = self.blocks[..=number as usize].partition_point(|b| b.header.timestamp <= cutoff);
+        (after as u64).checked_sub(1)
     }
 }

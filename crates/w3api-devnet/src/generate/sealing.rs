@@ -16,7 +16,7 @@ use alloy_signer::SignerSync;
 use rayon::prelude::*;
 use w3api_types::Chain;
 
-use super::model::{BLOCK_TIME, BlockRecord, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, TxRecord};
+use super::model::{BlockRecord, GAS_LIMIT, ReceiptRecord, TxRecord};
 use super::simulation::Simulation;
 use crate::accounts::Accounts;
 use crate::seed;
@@ -61,8 +61,15 @@ pub(super) struct PendingBlock {
     pub(super) tx_count: u32,
 }
 
-/// Fills in transactions roots, then links and hashes the headers in order.
-pub(super) fn seal(seed: u64, chain: Chain, pending: Vec<PendingBlock>, transactions: &[TxRecord]) -> Vec<BlockRecord> {
+/// Fills in transactions roots, then links and hashes the headers in order,
+/// the first onto `parent` (zero for genesis).
+pub(super) fn seal(
+    seed: u64,
+    chain: Chain,
+    pending: Vec<PendingBlock>,
+    transactions: &[TxRecord],
+    parent: B256,
+) -> Vec<BlockRecord> {
     let chain_id = crate::chain_id(chain).to_be_bytes();
     let mut headers: Vec<Header> = pending
         .par_iter()
@@ -79,7 +86,7 @@ pub(super) fn seal(seed: u64, chain: Chain, pending: Vec<PendingBlock>, transact
         .collect();
     // Each header's hash is the next one's parent, so hashing goes in order.
     let mut hashes = Vec::with_capacity(headers.len());
-    let mut parent = B256::ZERO;
+    let mut parent = parent;
     for header in &mut headers {
         header.parent_hash = parent;
         parent = header.hash_slow();
@@ -110,6 +117,7 @@ impl Simulation<'_> {
         let root = if receipts.is_empty() { EMPTY_ROOT_HASH } else { calculate_receipt_root(&receipts) };
         self.keep_receipts(receipts);
         let header = self.header(u64::from(number), self.base_fee, self.gas_used, root, bloom);
+        self.parent = (self.gas_used, self.base_fee);
         let tx_count = self.unsigned.len() as u32 - self.first_tx;
         self.pending.push(PendingBlock { header, first_tx: self.first_tx, tx_count });
     }
@@ -124,7 +132,7 @@ impl Simulation<'_> {
             self.receipts.push(ReceiptRecord {
                 cumulative_gas_used,
                 gas_used: cumulative_gas_used - previous,
-                first_log: self.logs.len() as u32,
+                first_log: self.log_base + self.logs.len() as u32,
                 log_count: logs.len() as u32,
             });
             previous = cumulative_gas_used;
@@ -154,7 +162,7 @@ impl Simulation<'_> {
             number,
             gas_limit: GAS_LIMIT,
             gas_used,
-            timestamp: GENESIS_TIMESTAMP + BLOCK_TIME * number,
+            timestamp: self.timestamp,
             extra_data: Bytes::from_static(EXTRA_DATA),
             mix_hash: seed::derive(self.seed, &[b"prevrandao", &chain, &number.to_be_bytes()]),
             nonce: B64::ZERO,

@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use alloy_consensus::{EMPTY_ROOT_HASH, Eip658Value, Receipt, ReceiptEnvelope, TxEip1559, TxLegacy};
+use alloy_consensus::{EMPTY_ROOT_HASH, Eip658Value, Header, Receipt, ReceiptEnvelope, TxEip1559, TxLegacy};
 use alloy_eips::eip1559::{BaseFeeParams, calc_next_block_base_fee};
 use alloy_primitives::{Address, Bloom, Bytes, Log, TxKind, U256};
 use alloy_sol_types::{SolCall, SolEvent, SolValue};
@@ -54,7 +54,7 @@ const FLOOR_USD: (f64, f64) = (25.0, 25_000.0);
 
 /// What a transaction does, decided before it is built.
 #[derive(Clone, Debug)]
-enum Action {
+pub(super) enum Action {
     DeployToken(Asset),
     DeployCollection(u16),
     DeployFactory(usize),
@@ -63,7 +63,7 @@ enum Action {
     Wrap { amount: u128 },
     Erc20Transfer { from: u32, asset: Asset, to: Address, amount: u128 },
     PairMint(usize),
-    NativeTransfer { from: u32, to: u32, amount: u128 },
+    NativeTransfer { from: u32, to: Address, amount: u128 },
     Swap { trader: u32, pair: usize, asset_in: Asset, amount_in: u128 },
     Mint721 { minter: u32, collection: u16, id: u32 },
     Mint1155 { sender: u32, to: u32, collection: u16, id: u32, amount: u64 },
@@ -107,8 +107,15 @@ pub(super) struct Simulation<'a> {
     pub(super) unsigned: Vec<Unsigned>,
     pub(super) pending: Vec<PendingBlock>,
     executed: u64,
+    /// Where this run's transactions and logs start in the chain's (0 for
+    /// a chain generated from genesis).
+    tx_base: u32,
+    pub(super) log_base: u32,
+    /// Gas used and base fee of the block before the one in progress.
+    pub(super) parent: (u64, u64),
     // Per block in progress.
     block: u32,
+    pub(super) timestamp: u64,
     pub(super) first_tx: u32,
     pub(super) base_fee: u64,
     pub(super) gas_used: u64,
@@ -125,31 +132,18 @@ impl<'a> Simulation<'a> {
         for address in accounts.addresses() {
             ledger.holder(*address);
         }
-        let mut simulation = Simulation {
-            seed,
-            chain_id: crate::chain_id(chain),
-            scale: *scale,
-            world,
-            accounts,
-            ledger,
+        let memory = Memory {
             rng: seed::rng(seed, &[b"activity", &crate::chain_id(chain).to_be_bytes()]),
             nonces: vec![0; accounts.len()],
-            setup: VecDeque::new(),
             next_721: HashMap::new(),
             minted_721: Vec::new(),
             holdings_1155: Vec::new(),
-            unsigned: Vec::new(),
-            pending: Vec::new(),
-            executed: 0,
-            block: 0,
-            first_tx: 0,
-            base_fee: GENESIS_BASE_FEE,
-            gas_used: 0,
-            block_receipts: Vec::new(),
-            receipts: Vec::new(),
-            logs: Vec::new(),
-            sales: Vec::new(),
         };
+        // What genesis follows: its base fee and its timestamp.
+        let before_genesis =
+            Header { base_fee_per_gas: Some(GENESIS_BASE_FEE), timestamp: GENESIS_TIMESTAMP, ..Header::default() };
+        let mut simulation =
+            Simulation::resume(chain, seed, scale, accounts, world, ledger, memory, (0, 0), &before_genesis);
         simulation.plan_setup();
         simulation
     }
@@ -272,6 +266,103 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// What the next block needs besides the ledger and the chain's last header.
+    pub(super) fn memory(&self) -> Memory {
+        Memory {
+            rng: self.rng.clone(),
+            nonces: self.nonces.clone(),
+            next_721: self.next_721.clone(),
+            minted_721: self.minted_721.clone(),
+            holdings_1155: self.holdings_1155.clone(),
+        }
+    }
+
+    /// Goes on from a chain's state: its ledger, its memory, where its
+    /// transactions and logs end, and its last header.
+    #[expect(clippy::too_many_arguments, reason = "the parts of a chain a simulation resumes from")]
+    pub(super) fn resume(
+        chain: Chain,
+        seed: u64,
+        scale: &Scale,
+        accounts: &'a Accounts,
+        world: &'a World,
+        ledger: Ledger,
+        memory: Memory,
+        (tx_base, log_base): (u32, u32),
+        parent: &Header,
+    ) -> Self {
+        let Memory { rng, nonces, next_721, minted_721, holdings_1155 } = memory;
+        Simulation {
+            seed,
+            chain_id: crate::chain_id(chain),
+            scale: *scale,
+            world,
+            accounts,
+            ledger,
+            rng,
+            nonces,
+            setup: VecDeque::new(),
+            next_721,
+            minted_721,
+            holdings_1155,
+            unsigned: Vec::new(),
+            pending: Vec::new(),
+            executed: 0,
+            tx_base,
+            log_base,
+            parent: (parent.gas_used, parent.base_fee_per_gas.unwrap_or(GENESIS_BASE_FEE)),
+            block: 0,
+            timestamp: parent.timestamp,
+            first_tx: 0,
+            base_fee: GENESIS_BASE_FEE,
+            gas_used: 0,
+            block_receipts: Vec::new(),
+            receipts: Vec::new(),
+            logs: Vec::new(),
+            sales: Vec::new(),
+        }
+    }
+
+    /// Block `number` at `timestamp`: the `planned` transaction, then,
+    /// with `activity`, random ones as the generated blocks have. Fails,
+    /// having changed nothing, when the planned transaction's sender cannot
+    /// pay for it.
+    pub(super) fn live_block(
+        &mut self,
+        number: u32,
+        timestamp: u64,
+        planned: Option<Action>,
+        activity: bool,
+    ) -> Result<(), String> {
+        self.open_block(number, timestamp);
+        if let Some(action) = planned {
+            let described = format!("{action:?}");
+            if !self.execute(action) {
+                return Err(format!("the sender cannot pay for {described}"));
+            }
+        }
+        if activity {
+            for _ in 0..self.live_quota() {
+                let Some(action) = self.random_action() else { continue };
+                if !self.fits(&action) {
+                    break;
+                }
+                self.execute(action);
+            }
+        }
+        self.close_block(number);
+        Ok(())
+    }
+
+    /// Random transactions for a live block: the generated chain's mean,
+    /// and at least two, so that a live chain visibly moves.
+    fn live_quota(&mut self) -> u64 {
+        let mean = (self.scale.transactions as f64 / self.scale.blocks.max(1) as f64).max(2.0);
+        let drawn = self.rng.f64() * 2.0 * mean;
+        let whole = drawn.floor() as u64;
+        whole + u64::from(self.rng.f64() < drawn - whole as f64)
+    }
+
     pub(super) fn run(&mut self) {
         self.genesis();
         for number in 1..=self.scale.blocks {
@@ -280,16 +371,7 @@ impl<'a> Simulation<'a> {
     }
 
     fn run_block(&mut self, number: u32) {
-        let parent = &self.pending.last().expect("genesis is pending first").header;
-        self.base_fee = calc_next_block_base_fee(
-            parent.gas_used,
-            parent.gas_limit,
-            parent.base_fee_per_gas.expect("every block has a base fee"),
-            BaseFeeParams::ethereum(),
-        );
-        self.block = number;
-        self.gas_used = 0;
-        self.first_tx = self.unsigned.len() as u32;
+        self.open_block(number, GENESIS_TIMESTAMP + BLOCK_TIME * u64::from(number));
         while let Some(action) = self.setup.front().cloned() {
             if !self.fits(&action) {
                 break;
@@ -308,6 +390,16 @@ impl<'a> Simulation<'a> {
             }
         }
         self.close_block(number);
+    }
+
+    fn open_block(&mut self, number: u32, timestamp: u64) {
+        let (parent_gas_used, parent_base_fee) = self.parent;
+        self.base_fee =
+            calc_next_block_base_fee(parent_gas_used, GAS_LIMIT, parent_base_fee, BaseFeeParams::ethereum());
+        self.block = number;
+        self.timestamp = timestamp;
+        self.gas_used = 0;
+        self.first_tx = self.unsigned.len() as u32;
     }
 
     /// Random transactions for this block: the remaining target spread over
@@ -335,7 +427,7 @@ impl<'a> Simulation<'a> {
         let sale = match action {
             Action::Sale { buyer, seller, collection, id, payment, price } => Some(SaleRecord {
                 block: self.block,
-                tx: self.unsigned.len() as u32,
+                tx: self.tx_base + self.unsigned.len() as u32,
                 collection,
                 id,
                 buyer: self.address(buyer),
@@ -420,7 +512,7 @@ impl<'a> Simulation<'a> {
                 call(deployer, pair.address, 0, input, gas::PAIR_MINT, vec![log(pair.address, &event)], Vec::new())
             }
             Action::NativeTransfer { from, to, amount } => {
-                call(from, self.address(to), amount, Vec::new(), gas::NATIVE_TRANSFER, Vec::new(), Vec::new())
+                call(from, to, amount, Vec::new(), gas::NATIVE_TRANSFER, Vec::new(), Vec::new())
             }
             Action::Swap { trader, pair, asset_in, amount_in } => self.swap(trader, pair, asset_in, amount_in),
             Action::Mint721 { minter, collection, id } => {
@@ -569,7 +661,7 @@ impl<'a> Simulation<'a> {
             amountOutMin: U256::from(amount_out - amount_out / 100),
             path: vec![token_in, token_out],
             to: trader_address,
-            deadline: U256::from(GENESIS_TIMESTAMP + BLOCK_TIME * u64::from(self.block) + 1_200),
+            deadline: U256::from(self.timestamp + 1_200),
         }
         .abi_encode();
         let effects = vec![
@@ -698,7 +790,7 @@ impl<'a> Simulation<'a> {
         let to = self.other_wallet(from);
         let balance = self.ledger.balance(account_holder(from), Asset::NATIVE);
         let amount = balance / 100 * u128::from(self.rng.u8(1..10));
-        (amount > 0).then_some(Action::NativeTransfer { from, to, amount })
+        (amount > 0).then_some(Action::NativeTransfer { from, to: self.address(to), amount })
     }
 
     fn random_erc20_transfer(&mut self) -> Option<Action> {
@@ -849,6 +941,17 @@ impl<'a> Simulation<'a> {
         let amount = 10u128.pow(18) * u128::from(self.rng.u32(100..100_000));
         Some(Action::Erc20Transfer { from: Accounts::SPAMMER, asset, to: self.address(to), amount })
     }
+}
+
+/// What a chain's activity carries from one block to the next, besides
+/// its ledger: the random draws, nonces, and which NFTs exist to trade.
+#[derive(Clone, Debug)]
+pub(crate) struct Memory {
+    rng: fastrand::Rng,
+    nonces: Vec<u64>,
+    next_721: HashMap<u16, u32>,
+    minted_721: Vec<(u16, u32)>,
+    holdings_1155: Vec<(u32, u16, u32)>,
 }
 
 /// Output of a constant-product swap with a 0.3% fee.

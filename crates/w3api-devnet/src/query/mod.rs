@@ -7,5 +7,8 @@ pub(crate) mod prices;
 pub(crate) mod sales;
 pub(crate) mod wallet_tokens;
 
-/// Blocks in a day at 12 seconds a block.
-pub const BLOCKS_PER_DAY: u64 = 86_400 / crate::generate::BLOCK_TIME;
+/// Blocks in a day at 12 seconds a block, as the generated chain has them.
+pub const BLOCKS_PER_DAY: u64 = DAY / crate::generate::BLOCK_TIME;
+
+/// Seconds in a day.
+pub(crate) const DAY: u64 = 86_400;

@@ -58,14 +58,17 @@ struct Quote {
 /// nothing else of a price, at blocks all over the chain. Those are kept
 /// apart, a row of every asset's per block: the tokens of one answer are
 /// then read from two rows of neighbouring values rather than by a binary
-/// search of a dozen cache lines each.
-#[derive(Debug, Default)]
+/// search of a dozen cache lines each. The rows cover the generated chain;
+/// blocks added later are read from the histories.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct PriceIndex {
     /// By asset, at each block that can change the price.
     assets: Vec<History<Option<Price>>>,
     /// USD per whole token, block by block from 0, asset by asset within a
     /// block; NaN where nothing prices it.
     usd_rows: Vec<f64>,
+    /// Assets in a row of `usd_rows`.
+    row_width: usize,
 }
 
 impl PriceIndex {
@@ -74,7 +77,7 @@ impl PriceIndex {
         let usd =
             |prices: &History<Option<Price>>, block: u64| prices.at(block as u32).flatten().map_or(f64::NAN, |p| p.usd);
         let usd_rows = (0..=latest).flat_map(|block| assets.iter().map(move |prices| usd(prices, block))).collect();
-        PriceIndex { assets, usd_rows }
+        PriceIndex { row_width: assets.len(), assets, usd_rows }
     }
 
     fn price(&self, asset: Asset, block: u64) -> Option<Price> {
@@ -83,8 +86,9 @@ impl PriceIndex {
     }
 
     fn usd(&self, asset: Asset, block: u64) -> Option<f64> {
-        let row = usize::try_from(block).ok().and_then(|b| b.checked_mul(self.assets.len()));
-        let usd = match row.and_then(|row| self.usd_rows.get(row + usize::from(asset.0))) {
+        let column = usize::from(asset.0);
+        let row = usize::try_from(block).ok().and_then(|b| b.checked_mul(self.row_width));
+        let usd = match row.filter(|_| column < self.row_width).and_then(|row| self.usd_rows.get(row + column)) {
             Some(usd) => *usd,
             None => self.price(asset, block).map_or(f64::NAN, |p| p.usd),
         };
@@ -137,6 +141,48 @@ impl ChainData {
             })
             .collect();
         PriceIndex::new(assets, self.latest())
+    }
+
+    /// Indexes the prices block `number` changed: those of the assets of
+    /// each pair whose reserves moved in it, or every price when a pair of
+    /// the wrapped native token moved (the native currency's USD price
+    /// comes from those). Blocks are indexed in order, each once.
+    pub(crate) fn index_prices_of(&mut self, number: u64) {
+        let block = number as u32;
+        let moved: Vec<usize> =
+            (0..self.world.pairs.len()).filter(|pair| self.reserves_moved_in(*pair, block)).collect();
+        let reference_moved = moved.iter().any(|pair| self.world.pairs_of(Asset::WRAPPED).any(|(i, _)| i == *pair));
+        let mut assets: Vec<Asset> = if reference_moved {
+            self.world.assets().collect()
+        } else {
+            moved.iter().flat_map(|pair| [self.world.pairs[*pair].token0, self.world.pairs[*pair].token1]).collect()
+        };
+        assets.sort_unstable();
+        assets.dedup();
+        let prices: Vec<(Asset, Option<Price>)> = assets
+            .into_iter()
+            .map(|asset| (asset, self.compute_price(asset, number, PriceFilter::default())))
+            .collect();
+        let index = &mut self.price_index;
+        for (asset, price) in prices {
+            let column = usize::from(if asset == Asset::NATIVE { Asset::WRAPPED } else { asset }.0);
+            if index.assets.len() <= column {
+                index.assets.resize_with(column + 1, History::default);
+            }
+            index.assets[column].set(block, price);
+        }
+    }
+
+    /// Whether a pair's reserves changed in `block`, the newest block.
+    fn reserves_moved_in(&self, pair: usize, block: u32) -> bool {
+        let pair = &self.world.pairs[pair];
+        let Some(holder) = self.ledger.find(pair.address) else { return false };
+        [pair.token0, pair.token1].iter().any(|asset| {
+            self.ledger
+                .balance_history(holder, *asset)
+                .and_then(|history| history.checkpoint_at(u32::MAX))
+                .is_some_and(|(last, _)| last == block)
+        })
     }
 
     /// Blocks in which a pair's reserves changed.
@@ -223,9 +269,9 @@ impl ChainData {
             .max_by(|a, b| a.stable.total_cmp(&b.stable))
     }
 
-    /// The block a day before `block`, if the chain is that old.
+    /// The newest block a day or more before `block`, if the chain is that old.
     pub fn day_before(&self, block: u64) -> Option<u64> {
-        block.checked_sub(super::BLOCKS_PER_DAY)
+        self.block_before(block, super::DAY)
     }
 }
 

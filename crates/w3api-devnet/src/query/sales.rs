@@ -7,7 +7,6 @@ use w3api_types::{NATIVE_TOKEN_ADDRESS, NftLastSale, NftPaymentToken, NftPrices,
 
 use crate::decimal::to_f64;
 use crate::generate::{ChainData, SaleRecord};
-use crate::query::BLOCKS_PER_DAY;
 use crate::query::prices::PriceFilter;
 use crate::world::Asset;
 
@@ -33,7 +32,7 @@ impl ChainData {
             Some(id) => sales.iter().rev().find(|sale| U256::from(sale.id) == id).copied(),
             None => Some(latest),
         };
-        let day_start = block.saturating_sub(BLOCKS_PER_DAY);
+        let day_start = self.day_before(block).unwrap_or(0);
         let floor_usd = sales
             .iter()
             .filter(|sale| u64::from(sale.block) > day_start)

@@ -6,7 +6,7 @@ use alloy_primitives::{Address, U256};
 use w3api_source::{PageRequest, SourceError, TokenHolding, TokenInfo, WalletTokensPage, WalletTokensQuery};
 use w3api_types::NATIVE_TOKEN_ADDRESS;
 
-use super::BLOCKS_PER_DAY;
+use super::DAY;
 use super::prices::PriceFilter;
 use crate::generate::ChainData;
 use crate::ledger::Holder;
@@ -50,24 +50,26 @@ impl ChainData {
     /// Every holding of `holder` at `block` that the query keeps, unordered.
     fn holdings_of(&self, holder: Holder, block: u64, query: &WalletTokensQuery) -> Vec<TokenHolding> {
         let filter = PriceFilter { exchange: None, min_side_usd: query.min_pair_side_liquidity_usd };
+        let active_since =
+            query.max_token_inactivity_days.map(|days| self.block_before(block, days.saturating_mul(DAY)).unwrap_or(0));
         self.ledger
             .holdings_of(holder)
             .filter_map(|(asset, history)| {
                 let balance = history.at(block as u32).unwrap_or(0);
-                (balance > 0 && self.keeps(asset, block, query))
+                (balance > 0 && self.keeps(asset, block, active_since, query))
                     .then(|| self.token_holding(asset, balance, block, filter))
             })
             .collect()
     }
 
     /// Whether the query's filters keep `asset`.
-    fn keeps(&self, asset: Asset, block: u64, query: &WalletTokensQuery) -> bool {
+    /// `active_since`: the first block of the query's activity window, if it has one.
+    fn keeps(&self, asset: Asset, block: u64, active_since: Option<u64>, query: &WalletTokensQuery) -> bool {
         let token = self.world.token(asset);
         let address = token.map_or(NATIVE_TOKEN_ADDRESS, |t| t.address);
         let spam = token.is_some_and(|t| t.kind == TokenKind::Spam);
         let verified = token.is_none_or(|t| t.verified);
-        let recently_active = query.max_token_inactivity_days.is_none_or(|days| {
-            let since = block.saturating_sub(days.saturating_mul(BLOCKS_PER_DAY));
+        let recently_active = active_since.is_none_or(|since| {
             self.ledger.last_activity(asset, block as u32).is_some_and(|last| u64::from(last) >= since)
         });
         (query.token_addresses.is_empty() || query.token_addresses.contains(&address))

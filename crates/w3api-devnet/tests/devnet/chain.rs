@@ -3,14 +3,15 @@
 //! the header fields that follow from each other. And the same seed makes
 //! the same chain.
 
-use alloy_consensus::proofs::calculate_transaction_root;
+use alloy_consensus::EMPTY_ROOT_HASH;
+use alloy_consensus::proofs::{calculate_receipt_root, calculate_transaction_root};
 use alloy_consensus::transaction::SignerRecoverable;
 use alloy_eips::eip1559::{BaseFeeParams, calc_next_block_base_fee};
-use w3api_devnet::{BLOCK_TIME, ChainData, Devnet, GENESIS_TIMESTAMP, Scale};
+use w3api_devnet::{BLOCK_TIME, ChainData, ChainRead, Devnet, GENESIS_TIMESTAMP, Scale};
 use w3api_source::BlockRef;
 use w3api_types::Chain;
 
-fn tiny(seed: u64, chain: Chain) -> std::sync::Arc<ChainData> {
+fn tiny(seed: u64, chain: Chain) -> ChainRead {
     Devnet::new(seed, Scale::TINY).chain(chain)
 }
 
@@ -36,8 +37,14 @@ fn the_same_seed_makes_the_same_chain() {
 fn every_transaction_hash_and_sender_rederive_from_the_rpc_form() {
     let data = tiny(3, Chain::Eth);
     assert!(data.transactions.len() >= 400, "{} transactions", data.transactions.len());
+    check_transactions(&data, 0);
+}
+
+/// Every transaction of blocks `from` on re-derives its hash and sender
+/// from its RPC form, and sits where its block says.
+pub(crate) fn check_transactions(data: &ChainData, from: u64) {
     let mut checked = 0;
-    for number in 0..=data.latest() {
+    for number in from..=data.latest() {
         let block = data.rpc_block(BlockRef::Number(number), true).unwrap();
         let w3api_types::rpc::BlockTransactions::Full(transactions) = &block.transactions else {
             panic!("asked for full transactions")
@@ -47,20 +54,33 @@ fn every_transaction_hash_and_sender_rederive_from_the_rpc_form() {
             let envelope = alloy.inner.inner();
             assert_eq!(*envelope.tx_hash(), tx.hash, "block {number} tx {index}: hash");
             assert_eq!(envelope.recover_signer().unwrap(), tx.from, "block {number} tx {index}: sender");
-            assert_eq!(alloy_consensus::Transaction::chain_id(envelope), Chain::Eth.id());
+            assert_eq!(alloy_consensus::Transaction::chain_id(envelope), data.chain.id());
             assert_eq!(tx.transaction_index, Some(index as u64));
             assert_eq!(tx.block_hash, Some(block.hash));
+            assert_eq!(data.rpc_transaction_by_hash(&tx.hash).as_ref(), Some(tx), "block {number} tx {index}: by hash");
             checked += 1;
         }
     }
-    assert_eq!(checked, data.transactions.len());
+    let first = data.blocks.get(from as usize).map_or(data.transactions.len(), |b| b.first_tx as usize);
+    assert_eq!(checked, data.transactions.len() - first);
 }
 
 #[test]
 fn every_block_hash_root_and_link_rederives_from_the_rpc_form() {
     let data = tiny(3, Chain::Eth);
-    let mut parent: Option<alloy_rpc_types_eth::Block> = None;
-    for number in 0..=data.latest() {
+    check_blocks(&data, 0);
+    for block in &data.blocks {
+        assert_eq!(block.header.timestamp, GENESIS_TIMESTAMP + BLOCK_TIME * block.header.number);
+    }
+}
+
+/// Blocks `from` on re-derive their hash, transactions root and receipts
+/// root from their RPC form, link to their parents, follow EIP-1559's base
+/// fee and come later than their parents; each is found by its hash.
+pub(crate) fn check_blocks(data: &ChainData, from: u64) {
+    let mut parent: Option<alloy_rpc_types_eth::Block> =
+        from.checked_sub(1).map(|n| data.rpc_block(BlockRef::Number(n), false).unwrap().to_alloy().unwrap());
+    for number in from..=data.latest() {
         let block = data.rpc_block(BlockRef::Number(number), true).unwrap();
         let alloy = block.to_alloy().unwrap_or_else(|e| panic!("block {number}: {e}"));
         assert_eq!(alloy.header.hash_slow(), block.hash, "block {number}: hash of the header");
@@ -70,12 +90,20 @@ fn every_block_hash_root_and_link_rederives_from_the_rpc_form() {
             block.transactions_root,
             "block {number}: transactions root"
         );
-        assert_eq!(block.timestamp, GENESIS_TIMESTAMP + BLOCK_TIME * number);
+        let receipts: Vec<_> = data
+            .rpc_block_receipts(BlockRef::Number(number))
+            .unwrap()
+            .iter()
+            .map(|r| r.to_alloy().unwrap().inner.into_primitives_receipt())
+            .collect();
+        let receipts_root = if receipts.is_empty() { EMPTY_ROOT_HASH } else { calculate_receipt_root(&receipts) };
+        assert_eq!(receipts_root, block.receipts_root, "block {number}: receipts root");
         assert!(block.gas_used <= block.gas_limit);
         match &parent {
             None => assert_eq!(number, 0),
             Some(parent) => {
                 assert_eq!(block.parent_hash, parent.header.hash, "block {number}: parent link");
+                assert!(block.timestamp > parent.header.timestamp, "block {number}: timestamp");
                 let expected = calc_next_block_base_fee(
                     parent.header.gas_used,
                     parent.header.gas_limit,

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use w3api_devnet::{Asset, ChainData, Devnet, Holder, Movement, PriceFilter, Scale, TokenKind};
+use w3api_devnet::{Asset, ChainData, ChainRead, Devnet, Holder, Movement, PriceFilter, Scale, TokenKind};
 use w3api_source::{PageRequest, TokenPriceQuery, WalletNftsQuery, WalletTokensQuery};
 use w3api_types::{Chain, ContractType};
 
@@ -83,7 +83,7 @@ impl Replay {
     }
 }
 
-fn tiny(seed: u64, chain: Chain) -> std::sync::Arc<ChainData> {
+fn tiny(seed: u64, chain: Chain) -> ChainRead {
     Devnet::new(seed, Scale::TINY).chain(chain)
 }
 

@@ -1,13 +1,13 @@
 //! What the data-source answers say: filters, formats, 24-hour changes,
 //! exchanges, errors, and balances that agree with the transactions.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use alloy_consensus::Transaction as _;
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::{SolCall, sol};
-use w3api_devnet::{Asset, BLOCKS_PER_DAY, ChainData, Devnet, Scale, TokenKind};
+use w3api_devnet::{Asset, BLOCKS_PER_DAY, ChainData, ChainRead, Devnet, Scale, TokenKind};
 use w3api_source::{
     BlockRef, CollectionHolding, DataSource, NftHolding, Page, PageRequest, SourceError, TokenHolding, TokenPriceQuery,
     WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
@@ -20,7 +20,7 @@ sol! {
 }
 
 /// The default-scale chain (over a day of blocks), generated once for all tests.
-fn default_eth() -> (Devnet, Arc<ChainData>) {
+fn default_eth() -> (Devnet, ChainRead) {
     static DEVNET: OnceLock<Devnet> = OnceLock::new();
     let devnet = DEVNET.get_or_init(|| Devnet::new(0, Scale::DEFAULT)).clone();
     let data = devnet.chain(Chain::Eth);

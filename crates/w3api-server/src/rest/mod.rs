@@ -83,8 +83,10 @@ async fn wallet_tokens<S: DataSource>(
     WalletTokensRequest { query, paging }: WalletTokensRequest,
 ) -> Result<Response, ApiError> {
     let walk = app.cursors.walk("tokens", &query, &paging, FIRST_TOKEN_PAGE)?;
+    // Read before the answer: see `DataSource::revision`.
+    let revision = app.source.revision(query.chain);
     let block = walk_block(&app, query.chain, &walk, query.to_block).await?;
-    let key = answers::key(&uri, block);
+    let key = answers::key(&uri, block, revision);
     if let Some(answer) = app.answers.get(&key) {
         return Ok(json_bytes(answer));
     }

@@ -17,18 +17,22 @@ use w3api_types::Chain;
 
 use crate::answers::Answers;
 
+/// The chain's revision (see `DataSource::revision`).
+pub(super) type Revision = Arc<dyn Fn() -> u64 + Send + Sync>;
+
 /// Wraps a chain's JSON-RPC service in the cache.
 #[derive(Clone)]
 pub(super) struct CacheLayer {
     chain: Chain,
+    revision: Revision,
     answers: Arc<Answers>,
     /// The server's response limit, which a batch built here must keep too.
     max_response_size: usize,
 }
 
 impl CacheLayer {
-    pub(super) fn new(chain: Chain, answers: Arc<Answers>, max_response_size: usize) -> CacheLayer {
-        CacheLayer { chain, answers, max_response_size }
+    pub(super) fn new(chain: Chain, revision: Revision, answers: Arc<Answers>, max_response_size: usize) -> CacheLayer {
+        CacheLayer { chain, revision, answers, max_response_size }
     }
 }
 
@@ -65,7 +69,7 @@ where
     fn call<'a>(&self, request: Request<'a>) -> impl Future<Output = MethodResponse> + Send + 'a {
         let this = self.clone();
         async move {
-            let Some(key) = unchanging_key(this.layer.chain, &request) else {
+            let Some(key) = unchanging_key(this.layer.chain, (this.layer.revision)(), &request) else {
                 return this.inner.call(request).await;
             };
             if let Some(result) = this.layer.answers.get(&key)
@@ -142,9 +146,10 @@ impl CacheLayer {
     }
 }
 
-/// The cache key of a call whose answer cannot change: a block, or a
-/// transaction of a block, named by number or hash (not by tag).
-fn unchanging_key(chain: Chain, request: &Request<'_>) -> Option<String> {
+/// The cache key of a call whose answer cannot change while the chain's
+/// revision stays: a block, or a transaction of a block, named by number or
+/// hash (not by tag).
+fn unchanging_key(chain: Chain, revision: u64, request: &Request<'_>) -> Option<String> {
     let name = request.method_name();
     let by_number =
         matches!(name, method::ETH_GET_BLOCK_BY_NUMBER | method::ETH_GET_TRANSACTION_BY_BLOCK_NUMBER_AND_INDEX);
@@ -158,5 +163,5 @@ fn unchanging_key(chain: Chain, request: &Request<'_>) -> Option<String> {
         serde_json::Value::String(hash) => hash.len() == 66,
         _ => false,
     };
-    fixed_block.then(|| format!("rpc|{chain}|{name}|{params}"))
+    fixed_block.then(|| format!("rpc|{chain}|{revision}|{name}|{params}"))
 }

@@ -7,6 +7,7 @@
 //! converts them to alloy's types for hashing and signature recovery.
 
 mod block;
+mod cheat;
 mod filter;
 mod node;
 mod params;
@@ -15,6 +16,7 @@ mod token_price;
 mod transaction;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
+pub use cheat::Quantity;
 pub use filter::{AddressFilter, LogFilter, TopicFilter};
 pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};
 pub use params::{

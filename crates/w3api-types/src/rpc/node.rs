@@ -122,20 +122,34 @@ pub struct BlockCount(pub Uint64);
 
 impl<'de> Deserialize<'de> for BlockCount {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Form {
-            Integer(u64),
-            Quantity(Uint64),
-        }
-        let Ok(form) = Form::deserialize(deserializer) else {
-            return Err(serde::de::Error::custom("a block count is a hex quantity or a non-negative integer"));
-        };
-        Ok(BlockCount(match form {
-            Form::Integer(count) => Uint64(count),
-            Form::Quantity(count) => count,
-        }))
+        quantity_or_integer(deserializer, "a block count").map(|count| BlockCount(Uint64(count)))
     }
+}
+
+/// A `u64` sent as a hex quantity or as a plain JSON integer, as clients
+/// differ; `what` names it in the error.
+pub(super) fn quantity_or_integer<'de, D: Deserializer<'de>>(deserializer: D, what: &str) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Form {
+        Integer(u64),
+        Quantity(Uint64),
+    }
+    match Form::deserialize(deserializer) {
+        Ok(Form::Integer(value)) => Ok(value),
+        Ok(Form::Quantity(value)) => Ok(value.0),
+        Err(_) => Err(serde::de::Error::custom(format!("{what} is a hex quantity or a non-negative integer"))),
+    }
+}
+
+/// The JSON Schema of [`quantity_or_integer`].
+pub(super) fn quantity_or_integer_schema() -> Schema {
+    json_schema!({
+        "anyOf": [
+            { "type": "string", "pattern": crate::wire::pattern::QUANTITY },
+            { "type": "integer", "minimum": 0 }
+        ]
+    })
 }
 
 impl JsonSchema for BlockCount {
@@ -143,12 +157,7 @@ impl JsonSchema for BlockCount {
         "BlockCount".into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "anyOf": [
-                { "type": "string", "pattern": crate::wire::pattern::QUANTITY },
-                { "type": "integer", "minimum": 0 }
-            ]
-        })
+        quantity_or_integer_schema()
     }
 }
 

@@ -21,7 +21,7 @@ fn requests_in_flight_finish_after_shutdown_begins() {
         (session.base().to_string(), session.key().to_string())
     };
     let wallet = server.devnet().sample_wallets(1)[0];
-    server.devnet().chain(Chain::Eth);
+    server.devnet().prepare(Chain::Eth);
     let http = w3api_tests::http_client();
     let url = format!("{base}/api/v2.2/wallets/{wallet:#x}/tokens");
     let in_flight = server.spawn({

@@ -2,6 +2,7 @@
 //! hide (malformed bodies, odd query forms, preflights, headers), injected
 //! faults, fuzzing, and shutting down.
 
+mod cheats;
 mod cors;
 mod faults;
 mod fuzz;

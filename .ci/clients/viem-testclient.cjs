@@ -1,0 +1,78 @@
+'use strict';
+// viem's test client drives the gateway's chain-control methods as it drives
+// Anvil and Hardhat (createTestClient, modes 'anvil' and 'hardhat'):
+// snapshot -> setBalance -> mine -> revert, with time moved on between. At
+// each step eth_getBalance (viem), wallet tokens (raw REST) and the newest
+// block (viem) must agree, and revert must give back exactly the first view.
+// The chain ends as it started, so the checks after this one see the same
+// chain.
+
+const { createPublicClient, createTestClient, http, parseEther } = require('viem');
+const { mainnet } = require('viem/chains');
+const { RPC_URL, rawGet, runner, assert, show } = require('./lib.cjs');
+
+const transport = () => http(RPC_URL, { retryCount: 0, timeout: 20000 });
+const publicClient = createPublicClient({ chain: mainnet, transport: transport() });
+const { check, done, fatal } = runner('viem-testclient');
+// An address the devnet has never seen: it starts at zero.
+const someone = '0x00000000000000000000000000000000000c0ffe';
+
+/** What viem and the REST API say at the newest block; throws when they disagree. */
+async function views() {
+  const block = await publicClient.getBlock({ blockTag: 'latest' });
+  const balance = await publicClient.getBalance({ address: someone, blockTag: 'latest' });
+  const tokens = await rawGet(`/api/v2.2/wallets/${someone}/tokens`, { chain: 'eth' });
+  const native = tokens.result.find((t) => t.native_token);
+  const walletBalance = native ? BigInt(native.balance) : 0n;
+  assert(BigInt(tokens.block_number) === block.number,
+    `wallet tokens are at block ${tokens.block_number}, the newest block is ${block.number}`);
+  assert(walletBalance === balance, `wallet tokens say ${walletBalance} wei, eth_getBalance ${balance}`);
+  return { number: block.number, hash: block.hash, timestamp: block.timestamp, balance };
+}
+
+function same(actual, expected, what) {
+  for (const key of Object.keys(expected)) {
+    assert(actual[key] === expected[key], `${what}: ${key} is ${show(actual[key])}, expected ${show(expected[key])}`);
+  }
+  return `block ${actual.number}, ${actual.balance} wei`;
+}
+
+async function drive(mode) {
+  const test = createTestClient({ mode, chain: mainnet, transport: transport() });
+  const start = await views();
+  let id;
+  await check(`${mode}: snapshot`, async () => {
+    id = await test.snapshot();
+    return same(await views(), start, 'after snapshot');
+  });
+  const amount = parseEther(mode === 'anvil' ? '12.5' : '3');
+  await check(`${mode}: setBalance mines the faucet's transfer`, async () => {
+    await test.setBalance({ address: someone, value: amount });
+    const now = await views();
+    const block = await publicClient.getBlock({ blockNumber: now.number, includeTransactions: true });
+    assert(block.transactions.length === 1, `${block.transactions.length} transactions in the new block`);
+    const [tx] = block.transactions;
+    assert(tx.to === someone && tx.value === amount, `the new block's transaction is ${show(tx)}`);
+    return same(now, { number: start.number + 1n, balance: amount }, 'after setBalance');
+  });
+  await check(`${mode}: increaseTime then mine 3 blocks`, async () => {
+    const before = await views();
+    await test.increaseTime({ seconds: 3600 });
+    await test.mine({ blocks: 3 });
+    const now = await views();
+    const first = await publicClient.getBlock({ blockNumber: before.number + 1n });
+    assert(first.timestamp === before.timestamp + 12n + 3600n, `the first mined block is at ${first.timestamp}`);
+    return same(now, { number: before.number + 3n, balance: amount }, 'after mine');
+  });
+  await check(`${mode}: revert gives back the first view`, async () => {
+    await test.revert({ id });
+    return same(await views(), start, 'after revert');
+  });
+}
+
+async function main() {
+  await drive('anvil');
+  await drive('hardhat');
+}
+
+main().catch(fatal).finally(done);

@@ -1,0 +1,145 @@
+//! Changing the devnet's chains: new blocks, snapshots, time and balances,
+//! as the cheat methods of development nodes ask. Each change is made of
+//! real signed transactions in new blocks, so every answer stays coherent
+//! with every other. Block making runs off the async runtime's threads.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use w3api_source::{ChainControl, SourceError};
+use w3api_types::{Address, Chain, U256};
+
+use crate::generate::{BlockPlan, ChainData};
+use crate::live::LiveChain;
+use crate::world::Asset;
+use crate::{Devnet, accounts::Accounts};
+
+/// Most blocks one call may mine: each is a real block, made one by one.
+pub const MAX_MINED_BLOCKS: u64 = 100_000;
+
+impl Devnet {
+    /// Mines `blocks` blocks as `plan` says; returns the newest block's number.
+    pub async fn mine_blocks(&self, chain: Chain, blocks: u64, plan: BlockPlan) -> Result<u64, SourceError> {
+        if blocks > MAX_MINED_BLOCKS {
+            return Err(SourceError::InvalidChange(format!(
+                "{blocks} blocks is more than one call mines; at most {MAX_MINED_BLOCKS}"
+            )));
+        }
+        self.change(chain, move |devnet, data| {
+            let mut latest = data.latest();
+            for _ in 0..blocks {
+                latest = devnet.append(data, plan.clone())?;
+            }
+            Ok(latest)
+        })
+        .await
+    }
+
+    /// Adds a block of ordinary activity (transfers, swaps, mints, sales)
+    /// to every chain generated so far, every `every`, timestamped that much
+    /// later (in whole seconds, at least one); runs until dropped. Without
+    /// it, blocks come only from the chain controls.
+    pub async fn produce_blocks(self, every: Duration) {
+        let seconds = every.as_secs() + u64::from(every.subsec_nanos() > 0);
+        let plan = BlockPlan::activity().after(seconds.max(1));
+        let mut ticks = tokio::time::interval(every);
+        // A block that could not be made in time is not made twice.
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticks.tick().await;
+        loop {
+            ticks.tick().await;
+            for chain in self.generated_chains() {
+                if let Err(error) = self.mine_blocks(chain, 1, plan.clone()).await {
+                    tracing::error!(%chain, %error, "a live block could not be made");
+                }
+            }
+        }
+    }
+
+    /// Makes one block as `plan` says, on a chain held for writing.
+    fn append(&self, data: &mut ChainData, plan: BlockPlan) -> Result<u64, SourceError> {
+        data.append_block(self.seed(), &self.scale(), self.accounts(), plan)
+    }
+
+    /// Runs `change` on the chain held for writing, off the runtime's threads.
+    async fn change<T: Send + 'static>(
+        &self,
+        chain: Chain,
+        change: impl FnOnce(&Devnet, &mut ChainData) -> Result<T, SourceError> + Send + 'static,
+    ) -> Result<T, SourceError> {
+        self.with_live(chain, move |devnet, live| change(devnet, &mut live.write())).await
+    }
+
+    async fn with_live<T: Send + 'static>(
+        &self,
+        chain: Chain,
+        work: impl FnOnce(&Devnet, &LiveChain) -> Result<T, SourceError> + Send + 'static,
+    ) -> Result<T, SourceError> {
+        let live: Arc<LiveChain> = self.ready_live(chain).await?;
+        let devnet = self.clone();
+        tokio::task::spawn_blocking(move || work(&devnet, &live))
+            .await
+            .map_err(|e| SourceError::Unavailable(format!("changing chain {chain}: {e}")))?
+    }
+}
+
+impl ChainControl for Devnet {
+    async fn mine(&self, chain: Chain, blocks: u64, interval: Option<u64>) -> Result<u64, SourceError> {
+        // An interval of 0 is what tools send for "none" (viem's mine does).
+        let plan = match interval.filter(|seconds| *seconds > 0) {
+            Some(seconds) => BlockPlan::empty().after(seconds),
+            None => BlockPlan::empty(),
+        };
+        self.mine_blocks(chain, blocks, plan).await
+    }
+
+    async fn snapshot(&self, chain: Chain) -> Result<u64, SourceError> {
+        self.with_live(chain, |_, live| Ok(live.snapshot())).await
+    }
+
+    async fn revert(&self, chain: Chain, id: u64) -> Result<bool, SourceError> {
+        self.with_live(chain, move |_, live| Ok(live.revert(id))).await
+    }
+
+    async fn reset(&self, chain: Chain) -> Result<(), SourceError> {
+        self.with_live(chain, move |devnet, live| {
+            live.reset(devnet.generate(chain));
+            Ok(())
+        })
+        .await
+    }
+
+    async fn increase_time(&self, chain: Chain, seconds: u64) -> Result<u64, SourceError> {
+        self.change(chain, move |_, data| Ok(data.increase_time(seconds))).await
+    }
+
+    async fn set_next_block_timestamp(&self, chain: Chain, timestamp: u64) -> Result<(), SourceError> {
+        self.change(chain, move |_, data| data.set_next_timestamp(timestamp)).await
+    }
+
+    async fn set_balance(&self, chain: Chain, address: Address, balance: U256) -> Result<(), SourceError> {
+        self.change(chain, move |devnet, data| {
+            let current = data.ledger.find(address).map_or(0, |holder| data.ledger.balance(holder, Asset::NATIVE));
+            let wanted = u128::try_from(balance).map_err(|_| {
+                SourceError::InvalidChange(format!("balance {balance} is more wei than the devnet holds"))
+            })?;
+            if wanted < current {
+                return Err(SourceError::InvalidChange(format!(
+                    "{address} holds {current} wei; a balance is only raised, by a transfer from the devnet's \
+                     faucet: lowering it would take a transaction signed by {address}"
+                )));
+            }
+            if wanted > current {
+                let faucet = devnet.accounts().address(Accounts::DEPLOYER);
+                if address == faucet {
+                    return Err(SourceError::InvalidChange(format!(
+                        "{address} is the devnet's faucet, which pays for every balance set; its own is not set"
+                    )));
+                }
+                devnet.append(data, BlockPlan::funding(address, wanted - current))?;
+            }
+            Ok(())
+        })
+        .await
+    }
+}

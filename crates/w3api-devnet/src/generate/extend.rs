@@ -1,0 +1,153 @@
+//! Growing a chain after it is generated, a block at a time: live blocks of
+//! ordinary activity, and blocks that cheat methods ask for. A new block is
+//! made as the generated ones are (simulated on the ledger, signed, sealed
+//! onto the last block's hash) and appended, with its prices indexed.
+
+use alloy_primitives::Address;
+use w3api_source::SourceError;
+
+use super::model::{BLOCK_TIME, ChainData, GENESIS_TIMESTAMP};
+use super::sealing::{seal, sign};
+use super::simulation::{Action, Memory, Simulation};
+use crate::accounts::Accounts;
+use crate::scale::Scale;
+
+/// What the next block of a chain starts from, besides the chain itself.
+#[derive(Clone, Debug)]
+pub(crate) struct Producer {
+    memory: Memory,
+    /// The newest block such that every block since genesis is
+    /// [`BLOCK_TIME`] after the one before (true of every generated block).
+    pub(crate) regular_through: u64,
+    /// The next block's timestamp, when set (`evm_setNextBlockTimestamp`).
+    next_timestamp: Option<u64>,
+    /// Seconds the next block comes later than it would (`evm_increaseTime`).
+    pending_increase: u64,
+}
+
+impl Producer {
+    pub(super) fn new(memory: Memory, latest: u64) -> Producer {
+        Producer { memory, regular_through: latest, next_timestamp: None, pending_increase: 0 }
+    }
+}
+
+/// A block to make.
+#[derive(Clone, Debug, Default)]
+pub struct BlockPlan {
+    /// Seconds after the block before; [`BLOCK_TIME`] when `None`. A
+    /// timestamp set for the next block, or time added, takes precedence.
+    pub interval: Option<u64>,
+    /// Random transactions of ordinary activity (transfers, swaps, mints),
+    /// as the generated blocks have; an empty block otherwise.
+    pub activity: bool,
+    /// A transaction the block starts with.
+    pub(super) transaction: Option<Action>,
+}
+
+impl BlockPlan {
+    /// A block with no transactions, as `evm_mine` makes.
+    pub fn empty() -> BlockPlan {
+        BlockPlan::default()
+    }
+
+    /// A block of random activity, as live blocks are.
+    pub fn activity() -> BlockPlan {
+        BlockPlan { activity: true, ..BlockPlan::default() }
+    }
+
+    /// A block whose one transaction is a transfer of `amount` wei of the
+    /// native currency from the devnet's faucet (its deployer) to `to`.
+    pub fn funding(to: Address, amount: u128) -> BlockPlan {
+        let transfer = Action::NativeTransfer { from: Accounts::DEPLOYER, to, amount };
+        BlockPlan { transaction: Some(transfer), ..BlockPlan::default() }
+    }
+
+    /// The same plan, `seconds` after the block before.
+    pub fn after(self, seconds: u64) -> BlockPlan {
+        BlockPlan { interval: Some(seconds), ..self }
+    }
+}
+
+impl ChainData {
+    /// Makes the next block as planned and appends it; returns its number.
+    pub(crate) fn append_block(
+        &mut self,
+        seed: u64,
+        scale: &Scale,
+        accounts: &Accounts,
+        plan: BlockPlan,
+    ) -> Result<u64, SourceError> {
+        let number = self.latest() + 1;
+        let parent = self.blocks.last().expect("a chain has its genesis block");
+        let (parent_header, parent_hash) = (parent.header.clone(), parent.hash);
+        let timestamp = self.next_timestamp(parent_header.timestamp, plan.interval);
+        let bases = (self.transactions.len() as u32, self.logs.len() as u32);
+        let ledger = std::mem::take(&mut self.ledger);
+        let memory = self.producer.memory.clone();
+        let mut simulation =
+            Simulation::resume(self.chain, seed, scale, accounts, &self.world, ledger, memory, bases, &parent_header);
+        let made = simulation.live_block(number as u32, timestamp, plan.transaction, plan.activity);
+        let memory = simulation.memory();
+        let Simulation { ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
+        // A refused transaction changed nothing: the ledger goes back as it was.
+        self.ledger = ledger;
+        made.map_err(SourceError::InvalidChange)?;
+        let transactions = sign(unsigned, accounts);
+        let mut blocks = seal(seed, self.chain, pending, &transactions, parent_hash);
+        self.producer.memory = memory;
+        self.producer.next_timestamp = None;
+        self.producer.pending_increase = 0;
+        if self.producer.regular_through + 1 == number && timestamp == GENESIS_TIMESTAMP + BLOCK_TIME * number {
+            self.producer.regular_through = number;
+        }
+        for block in &mut blocks {
+            block.first_tx += bases.0;
+            self.block_by_hash.insert(block.hash, block.header.number);
+        }
+        self.blocks.extend(blocks);
+        for tx in transactions {
+            let index = self.transactions.len() as u32;
+            self.tx_by_hash.insert(tx.hash, index);
+            self.sent_by.entry(tx.sender).or_default().push(index);
+            self.transactions.push(tx);
+        }
+        self.receipts.extend(receipts);
+        self.logs.extend(logs);
+        for sale in sales {
+            self.sales_by_collection.entry(sale.collection).or_default().push(self.sales.len() as u32);
+            self.sales.push(sale);
+        }
+        self.index_prices_of(number);
+        Ok(number)
+    }
+
+    /// The next block's timestamp: the one set for it, or `interval` (or
+    /// [`BLOCK_TIME`]) after its parent plus any time added; always later
+    /// than its parent's.
+    fn next_timestamp(&self, parent: u64, interval: Option<u64>) -> u64 {
+        let timestamp = self.producer.next_timestamp.unwrap_or_else(|| {
+            parent.saturating_add(interval.unwrap_or(BLOCK_TIME)).saturating_add(self.producer.pending_increase)
+        });
+        timestamp.max(parent.saturating_add(1))
+    }
+
+    /// Sets the next block's timestamp (`evm_setNextBlockTimestamp`): it
+    /// must come after the newest block's.
+    pub(crate) fn set_next_timestamp(&mut self, timestamp: u64) -> Result<(), SourceError> {
+        let newest = self.timestamp(self.latest());
+        if timestamp <= newest {
+            return Err(SourceError::InvalidChange(format!(
+                "timestamp {timestamp} is not after the newest block's, {newest}: block timestamps only grow"
+            )));
+        }
+        self.producer.next_timestamp = Some(timestamp);
+        Ok(())
+    }
+
+    /// Makes the next block come `seconds` later (`evm_increaseTime`);
+    /// returns the seconds now added, in all.
+    pub(crate) fn increase_time(&mut self, seconds: u64) -> u64 {
+        self.producer.pending_increase = self.producer.pending_increase.saturating_add(seconds);
+        self.producer.pending_increase
+    }
+}

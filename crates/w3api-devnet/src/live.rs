@@ -1,0 +1,102 @@
+//! A chain that changes while it is read: many requests read it at once,
+//! blocks are added one at a time, and snapshots let a test go back.
+//!
+//! Reads and block making share a read-write lock: a request holds a read
+//! lock for the synchronous part of its answer, a new block holds the write
+//! lock while it is made (about a millisecond). A snapshot is a copy of the
+//! chain; reverting swaps the copy in. Going back changes blocks that were
+//! already served, so it moves the chain's revision on: answers cached
+//! under the old revision are never read again.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::{Mutex, RawRwLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::generate::ChainData;
+
+/// A chain held for reading; blocks wait to be added until it is dropped.
+pub type ChainRead = parking_lot::lock_api::ArcRwLockReadGuard<RawRwLock, ChainData>;
+
+pub(crate) struct LiveChain {
+    data: Arc<RwLock<ChainData>>,
+    snapshots: Mutex<Snapshots>,
+    revision: AtomicU64,
+}
+
+#[derive(Default)]
+struct Snapshots {
+    /// Ids count up and are never reused, as Hardhat's and Anvil's.
+    last_id: u64,
+    /// Oldest first.
+    taken: Vec<(u64, ChainData)>,
+}
+
+impl LiveChain {
+    pub(crate) fn new(data: ChainData) -> LiveChain {
+        LiveChain {
+            data: Arc::new(RwLock::new(data)),
+            snapshots: Mutex::new(Snapshots::default()),
+            revision: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, ChainData> {
+        self.data.read()
+    }
+
+    pub(crate) fn read_arc(&self) -> ChainRead {
+        self.data.read_arc()
+    }
+
+    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, ChainData> {
+        self.data.write()
+    }
+
+    /// Changes whenever blocks already made are replaced.
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    /// Keeps a copy of the chain as it is now; returns its id.
+    pub(crate) fn snapshot(&self) -> u64 {
+        let copy = self.read().clone();
+        let mut snapshots = self.snapshots.lock();
+        snapshots.last_id += 1;
+        let id = snapshots.last_id;
+        snapshots.taken.push((id, copy));
+        id
+    }
+
+    /// Puts the chain back as snapshot `id` found it. That snapshot and
+    /// every later one are used up. `false` when there is no such snapshot.
+    pub(crate) fn revert(&self, id: u64) -> bool {
+        let mut snapshots = self.snapshots.lock();
+        let Some(position) = snapshots.taken.iter().position(|(taken, _)| *taken == id) else {
+            return false;
+        };
+        let mut later = snapshots.taken.split_off(position);
+        let (_, data) = later.swap_remove(0);
+        let replaced = self.replace(data);
+        drop(snapshots);
+        // The chain given up and the later snapshots are freed here, outside every lock.
+        drop((replaced, later));
+        true
+    }
+
+    /// Starts the chain over from `data`, forgetting every snapshot.
+    pub(crate) fn reset(&self, data: ChainData) {
+        let forgotten = std::mem::take(&mut self.snapshots.lock().taken);
+        let replaced = self.replace(data);
+        drop((replaced, forgotten));
+    }
+
+    fn replace(&self, data: ChainData) -> ChainData {
+        let mut current = self.write();
+        let replaced = std::mem::replace(&mut *current, data);
+        // Moved while the write lock is held: a request that reads the new
+        // revision can only read the new chain.
+        self.revision.fetch_add(1, Ordering::AcqRel);
+        replaced
+    }
+}

@@ -1,0 +1,166 @@
+//! A chain grown after it is generated (live blocks, cheat methods): new
+//! blocks check out as the generated ones do, every answer follows them,
+//! and snapshots, time and balances behave as development nodes' do.
+
+use alloy_primitives::{Address, U256};
+use w3api_devnet::{Asset, BLOCK_TIME, BlockPlan, Devnet, PriceFilter, Scale};
+use w3api_source::{BlockRef, ChainControl, DataSource, PageRequest, SourceError, WalletTokensQuery};
+use w3api_types::Chain;
+
+use crate::chain::{check_blocks, check_transactions};
+
+fn tiny() -> Devnet {
+    Devnet::new(7, Scale::TINY)
+}
+
+#[tokio::test]
+async fn blocks_of_activity_check_out_and_move_balances_and_prices() {
+    let devnet = tiny();
+    let generated = devnet.latest_block(Chain::Eth).await.unwrap();
+    let latest = devnet.mine_blocks(Chain::Eth, 40, BlockPlan::activity()).await.unwrap();
+    assert_eq!(latest, generated + 40);
+    let data = devnet.chain(Chain::Eth);
+    let new_transactions = data.transactions.len() - data.blocks[generated as usize + 1].first_tx as usize;
+    assert!(new_transactions >= 40, "{new_transactions} transactions in 40 live blocks");
+    check_blocks(&data, generated + 1);
+    check_transactions(&data, generated + 1);
+    // Every price at every new block is what the reserves then say.
+    let mut moved = 0;
+    for block in generated + 1..=latest {
+        for asset in data.world.assets() {
+            let indexed = data.price(asset, block, PriceFilter::default());
+            assert_eq!(indexed, data.compute_price(asset, block, PriceFilter::default()), "{asset:?} at {block}");
+            moved += usize::from(indexed != data.price(asset, block - 1, PriceFilter::default()));
+        }
+    }
+    assert!(moved > 0, "swaps in 40 blocks moved no price");
+    // Balances are the sum of the movements, generated and live alike.
+    let mut sums = std::collections::HashMap::<_, i128>::new();
+    for movement in data.ledger.movements() {
+        if let w3api_devnet::Movement::Fungible { asset, from, to, amount, .. } = *movement {
+            *sums.entry((from, asset)).or_default() -= amount as i128;
+            *sums.entry((to, asset)).or_default() += amount as i128;
+        }
+    }
+    for ((holder, asset), sum) in sums {
+        if holder != w3api_devnet::Holder::NOBODY {
+            assert_eq!(data.ledger.balance(holder, asset) as i128, sum, "{holder:?} {asset:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_set_balance_is_a_faucet_transfer_in_a_new_block() {
+    let devnet = tiny();
+    let someone = Address::repeat_byte(0x5e);
+    let before = devnet.latest_block(Chain::Eth).await.unwrap();
+    let ten_ether = U256::from(10u128.pow(19));
+    devnet.set_balance(Chain::Eth, someone, ten_ether).await.unwrap();
+    let latest = devnet.latest_block(Chain::Eth).await.unwrap();
+    assert_eq!(latest, before + 1);
+    assert_eq!(devnet.balance(Chain::Eth, someone, BlockRef::Latest).await.unwrap(), ten_ether);
+    assert_eq!(devnet.balance(Chain::Eth, someone, BlockRef::Number(before)).await.unwrap(), U256::ZERO);
+    let data = devnet.chain(Chain::Eth);
+    let block = &data.blocks[latest as usize];
+    let [transfer] = data.transactions_of(block) else { panic!("one transaction") };
+    assert_eq!(alloy_consensus::Transaction::to(&transfer.envelope), Some(someone));
+    assert_eq!(alloy_consensus::Transaction::value(&transfer.envelope), ten_ether);
+    assert_eq!(transfer.sender, devnet.accounts().address(w3api_devnet::Accounts::DEPLOYER));
+    drop(data);
+    // The same balance again mines nothing; a lower one is refused, saying why.
+    devnet.set_balance(Chain::Eth, someone, ten_ether).await.unwrap();
+    assert_eq!(devnet.latest_block(Chain::Eth).await.unwrap(), latest);
+    let error = devnet.set_balance(Chain::Eth, someone, U256::from(1)).await.unwrap_err();
+    assert!(matches!(&error, SourceError::InvalidChange(m) if m.contains("only raised")), "{error}");
+    // The new holder's wallet tokens say so too.
+    let query = WalletTokensQuery::new(Chain::Eth, someone);
+    let tokens = devnet.wallet_tokens(query, PageRequest::first(10)).await.unwrap();
+    assert_eq!(tokens.block_number, latest);
+    assert_eq!(tokens.holdings.items.len(), 1);
+    assert_eq!(tokens.holdings.items[0].balance, ten_ether);
+}
+
+#[tokio::test]
+async fn revert_puts_back_every_answer_and_moves_the_revision() {
+    let devnet = tiny();
+    let wallet = devnet.sample_wallets(1)[0];
+    let query = || WalletTokensQuery::new(Chain::Eth, wallet);
+    let generated = devnet.latest_block(Chain::Eth).await.unwrap();
+    let tokens_before = devnet.wallet_tokens(query(), PageRequest::first(50)).await.unwrap();
+    let head_before = devnet.block(Chain::Eth, BlockRef::Latest, true).await.unwrap().unwrap();
+    let first = devnet.snapshot(Chain::Eth).await.unwrap();
+    devnet.mine_blocks(Chain::Eth, 20, BlockPlan::activity()).await.unwrap();
+    devnet.set_balance(Chain::Eth, wallet, U256::from(10u128.pow(24))).await.unwrap();
+    let second = devnet.snapshot(Chain::Eth).await.unwrap();
+    assert!(second > first);
+    let tokens_after = devnet.wallet_tokens(query(), PageRequest::first(50)).await.unwrap();
+    assert_ne!(tokens_after, tokens_before);
+    let revision = devnet.revision(Chain::Eth);
+
+    assert!(devnet.revert(Chain::Eth, first).await.unwrap());
+    assert_eq!(devnet.latest_block(Chain::Eth).await.unwrap(), generated);
+    assert_eq!(devnet.wallet_tokens(query(), PageRequest::first(50)).await.unwrap(), tokens_before);
+    assert_eq!(devnet.block(Chain::Eth, BlockRef::Latest, true).await.unwrap().unwrap(), head_before);
+    assert!(devnet.revision(Chain::Eth) > revision);
+    // Blocks after the snapshot are gone, by number and by hash.
+    assert_eq!(devnet.block(Chain::Eth, BlockRef::Number(generated + 1), false).await.unwrap(), None);
+    // The snapshot and the later one are used up.
+    assert!(!devnet.revert(Chain::Eth, first).await.unwrap());
+    assert!(!devnet.revert(Chain::Eth, second).await.unwrap());
+    // The chain goes on from where it went back to, and checks out.
+    devnet.mine_blocks(Chain::Eth, 3, BlockPlan::activity()).await.unwrap();
+    let data = devnet.chain(Chain::Eth);
+    check_blocks(&data, generated);
+    check_transactions(&data, generated);
+}
+
+#[tokio::test]
+async fn reset_goes_back_to_the_generated_chain() {
+    let devnet = tiny();
+    let generated = devnet.block(Chain::Base, BlockRef::Latest, false).await.unwrap().unwrap();
+    let snapshot = devnet.snapshot(Chain::Base).await.unwrap();
+    devnet.mine(Chain::Base, 5, None).await.unwrap();
+    devnet.reset(Chain::Base).await.unwrap();
+    assert_eq!(devnet.block(Chain::Base, BlockRef::Latest, false).await.unwrap().unwrap(), generated);
+    assert!(!devnet.revert(Chain::Base, snapshot).await.unwrap(), "a reset forgets snapshots");
+}
+
+#[tokio::test]
+async fn time_moves_as_the_cheat_methods_say() {
+    let devnet = tiny();
+    let chain = Chain::Eth;
+    let timestamp = |devnet: &Devnet, number: u64| devnet.chain(chain).timestamp(number);
+    let start = devnet.latest_block(chain).await.unwrap();
+    let at_start = timestamp(&devnet, start);
+    devnet.mine(chain, 2, None).await.unwrap();
+    assert_eq!(timestamp(&devnet, start + 2), at_start + 2 * BLOCK_TIME);
+    devnet.mine(chain, 2, Some(60)).await.unwrap();
+    assert_eq!(timestamp(&devnet, start + 4), at_start + 2 * BLOCK_TIME + 120);
+    // An interval of 0 means none, as viem sends it.
+    devnet.mine(chain, 1, Some(0)).await.unwrap();
+    assert_eq!(timestamp(&devnet, start + 5), at_start + 3 * BLOCK_TIME + 120);
+    let start = start + 1;
+    assert_eq!(devnet.increase_time(chain, 100).await.unwrap(), 100);
+    assert_eq!(devnet.increase_time(chain, 50).await.unwrap(), 150);
+    devnet.mine(chain, 1, None).await.unwrap();
+    assert_eq!(timestamp(&devnet, start + 5), timestamp(&devnet, start + 4) + BLOCK_TIME + 150);
+    // Time added is used up by one block.
+    devnet.mine(chain, 1, None).await.unwrap();
+    assert_eq!(timestamp(&devnet, start + 6), timestamp(&devnet, start + 5) + BLOCK_TIME);
+    let newest = timestamp(&devnet, start + 6);
+    let error = devnet.set_next_block_timestamp(chain, newest).await.unwrap_err();
+    assert!(matches!(&error, SourceError::InvalidChange(m) if m.contains("not after")), "{error}");
+    devnet.set_next_block_timestamp(chain, newest + 86_400).await.unwrap();
+    devnet.mine(chain, 1, None).await.unwrap();
+    let day_later = start + 7;
+    assert_eq!(timestamp(&devnet, day_later), newest + 86_400);
+    // "A day before" follows timestamps, not block counts.
+    assert_eq!(devnet.chain(chain).day_before(day_later), Some(start + 6));
+    let generated = start - 1;
+    let error = devnet.mine(chain, w3api_devnet::MAX_MINED_BLOCKS + 1, None).await.unwrap_err();
+    assert!(error.to_string().contains("at most"), "{error}");
+    // Generated blocks still answer "a day before" by count.
+    let data = devnet.chain(chain);
+    assert_eq!(data.day_before(generated), generated.checked_sub(w3api_devnet::BLOCKS_PER_DAY));
+    assert!(data.price(Asset::WRAPPED, day_later, PriceFilter::default()).is_some());
+}

@@ -1,0 +1,155 @@
+//! The chain-control methods on the gateway (`spec/openrpc-cheats.json`),
+//! through the generated client: each change is a block that every answer
+//! follows (balances, wallet tokens, blocks), reverts put every answer
+//! back, caches included, and a server started without them refuses them.
+
+use serde_json::{Value, json};
+use w3api_devnet::Scale;
+use w3api_rpc::cheats::{ErrorCode as CheatError, method};
+use w3api_server::ServerConfig;
+use w3api_tests::local::{Session, Setup};
+use w3api_types::rpc::{BlockNumberOrTag, BlockTransactions, Quantity};
+use w3api_types::{Address, U256};
+
+const ETHER: u128 = 1_000_000_000_000_000_000;
+
+/// What the three views say of `address` at the newest block: its balance
+/// by `eth_getBalance`, its native balance in wallet tokens, and the
+/// newest block's number and hash.
+#[derive(Debug, PartialEq)]
+struct Views {
+    latest: u64,
+    hash: String,
+    balance: U256,
+    wallet_native: Option<U256>,
+    wallet_block: Option<u64>,
+}
+
+fn views(session: &Session<'_>, address: Address) -> Views {
+    let rpc = session.rpc();
+    let rest = session.rest();
+    session.run(async {
+        let block = rpc.get_block_by_number(BlockNumberOrTag::Latest, false).await.unwrap().unwrap();
+        let balance = rpc.get_balance(address, Some(BlockNumberOrTag::Latest.into())).await.unwrap();
+        let tokens = rest.data().get_wallet_token_balances_price().address(address).send().await.unwrap();
+        Views {
+            latest: block.number,
+            hash: format!("{:#x}", block.hash),
+            balance,
+            wallet_native: tokens.result.iter().find(|t| t.native_token).map(|t| t.balance),
+            wallet_block: tokens.block_number,
+        }
+    })
+}
+
+#[test]
+fn snapshot_set_balance_mine_revert_agree_everywhere_caches_included() {
+    let local = Setup::new().scale(Scale::TINY).start();
+    let session = local.session();
+    let rpc = session.rpc();
+    let someone = Address::repeat_byte(0xd0);
+    let start = views(&session, someone);
+    assert_eq!((start.balance, start.wallet_native), (U256::ZERO, None));
+
+    let snapshot = session.run(rpc.evm_snapshot()).unwrap();
+    session.run(rpc.anvil_set_balance(someone, U256::from(10 * ETHER))).unwrap();
+    let funded = views(&session, someone);
+    assert_eq!(funded.latest, start.latest + 1);
+    assert_eq!(funded.balance, U256::from(10 * ETHER));
+    assert_eq!(funded.wallet_native, Some(U256::from(10 * ETHER)));
+    assert_eq!(funded.wallet_block, Some(funded.latest));
+    let block = session.run(rpc.get_block_by_number(BlockNumberOrTag::Number(funded.latest), true)).unwrap().unwrap();
+    let BlockTransactions::Full(transactions) = block.transactions else { panic!("full transactions") };
+    assert_eq!(transactions.len(), 1);
+    assert_eq!((transactions[0].to, transactions[0].value), (Some(someone), U256::from(10 * ETHER)));
+
+    session.run(rpc.anvil_mine(Some(Quantity(2)), None)).unwrap();
+    let mined = views(&session, someone);
+    assert_eq!((mined.latest, mined.balance), (funded.latest + 2, funded.balance));
+    // Asked for twice, so that the caches keep them.
+    let by_number = |number: u64| session.run(rpc.get_block_by_number(BlockNumberOrTag::Number(number), false));
+    for _ in 0..2 {
+        assert!(by_number(funded.latest).unwrap().is_some());
+        views(&session, someone);
+    }
+
+    assert!(session.run(rpc.evm_revert(U256::from(snapshot))).unwrap());
+    assert_eq!(views(&session, someone), start);
+    assert_eq!(by_number(funded.latest).unwrap(), None, "a reverted block is gone, though it was cached");
+    assert!(!session.run(rpc.evm_revert(U256::from(snapshot))).unwrap(), "a snapshot is used up");
+
+    // Another block takes the reverted one's number: its answers are the new block's.
+    session.run(rpc.hardhat_set_balance(someone, U256::from(3 * ETHER))).unwrap();
+    let again = views(&session, someone);
+    assert_eq!(again.latest, funded.latest);
+    assert_ne!(again.hash, funded.hash);
+    assert_eq!(again.wallet_native, Some(U256::from(3 * ETHER)));
+    assert_eq!(format!("{:#x}", by_number(funded.latest).unwrap().unwrap().hash), again.hash);
+    session.finish();
+}
+
+#[test]
+fn time_methods_take_hex_or_integers_and_blocks_follow() {
+    let local = Setup::new().scale(Scale::TINY).start();
+    let session = local.session();
+    let latest = |session: &Session<'_>| {
+        let block = session.call("eth_getBlockByNumber", json!(["latest", false]));
+        (u64::from_str_radix(block["number"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap(), {
+            u64::from_str_radix(block["timestamp"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
+        })
+    };
+    let (number, timestamp) = latest(&session);
+    assert_eq!(session.call(method::EVM_INCREASE_TIME, json!([3600])), json!(3600));
+    assert_eq!(session.call(method::EVM_INCREASE_TIME, json!(["0x3c"])), json!(3660));
+    assert_eq!(session.call(method::EVM_MINE, json!([])), json!("0x0"));
+    assert_eq!(latest(&session), (number + 1, timestamp + 12 + 3660));
+    assert_eq!(session.call(method::EVM_SET_NEXT_BLOCK_TIMESTAMP, json!([timestamp + 90_000])), Value::Null);
+    assert_eq!(session.call(method::HARDHAT_MINE, json!(["0x3", "0x5"])), json!(true));
+    assert_eq!(latest(&session), (number + 4, timestamp + 90_000 + 10));
+    assert_eq!(session.call(method::EVM_MINE, json!([timestamp + 100_000])), json!("0x0"));
+    assert_eq!(latest(&session), (number + 5, timestamp + 100_000));
+    session.finish();
+}
+
+#[test]
+fn bad_changes_are_invalid_params_that_say_what_was_wrong() {
+    let local = Setup::new().scale(Scale::TINY).start();
+    let session = local.session();
+    let someone = format!("{:#x}", Address::repeat_byte(0xd1));
+    session.call(method::ANVIL_SET_BALANCE, json!([someone, "0x100"]));
+    let cases = [
+        (method::EVM_SET_NEXT_BLOCK_TIMESTAMP, json!([1]), "not after the newest block's"),
+        (method::ANVIL_SET_BALANCE, json!([someone, "0x1"]), "only raised"),
+        (method::ANVIL_MINE, json!(["0x186a1"]), "at most 100000"),
+        (method::EVM_INCREASE_TIME, json!(["sixty"]), "hex quantity or a non-negative integer"),
+        (method::ANVIL_SET_BALANCE, json!(["0x12", "0x1"]), "Invalid params"),
+    ];
+    for (name, params, says) in cases {
+        let error = session.call_error(name, params.clone());
+        assert_eq!(error["code"], CheatError::InvalidParams.code(), "{name} {params}: {error}");
+        // jsonrpsee says why a parameter does not parse in the error's data.
+        assert!(error.to_string().contains(says), "{name} {params}: {error}");
+    }
+    session.finish();
+}
+
+#[test]
+fn a_server_without_cheats_refuses_each_method_saying_so() {
+    let local = Setup::new().scale(Scale::TINY).config(|config| ServerConfig { cheats: false, ..config }).start();
+    let session = local.session();
+    let someone = format!("{:#x}", Address::repeat_byte(0xd2));
+    let latest = session.call("eth_blockNumber", json!([]));
+    for name in method::ALL {
+        let params = match *name {
+            method::EVM_REVERT => json!(["0x1"]),
+            method::EVM_INCREASE_TIME | method::EVM_SET_NEXT_BLOCK_TIMESTAMP => json!(["0x7fffffff"]),
+            method::ANVIL_SET_BALANCE | method::HARDHAT_SET_BALANCE => json!([someone, "0x1"]),
+            _ => json!([]),
+        };
+        let error = session.call_error(name, params);
+        assert_eq!(error["code"], CheatError::MethodNotSupported.code(), "{name}: {error}");
+        assert!(error["message"].as_str().unwrap().contains("--no-cheats"), "{name}: {error}");
+    }
+    assert_eq!(session.call("eth_blockNumber", json!([])), latest, "nothing was mined");
+    session.finish();
+}
