@@ -7,6 +7,7 @@
 #   WALLETS=1000 benches/load.sh    # more wallets in the cold runs
 #   ROUNDS=9 benches/load.sh        # more cold wallet-token rounds (median checked)
 #   W3API=/path/to/w3api benches/load.sh  # another build of w3api against the same baseline
+#   SERVE_ARGS="--block-time 1s" benches/load.sh  # the cached runs' server with these options too
 #
 # Two kinds of runs. Cached: one URL (or one RPC body) asked again and again,
 # so every answer after the first comes from the server's answer cache.
@@ -70,7 +71,8 @@ percent() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b
 
 # 1. Start to first accepted connection, default scale.
 started=$(now_ms)
-start serve env RUST_LOG="${RUST_LOG:-info}" "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
+# shellcheck disable=SC2086 # SERVE_ARGS is a list of words.
+start serve env RUST_LOG="${RUST_LOG:-info}" "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY" ${SERVE_ARGS:-}
 until curl -sf -o /dev/null "$URL/health"; do sleep 0.005; done
 startup_ms=$(($(now_ms) - started))
 SERVER=$URL

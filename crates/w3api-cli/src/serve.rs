@@ -1,12 +1,13 @@
 //! `w3api serve`: the interface on the devnet.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use w3api_devnet::{Devnet, Scale};
 use w3api_server::{CorsOrigins, ServerConfig, new_api_key, serve, service, shutdown_signal};
+use w3api_source::scenario::{Applied, Scenario};
 use w3api_store::Location;
 use w3api_types::Chain;
 
@@ -58,10 +59,24 @@ pub(crate) struct ServeArgs {
     /// come only from the chain-control methods (evm_mine, anvil_setBalance…).
     #[arg(long, value_name = "DURATION", value_parser = block_time)]
     block_time: Option<Duration>,
+    /// Shape the devnet at start with the steps of a scenario file (YAML: wallets, tokens,
+    /// collections, mints, transfers, prices, blocks), before the first request is served.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
     /// Refuse the chain-control methods (evm_mine, evm_snapshot, evm_revert, anvil_setBalance…),
     /// which are served on every chain's JSON-RPC URL otherwise.
     #[arg(long)]
     no_cheats: bool,
+}
+
+/// Reads and applies a scenario file; an error names the file, the step,
+/// the line and what was wrong.
+async fn apply_scenario(path: &Path, devnet: &Devnet) -> Result<(PathBuf, usize, Applied), CliError> {
+    let failed = |error: &dyn std::fmt::Display| CliError::Input(format!("scenario {}: {error}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| failed(&e))?;
+    let scenario = Scenario::from_yaml(&text).map_err(|e| failed(&e))?;
+    let applied = scenario.apply(devnet).await.map_err(|e| failed(&e))?;
+    Ok((path.to_path_buf(), scenario.steps.len(), applied))
 }
 
 /// A `--block-time`: a duration above zero.
@@ -169,6 +184,10 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     let devnet =
         Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay).with_store(store.clone());
     let streams: Vec<_> = devnet.streams().to_vec();
+    let scenario = match &args.scenario {
+        Some(path) => Some(apply_scenario(path, &devnet).await?),
+        None => None,
+    };
     let config = ServerConfig {
         cors,
         answer_cache_bytes: args.answer_cache_size,
@@ -195,6 +214,12 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         outln!(
             "cursor secret generated: cursors are valid on this server until it stops (share one with --secret or W3API_SECRET)"
         );
+    }
+    if let Some((path, steps, applied)) = &scenario {
+        outln!("scenario {}: {steps} steps applied", path.display());
+        for (name, address) in applied.names() {
+            outln!("  {name} {address:#x}");
+        }
     }
     match args.block_time {
         Some(every) => {

@@ -2,7 +2,8 @@
 //! question at a random block for a random wallet on the large chain.
 //!
 //! `cargo bench -p w3api-devnet` (all), or with a filter:
-//! `cargo bench -p w3api-devnet -- generate/default`, `-- query`.
+//! `cargo bench -p w3api-devnet -- generate/default`, `-- query`,
+//! `-- step` (one scenario step: a block made on the default chain).
 //! The large generation takes ten samples of about forty seconds.
 
 // Dependencies this target reaches only through the library, or that other
@@ -11,7 +12,7 @@
 use {
     alloy_consensus as _, alloy_eips as _, alloy_primitives as _, alloy_rlp as _, alloy_rpc_types_eth as _,
     alloy_signer as _, alloy_signer_local as _, alloy_sol_types as _, bs58 as _, chrono as _, ed25519_dalek as _,
-    foldhash as _, parking_lot as _, proptest as _, rayon as _, serde_json as _, tokio as _, tracing as _, uuid as _,
+    foldhash as _, parking_lot as _, proptest as _, rayon as _, serde_json as _, tracing as _, uuid as _,
     w3api_store as _,
 };
 
@@ -19,11 +20,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use w3api_devnet::{ChainData, Devnet, Scale};
+use w3api_devnet::{BlockPlan, ChainData, Devnet, Scale};
 use w3api_source::{
-    BlockRef, PageRequest, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
+    BlockRef, ChainControl, PageRequest, TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
 };
-use w3api_types::{Address, Chain};
+use w3api_types::{Address, Chain, U256};
 
 fn generation(c: &mut Criterion) {
     let mut group = c.benchmark_group("generate");
@@ -134,5 +135,40 @@ fn queries(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, generation, queries);
+/// One scenario step on the default chain, each a new block of real
+/// signed transactions: an empty block, a token minted to a wallet, a
+/// price set through a pair's reserves, a block of live activity, and a
+/// snapshot reverted to at once.
+fn steps(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let devnet = Devnet::new(0, Scale::DEFAULT);
+    devnet.prepare(Chain::Eth);
+    let wallet = devnet.sample_wallets(1)[0];
+    let token = devnet.chain(Chain::Eth).world.tokens[4].address;
+    let mut group = c.benchmark_group("step");
+    group.bench_function("mine/empty", |b| b.iter(|| runtime.block_on(devnet.mine(Chain::Eth, 1, None)).unwrap()));
+    group.bench_function("mint_token", |b| {
+        b.iter(|| runtime.block_on(devnet.mint_token(Chain::Eth, token, wallet, U256::from(1_000u64))).unwrap());
+    });
+    let mut usd = 1.0;
+    group.bench_function("set_price", |b| {
+        b.iter(|| {
+            usd = if usd > 1.5 { 1.0 } else { usd * 1.01 };
+            runtime.block_on(devnet.set_price(Chain::Eth, token, usd)).unwrap()
+        });
+    });
+    group.bench_function("mine/activity", |b| {
+        b.iter(|| runtime.block_on(devnet.mine_blocks(Chain::Eth, 1, BlockPlan::activity())).unwrap());
+    });
+    // Each snapshot is a copy of the chain: reverting to it at once keeps one alive at a time.
+    group.bench_function("snapshot+revert", |b| {
+        b.iter(|| {
+            let id = runtime.block_on(devnet.snapshot(Chain::Eth)).unwrap();
+            runtime.block_on(devnet.revert(Chain::Eth, id)).unwrap()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, generation, queries, steps);
 criterion_main!(benches);

@@ -8,6 +8,7 @@ sol! {
     interface IERC20 {
         function transfer(address to, uint256 amount) external returns (bool);
         function deposit() external payable;
+        function mint(address to, uint256 amount) external;
         event Transfer(address indexed from, address indexed to, uint256 value);
         event Deposit(address indexed dst, uint256 wad);
     }
@@ -30,9 +31,12 @@ sol! {
     interface IDex {
         function createPair(address tokenA, address tokenB) external returns (address pair);
         function mint(address to) external returns (uint256 liquidity);
+        function sync() external;
+        function burn(address to) external returns (uint256 amount0, uint256 amount1);
         function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) external returns (uint256[] amounts);
         event PairCreated(address indexed token0, address indexed token1, address pair, uint256 index);
         event Sync(uint112 reserve0, uint112 reserve1);
+        event Burn(address indexed sender, uint256 amount0, uint256 amount1, address indexed to);
         event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to);
     }
 

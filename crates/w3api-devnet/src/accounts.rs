@@ -90,7 +90,64 @@ impl Accounts {
 
 /// The key of account `index`: a hash of the seed and the index, rehashed in
 /// the (astronomically unlikely) case it is not a valid secp256k1 scalar.
-fn signer(seed: u64, index: u32) -> PrivateKeySigner {
+/// The devnet's accounts and the wallets a test created on one chain:
+/// indexes past the accounts' are the created wallets, in order. Created
+/// wallets are ordinary wallets to the chain, but no random activity picks
+/// them: they hold what the test gave them.
+#[derive(Clone, Copy)]
+pub(crate) struct Signers<'a> {
+    accounts: &'a Accounts,
+    created: &'a [PrivateKeySigner],
+}
+
+impl<'a> Signers<'a> {
+    pub(crate) fn new(accounts: &'a Accounts, created: &'a [PrivateKeySigner]) -> Signers<'a> {
+        Signers { accounts, created }
+    }
+
+    /// The devnet's own accounts, created wallets not counted.
+    pub(crate) fn len(self) -> usize {
+        self.accounts.len()
+    }
+
+    pub(crate) fn address(self, index: u32) -> Address {
+        match (index as usize).checked_sub(self.accounts.len()) {
+            Some(created) => self.created[created].address(),
+            None => self.accounts.address(index),
+        }
+    }
+
+    pub(crate) fn signer(self, index: u32) -> &'a PrivateKeySigner {
+        match (index as usize).checked_sub(self.accounts.len()) {
+            Some(created) => &self.created[created],
+            None => self.accounts.signer(index),
+        }
+    }
+
+    pub(crate) fn role(self, index: u32) -> Role {
+        if index as usize >= self.accounts.len() { Role::Wallet } else { self.accounts.role(index) }
+    }
+
+    pub(crate) fn traders(self) -> std::ops::Range<u32> {
+        self.accounts.traders()
+    }
+
+    /// The devnet's own wallets, which random activity picks from.
+    pub(crate) fn wallets(self) -> std::ops::Range<u32> {
+        self.accounts.wallets()
+    }
+
+    /// The index of the account or created wallet with this address.
+    pub(crate) fn index_of(self, address: Address) -> Option<u32> {
+        let own = self.accounts.addresses().iter().position(|a| *a == address);
+        let created = || self.created.iter().position(|s| s.address() == address).map(|i| i + self.accounts.len());
+        own.or_else(created).map(|i| i as u32)
+    }
+}
+
+/// The key of account `index` of the devnet of `seed`; past the devnet's
+/// own accounts, the keys of the wallets tests create.
+pub(crate) fn signer(seed: u64, index: u32) -> PrivateKeySigner {
     let mut key: B256 = seed::derive(seed, &[b"account", &index.to_be_bytes()]);
     loop {
         match PrivateKeySigner::from_bytes(&key) {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use w3api_source::{ChainControl, SourceError};
+use w3api_source::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError};
 use w3api_types::{Address, Chain, U256};
 
 use crate::generate::{BlockPlan, ChainData};
@@ -57,12 +57,12 @@ impl Devnet {
     }
 
     /// Makes one block as `plan` says, on a chain held for writing.
-    fn append(&self, data: &mut ChainData, plan: BlockPlan) -> Result<u64, SourceError> {
+    pub(crate) fn append(&self, data: &mut ChainData, plan: BlockPlan) -> Result<u64, SourceError> {
         data.append_block(self.seed(), &self.scale(), self.accounts(), plan)
     }
 
     /// Runs `change` on the chain held for writing, off the runtime's threads.
-    async fn change<T: Send + 'static>(
+    pub(crate) async fn change<T: Send + 'static>(
         &self,
         chain: Chain,
         change: impl FnOnce(&Devnet, &mut ChainData) -> Result<T, SourceError> + Send + 'static,
@@ -141,5 +141,40 @@ impl ChainControl for Devnet {
             Ok(())
         })
         .await
+    }
+
+    async fn create_wallet(&self, chain: Chain, native: U256) -> Result<CreatedWallet, SourceError> {
+        self.change(chain, move |devnet, data| devnet.create_wallet_now(data, native)).await
+    }
+
+    async fn create_token(&self, chain: Chain, token: NewToken) -> Result<Address, SourceError> {
+        self.change(chain, move |devnet, data| devnet.deploy_token(data, token)).await
+    }
+
+    async fn create_collection(&self, chain: Chain, collection: NewCollection) -> Result<Address, SourceError> {
+        self.change(chain, move |devnet, data| devnet.deploy_collection(data, collection)).await
+    }
+
+    async fn mint_token(&self, chain: Chain, token: Address, to: Address, amount: U256) -> Result<(), SourceError> {
+        self.change(chain, move |devnet, data| devnet.mint_token_now(data, token, to, amount)).await
+    }
+
+    async fn mint_nft(
+        &self,
+        chain: Chain,
+        collection: Address,
+        to: Address,
+        amount: u64,
+        metadata: Option<NewNftMetadata>,
+    ) -> Result<U256, SourceError> {
+        self.change(chain, move |devnet, data| devnet.mint_nft_now(data, collection, to, amount, metadata)).await
+    }
+
+    async fn transfer(&self, chain: Chain, from: Address, to: Address, moved: Moved) -> Result<(), SourceError> {
+        self.change(chain, move |devnet, data| devnet.transfer_now(data, from, to, moved)).await
+    }
+
+    async fn set_price(&self, chain: Chain, token: Address, usd: f64) -> Result<f64, SourceError> {
+        self.change(chain, move |devnet, data| devnet.set_price_now(data, token, usd)).await
     }
 }

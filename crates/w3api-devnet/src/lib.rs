@@ -37,6 +37,7 @@ mod metadata;
 mod query;
 mod scale;
 mod seed;
+mod shape;
 mod streams;
 mod world;
 
@@ -65,11 +66,13 @@ pub use indexing::Indexing;
 pub use ledger::{Checkpoints, History, Holder, Ledger, Movement};
 pub use live::ChainRead;
 use live::LiveChain;
-pub use metadata::{NftMetadata, Rarity};
+pub use metadata::{NftMetadata, Rarity, Trait};
 pub use query::BLOCKS_PER_DAY;
 pub use query::nfts::NftPage;
 pub use query::prices::{Price, PriceFilter};
 pub use scale::Scale;
+pub use w3api_source::{CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
+pub(crate) use world::MEDIA_HOST;
 pub use world::{Asset, Collection, Exchange, NativeCurrency, Pair, Token, TokenKind, World};
 
 /// The chain id the devnet signs with and derives a chain's data from.

@@ -2,6 +2,7 @@
 
 use alloy_primitives::Address;
 use serde_json::json;
+use std::borrow::Cow;
 use w3api_types::Chain;
 
 use crate::seed;
@@ -18,8 +19,9 @@ pub struct NftMetadata {
     pub image: String,
     /// External page.
     pub external_url: String,
-    /// Traits: (type, value).
-    pub attributes: Vec<(&'static str, &'static str)>,
+    /// Traits: (type, value); the generated ones are the devnet's own
+    /// words, those of NFTs a test mints its own.
+    pub attributes: Vec<Trait>,
     /// Where the document is served.
     pub token_uri: String,
 }
@@ -74,7 +76,10 @@ pub(crate) fn collection(seed: u64, chain: Chain, address: Address, name: &str, 
             description: format!("Token {id} of {name}, a collection of the w3api devnet."),
             image: format!("{base}/{id}.png"),
             external_url: format!("{base}/{id}"),
-            attributes: TRAITS.iter().map(|(trait_type, values)| (*trait_type, weighted(&mut rng, values))).collect(),
+            attributes: TRAITS
+                .iter()
+                .map(|(trait_type, values)| (Cow::Borrowed(*trait_type), Cow::Borrowed(weighted(&mut rng, values))))
+                .collect(),
             token_uri: format!("{base}/{id}.json"),
         })
         .collect()
@@ -94,15 +99,18 @@ fn weighted(rng: &mut fastrand::Rng, values: &'static [&'static str]) -> &'stati
     values[values.len() - 1]
 }
 
+/// A trait of an NFT: (type, value).
+pub type Trait = (Cow<'static, str>, Cow<'static, str>);
+
 /// How many token ids of a collection have each (trait type, value).
-pub(crate) type TraitCounts = std::collections::HashMap<(&'static str, &'static str), u32>;
+pub(crate) type TraitCounts = std::collections::HashMap<Trait, u32>;
 
 /// Counts each trait value across the collection.
 pub(crate) fn trait_counts(metadata: &[NftMetadata]) -> TraitCounts {
     let mut counts = TraitCounts::new();
     for token in metadata {
         for attribute in &token.attributes {
-            *counts.entry(*attribute).or_default() += 1;
+            *counts.entry(attribute.clone()).or_default() += 1;
         }
     }
     counts

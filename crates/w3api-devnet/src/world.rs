@@ -297,6 +297,52 @@ impl World {
         self.token(asset).map_or(18, |t| t.decimals)
     }
 
+    /// Adds a token a test deploys; returns its asset.
+    pub(crate) fn add_token(&mut self, token: Token) -> Asset {
+        let asset = Asset(self.tokens.len() as u16 + 1);
+        self.token_by_address.insert(token.address, asset);
+        self.tokens.push(token);
+        asset
+    }
+
+    /// Adds a collection a test deploys; returns its index.
+    pub(crate) fn add_collection(&mut self, collection: Collection) -> u16 {
+        let index = self.collections.len() as u16;
+        self.collection_by_address.insert(collection.address, index);
+        self.collections.push(collection);
+        index
+    }
+
+    /// Takes back the collection added last (its deployment failed).
+    pub(crate) fn remove_last_collection(&mut self) {
+        if let Some(collection) = self.collections.pop() {
+            self.collection_by_address.remove(&collection.address);
+        }
+    }
+
+    /// Adds a pair of `a` and `b` on `exchange`, at the address its factory
+    /// gives it; returns its index.
+    pub(crate) fn add_pair(&mut self, exchange: usize, a: Asset, b: Asset, liquidity_usd: f64) -> usize {
+        let address_of = |asset: Asset| self.token(asset).expect("pairs are of tokens").address;
+        let pair = new_pair(&self.exchanges, exchange, (a, address_of(a)), (b, address_of(b)), liquidity_usd);
+        self.pairs.push(pair);
+        self.pairs.len() - 1
+    }
+
+    /// Sets the metadata of token id `id` of a collection (one past its
+    /// last id adds one), and counts its traits again.
+    pub(crate) fn set_nft_metadata(&mut self, collection: u16, id: u32, metadata: NftMetadata) {
+        let collection = &mut self.collections[usize::from(collection)];
+        let index = id as usize - 1;
+        if index == collection.metadata.len() {
+            collection.metadata.push(metadata);
+        } else {
+            collection.metadata[index] = metadata;
+        }
+        collection.trait_counts = metadata::trait_counts(&collection.metadata);
+        collection.rarity = metadata::rarity(&collection.metadata, &collection.trait_counts);
+    }
+
     /// The pairs an asset is a side of.
     pub fn pairs_of(&self, asset: Asset) -> impl Iterator<Item = (usize, &Pair)> {
         self.pairs.iter().enumerate().filter(move |(_, p)| p.token0 == asset || p.token1 == asset)
@@ -413,12 +459,8 @@ fn plan_collections(
 fn plan_pairs(rng: &mut fastrand::Rng, tokens: &[Token], exchanges: &[Exchange]) -> Vec<Pair> {
     let mut pairs = Vec::new();
     let mut add = |exchange: usize, a: Asset, b: Asset, liquidity: f64| {
-        let (address_a, address_b) = (tokens[usize::from(a.0 - 1)].address, tokens[usize::from(b.0 - 1)].address);
-        let (token0, token1) = if address_a < address_b { (a, b) } else { (b, a) };
-        let (low, high) = if address_a < address_b { (address_a, address_b) } else { (address_b, address_a) };
-        let salt = keccak256([low.as_slice(), high.as_slice()].concat());
-        let address = exchanges[exchange].factory.create2(salt, PAIR_INIT_CODE_HASH);
-        pairs.push(Pair { exchange, address, token0, token1, launch_liquidity_usd: liquidity });
+        let address_of = |asset: Asset| tokens[usize::from(asset.0 - 1)].address;
+        pairs.push(new_pair(exchanges, exchange, (a, address_of(a)), (b, address_of(b)), liquidity));
     };
     add(0, Asset::WRAPPED, Asset::STABLE, 20_000_000.0);
     add(1, Asset::WRAPPED, Asset::STABLE, 5_000_000.0);
@@ -441,6 +483,15 @@ fn plan_pairs(rng: &mut fastrand::Rng, tokens: &[Token], exchanges: &[Exchange])
         }
     }
     pairs
+}
+
+/// The pair of two tokens (with their addresses) on `exchange`, at the
+/// address its factory gives it (CREATE2 of the sorted addresses).
+fn new_pair(exchanges: &[Exchange], exchange: usize, a: (Asset, Address), b: (Asset, Address), liquidity: f64) -> Pair {
+    let ((token0, low), (token1, high)) = if a.1 < b.1 { (a, b) } else { (b, a) };
+    let salt = keccak256([low.as_slice(), high.as_slice()].concat());
+    let address = exchanges[exchange].factory.create2(salt, PAIR_INIT_CODE_HASH);
+    Pair { exchange, address, token0, token1, launch_liquidity_usd: liquidity }
 }
 
 /// Sets each supply to cover its pairs' liquidity and its hand-outs, with room to spare.

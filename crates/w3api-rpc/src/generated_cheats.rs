@@ -164,6 +164,121 @@ Calls `anvil_reset`.
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
     #[method(name = "anvil_reset", param_kind = array)]
     async fn anvil_reset(&self) -> jsonrpsee::core::RpcResult<()>;
+    /**Create a wallet whose key the devnet holds
+
+A new account, funded by the devnet's faucet with the balance given (a transfer mined at once). The devnet signs its transfers (w3api_transfer); the key is returned for a test's own signing too. Random live activity never touches it.
+
+Calls `w3api_createWallet` with the positional parameters `balance`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_createWallet", param_kind = array)]
+    async fn w3api_create_wallet(
+        &self,
+        balance: Option<w3api_types::rpc::Uint>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::CreatedWallet>;
+    /**Deploy an ERC20
+
+Deploys the token (spam tokens from the devnet's spammer, others from its deployer, who holds the supply). With a usdPrice it also gets a pair with the wrapped native token on the first exchange, with liquidityUsd in it, so that wallet answers and eth_getTokenPrice price it. One new block.
+
+Calls `w3api_createToken` with the positional parameters `token`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_createToken", param_kind = array)]
+    async fn w3api_create_token(
+        &self,
+        token: w3api_types::rpc::NewToken,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Address>;
+    /**Deploy an NFT collection
+
+Deploys an ERC721 or ERC1155 collection from the devnet's deployer, with no tokens yet: w3api_mintNft mints them, with the metadata given. One new block.
+
+Calls `w3api_createCollection` with the positional parameters `collection`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_createCollection", param_kind = array)]
+    async fn w3api_create_collection(
+        &self,
+        collection: w3api_types::rpc::NewCollection,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Address>;
+    /**Mint an ERC20 to an address
+
+New units minted by the token's owner (the wrapped native token: deposited by the faucet and passed on). One new block.
+
+Calls `w3api_mintToken` with the positional parameters `token`, `to`, `amount`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_mintToken", param_kind = array)]
+    async fn w3api_mint_token(
+        &self,
+        token: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        amount: w3api_types::rpc::Uint,
+    ) -> jsonrpsee::core::RpcResult<()>;
+    /**Mint an NFT to an address
+
+An ERC721 mints its next token id; an ERC1155 mints amount of token 1, or of a new id when metadata is given. With metadata, the token's document (name, description, image, traits) is the one given. Returns the token id. One new block.
+
+Calls `w3api_mintNft` with the positional parameters `collection`, `to`, `amount`, `metadata`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_mintNft", param_kind = array)]
+    async fn w3api_mint_nft(
+        &self,
+        collection: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        amount: Option<w3api_types::rpc::Quantity>,
+        metadata: Option<w3api_types::rpc::NftMetadataParams>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Uint>;
+    /**Transfer from an account whose key the devnet holds
+
+From a wallet made by w3api_createWallet or one of the devnet's accounts: native currency (token 0xeeee…eeee), an ERC20, or an NFT (token is the collection, tokenId given; amount 1 for an ERC721). Refused, naming the shortfall, when the sender holds less. One new block.
+
+Calls `w3api_transfer` with the positional parameters `from`, `to`, `token`, `amount`, `token_id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_transfer", param_kind = array)]
+    async fn w3api_transfer(
+        &self,
+        from: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        token: w3api_types::rpc::Address,
+        amount: w3api_types::rpc::Uint,
+        token_id: Option<w3api_types::rpc::Uint>,
+    ) -> jsonrpsee::core::RpcResult<()>;
+    /**Set a token's USD price
+
+Moves the reserves of the DEX pair that prices the token, as a real pool moves: a donation to one side, then sync(). The native currency (0xeeee…eeee or the wrapped token) moves every price quoted in it; the stablecoin is the anchor and cannot be set. Returns the price the chain then reads. One new block.
+
+Calls `w3api_setPrice` with the positional parameters `token`, `usd_price`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_setPrice", param_kind = array)]
+    async fn w3api_set_price(
+        &self,
+        token: w3api_types::rpc::Address,
+        usd_price: f64,
+    ) -> jsonrpsee::core::RpcResult<f64>;
 }
 /// The wire name of each method of the API.
 pub mod method {
@@ -187,6 +302,20 @@ pub mod method {
     pub const HARDHAT_SET_BALANCE: &str = "hardhat_setBalance";
     ///`anvil_reset`: Start the chain over
     pub const ANVIL_RESET: &str = "anvil_reset";
+    ///`w3api_createWallet`: Create a wallet whose key the devnet holds
+    pub const W3API_CREATE_WALLET: &str = "w3api_createWallet";
+    ///`w3api_createToken`: Deploy an ERC20
+    pub const W3API_CREATE_TOKEN: &str = "w3api_createToken";
+    ///`w3api_createCollection`: Deploy an NFT collection
+    pub const W3API_CREATE_COLLECTION: &str = "w3api_createCollection";
+    ///`w3api_mintToken`: Mint an ERC20 to an address
+    pub const W3API_MINT_TOKEN: &str = "w3api_mintToken";
+    ///`w3api_mintNft`: Mint an NFT to an address
+    pub const W3API_MINT_NFT: &str = "w3api_mintNft";
+    ///`w3api_transfer`: Transfer from an account whose key the devnet holds
+    pub const W3API_TRANSFER: &str = "w3api_transfer";
+    ///`w3api_setPrice`: Set a token's USD price
+    pub const W3API_SET_PRICE: &str = "w3api_setPrice";
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         EVM_SNAPSHOT,
@@ -199,6 +328,13 @@ pub mod method {
         ANVIL_SET_BALANCE,
         HARDHAT_SET_BALANCE,
         ANVIL_RESET,
+        W3API_CREATE_WALLET,
+        W3API_CREATE_TOKEN,
+        W3API_CREATE_COLLECTION,
+        W3API_MINT_TOKEN,
+        W3API_MINT_NFT,
+        W3API_TRANSFER,
+        W3API_SET_PRICE,
     ];
 }
 /// The errors of `components.errors`: code and meaning.
@@ -420,6 +556,155 @@ Calls `anvil_reset`.
     pub async fn anvil_reset(&self) -> Result<(), crate::RpcError> {
         CheatApiClient::anvil_reset(self.transport()).await.map_err(|e| self.error(e))
     }
+    /**Create a wallet whose key the devnet holds
+
+A new account, funded by the devnet's faucet with the balance given (a transfer mined at once). The devnet signs its transfers (w3api_transfer); the key is returned for a test's own signing too. Random live activity never touches it.
+
+Calls `w3api_createWallet` with the positional parameters `balance`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_create_wallet(
+        &self,
+        balance: Option<w3api_types::rpc::Uint>,
+    ) -> Result<w3api_types::rpc::CreatedWallet, crate::RpcError> {
+        CheatApiClient::w3api_create_wallet(self.transport(), balance)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Deploy an ERC20
+
+Deploys the token (spam tokens from the devnet's spammer, others from its deployer, who holds the supply). With a usdPrice it also gets a pair with the wrapped native token on the first exchange, with liquidityUsd in it, so that wallet answers and eth_getTokenPrice price it. One new block.
+
+Calls `w3api_createToken` with the positional parameters `token`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_create_token(
+        &self,
+        token: w3api_types::rpc::NewToken,
+    ) -> Result<w3api_types::rpc::Address, crate::RpcError> {
+        CheatApiClient::w3api_create_token(self.transport(), token)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Deploy an NFT collection
+
+Deploys an ERC721 or ERC1155 collection from the devnet's deployer, with no tokens yet: w3api_mintNft mints them, with the metadata given. One new block.
+
+Calls `w3api_createCollection` with the positional parameters `collection`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_create_collection(
+        &self,
+        collection: w3api_types::rpc::NewCollection,
+    ) -> Result<w3api_types::rpc::Address, crate::RpcError> {
+        CheatApiClient::w3api_create_collection(self.transport(), collection)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Mint an ERC20 to an address
+
+New units minted by the token's owner (the wrapped native token: deposited by the faucet and passed on). One new block.
+
+Calls `w3api_mintToken` with the positional parameters `token`, `to`, `amount`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_mint_token(
+        &self,
+        token: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        amount: w3api_types::rpc::Uint,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::w3api_mint_token(self.transport(), token, to, amount)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Mint an NFT to an address
+
+An ERC721 mints its next token id; an ERC1155 mints amount of token 1, or of a new id when metadata is given. With metadata, the token's document (name, description, image, traits) is the one given. Returns the token id. One new block.
+
+Calls `w3api_mintNft` with the positional parameters `collection`, `to`, `amount`, `metadata`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_mint_nft(
+        &self,
+        collection: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        amount: Option<w3api_types::rpc::Quantity>,
+        metadata: Option<w3api_types::rpc::NftMetadataParams>,
+    ) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
+        CheatApiClient::w3api_mint_nft(
+                self.transport(),
+                collection,
+                to,
+                amount,
+                metadata,
+            )
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Transfer from an account whose key the devnet holds
+
+From a wallet made by w3api_createWallet or one of the devnet's accounts: native currency (token 0xeeee…eeee), an ERC20, or an NFT (token is the collection, tokenId given; amount 1 for an ERC721). Refused, naming the shortfall, when the sender holds less. One new block.
+
+Calls `w3api_transfer` with the positional parameters `from`, `to`, `token`, `amount`, `token_id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_transfer(
+        &self,
+        from: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        token: w3api_types::rpc::Address,
+        amount: w3api_types::rpc::Uint,
+        token_id: Option<w3api_types::rpc::Uint>,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::w3api_transfer(
+                self.transport(),
+                from,
+                to,
+                token,
+                amount,
+                token_id,
+            )
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Set a token's USD price
+
+Moves the reserves of the DEX pair that prices the token, as a real pool moves: a donation to one side, then sync(). The native currency (0xeeee…eeee or the wrapped token) moves every price quoted in it; the stablecoin is the anchor and cannot be set. Returns the price the chain then reads. One new block.
+
+Calls `w3api_setPrice` with the positional parameters `token`, `usd_price`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_set_price(
+        &self,
+        token: w3api_types::rpc::Address,
+        usd_price: f64,
+    ) -> Result<f64, crate::RpcError> {
+        CheatApiClient::w3api_set_price(self.transport(), token, usd_price)
+            .await
+            .map_err(|e| self.error(e))
+    }
 }
 #[cfg(feature = "client")]
 impl crate::Batch<'_> {
@@ -549,5 +834,124 @@ impl crate::Batch<'_> {
     ///Adds a `anvil_reset` call to the batch; its result is read back with the returned handle.
     pub fn anvil_reset(&mut self) -> crate::BatchItem<()> {
         self.push(method::ANVIL_RESET, |_| { Ok(()) })
+    }
+    ///Adds a `w3api_createWallet` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_create_wallet(
+        &mut self,
+        balance: Option<w3api_types::rpc::Uint>,
+    ) -> crate::BatchItem<w3api_types::rpc::CreatedWallet> {
+        self.push(
+            method::W3API_CREATE_WALLET,
+            |params| {
+                if let Some(value) = balance {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `w3api_createToken` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_create_token(
+        &mut self,
+        token: w3api_types::rpc::NewToken,
+    ) -> crate::BatchItem<w3api_types::rpc::Address> {
+        self.push(
+            method::W3API_CREATE_TOKEN,
+            |params| {
+                params.insert(token)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `w3api_createCollection` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_create_collection(
+        &mut self,
+        collection: w3api_types::rpc::NewCollection,
+    ) -> crate::BatchItem<w3api_types::rpc::Address> {
+        self.push(
+            method::W3API_CREATE_COLLECTION,
+            |params| {
+                params.insert(collection)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `w3api_mintToken` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_mint_token(
+        &mut self,
+        token: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        amount: w3api_types::rpc::Uint,
+    ) -> crate::BatchItem<()> {
+        self.push(
+            method::W3API_MINT_TOKEN,
+            |params| {
+                params.insert(token)?;
+                params.insert(to)?;
+                params.insert(amount)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `w3api_mintNft` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_mint_nft(
+        &mut self,
+        collection: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        amount: Option<w3api_types::rpc::Quantity>,
+        metadata: Option<w3api_types::rpc::NftMetadataParams>,
+    ) -> crate::BatchItem<w3api_types::rpc::Uint> {
+        self.push(
+            method::W3API_MINT_NFT,
+            |params| {
+                params.insert(collection)?;
+                params.insert(to)?;
+                if let Some(value) = amount {
+                    params.insert(value)?;
+                }
+                if let Some(value) = metadata {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `w3api_transfer` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_transfer(
+        &mut self,
+        from: w3api_types::rpc::Address,
+        to: w3api_types::rpc::Address,
+        token: w3api_types::rpc::Address,
+        amount: w3api_types::rpc::Uint,
+        token_id: Option<w3api_types::rpc::Uint>,
+    ) -> crate::BatchItem<()> {
+        self.push(
+            method::W3API_TRANSFER,
+            |params| {
+                params.insert(from)?;
+                params.insert(to)?;
+                params.insert(token)?;
+                params.insert(amount)?;
+                if let Some(value) = token_id {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `w3api_setPrice` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_set_price(
+        &mut self,
+        token: w3api_types::rpc::Address,
+        usd_price: f64,
+    ) -> crate::BatchItem<f64> {
+        self.push(
+            method::W3API_SET_PRICE,
+            |params| {
+                params.insert(token)?;
+                params.insert(usd_price)?;
+                Ok(())
+            },
+        )
     }
 }

@@ -7,6 +7,7 @@
 
 use std::future::{Future, ready};
 
+use w3api_types::rpc::Hash32;
 use w3api_types::{Address, Chain, U256};
 
 use crate::SourceError;
@@ -72,8 +73,158 @@ pub trait ChainControl: Send + Sync + 'static {
         let _ = (address, balance);
         ready(Err(refused(chain, "set balances")))
     }
+
+    /// A new wallet whose key the source holds, given `native` wei when more than zero.
+    fn create_wallet(
+        &self,
+        chain: Chain,
+        native: U256,
+    ) -> impl Future<Output = Result<CreatedWallet, SourceError>> + Send {
+        let _ = native;
+        ready(Err(refused(chain, "create wallets")))
+    }
+
+    /// Deploys an ERC20 (with a priced pair when it has a price); returns its address.
+    fn create_token(&self, chain: Chain, token: NewToken) -> impl Future<Output = Result<Address, SourceError>> + Send {
+        let _ = token;
+        ready(Err(refused(chain, "deploy tokens")))
+    }
+
+    /// Deploys an NFT collection, with no tokens yet; returns its address.
+    fn create_collection(
+        &self,
+        chain: Chain,
+        collection: NewCollection,
+    ) -> impl Future<Output = Result<Address, SourceError>> + Send {
+        let _ = collection;
+        ready(Err(refused(chain, "deploy collections")))
+    }
+
+    /// Mints `amount` raw units of the ERC20 at `token` to `to`.
+    fn mint_token(
+        &self,
+        chain: Chain,
+        token: Address,
+        to: Address,
+        amount: U256,
+    ) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = (token, to, amount);
+        ready(Err(refused(chain, "mint tokens")))
+    }
+
+    /// Mints an NFT of `collection` to `to`; returns its token id.
+    fn mint_nft(
+        &self,
+        chain: Chain,
+        collection: Address,
+        to: Address,
+        amount: u64,
+        metadata: Option<NewNftMetadata>,
+    ) -> impl Future<Output = Result<U256, SourceError>> + Send {
+        let _ = (collection, to, amount, metadata);
+        ready(Err(refused(chain, "mint NFTs")))
+    }
+
+    /// Moves `moved` from `from`, an account whose key the source holds, to `to`.
+    fn transfer(
+        &self,
+        chain: Chain,
+        from: Address,
+        to: Address,
+        moved: Moved,
+    ) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = (from, to, moved);
+        ready(Err(refused(chain, "send transfers")))
+    }
+
+    /// Sets a token's USD price through its DEX pair's reserves; returns
+    /// the price then read.
+    fn set_price(
+        &self,
+        chain: Chain,
+        token: Address,
+        usd: f64,
+    ) -> impl Future<Output = Result<f64, SourceError>> + Send {
+        let _ = (token, usd);
+        ready(Err(refused(chain, "set prices")))
+    }
 }
 
 fn refused(chain: Chain, what: &str) -> SourceError {
     SourceError::NoChanges(format!("this data source cannot {what} on chain {chain}: its chains are not its own"))
+}
+
+/// A wallet a test created: its address, and its key, which the devnet
+/// signs its transfers with (and a test may too).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreatedWallet {
+    /// The address.
+    pub address: Address,
+    /// The secp256k1 private key.
+    pub private_key: Hash32,
+}
+
+/// An ERC20 a test deploys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewToken {
+    /// Name.
+    pub name: String,
+    /// Symbol.
+    pub symbol: String,
+    /// Decimals (at most 30).
+    pub decimals: u8,
+    /// Logo URL.
+    pub logo: Option<String>,
+    /// Airdropped spam (deployed by the devnet's spammer): wallet answers mark it `possible_spam`.
+    pub spam: bool,
+    /// Whether its source is verified.
+    pub verified: bool,
+    /// A USD price: the token gets a pair with the wrapped native token,
+    /// with `liquidity_usd` in it, priced so. Without one it has no price.
+    pub usd_price: Option<f64>,
+    /// USD value of the pair's liquidity, both sides (default 1,000,000).
+    pub liquidity_usd: Option<f64>,
+    /// Raw units minted to the deployer (default a billion whole tokens).
+    pub supply: Option<U256>,
+}
+
+/// What a transfer moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moved {
+    /// Wei of the native currency.
+    Native(U256),
+    /// Raw units of the ERC20 at this address.
+    Token(Address, U256),
+    /// An NFT: collection, token id, and amount (1 for ERC721).
+    Nft(Address, U256, u64),
+}
+
+/// Metadata of an NFT a test mints.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NewNftMetadata {
+    /// Name (default: the collection's name and the id).
+    pub name: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Image URL.
+    pub image: Option<String>,
+    /// Traits: (type, value).
+    pub attributes: Vec<(String, String)>,
+}
+
+/// An NFT collection a test deploys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewCollection {
+    /// Name.
+    pub name: String,
+    /// Symbol.
+    pub symbol: String,
+    /// ERC1155 (amounts per token id) rather than ERC721 (one owner each).
+    pub erc1155: bool,
+    /// Airdropped spam: wallet answers mark it `possible_spam`.
+    pub spam: bool,
+    /// Whether it is verified.
+    pub verified: bool,
+    /// Logo URL.
+    pub logo: Option<String>,
 }

@@ -8,6 +8,7 @@
 
 mod control;
 mod page;
+pub mod scenario;
 mod wallet;
 
 use std::future::Future;
@@ -19,7 +20,7 @@ use w3api_types::rpc::{
 };
 use w3api_types::{Address, Chain, EvmStream, U256};
 
-pub use control::ChainControl;
+pub use control::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
 pub use page::{Page, PagePosition, PageRequest};
 pub use wallet::{
     CollectionHolding, CollectionInfo, NftHolding, NftRarity, TokenHolding, TokenInfo, WalletCollectionsPage,

@@ -120,6 +120,12 @@ pub static CHEATS: &[RustType] = rust_types! {
     "Address" => Address as Schema<Address, Hex>,
     "Uint" => Uint as Schema<Uint, Hex>,
     "Quantity" => rpc::Quantity,
+    "CreatedWallet" => rpc::CreatedWallet,
+    "NewToken" => rpc::NewToken,
+    "NftMetadataParams" => rpc::NftMetadataParams,
+    "NftTraitParam" => rpc::NftTraitParam,
+    "NewCollection" => rpc::NewCollection,
+    "NftStandard" => rpc::NftStandard,
 };
 
 impl Document {

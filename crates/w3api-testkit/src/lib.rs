@@ -28,13 +28,14 @@
 
 use std::time::Duration;
 
-pub use w3api_devnet::{BlockPlan, Devnet, Scale};
+pub use w3api_devnet::{BlockPlan, CreatedWallet, Devnet, Moved, NewNftMetadata, NewToken, Scale};
 use w3api_rest::Client;
 use w3api_rpc::RpcClient;
 use w3api_server::{HttpService, RunningServer, ServerConfig, new_api_key, service, spawn_service};
 use w3api_source::DataSource;
 
 pub use w3api_source::ChainControl;
+pub use w3api_source::scenario::{Applied, Scenario, ScenarioError, Step};
 use w3api_types::Chain;
 
 pub use w3api_server::{FAULT_HEADER, Fault, FaultRule, FaultRules, Injection, RuleId, RuleTarget, UnknownTarget};
@@ -123,6 +124,13 @@ impl Server {
     /// The server's fault rules; a rule added here applies from the next request on.
     pub fn faults(&self) -> &FaultRules {
         &self.faults
+    }
+
+    /// Shapes the server's devnet with `scenario`'s steps (wallets, tokens,
+    /// collections, mints, transfers, prices, blocks); the names it gave
+    /// stand for their addresses in what it returns.
+    pub async fn apply(&self, scenario: &Scenario) -> Result<Applied, ScenarioError> {
+        scenario.apply(&self.devnet).await
     }
 
     /// Stops accepting connections, lets the requests in flight finish,

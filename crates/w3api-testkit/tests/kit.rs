@@ -84,3 +84,32 @@ async fn a_block_time_keeps_latest_moving_until_the_server_is_dropped() {
         "no blocks after drop"
     );
 }
+
+#[tokio::test]
+async fn a_scenario_built_in_rust_shapes_what_the_rest_api_answers() {
+    use w3api_testkit::{Scale, Scenario};
+    let server = Server::builder().scale(Scale::TINY).start().await;
+    let scenario = Scenario::on(Chain::Eth)
+        .wallet("alice", 2)
+        .token("GOOD", "Good Token", 6, Some(2.0))
+        .spam_token("JUNK", "Claim JUNK")
+        .collection("Badges", "BDG")
+        .mint("GOOD", "alice", "10.5")
+        .mint("JUNK", "alice", 1000)
+        .nft("Badges", "alice", "Gold Badge")
+        .mine(2);
+    let applied = server.apply(&scenario).await.unwrap();
+    let alice = applied.address("alice").unwrap();
+    let tokens = server.rest().data().get_wallet_token_balances_price().address(alice).send().await.unwrap();
+    let symbols: Vec<(&str, bool)> = tokens.result.iter().map(|t| (t.symbol.as_str(), t.possible_spam)).collect();
+    assert_eq!(symbols.len(), 3, "{symbols:?}");
+    assert!(symbols.contains(&("GOOD", false)) && symbols.contains(&("JUNK", true)), "{symbols:?}");
+    let good = tokens.result.iter().find(|t| t.symbol == "GOOD").unwrap();
+    assert_eq!(good.balance, w3api_types::U256::from(10_500_000u64));
+    let nfts = server.rest().data().get_wallet_nfts().address(alice).send().await.unwrap();
+    assert_eq!(nfts.result.len(), 1);
+    assert_eq!(nfts.result[0].token_address, applied.address("Badges").unwrap());
+
+    let error = server.apply(&Scenario::on(Chain::Eth).mint("GOOD", "bob", 1)).await.unwrap_err();
+    assert!(error.to_string().contains("step 1: mint: no token of the scenario is named \"GOOD\""), "{error}");
+}

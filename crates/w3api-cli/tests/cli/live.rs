@@ -77,3 +77,85 @@ fn no_cheats_is_said_at_start_and_refuses_chain_control() {
     assert!(refused["error"]["message"].as_str().unwrap().contains("--no-cheats"), "{refused}");
     assert_eq!(block_number(&runtime, &server.base), latest);
 }
+
+/// The README's scenario file, between its markers.
+fn readme_scenario() -> String {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let start = readme.find("<!-- readme-scenario:start -->").expect("README has the scenario start marker");
+    let end = readme.find("<!-- readme-scenario:end -->").expect("README has the scenario end marker");
+    let block = &readme[start..end];
+    let yaml = block.split("```yaml\n").nth(1).expect("a yaml block");
+    yaml.split("```").next().unwrap().to_string()
+}
+
+#[test]
+fn the_readme_scenario_runs_as_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("world.yaml");
+    std::fs::write(&file, readme_scenario()).unwrap();
+    let mut server = Server::start(&["--api-key", "k", "--scenario", file.to_str().unwrap()], &[]);
+    let applied = line_starting(&mut server, "scenario ");
+    assert!(applied.ends_with("world.yaml: 9 steps applied"), "{applied}");
+    let mut names = std::collections::BTreeMap::new();
+    for _ in 0..4 {
+        let line = server.line();
+        let (name, address) = line.trim().rsplit_once(' ').unwrap();
+        names.insert(name.to_string(), address.to_string());
+    }
+    assert_eq!(names.keys().collect::<Vec<_>>(), ["GOOD", "JUNK", "Test Badges", "alice"]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let alice = &names["alice"];
+    let tokens = get(&runtime, &server.base, &format!("/api/v2.2/wallets/{alice}/tokens?chain=eth")).json();
+    let held: Vec<(String, String, bool)> = tokens["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["symbol"].as_str().unwrap().into(),
+                t["balance_formatted"].as_str().unwrap().into(),
+                t["possible_spam"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(held.len(), 3, "{held:?}");
+    assert!(held.contains(&("GOOD".into(), "1500".into(), false)), "{held:?}");
+    assert!(held.contains(&("JUNK".into(), "1000000".into(), true)), "{held:?}");
+    let good = tokens["result"].as_array().unwrap().iter().find(|t| t["symbol"] == "GOOD").unwrap();
+    assert!((good["usd_value"].as_f64().unwrap() - 4500.0).abs() < 1e-6, "{good}");
+    let unspammed =
+        get(&runtime, &server.base, &format!("/api/v2.2/wallets/{alice}/tokens?chain=eth&exclude_spam=true"));
+    assert_eq!(unspammed.json()["result"].as_array().unwrap().len(), 2);
+    let nfts = get(&runtime, &server.base, &format!("/api/v2.2/{alice}/nft?chain=eth&normalizeMetadata=true")).json();
+    let nft = &nfts["result"][0];
+    assert_eq!(nft["normalized_metadata"]["name"], "Gold Badge", "{nfts}");
+    assert_eq!(nft["normalized_metadata"]["attributes"][0]["trait_type"], "Metal", "{nfts}");
+}
+
+#[test]
+fn a_bad_scenario_file_stops_the_server_naming_the_line_and_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "steps:\n  - wallet: { name: alice }\n  - mint:\n      token: GOOD\n      too: alice\n",
+            "line 5: steps[1].mint.too: unknown field `too`",
+        ),
+        (
+            "steps:\n  - wallet: { name: alice }\n  - mint: { token: GOOD, to: alice, amount: 1 }\n",
+            "step 2 (line 3): mint: no token of the scenario is named \"GOOD\"",
+        ),
+    ];
+    for (text, says) in cases {
+        let file = dir.path().join("bad.yaml");
+        std::fs::write(&file, text).unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_w3api"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--scale", "tiny", "--scenario", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{text}");
+        assert!(stderr.contains(says), "{says} in: {stderr}");
+        assert!(stderr.contains("bad.yaml"), "names the file: {stderr}");
+    }
+}

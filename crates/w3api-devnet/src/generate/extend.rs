@@ -4,18 +4,19 @@
 //! onto the last block's hash) and appended, with its prices indexed.
 
 use alloy_primitives::Address;
+use alloy_signer_local::PrivateKeySigner;
 use w3api_source::SourceError;
 
 use super::model::{BLOCK_TIME, ChainData, GENESIS_TIMESTAMP};
 use super::sealing::{seal, sign};
 use super::simulation::{Action, Memory, Simulation};
-use crate::accounts::Accounts;
+use crate::accounts::{Accounts, Signers};
 use crate::scale::Scale;
 
 /// What the next block of a chain starts from, besides the chain itself.
 #[derive(Clone, Debug)]
 pub(crate) struct Producer {
-    memory: Memory,
+    pub(crate) memory: Memory,
     /// The newest block such that every block since genesis is
     /// [`BLOCK_TIME`] after the one before (true of every generated block).
     pub(crate) regular_through: u64,
@@ -23,11 +24,14 @@ pub(crate) struct Producer {
     next_timestamp: Option<u64>,
     /// Seconds the next block comes later than it would (`evm_increaseTime`).
     pending_increase: u64,
+    /// Wallets tests created on this chain, in order (account indexes
+    /// after the devnet's own).
+    pub(crate) created: Vec<PrivateKeySigner>,
 }
 
 impl Producer {
     pub(super) fn new(memory: Memory, latest: u64) -> Producer {
-        Producer { memory, regular_through: latest, next_timestamp: None, pending_increase: 0 }
+        Producer { memory, regular_through: latest, next_timestamp: None, pending_increase: 0, created: Vec::new() }
     }
 }
 
@@ -40,8 +44,9 @@ pub struct BlockPlan {
     /// Random transactions of ordinary activity (transfers, swaps, mints),
     /// as the generated blocks have; an empty block otherwise.
     pub activity: bool,
-    /// A transaction the block starts with.
-    pub(super) transaction: Option<Action>,
+    /// Transactions the block starts with: all are made, or none and the
+    /// block neither.
+    pub(crate) transactions: Vec<Action>,
 }
 
 impl BlockPlan {
@@ -58,8 +63,12 @@ impl BlockPlan {
     /// A block whose one transaction is a transfer of `amount` wei of the
     /// native currency from the devnet's faucet (its deployer) to `to`.
     pub fn funding(to: Address, amount: u128) -> BlockPlan {
-        let transfer = Action::NativeTransfer { from: Accounts::DEPLOYER, to, amount };
-        BlockPlan { transaction: Some(transfer), ..BlockPlan::default() }
+        BlockPlan::with(vec![Action::NativeTransfer { from: Accounts::DEPLOYER, to, amount }])
+    }
+
+    /// A block of these transactions.
+    pub(crate) fn with(transactions: Vec<Action>) -> BlockPlan {
+        BlockPlan { transactions, ..BlockPlan::default() }
     }
 
     /// The same plan, `seconds` after the block before.
@@ -77,6 +86,9 @@ impl ChainData {
         accounts: &Accounts,
         plan: BlockPlan,
     ) -> Result<u64, SourceError> {
+        // One transaction that cannot be paid for changes nothing; several
+        // may have changed the ledger before one fails.
+        let before = (plan.transactions.len() > 1).then(|| self.ledger.clone());
         let number = self.latest() + 1;
         let parent = self.blocks.last().expect("a chain has its genesis block");
         let (parent_header, parent_hash) = (parent.header.clone(), parent.hash);
@@ -84,15 +96,18 @@ impl ChainData {
         let bases = (self.transactions.len() as u32, self.logs.len() as u32);
         let ledger = std::mem::take(&mut self.ledger);
         let memory = self.producer.memory.clone();
+        let signers = Signers::new(accounts, &self.producer.created);
         let mut simulation =
-            Simulation::resume(self.chain, seed, scale, accounts, &self.world, ledger, memory, bases, &parent_header);
-        let made = simulation.live_block(number as u32, timestamp, plan.transaction, plan.activity);
+            Simulation::resume(self.chain, seed, scale, signers, &self.world, ledger, memory, bases, &parent_header);
+        let made = simulation.live_block(number as u32, timestamp, plan.transactions, plan.activity);
         let memory = simulation.memory();
         let Simulation { ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
-        // A refused transaction changed nothing: the ledger goes back as it was.
-        self.ledger = ledger;
+        self.ledger = match (&made, before) {
+            (Err(_), Some(before)) => before,
+            _ => ledger,
+        };
         made.map_err(SourceError::InvalidChange)?;
-        let transactions = sign(unsigned, accounts);
+        let transactions = sign(unsigned, Signers::new(accounts, &self.producer.created));
         let mut blocks = seal(seed, self.chain, pending, &transactions, parent_hash);
         self.producer.memory = memory;
         self.producer.next_timestamp = None;

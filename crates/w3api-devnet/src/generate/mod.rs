@@ -20,6 +20,7 @@ pub(crate) use extend::Producer;
 pub use model::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
 };
+pub(crate) use simulation::Action;
 pub use simulation::swap_output;
 
 use crate::accounts::Accounts;
@@ -37,7 +38,7 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     let memory = simulation.memory();
     let Simulation { mut ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
     ledger.pack();
-    let transactions = sign(unsigned, accounts);
+    let transactions = sign(unsigned, crate::accounts::Signers::new(accounts, &[]));
     let blocks = seal(seed, chain, pending, &transactions, alloy_primitives::B256::ZERO);
     let producer = Producer::new(memory, blocks.len() as u64 - 1);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();

@@ -18,7 +18,7 @@ use w3api_types::Chain;
 
 use super::model::{BlockRecord, GAS_LIMIT, ReceiptRecord, TxRecord};
 use super::simulation::Simulation;
-use crate::accounts::Accounts;
+use crate::accounts::Signers;
 use crate::seed;
 
 const EXTRA_DATA: &[u8] = b"w3api devnet";
@@ -29,7 +29,7 @@ pub(super) enum Unsigned {
     Eip1559(TxEip1559, u32),
 }
 
-pub(super) fn sign(unsigned: Vec<Unsigned>, accounts: &Accounts) -> Vec<TxRecord> {
+pub(super) fn sign(unsigned: Vec<Unsigned>, accounts: Signers<'_>) -> Vec<TxRecord> {
     unsigned
         .into_par_iter()
         .map(|tx| {
@@ -49,7 +49,7 @@ pub(super) fn sign(unsigned: Vec<Unsigned>, accounts: &Accounts) -> Vec<TxRecord
         .collect()
 }
 
-fn sign_hash(accounts: &Accounts, signer: u32, hash: B256) -> alloy_primitives::Signature {
+fn sign_hash(accounts: Signers<'_>, signer: u32, hash: B256) -> alloy_primitives::Signature {
     accounts.signer(signer).sign_hash_sync(&hash).expect("a valid key signs any hash")
 }
 

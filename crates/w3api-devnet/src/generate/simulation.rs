@@ -15,7 +15,7 @@ use w3api_types::{Chain, ContractType};
 use super::model::{BLOCK_TIME, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord};
 use super::sealing::{PendingBlock, Unsigned};
 use crate::abi::{IDex, IERC20, IERC721, IERC1155, IMarketplace};
-use crate::accounts::{Accounts, Role};
+use crate::accounts::{Accounts, Role, Signers};
 use crate::ledger::{Holder, Ledger};
 use crate::scale::Scale;
 use crate::seed;
@@ -33,6 +33,9 @@ const INIT_CODE_PREFIX: [u8; 5] = [0x60, 0x80, 0x60, 0x40, 0x52];
 mod gas {
     pub(super) const NATIVE_TRANSFER: u64 = 21_000;
     pub(super) const ERC20_TRANSFER: u64 = 51_683;
+    pub(super) const ERC20_MINT: u64 = 68_951;
+    pub(super) const PAIR_SYNC: u64 = 43_117;
+    pub(super) const PAIR_BURN: u64 = 104_260;
     pub(super) const DEPOSIT: u64 = 45_038;
     pub(super) const DEPLOY_TOKEN: u64 = 1_154_212;
     pub(super) const DEPLOY_COLLECTION: u64 = 2_310_455;
@@ -54,23 +57,83 @@ const FLOOR_USD: (f64, f64) = (25.0, 25_000.0);
 
 /// What a transaction does, decided before it is built.
 #[derive(Clone, Debug)]
-pub(super) enum Action {
+pub(crate) enum Action {
     DeployToken(Asset),
     DeployCollection(u16),
     DeployFactory(usize),
     DeployRouter(usize),
     CreatePair(usize),
-    Wrap { amount: u128 },
-    Erc20Transfer { from: u32, asset: Asset, to: Address, amount: u128 },
+    Wrap {
+        amount: u128,
+    },
+    Erc20Transfer {
+        from: u32,
+        asset: Asset,
+        to: Address,
+        amount: u128,
+    },
     PairMint(usize),
-    NativeTransfer { from: u32, to: Address, amount: u128 },
-    Swap { trader: u32, pair: usize, asset_in: Asset, amount_in: u128 },
-    Mint721 { minter: u32, collection: u16, id: u32 },
-    Mint1155 { sender: u32, to: u32, collection: u16, id: u32, amount: u64 },
-    Transfer721 { from: u32, to: u32, collection: u16, id: u32 },
-    Transfer1155 { from: u32, to: u32, collection: u16, id: u32, amount: u64 },
+    NativeTransfer {
+        from: u32,
+        to: Address,
+        amount: u128,
+    },
+    Swap {
+        trader: u32,
+        pair: usize,
+        asset_in: Asset,
+        amount_in: u128,
+    },
+    Mint721 {
+        sender: u32,
+        to: Address,
+        collection: u16,
+        id: u32,
+    },
+    Mint1155 {
+        sender: u32,
+        to: Address,
+        collection: u16,
+        id: u32,
+        amount: u64,
+    },
+    Transfer721 {
+        from: u32,
+        to: Address,
+        collection: u16,
+        id: u32,
+    },
+    Transfer1155 {
+        from: u32,
+        to: Address,
+        collection: u16,
+        id: u32,
+        amount: u64,
+    },
+    /// New units of an ERC20, minted by its owner.
+    Erc20Mint {
+        asset: Asset,
+        to: Address,
+        amount: u128,
+    },
+    /// A pair's reserves set to its balances (`sync()`), after a donation.
+    PairSync(usize),
+    /// Liquidity taken out of a pair by the deployer: these raw amounts of
+    /// its token0 and token1 (`burn(to)`).
+    PairBurn {
+        pair: usize,
+        amount0: u128,
+        amount1: u128,
+    },
     DeployMarketplace,
-    Sale { buyer: u32, seller: u32, collection: u16, id: u32, payment: Asset, price: u128 },
+    Sale {
+        buyer: u32,
+        seller: u32,
+        collection: u16,
+        id: u32,
+        payment: Asset,
+        price: u128,
+    },
 }
 
 /// A transaction ready to be built: target, value, calldata, gas, logs, and
@@ -96,7 +159,7 @@ pub(super) struct Simulation<'a> {
     pub(super) chain_id: u64,
     scale: Scale,
     pub(super) world: &'a World,
-    accounts: &'a Accounts,
+    accounts: Signers<'a>,
     pub(super) ledger: Ledger,
     rng: fastrand::Rng,
     nonces: Vec<u64>,
@@ -142,14 +205,24 @@ impl<'a> Simulation<'a> {
         // What genesis follows: its base fee and its timestamp.
         let before_genesis =
             Header { base_fee_per_gas: Some(GENESIS_BASE_FEE), timestamp: GENESIS_TIMESTAMP, ..Header::default() };
+        let signers = Signers::new(accounts, &[]);
         let mut simulation =
-            Simulation::resume(chain, seed, scale, accounts, world, ledger, memory, (0, 0), &before_genesis);
+            Simulation::resume(chain, seed, scale, signers, world, ledger, memory, (0, 0), &before_genesis);
         simulation.plan_setup();
         simulation
     }
 
     fn address(&self, account: u32) -> Address {
         self.accounts.address(account)
+    }
+
+    /// The ledger's holder of an account or created wallet.
+    fn holder_of(&mut self, account: u32) -> Holder {
+        if (account as usize) < self.accounts.len() {
+            account_holder(account)
+        } else {
+            self.ledger.holder(self.address(account))
+        }
     }
 
     /// Genesis balances: plenty for the deployer, the spammer and the traders,
@@ -284,7 +357,7 @@ impl<'a> Simulation<'a> {
         chain: Chain,
         seed: u64,
         scale: &Scale,
-        accounts: &'a Accounts,
+        accounts: Signers<'a>,
         world: &'a World,
         ledger: Ledger,
         memory: Memory,
@@ -323,19 +396,19 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// Block `number` at `timestamp`: the `planned` transaction, then,
+    /// Block `number` at `timestamp`: the `planned` transactions, then,
     /// with `activity`, random ones as the generated blocks have. Fails,
-    /// having changed nothing, when the planned transaction's sender cannot
-    /// pay for it.
+    /// naming it, when a planned transaction's sender cannot pay for it
+    /// (that one changes nothing; those before it have been applied).
     pub(super) fn live_block(
         &mut self,
         number: u32,
         timestamp: u64,
-        planned: Option<Action>,
+        planned: Vec<Action>,
         activity: bool,
     ) -> Result<(), String> {
         self.open_block(number, timestamp);
-        if let Some(action) = planned {
+        for action in planned {
             let described = format!("{action:?}");
             if !self.execute(action) {
                 return Err(format!("the sender cannot pay for {described}"));
@@ -503,6 +576,46 @@ impl<'a> Simulation<'a> {
                 )
             }
             Action::Erc20Transfer { from, asset, to, amount } => self.erc20_transfer(from, asset, to, amount),
+            Action::Erc20Mint { asset, to, amount } => {
+                let token = world.token(asset).expect("minted assets are tokens");
+                let event = IERC20::Transfer { from: Address::ZERO, to, value: U256::from(amount) };
+                let input = IERC20::mintCall { to, amount: U256::from(amount) }.abi_encode();
+                let effects = vec![Effect::Fungible { asset, from: Address::ZERO, to, amount }];
+                call(token.owner, token.address, 0, input, gas::ERC20_MINT, vec![log(token.address, &event)], effects)
+            }
+            Action::PairBurn { pair: index, amount0, amount1 } => {
+                let pair = &world.pairs[index];
+                let to = self.address(deployer);
+                let holder = self.ledger.holder(pair.address);
+                let (r0, r1) = (self.ledger.balance(holder, pair.token0), self.ledger.balance(holder, pair.token1));
+                let (t0, t1) = (self.token_address(pair.token0), self.token_address(pair.token1));
+                let logs = vec![
+                    log(t0, &IERC20::Transfer { from: pair.address, to, value: U256::from(amount0) }),
+                    log(t1, &IERC20::Transfer { from: pair.address, to, value: U256::from(amount1) }),
+                    log(
+                        pair.address,
+                        &IDex::Sync { reserve0: clamp_u112(r0 - amount0), reserve1: clamp_u112(r1 - amount1) },
+                    ),
+                    log(
+                        pair.address,
+                        &IDex::Burn { sender: to, amount0: U256::from(amount0), amount1: U256::from(amount1), to },
+                    ),
+                ];
+                let effects = vec![
+                    Effect::Fungible { asset: pair.token0, from: pair.address, to, amount: amount0 },
+                    Effect::Fungible { asset: pair.token1, from: pair.address, to, amount: amount1 },
+                ];
+                let input = IDex::burnCall { to }.abi_encode();
+                call(deployer, pair.address, 0, input, gas::PAIR_BURN, logs, effects)
+            }
+            Action::PairSync(index) => {
+                let pair = &world.pairs[index];
+                let holder = self.ledger.holder(pair.address);
+                let (r0, r1) = (self.ledger.balance(holder, pair.token0), self.ledger.balance(holder, pair.token1));
+                let event = IDex::Sync { reserve0: clamp_u112(r0), reserve1: clamp_u112(r1) };
+                let input = IDex::syncCall {}.abi_encode();
+                call(deployer, pair.address, 0, input, gas::PAIR_SYNC, vec![log(pair.address, &event)], Vec::new())
+            }
             Action::PairMint(index) => {
                 let pair = &world.pairs[index];
                 let holder = self.ledger.holder(pair.address);
@@ -515,17 +628,16 @@ impl<'a> Simulation<'a> {
                 call(from, to, amount, Vec::new(), gas::NATIVE_TRANSFER, Vec::new(), Vec::new())
             }
             Action::Swap { trader, pair, asset_in, amount_in } => self.swap(trader, pair, asset_in, amount_in),
-            Action::Mint721 { minter, collection, id } => {
+            Action::Mint721 { sender, to, collection, id } => {
                 let contract = world.collections[usize::from(collection)].address;
-                let to = self.address(minter);
                 let event = IERC721::Transfer { from: Address::ZERO, to, tokenId: U256::from(id) };
                 let input = IERC721::safeMintCall { to, tokenId: U256::from(id) }.abi_encode();
                 let effects = vec![Effect::Erc721 { collection, id, from: Address::ZERO, to }];
-                call(minter, contract, 0, input, gas::MINT_721, vec![log(contract, &event)], effects)
+                call(sender, contract, 0, input, gas::MINT_721, vec![log(contract, &event)], effects)
             }
             Action::Mint1155 { sender, to, collection, id, amount } => {
                 let contract = world.collections[usize::from(collection)].address;
-                let (operator, to) = (self.address(sender), self.address(to));
+                let operator = self.address(sender);
                 let event = IERC1155::TransferSingle {
                     operator,
                     from: Address::ZERO,
@@ -541,7 +653,7 @@ impl<'a> Simulation<'a> {
             }
             Action::Transfer721 { from, to, collection, id } => {
                 let contract = world.collections[usize::from(collection)].address;
-                let (from_address, to) = (self.address(from), self.address(to));
+                let from_address = self.address(from);
                 let event = IERC721::Transfer { from: from_address, to, tokenId: U256::from(id) };
                 let input = IERC721::transferFromCall { from: from_address, to, tokenId: U256::from(id) }.abi_encode();
                 let effects = vec![Effect::Erc721 { collection, id, from: from_address, to }];
@@ -549,7 +661,7 @@ impl<'a> Simulation<'a> {
             }
             Action::Transfer1155 { from, to, collection, id, amount } => {
                 let contract = world.collections[usize::from(collection)].address;
-                let (from_address, to) = (self.address(from), self.address(to));
+                let from_address = self.address(from);
                 let event = IERC1155::TransferSingle {
                     operator: from_address,
                     from: from_address,
@@ -675,7 +787,10 @@ impl<'a> Simulation<'a> {
     /// Builds, applies and records a transaction. Fails (changing nothing)
     /// when the sender cannot pay value plus the most the gas may cost.
     fn commit(&mut self, call: Call) -> bool {
-        let sender = account_holder(call.sender);
+        let sender = self.holder_of(call.sender);
+        if self.nonces.len() <= call.sender as usize {
+            self.nonces.resize(call.sender as usize + 1, 0);
+        }
         let tip = self.rng.u64(100_000_000..2_000_000_000);
         let legacy = self.accounts.role(call.sender) == Role::Wallet && self.rng.u8(..10) < 3;
         let max_fee = u128::from(self.base_fee) * 2 + u128::from(tip);
@@ -849,7 +964,7 @@ impl<'a> Simulation<'a> {
         *next += 1;
         self.minted_721.push((collection, id));
         let minter = self.random_wallet();
-        Some(Action::Mint721 { minter, collection, id })
+        Some(Action::Mint721 { sender: minter, to: self.address(minter), collection, id })
     }
 
     fn random_mint_1155(&mut self) -> Option<Action> {
@@ -858,7 +973,7 @@ impl<'a> Simulation<'a> {
         let id = self.rng.u32(1..=self.world.collections[usize::from(collection)].ids());
         let minter = self.random_wallet();
         self.holdings_1155.push((minter, collection, id));
-        Some(Action::Mint1155 { sender: minter, to: minter, collection, id, amount: self.rng.u64(1..=5) })
+        Some(Action::Mint1155 { sender: minter, to: self.address(minter), collection, id, amount: self.rng.u64(1..=5) })
     }
 
     fn random_spam_nft(&mut self) -> Option<Action> {
@@ -867,7 +982,7 @@ impl<'a> Simulation<'a> {
         let id = self.rng.u32(1..=self.world.collections[usize::from(collection)].ids());
         let to = self.random_wallet();
         self.holdings_1155.push((to, collection, id));
-        Some(Action::Mint1155 { sender: Accounts::SPAMMER, to, collection, id, amount: 1 })
+        Some(Action::Mint1155 { sender: Accounts::SPAMMER, to: self.address(to), collection, id, amount: 1 })
     }
 
     fn random_transfer_721(&mut self) -> Option<Action> {
@@ -876,7 +991,7 @@ impl<'a> Simulation<'a> {
         // Minted tokens only ever go to wallets, whose holder is account + 1.
         let from = owner.0.checked_sub(1)?;
         let to = self.other_wallet(from);
-        Some(Action::Transfer721 { from, to, collection, id })
+        Some(Action::Transfer721 { from, to: self.address(to), collection, id })
     }
 
     /// A minted ERC721 token sold by its owner to another wallet, at the
@@ -930,7 +1045,7 @@ impl<'a> Simulation<'a> {
         }
         let to = self.other_wallet(from);
         self.holdings_1155.push((to, collection, id));
-        Some(Action::Transfer1155 { from, to, collection, id, amount: self.rng.u64(1..=held) })
+        Some(Action::Transfer1155 { from, to: self.address(to), collection, id, amount: self.rng.u64(1..=held) })
     }
 
     fn random_spam_airdrop(&mut self) -> Option<Action> {
@@ -938,8 +1053,10 @@ impl<'a> Simulation<'a> {
             self.world.assets().filter(|a| self.world.token(*a).is_some_and(|t| t.kind == TokenKind::Spam)).collect();
         let asset = *spam.get(self.rng.usize(..spam.len().max(1)))?;
         let to = self.random_wallet();
-        let amount = 10u128.pow(18) * u128::from(self.rng.u32(100..100_000));
-        Some(Action::Erc20Transfer { from: Accounts::SPAMMER, asset, to: self.address(to), amount })
+        // Spam tokens a test made may have a smaller supply than the devnet's own.
+        let held = self.ledger.balance(account_holder(Accounts::SPAMMER), asset);
+        let amount = (10u128.pow(18) * u128::from(self.rng.u32(100..100_000))).min(held / 100);
+        (amount > 0).then(|| Action::Erc20Transfer { from: Accounts::SPAMMER, asset, to: self.address(to), amount })
     }
 }
 
@@ -952,6 +1069,22 @@ pub(crate) struct Memory {
     next_721: HashMap<u16, u32>,
     minted_721: Vec<(u16, u32)>,
     holdings_1155: Vec<(u32, u16, u32)>,
+}
+
+impl Memory {
+    /// The nonce of the next transaction `account` sends.
+    pub(crate) fn nonce(&self, account: u32) -> u64 {
+        self.nonces.get(account as usize).copied().unwrap_or(0)
+    }
+
+    /// Takes the next unminted token id of an ERC721 collection for a test's
+    /// mint. Random activity never trades it: it stays where the test put it.
+    pub(crate) fn take_721_id(&mut self, collection: u16) -> u32 {
+        let next = self.next_721.entry(collection).or_insert(1);
+        let id = *next;
+        *next += 1;
+        id
+    }
 }
 
 /// Output of a constant-product swap with a 0.3% fee.
@@ -976,6 +1109,9 @@ fn gas_of(action: &Action) -> u64 {
         Action::NativeTransfer { .. } => gas::NATIVE_TRANSFER,
         Action::Swap { .. } => gas::SWAP,
         Action::Mint721 { .. } => gas::MINT_721,
+        Action::Erc20Mint { .. } => gas::ERC20_MINT,
+        Action::PairSync(_) => gas::PAIR_SYNC,
+        Action::PairBurn { .. } => gas::PAIR_BURN,
         Action::Mint1155 { .. } => gas::MINT_1155,
         Action::Transfer721 { .. } => gas::TRANSFER_721,
         Action::Transfer1155 { .. } => gas::TRANSFER_1155,

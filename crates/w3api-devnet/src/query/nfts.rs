@@ -166,12 +166,12 @@ impl ChainData {
                 metadata
                     .attributes
                     .iter()
-                    .map(|(trait_type, value)| NftAttribute {
-                        trait_type: Some(trait_type.to_string()),
-                        value: Some(TraitValue::Text(value.to_string())),
+                    .map(|attribute| NftAttribute {
+                        trait_type: Some(attribute.0.to_string()),
+                        value: Some(TraitValue::Text(attribute.1.to_string())),
                         display_type: None,
                         max_value: None,
-                        trait_count: Some(self.trait_count(collection, trait_type, value)),
+                        trait_count: Some(self.trait_count(collection, attribute)),
                         order: None,
                     })
                     .collect(),
@@ -179,9 +179,9 @@ impl ChainData {
         }
     }
 
-    fn trait_count(&self, collection: u16, trait_type: &'static str, value: &'static str) -> u64 {
+    fn trait_count(&self, collection: u16, attribute: &crate::metadata::Trait) -> u64 {
         let collection = &self.world.collections[usize::from(collection)];
-        collection.trait_counts.get(&(trait_type, value)).copied().map_or(0, u64::from)
+        collection.trait_counts.get(attribute).copied().map_or(0, u64::from)
     }
 
     /// One page of the collections the wallet holds tokens of, in address order.

@@ -12,3 +12,4 @@ mod chain;
 mod ledger;
 mod live;
 mod queries;
+mod shape;

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use jsonrpsee::core::{RpcResult, async_trait};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::cheats::ErrorCode as CheatError;
-use w3api_source::DataSource;
-use w3api_types::rpc::{Address, Quantity, Uint};
-use w3api_types::{Chain, U256};
+use w3api_source::{DataSource, Moved, NewCollection, NewNftMetadata, NewToken};
+use w3api_types::rpc::{Address, CreatedWallet, NftMetadataParams, NftStandard, Quantity, Uint};
+use w3api_types::{Chain, NATIVE_TOKEN_ADDRESS, U256};
 
-use super::{rpc_error_code, source_error};
+use super::{invalid_params, rpc_error_code, source_error};
 
 /// Chain control for one chain.
 pub(super) struct Cheats<S> {
@@ -102,5 +102,89 @@ impl<S: DataSource> CheatApiServer for Cheats<S> {
     async fn anvil_reset(&self) -> RpcResult<()> {
         self.allowed()?;
         self.source.reset(self.chain).await.map_err(source_error)
+    }
+
+    async fn w3api_create_wallet(&self, balance: Option<Uint>) -> RpcResult<CreatedWallet> {
+        self.allowed()?;
+        let wallet = self.source.create_wallet(self.chain, balance.unwrap_or_default()).await.map_err(source_error)?;
+        Ok(CreatedWallet { address: wallet.address, private_key: wallet.private_key })
+    }
+
+    async fn w3api_create_token(&self, token: w3api_types::rpc::NewToken) -> RpcResult<Address> {
+        self.allowed()?;
+        let token = NewToken {
+            verified: token.verified.unwrap_or(!token.spam),
+            name: token.name,
+            symbol: token.symbol,
+            decimals: token.decimals,
+            logo: token.logo,
+            spam: token.spam,
+            usd_price: token.usd_price,
+            liquidity_usd: token.liquidity_usd,
+            supply: token.supply,
+        };
+        self.source.create_token(self.chain, token).await.map_err(source_error)
+    }
+
+    async fn w3api_create_collection(&self, collection: w3api_types::rpc::NewCollection) -> RpcResult<Address> {
+        self.allowed()?;
+        let collection = NewCollection {
+            verified: collection.verified.unwrap_or(!collection.spam),
+            erc1155: collection.standard == NftStandard::Erc1155,
+            name: collection.name,
+            symbol: collection.symbol,
+            spam: collection.spam,
+            logo: collection.logo,
+        };
+        self.source.create_collection(self.chain, collection).await.map_err(source_error)
+    }
+
+    async fn w3api_mint_token(&self, token: Address, to: Address, amount: Uint) -> RpcResult<()> {
+        self.allowed()?;
+        self.source.mint_token(self.chain, token, to, amount).await.map_err(source_error)
+    }
+
+    async fn w3api_mint_nft(
+        &self,
+        collection: Address,
+        to: Address,
+        amount: Option<Quantity>,
+        metadata: Option<NftMetadataParams>,
+    ) -> RpcResult<Uint> {
+        self.allowed()?;
+        let metadata = metadata.map(|given| NewNftMetadata {
+            name: given.name,
+            description: given.description,
+            image: given.image,
+            attributes: given.attributes.into_iter().map(|t| (t.trait_type, t.value)).collect(),
+        });
+        let amount = amount.map_or(1, |a| a.0);
+        self.source.mint_nft(self.chain, collection, to, amount, metadata).await.map_err(source_error)
+    }
+
+    async fn w3api_transfer(
+        &self,
+        from: Address,
+        to: Address,
+        token: Address,
+        amount: Uint,
+        token_id: Option<Uint>,
+    ) -> RpcResult<()> {
+        self.allowed()?;
+        let moved = match token_id {
+            Some(id) => {
+                let amount = u64::try_from(amount)
+                    .map_err(|_| invalid_params(format!("amount {amount}: an NFT transfer moves fewer than 2^64")))?;
+                Moved::Nft(token, id, amount)
+            }
+            None if token == NATIVE_TOKEN_ADDRESS => Moved::Native(amount),
+            None => Moved::Token(token, amount),
+        };
+        self.source.transfer(self.chain, from, to, moved).await.map_err(source_error)
+    }
+
+    async fn w3api_set_price(&self, token: Address, usd_price: f64) -> RpcResult<f64> {
+        self.allowed()?;
+        self.source.set_price(self.chain, token, usd_price).await.map_err(source_error)
     }
 }

@@ -2,6 +2,9 @@
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_with::serde_as;
+
+use crate::wire::Hex;
 
 use super::node::{quantity_or_integer, quantity_or_integer_schema};
 
@@ -51,4 +54,109 @@ mod tests {
         assert!(error.contains("hex quantity or a non-negative integer"), "{error}");
         assert!(serde_json::from_str::<Quantity>("-1").is_err());
     }
+}
+
+/// `w3api_createWallet`: a wallet whose key the devnet holds.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedWallet {
+    /// The address.
+    #[serde_as(as = "Hex")]
+    pub address: super::Address,
+    /// The secp256k1 private key, which the devnet signs the wallet's transfers with.
+    #[serde_as(as = "Hex")]
+    pub private_key: super::Hash32,
+}
+
+/// `w3api_createToken`: an ERC20 to deploy.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewToken {
+    /// Name.
+    pub name: String,
+    /// Symbol.
+    pub symbol: String,
+    /// Decimals, at most 30.
+    pub decimals: u8,
+    /// Logo URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logo: Option<String>,
+    /// Airdropped spam: wallet answers mark it `possible_spam`.
+    #[serde(default)]
+    pub spam: bool,
+    /// Whether its source is verified (default true, false for spam).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+    /// USD price: the token gets a pair with the wrapped native token, priced so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_price: Option<f64>,
+    /// USD value of that pair's liquidity, both sides (default 1,000,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liquidity_usd: Option<f64>,
+    /// Raw units minted to the deployer (default a billion whole tokens).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supply: Option<super::Uint>,
+}
+
+/// `w3api_mintNft`: the metadata document of the NFT minted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NftMetadataParams {
+    /// Name (default: the collection's name and the token id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Image URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Traits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<NftTraitParam>,
+}
+
+/// One trait of a minted NFT.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NftTraitParam {
+    /// Trait type.
+    pub trait_type: String,
+    /// Value.
+    pub value: String,
+}
+
+/// `w3api_createCollection`: an NFT collection to deploy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewCollection {
+    /// Name.
+    pub name: String,
+    /// Symbol.
+    pub symbol: String,
+    /// Token standard.
+    pub standard: NftStandard,
+    /// Airdropped spam: wallet answers mark it `possible_spam`.
+    #[serde(default)]
+    pub spam: bool,
+    /// Whether the collection is verified (default true, false for spam).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+    /// Logo URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logo: Option<String>,
+}
+
+/// The token standard of a collection a test deploys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum NftStandard {
+    /// One owner per token id.
+    #[serde(rename = "ERC721")]
+    Erc721,
+    /// Amounts per token id.
+    #[serde(rename = "ERC1155")]
+    Erc1155,
 }

@@ -16,7 +16,7 @@ mod token_price;
 mod transaction;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
-pub use cheat::Quantity;
+pub use cheat::{CreatedWallet, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity};
 pub use filter::{AddressFilter, LogFilter, TopicFilter};
 pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};
 pub use params::{

@@ -8,7 +8,7 @@ use w3api_devnet::Scale;
 use w3api_rpc::cheats::{ErrorCode as CheatError, method};
 use w3api_server::ServerConfig;
 use w3api_tests::local::{Session, Setup};
-use w3api_types::rpc::{BlockNumberOrTag, BlockTransactions, Quantity};
+use w3api_types::rpc::{BlockNumberOrTag, BlockTransactions, NewToken, NftMetadataParams, NftTraitParam, Quantity};
 use w3api_types::{Address, U256};
 
 const ETHER: u128 = 1_000_000_000_000_000_000;
@@ -141,6 +141,12 @@ fn a_server_without_cheats_refuses_each_method_saying_so() {
     let latest = session.call("eth_blockNumber", json!([]));
     for name in method::ALL {
         let params = match *name {
+            method::W3API_CREATE_TOKEN => json!([{"name": "T", "symbol": "T", "decimals": 0}]),
+            method::W3API_CREATE_COLLECTION => json!([{"name": "C", "symbol": "C", "standard": "ERC721"}]),
+            method::W3API_MINT_TOKEN => json!([someone, someone, "0x1"]),
+            method::W3API_MINT_NFT => json!([someone, someone]),
+            method::W3API_TRANSFER => json!([someone, someone, someone, "0x1"]),
+            method::W3API_SET_PRICE => json!([someone, 1.5]),
             method::EVM_REVERT => json!(["0x1"]),
             method::EVM_INCREASE_TIME | method::EVM_SET_NEXT_BLOCK_TIMESTAMP => json!(["0x7fffffff"]),
             method::ANVIL_SET_BALANCE | method::HARDHAT_SET_BALANCE => json!([someone, "0x1"]),
@@ -151,5 +157,67 @@ fn a_server_without_cheats_refuses_each_method_saying_so() {
         assert!(error["message"].as_str().unwrap().contains("--no-cheats"), "{name}: {error}");
     }
     assert_eq!(session.call("eth_blockNumber", json!([])), latest, "nothing was mined");
+    session.finish();
+}
+
+#[test]
+fn the_w3api_methods_shape_a_wallet_that_the_rest_api_then_shows() {
+    let local = Setup::new().scale(Scale::TINY).start();
+    let session = local.session();
+    let rpc = session.rpc();
+    let rest = session.rest();
+    session.run(async {
+        let wallet = rpc.w3api_create_wallet(Some(U256::from(ETHER))).await.unwrap();
+        let new_token = |symbol: &str, spam: bool, usd_price: Option<f64>| NewToken {
+            name: format!("{symbol} Token"),
+            symbol: symbol.into(),
+            decimals: 8,
+            logo: None,
+            spam,
+            verified: None,
+            usd_price,
+            liquidity_usd: None,
+            supply: None,
+        };
+        let good = rpc.w3api_create_token(new_token("GOOD", false, Some(4.0))).await.unwrap();
+        let junk = rpc.w3api_create_token(new_token("JUNK", true, None)).await.unwrap();
+        for token in [good, junk] {
+            rpc.w3api_mint_token(token, wallet.address, U256::from(300_000_000u64)).await.unwrap();
+        }
+        let price = rpc.w3api_set_price(good, 5.0).await.unwrap();
+        assert!((price - 5.0).abs() < 1e-9, "the price read back: {price}");
+        let world = session.devnet().chain(w3api_types::Chain::Eth);
+        let collection =
+            world.world.collections.iter().find(|c| c.kind == w3api_types::ContractType::Erc721).unwrap().address;
+        drop(world);
+        let metadata = NftMetadataParams {
+            name: Some("Gold Key".into()),
+            attributes: vec![NftTraitParam { trait_type: "Metal".into(), value: "Gold".into() }],
+            ..NftMetadataParams::default()
+        };
+        let id = rpc.w3api_mint_nft(collection, wallet.address, None, Some(metadata)).await.unwrap();
+
+        let tokens = rest.data().get_wallet_token_balances_price().address(wallet.address).send().await.unwrap();
+        let of = |address: Address| tokens.result.iter().find(|t| t.token_address == Some(address)).unwrap();
+        assert_eq!((of(good).balance, of(good).possible_spam), (U256::from(300_000_000u64), false));
+        assert!((of(good).usd_value.unwrap() - 15.0).abs() < 1e-6, "3 GOOD at 5 USD: {:?}", of(good).usd_value);
+        assert!(of(junk).possible_spam);
+        let nfts = rest.data().get_wallet_nfts().address(wallet.address).normalize_metadata(true).send().await.unwrap();
+        assert_eq!(nfts.result.len(), 1);
+        assert_eq!(nfts.result[0].token_id, id.to_string());
+        assert_eq!(nfts.result[0].normalized_metadata.as_ref().unwrap().name.as_deref(), Some("Gold Key"));
+
+        // The wallet's key signs its transfers.
+        let friend = Address::repeat_byte(0xfe);
+        rpc.w3api_transfer(wallet.address, friend, good, U256::from(100_000_000u64), None).await.unwrap();
+        rpc.w3api_transfer(wallet.address, friend, collection, U256::from(1), Some(id)).await.unwrap();
+        let error = rpc.w3api_transfer(friend, wallet.address, good, U256::from(1), None).await.unwrap_err();
+        assert!(error.to_string().contains("holds no key"), "{error}");
+        let moved = rest.data().get_wallet_token_balances_price().address(friend).send().await.unwrap();
+        assert_eq!(
+            moved.result.iter().find(|t| t.token_address == Some(good)).unwrap().balance,
+            U256::from(100_000_000u64)
+        );
+    });
     session.finish();
 }
