@@ -279,6 +279,50 @@ Calls `w3api_setPrice` with the positional parameters `token`, `usd_price`.
         token: w3api_types::rpc::Address,
         usd_price: f64,
     ) -> jsonrpsee::core::RpcResult<f64>;
+    /**Make the server fail on purpose
+
+From now on, answers to the target (a REST operationId such as getWalletTokenBalancesPrice, a JSON-RPC method of the gateway such as eth_blockNumber, or * for every request) are spoiled as the Prefer header would spoil them (code=429, delay=300ms, fault=reset|truncate|malformed, or several), the given number of times or until removed. Returns the rule's id. A 429 carries Retry-After: 1; a spoiled JSON-RPC answer is a JSON-RPC error where a body is sent.
+
+Calls `w3api_addFaultRule` with the positional parameters `target`, `prefer`, `times`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_addFaultRule", param_kind = array)]
+    async fn w3api_add_fault_rule(
+        &self,
+        target: String,
+        prefer: String,
+        times: Option<w3api_types::rpc::Quantity>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Quantity>;
+    /**Stop a fault rule
+
+Returns false when no rule has the id (it may have been spent).
+
+Calls `w3api_removeFaultRule` with the positional parameters `id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_removeFaultRule", param_kind = array)]
+    async fn w3api_remove_fault_rule(
+        &self,
+        id: w3api_types::rpc::Quantity,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Stop every fault rule
+
+Requests are answered normally again (Prefer headers still inject faults).
+
+Calls `w3api_clearFaultRules`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "w3api_clearFaultRules", param_kind = array)]
+    async fn w3api_clear_fault_rules(&self) -> jsonrpsee::core::RpcResult<()>;
 }
 /// The wire name of each method of the API.
 pub mod method {
@@ -316,6 +360,12 @@ pub mod method {
     pub const W3API_TRANSFER: &str = "w3api_transfer";
     ///`w3api_setPrice`: Set a token's USD price
     pub const W3API_SET_PRICE: &str = "w3api_setPrice";
+    ///`w3api_addFaultRule`: Make the server fail on purpose
+    pub const W3API_ADD_FAULT_RULE: &str = "w3api_addFaultRule";
+    ///`w3api_removeFaultRule`: Stop a fault rule
+    pub const W3API_REMOVE_FAULT_RULE: &str = "w3api_removeFaultRule";
+    ///`w3api_clearFaultRules`: Stop every fault rule
+    pub const W3API_CLEAR_FAULT_RULES: &str = "w3api_clearFaultRules";
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         EVM_SNAPSHOT,
@@ -335,6 +385,9 @@ pub mod method {
         W3API_MINT_NFT,
         W3API_TRANSFER,
         W3API_SET_PRICE,
+        W3API_ADD_FAULT_RULE,
+        W3API_REMOVE_FAULT_RULE,
+        W3API_CLEAR_FAULT_RULES,
     ];
 }
 /// The errors of `components.errors`: code and meaning.
@@ -705,6 +758,59 @@ Calls `w3api_setPrice` with the positional parameters `token`, `usd_price`.
             .await
             .map_err(|e| self.error(e))
     }
+    /**Make the server fail on purpose
+
+From now on, answers to the target (a REST operationId such as getWalletTokenBalancesPrice, a JSON-RPC method of the gateway such as eth_blockNumber, or * for every request) are spoiled as the Prefer header would spoil them (code=429, delay=300ms, fault=reset|truncate|malformed, or several), the given number of times or until removed. Returns the rule's id. A 429 carries Retry-After: 1; a spoiled JSON-RPC answer is a JSON-RPC error where a body is sent.
+
+Calls `w3api_addFaultRule` with the positional parameters `target`, `prefer`, `times`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_add_fault_rule(
+        &self,
+        target: String,
+        prefer: String,
+        times: Option<w3api_types::rpc::Quantity>,
+    ) -> Result<w3api_types::rpc::Quantity, crate::RpcError> {
+        CheatApiClient::w3api_add_fault_rule(self.transport(), target, prefer, times)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Stop a fault rule
+
+Returns false when no rule has the id (it may have been spent).
+
+Calls `w3api_removeFaultRule` with the positional parameters `id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_remove_fault_rule(
+        &self,
+        id: w3api_types::rpc::Quantity,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::w3api_remove_fault_rule(self.transport(), id)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Stop every fault rule
+
+Requests are answered normally again (Prefer headers still inject faults).
+
+Calls `w3api_clearFaultRules`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn w3api_clear_fault_rules(&self) -> Result<(), crate::RpcError> {
+        CheatApiClient::w3api_clear_fault_rules(self.transport())
+            .await
+            .map_err(|e| self.error(e))
+    }
 }
 #[cfg(feature = "client")]
 impl crate::Batch<'_> {
@@ -953,5 +1059,41 @@ impl crate::Batch<'_> {
                 Ok(())
             },
         )
+    }
+    ///Adds a `w3api_addFaultRule` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_add_fault_rule(
+        &mut self,
+        target: String,
+        prefer: String,
+        times: Option<w3api_types::rpc::Quantity>,
+    ) -> crate::BatchItem<w3api_types::rpc::Quantity> {
+        self.push(
+            method::W3API_ADD_FAULT_RULE,
+            |params| {
+                params.insert(target)?;
+                params.insert(prefer)?;
+                if let Some(value) = times {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `w3api_removeFaultRule` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_remove_fault_rule(
+        &mut self,
+        id: w3api_types::rpc::Quantity,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::W3API_REMOVE_FAULT_RULE,
+            |params| {
+                params.insert(id)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `w3api_clearFaultRules` call to the batch; its result is read back with the returned handle.
+    pub fn w3api_clear_fault_rules(&mut self) -> crate::BatchItem<()> {
+        self.push(method::W3API_CLEAR_FAULT_RULES, |_| { Ok(()) })
     }
 }

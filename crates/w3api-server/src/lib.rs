@@ -138,7 +138,7 @@ pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
     // One budget of bytes for the REST and the JSON-RPC answers.
     let answers = Arc::new(answers::Answers::new(config.answer_cache_bytes));
     let app = Arc::new(App {
-        rpc: rpc::RpcServices::new(source.clone(), answers.clone(), BODY_LIMIT, config.cheats),
+        rpc: rpc::RpcServices::new(source.clone(), answers.clone(), BODY_LIMIT, config.cheats, &config.faults),
         source,
         keys: keys.clone(),
         cursors: rest::pagination::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key)),

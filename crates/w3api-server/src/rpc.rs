@@ -34,6 +34,7 @@ use w3api_types::rpc::{
 use w3api_types::{Chain, U256};
 
 use crate::answers::Answers;
+use crate::faults::FaultRules;
 use crate::{App, BODY_LIMIT};
 
 /// Most calls in one batch.
@@ -293,12 +294,14 @@ pub(crate) struct RpcServices {
 
 impl RpcServices {
     /// One service per RPC chain, answering from `answers` or else from `source`.
-    /// `cheats`: whether the chain-control methods change chains (or refuse).
+    /// `cheats`: whether the chain-control methods change chains (or
+    /// refuse); `faults`: the rules they set.
     pub(crate) fn new<S: DataSource>(
         source: Arc<S>,
         answers: Arc<Answers>,
         body_limit: usize,
         cheats: bool,
+        faults: &FaultRules,
     ) -> RpcServices {
         let (stop, handle) = stop_channel();
         let config = ServerConfig::builder()
@@ -311,7 +314,7 @@ impl RpcServices {
             .filter_map(|chain| Some((chain, chain.id()?)))
             .map(|(chain, chain_id)| {
                 let gateway = Gateway { chain, chain_id, source: source.clone() };
-                let control = cheats::Cheats::new(chain, source.clone(), cheats);
+                let control = cheats::Cheats::new(chain, source.clone(), cheats, faults.clone());
                 let revision_of = source.clone();
                 let revision: cache::Revision = Arc::new(move || revision_of.revision(chain));
                 let cache = cache::CacheLayer::new(chain, revision, answers.clone(), MAX_RESPONSE as usize);

@@ -23,6 +23,7 @@ use std::time::Duration;
 use http::StatusCode;
 
 pub(crate) use layer::FaultLayer;
+pub(crate) use prefer::injection_of;
 pub use rules::{FaultRule, FaultRules, RuleId, RuleTarget, UnknownTarget};
 
 /// The request header that asks for a fault (RFC 7240's `Prefer`).

@@ -59,6 +59,16 @@ fn fault(value: &str) -> Result<Fault, String> {
     }
 }
 
+/// The injection a `Prefer` value asks for, written as in the header
+/// (`code=429, delay=300ms`): the one syntax of the header and of rules
+/// set over JSON-RPC.
+pub(crate) fn injection_of(text: &str) -> Result<Option<Injection>, String> {
+    let value = text.parse().map_err(|_| format!("Prefer: {text:?} is not a header value"))?;
+    let mut headers = HeaderMap::new();
+    headers.insert(PREFER, value);
+    injection(&headers)
+}
+
 fn delay(value: &str) -> Result<Duration, String> {
     let delay = humantime::parse_duration(value)
         .map_err(|_| format!("Prefer: delay={value}: not a duration such as 300ms or 2s"))?;

@@ -40,6 +40,18 @@ pub struct FaultRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RuleId(u64);
 
+impl RuleId {
+    /// The id as a number, as JSON-RPC carries it.
+    pub fn number(self) -> u64 {
+        self.0
+    }
+
+    /// The id of this number (which may name no rule).
+    pub fn from_number(number: u64) -> RuleId {
+        RuleId(number)
+    }
+}
+
 /// The rules of one server, shared by everyone holding a clone: the server
 /// reads them, the program that started it changes them while it runs.
 #[derive(Clone, Default)]

@@ -8,21 +8,24 @@ use jsonrpsee::core::{RpcResult, async_trait};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::cheats::ErrorCode as CheatError;
 use w3api_source::{DataSource, Moved, NewCollection, NewNftMetadata, NewToken};
+use w3api_types::params::Operation;
 use w3api_types::rpc::{Address, CreatedWallet, NftMetadataParams, NftStandard, Quantity, Uint};
 use w3api_types::{Chain, NATIVE_TOKEN_ADDRESS, U256};
 
 use super::{invalid_params, rpc_error_code, source_error};
+use crate::faults::{FaultRule, FaultRules, RuleId, RuleTarget, injection_of};
 
-/// Chain control for one chain.
+/// Chain control for one chain, and the server's fault rules.
 pub(super) struct Cheats<S> {
     chain: Chain,
     source: Arc<S>,
     enabled: bool,
+    faults: FaultRules,
 }
 
 impl<S: DataSource> Cheats<S> {
-    pub(super) fn new(chain: Chain, source: Arc<S>, enabled: bool) -> Cheats<S> {
-        Cheats { chain, source, enabled }
+    pub(super) fn new(chain: Chain, source: Arc<S>, enabled: bool, faults: FaultRules) -> Cheats<S> {
+        Cheats { chain, source, enabled, faults }
     }
 
     fn allowed(&self) -> RpcResult<()> {
@@ -181,6 +184,39 @@ impl<S: DataSource> CheatApiServer for Cheats<S> {
             None => Moved::Token(token, amount),
         };
         self.source.transfer(self.chain, from, to, moved).await.map_err(source_error)
+    }
+
+    async fn w3api_add_fault_rule(
+        &self,
+        target: String,
+        prefer: String,
+        times: Option<Quantity>,
+    ) -> RpcResult<Quantity> {
+        self.allowed()?;
+        let target = match target.as_str() {
+            "*" => RuleTarget::Any,
+            name if Operation::named(name).is_some() => RuleTarget::Operation(target),
+            _ => RuleTarget::RpcMethod(target),
+        };
+        let injection = injection_of(&prefer)
+            .map_err(invalid_params)?
+            .ok_or_else(|| invalid_params(format!("prefer {prefer:?} asks for no code, delay or fault")))?;
+        let times = times
+            .map(|t| u32::try_from(t.0).map_err(|_| invalid_params(format!("times {}: at most 2^32 - 1", t.0))))
+            .transpose()?;
+        let id = self.faults.add(FaultRule { target, injection, times }).map_err(|e| invalid_params(e.to_string()))?;
+        Ok(Quantity(id.number()))
+    }
+
+    async fn w3api_remove_fault_rule(&self, id: Quantity) -> RpcResult<bool> {
+        self.allowed()?;
+        Ok(self.faults.remove(RuleId::from_number(id.0)))
+    }
+
+    async fn w3api_clear_fault_rules(&self) -> RpcResult<()> {
+        self.allowed()?;
+        self.faults.clear();
+        Ok(())
     }
 
     async fn w3api_set_price(&self, token: Address, usd_price: f64) -> RpcResult<f64> {

@@ -143,6 +143,8 @@ fn a_server_without_cheats_refuses_each_method_saying_so() {
         let params = match *name {
             method::W3API_CREATE_TOKEN => json!([{"name": "T", "symbol": "T", "decimals": 0}]),
             method::W3API_CREATE_COLLECTION => json!([{"name": "C", "symbol": "C", "standard": "ERC721"}]),
+            method::W3API_ADD_FAULT_RULE => json!(["*", "code=503"]),
+            method::W3API_REMOVE_FAULT_RULE => json!(["0x0"]),
             method::W3API_MINT_TOKEN => json!([someone, someone, "0x1"]),
             method::W3API_MINT_NFT => json!([someone, someone]),
             method::W3API_TRANSFER => json!([someone, someone, someone, "0x1"]),
@@ -218,6 +220,51 @@ fn the_w3api_methods_shape_a_wallet_that_the_rest_api_then_shows() {
             moved.result.iter().find(|t| t.token_address == Some(good)).unwrap().balance,
             U256::from(100_000_000u64)
         );
+    });
+    session.finish();
+}
+
+#[test]
+fn fault_rules_set_over_json_rpc_spoil_answers_as_many_times_as_asked() {
+    let local = Setup::new().scale(Scale::TINY).start();
+    let session = local.session();
+    let rpc = session.rpc();
+    // The client's default retry policy, which the session's clients turn off.
+    let rest = w3api_rest::Client::builder().base_url(session.base()).api_key(session.key()).build().unwrap();
+    let wallet = session.devnet().sample_wallets(1)[0];
+    session.run(async {
+        let tokens = "getWalletTokenBalancesPrice".to_string();
+        rpc.w3api_add_fault_rule(tokens, "code=429".into(), Some(Quantity(2))).await.unwrap();
+        let started = std::time::Instant::now();
+        let page = rest.data().get_wallet_token_balances_price().address(wallet).send().await.unwrap();
+        assert!(!page.result.is_empty());
+        assert!(
+            started.elapsed() >= std::time::Duration::from_secs(2),
+            "two Retry-After waits: {:?}",
+            started.elapsed()
+        );
+
+        let once =
+            rpc.w3api_add_fault_rule("eth_blockNumber".into(), "code=503".into(), Some(Quantity(1))).await.unwrap();
+        let spoiled = rpc.block_number().await.unwrap_err();
+        assert!(spoiled.to_string().contains("503"), "{spoiled}");
+        assert!(rpc.block_number().await.is_ok(), "spent after one answer");
+        assert!(!rpc.w3api_remove_fault_rule(once).await.unwrap(), "a spent rule is gone");
+
+        let forever = rpc.w3api_add_fault_rule("*".into(), "delay=50ms".into(), None).await.unwrap();
+        assert!(rpc.w3api_remove_fault_rule(forever).await.unwrap());
+        rpc.w3api_add_fault_rule("eth_chainId".into(), "fault=malformed".into(), None).await.unwrap();
+        rpc.w3api_clear_fault_rules().await.unwrap();
+        assert!(rpc.chain_id().await.is_ok(), "cleared");
+
+        for (target, prefer, says) in [
+            ("getWalletTokenBalancesPrice", "code=200", "code=200"),
+            ("eth_noSuchMethod", "code=503", "no JSON-RPC method is named"),
+            ("eth_chainId", "return=minimal", "asks for no code, delay or fault"),
+        ] {
+            let error = rpc.w3api_add_fault_rule(target.into(), prefer.into(), None).await.unwrap_err();
+            assert!(error.to_string().contains(says), "{target} {prefer}: {error}");
+        }
     });
     session.finish();
 }
