@@ -67,7 +67,11 @@ impl Devnet {
         chain: Chain,
         change: impl FnOnce(&Devnet, &mut ChainData) -> Result<T, SourceError> + Send + 'static,
     ) -> Result<T, SourceError> {
-        self.with_live(chain, move |devnet, live| change(devnet, &mut live.write())).await
+        self.with_live(chain, move |devnet, live| {
+            live.check(chain)?;
+            change(devnet, &mut live.write())
+        })
+        .await
     }
 
     async fn with_live<T: Send + 'static>(
@@ -76,10 +80,18 @@ impl Devnet {
         work: impl FnOnce(&Devnet, &LiveChain) -> Result<T, SourceError> + Send + 'static,
     ) -> Result<T, SourceError> {
         let live: Arc<LiveChain> = self.ready_live(chain).await?;
+        let watched = live.clone();
         let devnet = self.clone();
-        tokio::task::spawn_blocking(move || work(&devnet, &live))
-            .await
-            .map_err(|e| SourceError::Unavailable(format!("changing chain {chain}: {e}")))?
+        match tokio::task::spawn_blocking(move || work(&devnet, &live)).await {
+            Ok(done) => done,
+            Err(failed) => {
+                if failed.is_panic() {
+                    tracing::error!(%chain, "a change of the chain panicked; it answers nothing until reset");
+                    watched.mark_damaged();
+                }
+                Err(SourceError::Unavailable(format!("changing chain {chain}: {failed}")))
+            }
+        }
     }
 }
 
@@ -176,5 +188,33 @@ impl ChainControl for Devnet {
 
     async fn set_price(&self, chain: Chain, token: Address, usd: f64) -> Result<f64, SourceError> {
         self.change(chain, move |devnet, data| devnet.set_price_now(data, token, usd)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use w3api_source::DataSource;
+
+    use super::*;
+    use crate::Scale;
+
+    #[tokio::test]
+    async fn a_change_that_panics_leaves_the_chain_refusing_until_it_is_reset() {
+        let devnet = Devnet::new(1, Scale::TINY);
+        let latest = devnet.latest_block(Chain::Eth).await.unwrap();
+        let failed = devnet
+            .change(Chain::Eth, |_, data| -> Result<(), SourceError> {
+                // A bug part-way through a block: the ledger is taken out, as making a block does.
+                let _taken = std::mem::take(&mut data.ledger);
+                panic!("a bug while making a block")
+            })
+            .await
+            .unwrap_err();
+        assert!(matches!(failed, SourceError::Unavailable(_)), "{failed}");
+        let refused = devnet.latest_block(Chain::Eth).await.unwrap_err();
+        assert!(refused.to_string().contains("is damaged") && refused.to_string().contains("anvil_reset"), "{refused}");
+        assert!(devnet.mine(Chain::Eth, 1, None).await.is_err(), "no change is made on a damaged chain");
+        devnet.reset(Chain::Eth).await.unwrap();
+        assert_eq!(devnet.latest_block(Chain::Eth).await.unwrap(), latest);
     }
 }

@@ -254,12 +254,13 @@ impl Devnet {
     }
 
     /// The chain's data if it is generated already.
-    fn generated(&self, chain: Chain) -> Option<Generated<'_>> {
+    fn generated(&self, chain: Chain) -> Option<Result<Generated<'_>, SourceError>> {
         match self.table_cell(chain) {
-            Some(cell) => cell.get().map(|live| Generated::Borrowed(live.read())),
-            None => {
-                self.others().get(&chain).and_then(|cell| cell.get().map(|live| Generated::Shared(live.read_arc())))
-            }
+            Some(cell) => cell.get().map(|live| live.check(chain).map(|()| Generated::Borrowed(live.read()))),
+            None => self
+                .others()
+                .get(&chain)
+                .and_then(|cell| cell.get().map(|live| live.check(chain).map(|()| Generated::Shared(live.read_arc())))),
         }
     }
 
@@ -284,9 +285,11 @@ impl Devnet {
             return Err(SourceError::ChainNotServed(chain));
         }
         if let Some(data) = self.generated(chain) {
-            return Ok(data);
+            return data;
         }
-        Ok(Generated::Shared(self.ready_live(chain).await?.read_arc()))
+        let live = self.ready_live(chain).await?;
+        live.check(chain)?;
+        Ok(Generated::Shared(live.read_arc()))
     }
 }
 

@@ -9,9 +9,12 @@
 //! under the old revision are never read again.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use parking_lot::{Mutex, RawRwLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use w3api_source::SourceError;
+use w3api_types::Chain;
 
 use crate::generate::ChainData;
 
@@ -22,6 +25,9 @@ pub(crate) struct LiveChain {
     data: Arc<RwLock<ChainData>>,
     snapshots: Mutex<Snapshots>,
     revision: AtomicU64,
+    /// Set when making a block panicked (a bug): the chain may be half
+    /// changed, so it answers nothing until it is reset.
+    damaged: AtomicBool,
 }
 
 #[derive(Default)]
@@ -38,7 +44,24 @@ impl LiveChain {
             data: Arc::new(RwLock::new(data)),
             snapshots: Mutex::new(Snapshots::default()),
             revision: AtomicU64::new(0),
+            damaged: AtomicBool::new(false),
         }
+    }
+
+    /// An error when the chain is damaged (see [`LiveChain::mark_damaged`]).
+    pub(crate) fn check(&self, chain: Chain) -> Result<(), SourceError> {
+        if self.damaged.load(Ordering::Acquire) {
+            return Err(SourceError::Unavailable(format!(
+                "chain {chain} is damaged: making a block failed part-way (a bug; the log has it); anvil_reset \
+                 starts the chain over"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Marks the chain damaged: a change panicked while it held the chain.
+    pub(crate) fn mark_damaged(&self) {
+        self.damaged.store(true, Ordering::Release);
     }
 
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, ChainData> {
@@ -84,10 +107,11 @@ impl LiveChain {
         true
     }
 
-    /// Starts the chain over from `data`, forgetting every snapshot.
+    /// Starts the chain over from `data`, forgetting every snapshot (and any damage).
     pub(crate) fn reset(&self, data: ChainData) {
         let forgotten = std::mem::take(&mut self.snapshots.lock().taken);
         let replaced = self.replace(data);
+        self.damaged.store(false, Ordering::Release);
         drop((replaced, forgotten));
     }
 
