@@ -146,7 +146,15 @@ fn rpc_schema(schema: &Value) -> (Value, Option<String>) {
 
 #[test]
 fn openrpc_examples_validate_and_decode() {
-    let doc = Document::OpenRpc.raw();
+    for document in Document::RPC {
+        check_rpc_examples(document);
+    }
+}
+
+/// Every method of an OpenRPC document has an example, whose parameters and
+/// result match their schemas and decode into their Rust types.
+fn check_rpc_examples(document: Document) {
+    let doc = document.raw();
     let mut failures = Vec::new();
     let mut checked = 0;
     for method in doc["methods"].as_array().unwrap() {
@@ -172,18 +180,18 @@ fn openrpc_examples_validate_and_decode() {
             pairs.push(("result".into(), rpc_schema(&method["result"]["schema"]), &example["result"]["value"]));
             for (what, (schema, component), value) in pairs {
                 checked += 1;
-                if let Err(e) = Document::OpenRpc.validate(&schema, value) {
+                if let Err(e) = document.validate(&schema, value) {
                     failures.push(format!("{label} {what}: {e}"));
                 }
                 if let Some(component) = component
                     && !value.is_null()
-                    && let Err(e) = check_decodes(Document::OpenRpc, &component, value)
+                    && let Err(e) = check_decodes(document, &component, value)
                 {
                     failures.push(format!("{label} {what}: {e}"));
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(checked >= 8, "only {checked} example values found");
+    assert!(failures.is_empty(), "{}:\n{}", document.file_name(), failures.join("\n"));
+    assert!(checked >= 8, "{}: only {checked} example values found", document.file_name());
 }
