@@ -9,10 +9,9 @@ use std::time::Duration;
 use w3api_source::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError};
 use w3api_types::{Address, Chain, U256};
 
+use crate::Devnet;
 use crate::generate::{BlockPlan, ChainData};
 use crate::live::LiveChain;
-use crate::world::Asset;
-use crate::{Devnet, accounts::Accounts};
 
 /// Most blocks one call may mine: each is a real block, made one by one.
 pub const MAX_MINED_BLOCKS: u64 = 100_000;
@@ -130,29 +129,7 @@ impl ChainControl for Devnet {
     }
 
     async fn set_balance(&self, chain: Chain, address: Address, balance: U256) -> Result<(), SourceError> {
-        self.change(chain, move |devnet, data| {
-            let current = data.ledger.find(address).map_or(0, |holder| data.ledger.balance(holder, Asset::NATIVE));
-            let wanted = u128::try_from(balance).map_err(|_| {
-                SourceError::InvalidChange(format!("balance {balance} is more wei than the devnet holds"))
-            })?;
-            if wanted < current {
-                return Err(SourceError::InvalidChange(format!(
-                    "{address} holds {current} wei; a balance is only raised, by a transfer from the devnet's \
-                     faucet: lowering it would take a transaction signed by {address}"
-                )));
-            }
-            if wanted > current {
-                let faucet = devnet.accounts().address(Accounts::DEPLOYER);
-                if address == faucet {
-                    return Err(SourceError::InvalidChange(format!(
-                        "{address} is the devnet's faucet, which pays for every balance set; its own is not set"
-                    )));
-                }
-                devnet.append(data, BlockPlan::funding(address, wanted - current))?;
-            }
-            Ok(())
-        })
-        .await
+        self.change(chain, move |devnet, data| devnet.set_balance_now(data, address, balance)).await
     }
 
     async fn create_wallet(&self, chain: Chain, native: U256) -> Result<CreatedWallet, SourceError> {

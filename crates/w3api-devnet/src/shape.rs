@@ -33,17 +33,42 @@ impl Devnet {
         let index = (self.accounts().len() + data.producer.created.len()) as u32;
         let signer: PrivateKeySigner = accounts::signer(self.seed(), index);
         let wallet = CreatedWallet { address: signer.address(), private_key: signer.to_bytes() };
-        if native > U256::ZERO {
-            let amount = raw(native, "the balance")?;
-            data.producer.created.push(signer);
-            if let Err(error) = self.append(data, BlockPlan::funding(wallet.address, amount)) {
-                data.producer.created.pop();
-                return Err(error);
-            }
-        } else {
-            data.producer.created.push(signer);
+        let amount = raw(native, "the balance")?;
+        data.producer.created.push(signer);
+        if amount > 0
+            && let Err(error) = self.append(data, BlockPlan::funding(wallet.address, amount))
+        {
+            data.producer.created.pop();
+            return Err(error);
         }
         Ok(wallet)
+    }
+
+    /// Raises the native balance of `address` to `balance` by a transfer
+    /// from the faucet in a new block; the balance it has mines nothing.
+    pub(crate) fn set_balance_now(
+        &self,
+        data: &mut ChainData,
+        address: Address,
+        balance: U256,
+    ) -> Result<(), SourceError> {
+        let current = data.ledger.find(address).map_or(0, |holder| data.ledger.balance(holder, Asset::NATIVE));
+        let wanted = raw(balance, "the balance")?;
+        if wanted < current {
+            return Err(invalid(format!(
+                "{address} holds {current} wei; a balance is only raised, by a transfer from the devnet's \
+                 faucet: lowering it would take a transaction signed by {address}"
+            )));
+        }
+        if wanted == current {
+            return Ok(());
+        }
+        if address == self.accounts().address(Accounts::DEPLOYER) {
+            return Err(invalid(format!(
+                "{address} is the devnet's faucet, which pays for every balance set; its own is not set"
+            )));
+        }
+        self.append(data, BlockPlan::funding(address, wanted - current)).map(drop)
     }
 
     /// Mints `amount` raw units of the ERC20 at `token` to `to` (the wrapped
@@ -97,6 +122,23 @@ impl Devnet {
             Some(supply) => raw(supply, "the supply")?,
             None => DEFAULT_SUPPLY_WHOLE.saturating_mul(10u128.pow(u32::from(token.decimals))),
         };
+        let liquidity = token.liquidity_usd.unwrap_or(DEFAULT_LIQUIDITY_USD);
+        // Raw units of each side of the token's pair, when it has a price.
+        let sides = match token.usd_price {
+            Some(usd) => {
+                let native_usd = data.usd_price(Asset::NATIVE, data.latest(), PriceFilter::default()).unwrap_or(1.0);
+                let token_side = (liquidity / 2.0 / usd * unit) as u128;
+                let wrapped_side = (liquidity / 2.0 / native_usd * 1e18) as u128;
+                if token_side == 0 || token_side > supply || wrapped_side == 0 {
+                    return Err(invalid(format!(
+                        "a pair with {liquidity} USD of liquidity at {usd} USD a token needs {token_side} raw \
+                         units; the supply is {supply}"
+                    )));
+                }
+                Some((token_side, wrapped_side))
+            }
+            None => None,
+        };
         let world_before = data.world.clone();
         let asset = data.world.add_token(Token {
             address,
@@ -112,18 +154,7 @@ impl Devnet {
             owner,
         });
         let mut actions = vec![Action::DeployToken(asset)];
-        if let Some(usd) = token.usd_price {
-            let liquidity = token.liquidity_usd.unwrap_or(DEFAULT_LIQUIDITY_USD);
-            let native_usd = data.usd_price(Asset::NATIVE, data.latest(), PriceFilter::default()).unwrap_or(1.0);
-            let token_side = (liquidity / 2.0 / usd * unit) as u128;
-            let wrapped_side = (liquidity / 2.0 / native_usd * 1e18) as u128;
-            if token_side == 0 || token_side > supply || wrapped_side == 0 {
-                data.world = world_before;
-                return Err(invalid(format!(
-                    "a pair with {liquidity} USD of liquidity at {usd} USD a token needs {token_side} raw units; \
-                     the supply is {supply}"
-                )));
-            }
+        if let Some((token_side, wrapped_side)) = sides {
             let pair = data.world.add_pair(0, asset, Asset::WRAPPED, liquidity);
             let pair_address = data.world.pairs[pair].address;
             actions.extend([
@@ -133,10 +164,7 @@ impl Devnet {
             actions.extend(mint(Asset::WRAPPED, pair_address, wrapped_side));
             actions.push(Action::PairMint(pair));
         }
-        if let Err(error) = self.append(data, BlockPlan::with(actions)) {
-            data.world = world_before;
-            return Err(error);
-        }
+        self.append_or_restore(data, world_before, BlockPlan::with(actions))?;
         Ok(address)
     }
 
@@ -152,6 +180,7 @@ impl Devnet {
         }
         let address =
             self.accounts().address(Accounts::DEPLOYER).create(data.producer.memory.nonce(Accounts::DEPLOYER));
+        let world_before = data.world.clone();
         let index = data.world.add_collection(Collection {
             address,
             name: collection.name,
@@ -165,10 +194,7 @@ impl Devnet {
             rarity: Vec::new(),
             trait_counts: Default::default(),
         });
-        if let Err(error) = self.append(data, BlockPlan::with(vec![Action::DeployCollection(index)])) {
-            data.world.remove_last_collection();
-            return Err(error);
-        }
+        self.append_or_restore(data, world_before, BlockPlan::with(vec![Action::DeployCollection(index)]))?;
         Ok(address)
     }
 
@@ -207,11 +233,18 @@ impl Devnet {
         } else {
             Action::Mint1155 { sender: Accounts::DEPLOYER, to, collection: index, id, amount }
         };
-        if let Err(error) = self.append(data, BlockPlan::with(vec![action])) {
-            data.world = world_before;
-            return Err(error);
-        }
+        self.append_or_restore(data, world_before, BlockPlan::with(vec![action]))?;
         Ok(U256::from(id))
+    }
+
+    /// Makes the block of a step that changed the world; when the block
+    /// cannot be made, the world goes back to `before`, as it was.
+    fn append_or_restore(&self, data: &mut ChainData, before: World, plan: BlockPlan) -> Result<u64, SourceError> {
+        let made = self.append(data, plan);
+        if made.is_err() {
+            data.world = before;
+        }
+        made
     }
 }
 

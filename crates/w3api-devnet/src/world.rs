@@ -313,13 +313,6 @@ impl World {
         index
     }
 
-    /// Takes back the collection added last (its deployment failed).
-    pub(crate) fn remove_last_collection(&mut self) {
-        if let Some(collection) = self.collections.pop() {
-            self.collection_by_address.remove(&collection.address);
-        }
-    }
-
     /// Adds a pair of `a` and `b` on `exchange`, at the address its factory
     /// gives it; returns its index.
     pub(crate) fn add_pair(&mut self, exchange: usize, a: Asset, b: Asset, liquidity_usd: f64) -> usize {

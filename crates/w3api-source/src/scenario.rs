@@ -319,13 +319,8 @@ impl<'de> Deserialize<'de> for Amount {
             Ok(Written::Text(text)) => text,
             Err(_) => return Err(serde::de::Error::custom("an amount is a number of whole units, such as 1500.25")),
         };
-        let (whole, fraction) = text.trim().split_once('.').unwrap_or((text.trim(), ""));
-        let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
-        if whole.is_empty() || !digits(whole) || !digits(fraction) {
-            return Err(serde::de::Error::custom(format!(
-                "amount {text:?} is not a number of whole units, such as 1500.25"
-            )));
-        }
+        // Checked as it is read, so that a file's error names its line.
+        whole_and_fraction(&text).map_err(serde::de::Error::custom)?;
         Ok(Amount(text))
     }
 }
@@ -346,17 +341,24 @@ impl Amount {
     /// Raw units at `decimals`.
     fn raw(&self, decimals: u8) -> Result<U256, String> {
         let text = self.0.trim();
-        let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-        let digits_ok = |s: &str| s.chars().all(|c| c.is_ascii_digit());
-        if whole.is_empty() || !digits_ok(whole) || !digits_ok(fraction) {
-            return Err(format!("amount {text:?} is not a number of whole units, such as 1500.25"));
-        }
+        let (whole, fraction) = whole_and_fraction(text)?;
         if fraction.len() > usize::from(decimals) {
             return Err(format!("amount {text} has more than {decimals} decimals"));
         }
         let digits = format!("{whole}{fraction:0<width$}", width = usize::from(decimals));
         U256::from_str_radix(&digits, 10).map_err(|_| format!("amount {text} is too large"))
     }
+}
+
+/// The digits of an amount before and after its decimal point.
+fn whole_and_fraction(text: &str) -> Result<(&str, &str), String> {
+    let text = text.trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(fraction) {
+        return Err(format!("amount {text:?} is not a number of whole units, such as 1500.25"));
+    }
+    Ok((whole, fraction))
 }
 
 /// Why a scenario could not be read or applied: the step and the line it

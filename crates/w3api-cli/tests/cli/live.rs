@@ -17,7 +17,7 @@ fn call(runtime: &tokio::runtime::Runtime, base: &str, method: &str, params: Val
 }
 
 fn quantity(value: &Value) -> u64 {
-    u64::from_str_radix(value.as_str().expect("a hex quantity").trim_start_matches("0x"), 16).unwrap()
+    serde_json::from_value::<w3api_types::rpc::Uint64>(value.clone()).expect("a hex quantity").0
 }
 
 fn block_number(runtime: &tokio::runtime::Runtime, base: &str) -> u64 {
@@ -59,9 +59,8 @@ fn one_block_a_second_for_ten_seconds_is_about_ten_blocks_that_wallets_follow() 
         assert!(at >= last, "wallet tokens at block {at}, after block {last} was made");
         assert_ne!(native(&now), native(&before.json()), "{sender} paid for gas since block {first}");
         let balance = call(&runtime, &base, "eth_getBalance", json!([sender, format!("{at:#x}")]));
-        let balance =
-            alloy_primitives::U256::from_str_radix(balance["result"].as_str().unwrap().trim_start_matches("0x"), 16);
-        assert_eq!(native(&now), Some(balance.unwrap().to_string()), "{sender} at block {at}");
+        let balance: w3api_types::U256 = serde_json::from_value(balance["result"].clone()).unwrap();
+        assert_eq!(native(&now), Some(balance.to_string()), "{sender} at block {at}");
     }
 }
 

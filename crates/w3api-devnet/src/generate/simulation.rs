@@ -431,9 +431,7 @@ impl<'a> Simulation<'a> {
     /// and at least two, so that a live chain visibly moves.
     fn live_quota(&mut self) -> u64 {
         let mean = (self.scale.transactions as f64 / self.scale.blocks.max(1) as f64).max(2.0);
-        let drawn = self.rng.f64() * 2.0 * mean;
-        let whole = drawn.floor() as u64;
-        whole + u64::from(self.rng.f64() < drawn - whole as f64)
+        self.draw_around(mean)
     }
 
     pub(super) fn run(&mut self) {
@@ -480,7 +478,11 @@ impl<'a> Simulation<'a> {
     fn quota(&mut self, number: u32) -> u64 {
         let blocks_left = self.scale.blocks - u64::from(number) + 1;
         let left = self.scale.transactions.saturating_sub(self.executed);
-        let mean = left as f64 / blocks_left as f64;
+        self.draw_around(left as f64 / blocks_left as f64)
+    }
+
+    /// A count drawn evenly between 0 and twice `mean`, whose average is `mean`.
+    fn draw_around(&mut self, mean: f64) -> u64 {
         let drawn = self.rng.f64() * 2.0 * mean;
         let whole = drawn.floor() as u64;
         whole + u64::from(self.rng.f64() < drawn - whole as f64)

@@ -8,7 +8,9 @@ use w3api_devnet::Scale;
 use w3api_rpc::cheats::{ErrorCode as CheatError, method};
 use w3api_server::ServerConfig;
 use w3api_tests::local::{Session, Setup};
-use w3api_types::rpc::{BlockNumberOrTag, BlockTransactions, NewToken, NftMetadataParams, NftTraitParam, Quantity};
+use w3api_types::rpc::{
+    BlockNumberOrTag, BlockTransactions, NewToken, NftMetadataParams, NftTraitParam, Quantity, Uint64,
+};
 use w3api_types::{Address, U256};
 
 const ETHER: u128 = 1_000_000_000_000_000_000;
@@ -94,9 +96,8 @@ fn time_methods_take_hex_or_integers_and_blocks_follow() {
     let session = local.session();
     let latest = |session: &Session<'_>| {
         let block = session.call("eth_getBlockByNumber", json!(["latest", false]));
-        (u64::from_str_radix(block["number"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap(), {
-            u64::from_str_radix(block["timestamp"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
-        })
+        let quantity = |field: &str| serde_json::from_value::<Uint64>(block[field].clone()).unwrap().0;
+        (quantity("number"), quantity("timestamp"))
     };
     let (number, timestamp) = latest(&session);
     assert_eq!(session.call(method::EVM_INCREASE_TIME, json!([3600])), json!(3600));
