@@ -4,6 +4,11 @@
 #     JSON-RPC method of the gateway at $URL/eth/$KEY;
 #   - the official Moralis SDKs (npm `moralis`, PyPI `moralis`) call every
 #     REST operation, following cursors through every page;
+#   - stream deliveries end to end (streams_checks.py, with a Python webhook
+#     receiver that checks every x-signature with its own keccak) and the
+#     Moralis JS SDK's streams module (management calls, verifySignature and
+#     parsedLogs on real deliveries), each on a server of its own that makes
+#     a block every second;
 #   - a page at http://localhost:3000 in Debian's chromium (playwright-core)
 #     calls REST and RPC across origins, through CORS preflights;
 #   - viem's test client (modes anvil and hardhat) drives the chain-control
@@ -53,9 +58,8 @@ server=$W3API_PID
 echo "--- w3api serve at $W3API_URL ($W3API_BIN)"
 
 W3API_WALLETS=$("$W3API_BIN" devnet --seed 0 wallets --count 3 | paste -sd, -)
-W3API_STREAMS=$(sed -n 's/^stream \([0-9a-f-]*\).*/\1/p' "$work/serve.out" | paste -sd, -)
 W3API_SOLANA_ADDRESS=$("$W3API_BIN" devnet --seed 0 solana-key | grep -oE '[1-9A-HJ-NP-Za-km-z]{32,44}' | head -n 1)
-export W3API_WALLETS W3API_STREAMS W3API_SOLANA_ADDRESS
+export W3API_WALLETS W3API_SOLANA_ADDRESS
 export W3API_CLIENTS_FIXTURE=$work/fixture.json
 timeout 300 "$venv/bin/python" "$clients/discover.py" "$W3API_CLIENTS_FIXTURE"
 
@@ -84,14 +88,20 @@ run ethers node "$clients/ethers.cjs"
 run web3py "$venv/bin/python" "$clients/web3py_checks.py"
 run moralis-js node "$clients/moralis-js.cjs"
 run moralis-py "$venv/bin/python" "$clients/moralis_py_checks.py"
+# Streams: each starts a `w3api serve --block-time 1s` of its own (deliveries
+# need new blocks; the shared server makes none) and webhook receivers on
+# loopback.
+run streams "$venv/bin/python" "$clients/streams_checks.py"
+run moralis-streams node "$clients/moralis-streams.cjs"
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [ -x "$chromium" ]; then
   CHROMIUM=$chromium run browser node "$clients/browser.cjs"
+  CHROMIUM=$chromium run dashboard node "$clients/dashboard.cjs"
 elif [ -n "${CI:-}" ]; then
   echo "no chromium at $chromium: .ci/run installs Debian's chromium" >&2
-  broken+=("browser") failed=$((failed + 1))
+  broken+=("browser" "dashboard") failed=$((failed + 2))
 else
-  echo "--- browser: skipped, no chromium at $chromium (apt-get install chromium, or set CHROMIUM)"
+  echo "--- browser, dashboard: skipped, no chromium at $chromium (apt-get install chromium, or set CHROMIUM)"
 fi
 
 # Last: it changes the chain (and reverts it).

@@ -24,12 +24,26 @@ export W3API_BIN="$PWD/target/release/w3api"
 export W3API_API_KEY=conformance-key
 
 . .ci/serve.sh
-start_w3api "$work" --seed 0 --api-key "$W3API_API_KEY" --index-delay 1s
+# Webhooks go to loopback only: positive cases create streams.
+start_w3api "$work" --seed 0 --api-key "$W3API_API_KEY" --index-delay 1s --webhook-host 127.0.0.1
+
+# A receiver answering 200, for the streams positive cases create; its log
+# of requests grows only as streams deliver, and stops with this script.
+"$venv/bin/python" .ci/clients/webhook_receiver.py --secret "$W3API_API_KEY" >"$work/webhooks.out" &
+receiver=$!
+trap 'kill $receiver 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q '^listening on ' "$work/webhooks.out" && break; sleep 0.1; done
+W3API_WEBHOOK_URL=$(sed -n 's/^listening on //p' "$work/webhooks.out" | head -n 1)
+[ -n "$W3API_WEBHOOK_URL" ] || { echo "the webhook receiver did not start" >&2; exit 1; }
+export W3API_WEBHOOK_URL
 
 echo "--- schemathesis: spec/openapi.yaml against $W3API_URL"
 # Real devnet values for the dictionaries (libFuzzer format: a quoted value a line).
 "$W3API_BIN" devnet --seed 0 wallets --count 5 | sed 's/.*/"&"/' >"$work/wallets.dict"
-sed -n 's/^stream \([0-9a-f-]*\) .*/"\1"/p' "$work/serve.out" >"$work/streams.dict"
+# A stream to reach, so that positive cases on a stream id find one.
+curl -sf -X PUT "$W3API_URL/streams/evm" -H "X-API-Key: $W3API_API_KEY" -H 'Content-Type: application/json' \
+  -d "{\"webhookUrl\":\"$W3API_WEBHOOK_URL\",\"description\":\"conformance\",\"tag\":\"conformance\",\"chainIds\":[\"0x1\"],\"includeNativeTxs\":true}" |
+  "$venv/bin/python" -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["id"]))' >"$work/streams.dict"
 PYTHONPATH=.ci "$venv/bin/schemathesis" --config-file .ci/schemathesis.toml run spec/openapi.yaml \
   --no-color --report junit --report-dir "$work/report" "$@"
 

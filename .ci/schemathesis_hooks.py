@@ -12,6 +12,11 @@ generated value into a genuinely valid one; negative cases are left alone.
   and the signature must be the account's. The body is replaced by a freshly
   requested challenge signed with a devnet Solana key (`w3api devnet
   solana-sign`).
+- streams: a stream needs a webhook that answers its test webhook, and
+  chain ids, event signatures and ABIs that mean something. Positive bodies
+  of `createStream` and `updateStream` become a valid stream posting to the
+  receiver .ci/conformance.sh runs (W3API_WEBHOOK_URL), and
+  `getStreamBlockData` reads an existing block of chain 0x1.
 - `POST /challenge/request/solana`: `address` must decode to exactly 32
   bytes (a length a regular expression over Base58 cannot express), and
   `expirationTime` must be in the future and after `notBefore` (as the spec's
@@ -35,7 +40,28 @@ URL = os.environ["W3API_URL"]
 KEY = os.environ["W3API_API_KEY"]
 W3API = os.environ["W3API_BIN"]
 
-PAGINATED = {"getWalletTokenBalancesPrice", "getWalletNfts", "getWalletNftCollections"}
+PAGINATED = {
+    "getWalletTokenBalancesPrice",
+    "getWalletNfts",
+    "getWalletNftCollections",
+    "getStreams",
+    "getStreamAddresses",
+    "getHistory",
+    "getDeliveryLogs",
+}
+WEBHOOK_URL = os.environ["W3API_WEBHOOK_URL"]
+TRANSFER_ABI = [
+    {
+        "anonymous": False,
+        "name": "Transfer",
+        "type": "event",
+        "inputs": [
+            {"indexed": True, "name": "from", "type": "address"},
+            {"indexed": True, "name": "to", "type": "address"},
+            {"indexed": False, "name": "value", "type": "uint256"},
+        ],
+    }
+]
 BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 DEVNET_KEYS = 4
 
@@ -96,7 +122,34 @@ def make_valid(case):
         make_request_satisfiable(case.body)
     elif operation == "verifySolanaChallenge" and isinstance(case.body, dict):
         sign_a_real_challenge(case.body)
+    elif operation in ("createStream", "updateStream") and isinstance(case.body, dict):
+        make_stream_valid(case.body)
+    elif operation == "getStreamBlockData":
+        read_an_existing_block(case)
     return case
+
+
+def make_stream_valid(body):
+    """Keeps the generated texts and flags, and makes the rest a stream of transfers."""
+    for name in ("description", "tag"):
+        if not isinstance(body.get(name), str):
+            body[name] = "schemathesis"
+    body["webhookUrl"] = WEBHOOK_URL
+    body["chainIds"] = ["0x1"]
+    body["topic0"] = ["Transfer(address,address,uint256)"]
+    body["abi"] = TRANSFER_ABI
+    body["includeContractLogs"] = True
+    for name in ("advancedOptions", "triggers", "getNativeBalances"):
+        body.pop(name, None)
+
+
+def read_an_existing_block(case):
+    case.path_parameters["chainId"] = "0x1"
+    block = case.path_parameters.get("blockNumber")
+    case.path_parameters["blockNumber"] = block % 8000 + 1 if isinstance(block, int) else 1
+    if isinstance(case.body, dict):
+        for name in ("topic0", "abi", "advancedOptions", "triggers", "getNativeBalances", "addresses"):
+            case.body.pop(name, None)
 
 
 def issue_real_cursor(case):

@@ -2,11 +2,12 @@
 (eth_getBlockByNumber and the wallet-tokens REST answer), and writes them as
 one JSON file: a busy block and a few of its transactions (the first, the
 last, one of each type, an ERC20 transfer), the block range and topics of
-that transfer's log, a priced token, the wallets, stream ids and the Solana
-account given by .ci/clients.sh.
+that transfer's log, a priced token, the wallets and the Solana account
+given by .ci/clients.sh. (The devnet has no streams: the streams checks
+create their own.)
 
 usage: discover.py OUT.json   (environment: W3API_URL, W3API_API_KEY,
-W3API_WALLETS, W3API_STREAMS, W3API_SOLANA_ADDRESS)
+W3API_WALLETS, W3API_SOLANA_ADDRESS)
 """
 
 from __future__ import annotations
@@ -114,14 +115,13 @@ def main(out_path: str) -> None:
         "token": priced[0]["token_address"].lower(),
         "tokens": [t["token_address"].lower() for t in priced],
         "wallets": wallets,
-        "streams": [s for s in os.environ.get("W3API_STREAMS", "").split(",") if s],
         "solana": {"address": os.environ["W3API_SOLANA_ADDRESS"]},
     }
     with open(out_path, "w", encoding="utf-8") as f:
         json.dump(fixture, f, indent=2)
     print(f"discover: latest block {latest}; busy block {number} ({len(txs)} transactions, "
           f"picks: {'; '.join(p['label'] for p in picks)}); "
-          f"token {fixture['token']}; {len(wallets)} wallets, {len(fixture['streams'])} streams")
+          f"token {fixture['token']}; {len(wallets)} wallets")
 
 
 if __name__ == "__main__":

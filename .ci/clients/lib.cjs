@@ -1,9 +1,10 @@
 'use strict';
-// Shared by the JS client checks: the server's address and devnet values
-// (from the environment .ci/clients.sh sets), raw HTTP calls that bypass
-// every client, a field-by-field comparison of a client's decoded value with
-// the raw JSON answer, and a tiny check runner that ends with the line
-// `N passed, N failed`.
+// Shared by the JS client checks: the shared server's address and devnet
+// values (from the environment .ci/clients.sh sets, read on first use), raw
+// HTTP calls that bypass every client, a field-by-field comparison of a
+// client's decoded value with the raw JSON answer, a `w3api serve` and a
+// webhook receiver of a check's own, and a tiny check runner that ends with
+// the line `N passed, N failed`.
 
 const fs = require('node:fs');
 
@@ -13,15 +14,26 @@ function env(name) {
   return value;
 }
 
-const URL_ = env('W3API_URL').replace(/\/$/, '');
-const KEY = env('W3API_API_KEY');
-const RPC_URL = `${URL_}/eth/${KEY}`;
-const fixture = JSON.parse(fs.readFileSync(env('W3API_CLIENTS_FIXTURE'), 'utf8'));
+// The shared server's address, key and devnet values, read on first use: a
+// check that starts a server of its own (moralis-streams.cjs, dashboard.cjs)
+// loads this file without them.
+let sharedValues;
+function shared() {
+  if (!sharedValues) {
+    const url = env('W3API_URL').replace(/\/$/, '');
+    const key = env('W3API_API_KEY');
+    sharedValues = {
+      URL: url, KEY: key, RPC_URL: `${url}/eth/${key}`,
+      fixture: JSON.parse(fs.readFileSync(env('W3API_CLIENTS_FIXTURE'), 'utf8')),
+    };
+  }
+  return sharedValues;
+}
 
 let rawId = 1000;
 /** The raw JSON-RPC answer (the whole envelope) to one call, by plain HTTP POST. */
 async function rawRpc(method, params = []) {
-  const res = await fetch(RPC_URL, {
+  const res = await fetch(shared().RPC_URL, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: rawId++, method, params }),
@@ -51,12 +63,12 @@ async function rawResult(method, params = []) {
 
 /** The raw JSON body of a REST GET (header X-API-Key); throws on a non-2xx status. */
 async function rawGet(path, query = {}) {
-  const u = new URL(URL_ + path);
+  const u = new URL(shared().URL + path);
   for (const [k, v] of Object.entries(query)) {
     if (v === undefined || v === null) continue;
     for (const item of Array.isArray(v) ? v : [v]) u.searchParams.append(k, String(item));
   }
-  const res = await fetch(u, { headers: { 'x-api-key': KEY }, signal: AbortSignal.timeout(20000) });
+  const res = await fetch(u, { headers: { 'x-api-key': shared().KEY }, signal: AbortSignal.timeout(20000) });
   const text = await res.text();
   if (!res.ok) throw new Error(`GET ${u.pathname}${u.search}: HTTP ${res.status} ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -64,9 +76,9 @@ async function rawGet(path, query = {}) {
 
 /** Raw REST POST with a JSON body; returns {status, body}. */
 async function rawPost(path, body) {
-  const res = await fetch(URL_ + path, {
+  const res = await fetch(shared().URL + path, {
     method: 'POST',
-    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    headers: { 'x-api-key': shared().KEY, 'content-type': 'application/json' },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(20000),
   });
@@ -275,7 +287,142 @@ function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
 
+// ---------------------------------------------------------------------------
+// A server and webhook receivers of a check's own.
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves to true when promise settles within ms, false otherwise. */
+function within(promise, ms) {
+  let timer;
+  return Promise.race([
+    promise.then(() => true, () => true),
+    new Promise((resolve) => { timer = setTimeout(() => resolve(false), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Polls fn until it returns a truthy value; throws after ms with what was last seen. */
+async function waitFor(what, fn, ms = 30000, every = 200) {
+  const deadline = Date.now() + ms;
+  let last = '';
+  for (;;) {
+    try {
+      const value = await fn();
+      if (value) return value;
+    } catch (e) {
+      last = e.message;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s${last ? ` (last: ${last})` : ''}`);
+    await sleep(every);
+  }
+}
+
+/** Plain HTTP to base + path with the key; returns {status, headers, text, json}. */
+async function call(base, key, method, path, body) {
+  const headers = {};
+  if (key) headers['x-api-key'] = key;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(20000),
+  });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch { /* not JSON */ }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/**
+ * `$W3API_BIN serve --listen 127.0.0.1:0 ARGS` of a check's own; resolves to
+ * {url, stop, stderr()} once it prints `listening on` (at most 60 s). stop()
+ * sends SIGTERM, then SIGKILL after 10 s.
+ */
+function startServer(args) {
+  const { spawn } = require('node:child_process');
+  const bin = env('W3API_BIN');
+  const child = spawn(bin, ['serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (chunk) => { err = (err + chunk).slice(-20000); });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal || code)));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (!(await within(exited, 10000))) {
+      child.kill('SIGKILL');
+      await within(exited, 5000);
+    }
+  };
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error('w3api serve printed no "listening on" line within 60 s'));
+    }, 60000);
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk; // read to the end, so the pipe never fills
+      const match = out.match(/^listening on (\S+)$/m);
+      if (match && timer) {
+        clearTimeout(timer);
+        const url = match[1].replace(/\/$/, '');
+        if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(url)) {
+          stop();
+          reject(new Error(`w3api serve listens on ${url}, not loopback`));
+        }
+        resolve({ url, stop, alive, stderr: () => err.split('\n').slice(-20).join('\n') });
+      }
+    });
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot start ${bin}: ${e.message}`));
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`w3api serve exited (${code}) before listening\n${err}`));
+    });
+  });
+}
+
+/**
+ * A webhook receiver on 127.0.0.1 (a free port) that answers 200 and keeps
+ * every request: {body (the exact text), json, signature (x-signature),
+ * headers, at}. Resolves to {url, requests, close()}.
+ */
+function startReceiver() {
+  const http = require('node:http');
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json = null;
+      try {
+        json = JSON.parse(body);
+      } catch { /* kept as text */ }
+      requests.push({ method: req.method, url: req.url, headers: req.headers, signature: req.headers['x-signature'], body, json, at: Date.now() });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve({
+      url: `http://127.0.0.1:${server.address().port}/hook`,
+      requests,
+      close: () => within(new Promise((r) => {
+        server.close(r);
+        server.closeAllConnections();
+      }), 5000),
+    }));
+  });
+}
+
 module.exports = {
-  URL: URL_, KEY, RPC_URL, fixture, rawRpc, rawResult, rawGet, rawPost,
+  rawRpc, rawResult, rawGet, rawPost,
   SKIP, Comparison, expectSame, runner, mustThrow, expectRawError, sameRpcError, assert, show,
+  call, startServer, startReceiver, within, waitFor, sleep,
 };
+for (const name of ['URL', 'KEY', 'RPC_URL', 'fixture']) {
+  Object.defineProperty(module.exports, name, { enumerable: true, get: () => shared()[name] });
+}

@@ -1,7 +1,9 @@
 """The official Moralis Python SDK (PyPI `moralis`) against `w3api serve`:
 wallet tokens, wallet NFTs and NFT collections (every page, passing `cursor`
-back), a stream by id, and the Solana sign-in (request + verify), each answer
-compared with the raw REST answer (plain GET with X-API-Key).
+back), streams (create, update, addresses, get, list, delete: a stream of its
+own, created through a webhook receiver on loopback, webhook_receiver.py),
+and the Solana sign-in (request + verify), each answer compared with the raw
+REST answer (plain GET with X-API-Key).
 
 The SDK's functions build a fresh generated `Configuration()` per call, whose
 host is the first entry of `Configuration.get_host_settings()` (the
@@ -26,7 +28,8 @@ import openapi_evm_api
 import openapi_streams
 from moralis import auth, evm_api, streams
 
-from pylib import FIXTURE as fx, KEY, URL, Runner, expect_same, raw_get, raw_post
+from pylib import FIXTURE as fx, KEY, URL, Runner, expect_same, http_json, raw_get, raw_post
+from webhook_receiver import WebhookReceiver
 
 MAX_PAGES = 200
 
@@ -137,11 +140,7 @@ def main() -> int:
         r.check(f"evm_api.nft.get_wallet_nft_collections ({wallet[:8]}, {chain}, limit {limit}, token_counts {counts})"
                 ": every page", collections)
 
-    for stream_id in fx["streams"]:
-        r.check(f"streams.evm_streams.get_stream({stream_id[:8]})",
-                lambda stream_id=stream_id: expect_same(
-                    streams.evm_streams.get_stream(api_key=KEY, params={"id": stream_id}),
-                    raw_get(f"/streams/evm/{stream_id}"), "stream"))
+    stream_checks()
 
     def sign_in():
         body = {"domain": "example.com", "uri": "https://example.com/login", "address": fx["solana"]["address"],
@@ -170,6 +169,95 @@ def main() -> int:
 
     r.check("auth.challenge.request_challenge_solana + verify_challenge_solana", sign_in)
     return r.done()
+
+
+def stream_checks() -> None:
+    """Streams of its own (the devnet has none), through streams.evm_streams,
+    with a webhook receiver on loopback that answers the test webhooks 200;
+    each answer compared with a raw GET. The shared server makes no blocks
+    of its own, so nothing is delivered; the streams are deleted at the end."""
+    ctx: dict = {}
+    receiver = WebhookReceiver(secret=KEY)
+    evm = streams.evm_streams
+
+    def need():
+        assert "id" in ctx, "no stream (an earlier check failed)"
+        return ctx["id"]
+
+    try:
+        def create():
+            # No `abi`: the SDK's bundled request schema (openapi_streams 0.1.49) types it as an object, not
+            # production's array of ABI items, and refuses a list before sending anything.
+            body = {"webhookUrl": receiver.url, "description": "moralis-py", "tag": "moralis-py", "chainIds": ["0x1"],
+                    "topic0": ["Transfer(address,address,uint256)"], "includeContractLogs": True, "allAddresses": False}
+            created = evm.create_stream(api_key=KEY, body=body)
+            ctx["id"] = created["id"]
+            tests = receiver.deliveries(lambda d: d.is_test)
+            assert tests and tests[-1].verified, "no signed test webhook before the answer"
+            for k, v in body.items():
+                assert created.get(k) == v, f"{k}: created {created.get(k)!r}, sent {v!r}"
+            return expect_same(created, raw_get(f"/streams/evm/{created['id']}"), "stream")
+
+        r.check("streams.evm_streams.create_stream (after a signed test webhook) = raw GET", create)
+
+        def update():
+            updated = evm.update_stream(api_key=KEY, params={"id": need()},
+                                        body={"description": "moralis-py (changed)", "includeNativeTxs": True})
+            assert updated["description"] == "moralis-py (changed)" and updated["includeNativeTxs"] is True, (
+                f"update answered {updated}")
+            return expect_same(updated, raw_get(f"/streams/evm/{ctx['id']}"), "stream")
+
+        r.check("streams.evm_streams.update_stream = raw GET", update)
+
+        def addresses():
+            watched = [w.lower() for w in fx["wallets"][:2]]
+            added = evm.add_address_to_stream(api_key=KEY, params={"id": need()}, body={"address": watched})
+            assert added == {"streamId": ctx["id"], "address": watched}, f"add_address_to_stream answered {added}"
+            listed = evm.get_addresses(api_key=KEY, params={"id": ctx["id"], "limit": 10})
+            raw = raw_get(f"/streams/evm/{ctx['id']}/address", {"limit": 10})
+            assert sorted(a["address"] for a in raw["result"]) == sorted(watched), f"raw addresses {raw['result']}"
+            cmp = expect_same(listed, raw, "addresses")
+            removed = evm.delete_address_from_stream(api_key=KEY, params={"id": ctx["id"]}, body={"address": watched[1]})
+            assert removed.get("streamId") == ctx["id"], f"delete_address_from_stream answered {removed}"
+            after = raw_get(f"/streams/evm/{ctx['id']}/address", {"limit": 10})
+            assert [a["address"] for a in after["result"]] == [watched[0]], f"after the delete: {after['result']}"
+            assert raw_get(f"/streams/evm/{ctx['id']}")["amountOfAddresses"] == 1, "amountOfAddresses is not 1"
+            return cmp
+
+        r.check("streams.evm_streams.add_address_to_stream, get_addresses, delete_address_from_stream = raw",
+                addresses)
+
+        def get():
+            return expect_same(evm.get_stream(api_key=KEY, params={"id": need()}),
+                               raw_get(f"/streams/evm/{ctx['id']}"), "stream")
+
+        r.check("streams.evm_streams.get_stream = raw GET", get)
+
+        def get_all():
+            need()
+            return expect_same(evm.get_streams(api_key=KEY, params={"limit": 10}),
+                               raw_get("/streams/evm", {"limit": 10}), "streams")
+
+        r.check("streams.evm_streams.get_streams = raw GET", get_all)
+
+        def delete():
+            before = raw_get(f"/streams/evm/{need()}")
+            deleted = evm.delete_stream(api_key=KEY, params={"id": ctx["id"]})
+            cmp = expect_same(deleted, before, "deleted")
+            status, _ = raw_status(f"/streams/evm/{ctx['id']}")
+            assert status == 404, f"GET a deleted stream: HTTP {status}"
+            ctx.pop("id")
+            return cmp
+
+        r.check("streams.evm_streams.delete_stream = the stream as it was; then 404", delete)
+    finally:
+        if "id" in ctx:  # an earlier check failed: leave no stream on the shared server
+            http_json("DELETE", f"{URL}/streams/evm/{ctx['id']}", KEY)
+        receiver.close()
+
+
+def raw_status(path: str):
+    return http_json("GET", URL + path, KEY)
 
 
 def solana_sign(challenge: dict) -> dict:

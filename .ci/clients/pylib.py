@@ -1,7 +1,8 @@
-"""Shared by the Python client checks: the server's address and devnet values
-(from the environment .ci/clients.sh sets), raw HTTP calls that bypass every
-client, a field-by-field comparison of a client's decoded value with the raw
-JSON answer, and a small check runner that ends with `N passed, N failed`."""
+"""Shared by the Python client checks: the shared server's address and devnet
+values (from the environment .ci/clients.sh sets, read on first use), raw
+HTTP calls that bypass every client, a `w3api serve` of a check's own
+(Server), a field-by-field comparison of a client's decoded value with the
+raw JSON answer, and a small check runner that ends with `N passed, N failed`."""
 
 from __future__ import annotations
 
@@ -26,11 +27,27 @@ def env(name: str) -> str:
     return value
 
 
-URL = env("W3API_URL").rstrip("/")
-KEY = env("W3API_API_KEY")
-RPC_URL = f"{URL}/eth/{KEY}"
-with open(env("W3API_CLIENTS_FIXTURE"), encoding="utf-8") as f:
-    FIXTURE = json.load(f)
+_SETTINGS: dict = {}
+
+
+def _setting(name: str):
+    """URL, KEY, RPC_URL and FIXTURE (the shared server's), read from the
+    environment on first use: a check that starts a server of its own
+    (streams_checks.py) imports the runner without them."""
+    if not _SETTINGS:
+        url = env("W3API_URL").rstrip("/")
+        key = env("W3API_API_KEY")
+        with open(env("W3API_CLIENTS_FIXTURE"), encoding="utf-8") as f:
+            fixture = json.load(f)
+        _SETTINGS.update(URL=url, KEY=key, RPC_URL=f"{url}/eth/{key}", FIXTURE=fixture)
+    return _SETTINGS[name]
+
+
+def __getattr__(name: str):
+    # `from pylib import URL, KEY, FIXTURE` reads them here (PEP 562).
+    if name in ("URL", "KEY", "RPC_URL", "FIXTURE"):
+        return _setting(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _ids = itertools.count(1000)
 
@@ -46,7 +63,7 @@ def _open(req: urllib.request.Request):
 def raw_rpc(method: str, params: list | None = None) -> dict:
     """The raw JSON-RPC envelope answering one call, by plain HTTP POST."""
     body = json.dumps({"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params or []})
-    req = urllib.request.Request(RPC_URL, data=body.encode(), headers={"content-type": "application/json"})
+    req = urllib.request.Request(_setting("RPC_URL"), data=body.encode(), headers={"content-type": "application/json"})
     status, data = _open(req)
     try:
         return json.loads(data)
@@ -79,8 +96,8 @@ def raw_get(path: str, query: dict | None = None):
             continue
         for item in v if isinstance(v, list) else [v]:
             pairs.append((k, str(item).lower() if isinstance(item, bool) else str(item)))
-    url = URL + path + ("?" + urllib.parse.urlencode(pairs) if pairs else "")
-    status, data = _open(urllib.request.Request(url, headers={"x-api-key": KEY}))
+    url = _setting("URL") + path + ("?" + urllib.parse.urlencode(pairs) if pairs else "")
+    status, data = _open(urllib.request.Request(url, headers={"x-api-key": _setting("KEY")}))
     if not 200 <= status < 300:
         raise AssertionError(f"GET {path}: HTTP {status} {data[:300]!r}")
     return json.loads(data)
@@ -88,14 +105,88 @@ def raw_get(path: str, query: dict | None = None):
 
 def raw_post(path: str, body: dict):
     req = urllib.request.Request(
-        URL + path, data=json.dumps(body).encode(),
-        headers={"x-api-key": KEY, "content-type": "application/json"}, method="POST",
+        _setting("URL") + path, data=json.dumps(body).encode(),
+        headers={"x-api-key": _setting("KEY"), "content-type": "application/json"}, method="POST",
     )
     status, data = _open(req)
     try:
         return status, json.loads(data)
     except ValueError:
         return status, data
+
+
+def http_json(method: str, url: str, key: str | None = None, body=None, timeout: float = 20):
+    """One plain HTTP call with an optional X-API-Key and JSON body; returns
+    (status, the decoded JSON body, or the text when it is not JSON)."""
+    headers = {"content-type": "application/json"} if body is not None else {}
+    if key:
+        headers["x-api-key"] = key
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
+            status, raw = res.status, res.read()
+    except urllib.error.HTTPError as e:
+        status, raw = e.code, e.read()
+    try:
+        return status, json.loads(raw)
+    except ValueError:
+        return status, raw.decode("utf-8", "replace")
+
+
+class Server:
+    """`w3api serve` of a check's own ($W3API_BIN), on 127.0.0.1 with a free
+    port: started by the constructor (at most 60 s for its `listening on`
+    line), stopped by stop() (SIGTERM, then SIGKILL after 10 s). Its stdout is
+    read to the end on a thread; its stderr goes to a temporary file, shown
+    by stderr_tail()."""
+
+    def __init__(self, args: list[str]):
+        import subprocess
+        import tempfile
+
+        binary = env("W3API_BIN")
+        self._err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", *args],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._err)
+        self.lines: list[str] = []
+        ready = threading.Event()
+        self.url = ""
+
+        def read():
+            for raw in self.proc.stdout:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                self.lines.append(line)
+                if line.startswith("listening on ") and not ready.is_set():
+                    self.url = line[len("listening on "):].strip().rstrip("/")
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=read, daemon=True, name="w3api-stdout").start()
+        if not ready.wait(60) or not self.url:
+            self.stop()
+            raise RuntimeError(f"w3api serve did not start within 60 s:\n{self.stderr_tail()}")
+        if not re.fullmatch(r"http://127\.0\.0\.1:\d+", self.url):
+            self.stop()
+            raise RuntimeError(f"w3api serve listens on {self.url}, not loopback")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stderr_tail(self, lines: int = 20) -> str:
+        self._err.seek(0)
+        return "\n".join(self._err.read().decode("utf-8", "replace").splitlines()[-lines:])
+
+    def stop(self) -> None:
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
 
 
 # ---------------------------------------------------------------------------

@@ -11,8 +11,8 @@
 // examples), named so that `unused_crate_dependencies` keeps watching the rest.
 #[cfg(test)]
 use {
-    alloy_sol_types as _, bs58 as _, chrono as _, ed25519_dalek as _, form_urlencoded as _, futures as _,
-    proptest as _, serde as _, wiremock as _,
+    alloy_primitives as _, alloy_sol_types as _, bs58 as _, chrono as _, ed25519_dalek as _, form_urlencoded as _,
+    futures as _, proptest as _, serde as _, uuid as _, w3api_streams as _, wiremock as _,
 };
 
 pub mod local;

@@ -4,15 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use uuid::Uuid;
 use w3api_devnet::Devnet;
 use w3api_source::{
-    BlockRef, ChainControl, DataSource, FeeSuggestion, LogQuery, PageRequest, SourceError, TokenPriceQuery,
-    WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
+    BlockRef, ChainControl, Contract, DataSource, FeeSuggestion, Head, LogQuery, PageRequest, SourceError,
+    TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
     WalletTokensQuery,
 };
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, EvmStream, U256};
+use w3api_types::{Address, Chain, U256};
 
 /// Called with the name of each `DataSource` method before the devnet
 /// answers it; a returned duration delays the answer by that much.
@@ -114,7 +113,11 @@ impl DataSource for Observed {
     async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
         self.ask("fee_suggestion").await.fee_suggestion(chain).await
     }
-    async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {
-        self.ask("stream").await.stream(id).await
+    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
+        self.ask("contracts").await.contracts(chain, addresses).await
+    }
+
+    fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
+        self.devnet.heads()
     }
 }

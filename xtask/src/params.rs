@@ -183,10 +183,15 @@ fn body_module(spec: &Value, name: &str, body: &Value) -> Result<TokenStream, Er
     }
     let module = format_ident!("{}", name.to_snake_case());
     let doc = format!("Request bodies of schema `{name}`.");
+    let uses = (!constants.is_empty()).then(|| {
+        quote!(
+            use super::*;
+        )
+    });
     Ok(quote! {
         #[doc = #doc]
         pub mod #module {
-            use super::*;
+            #uses
             #(#constants)*
         }
     })

@@ -51,12 +51,22 @@ pub(crate) async fn run(args: DemoArgs) -> Result<(), CliError> {
 async fn tour(devnet: &Devnet, client: &Client, rpc: &RpcClient) -> Result<(), CliError> {
     let wallet = devnet.sample_wallets(1)[0];
     let block_number = wallet_data(devnet, client, wallet).await?;
-    let streams = devnet.streams();
-    heading(&format!("Stream {} (GET /streams/evm/{{id}})", streams[0].id));
-    out!("{}", stream::render_stream(&client.streams().get_stream().id(streams[0].id).send().await?.into_inner()));
+    stream_preview(client, block_number).await?;
     blocks_and_transactions(devnet, rpc).await?;
     token_price(client, rpc, wallet, block_number).await?;
     solana_sign_in(devnet, client).await
+}
+
+/// What a stream of every ERC20 transfer gets for the block the tokens were read at.
+async fn stream_preview(client: &Client, block: u64) -> Result<(), CliError> {
+    heading(&format!(
+        "A stream's payload for block {block} on eth (POST /streams/evm/{{chainId}}/block/{{blockNumber}})"
+    ));
+    let request = stream::erc20_transfers_preview("demo");
+    let payload =
+        client.streams().get_stream_block_data().chain_id("0x1").block_number(block).body(request).send().await?;
+    out!("{}", stream::render_payload(&payload.into_inner()));
+    Ok(())
 }
 
 fn heading(title: &str) {

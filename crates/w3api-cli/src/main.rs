@@ -4,7 +4,7 @@
 // Dev-dependencies of the package's suites, named so that
 // `unused_crate_dependencies` keeps watching the rest.
 #[cfg(test)]
-use {tempfile as _, url as _, w3api_spec_check as _, w3api_tests as _};
+use {tempfile as _, url as _, w3api_spec_check as _, w3api_testkit as _, w3api_tests as _};
 
 mod connection;
 mod demo;
@@ -58,7 +58,10 @@ enum Command {
     Nfts(wallet::NftsArgs),
     /// NFT collections a wallet holds tokens of.
     Collections(wallet::CollectionsArgs),
-    /// One EVM stream's configuration.
+    /// EVM streams: create, change, list and delete them, their addresses, webhook settings and deliveries.
+    #[command(subcommand)]
+    Streams(stream::StreamsCommand),
+    /// One EVM stream's configuration (the same as `streams get <id>`).
     Stream {
         /// Stream id (a UUID).
         id: uuid::Uuid,
@@ -97,7 +100,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Tokens(args) => wallet::tokens(&cli.connection.rest()?, args, json).await,
         Command::Nfts(args) => wallet::nfts(&cli.connection.rest()?, args, json).await,
         Command::Collections(args) => wallet::collections(&cli.connection.rest()?, args, json).await,
-        Command::Stream { id } => stream::stream(&cli.connection.rest()?, id, json).await,
+        Command::Streams(command) => stream::run(&cli.connection.rest()?, command, json).await,
+        Command::Stream { id } => stream::run(&cli.connection.rest()?, stream::StreamsCommand::Get { id }, json).await,
         Command::Signin(command) => signin::run(&cli.connection.rest()?, command, json).await,
         Command::Rpc(args) => rpc::run(&cli.connection, args, json).await,
     }

@@ -67,6 +67,27 @@ pub(crate) struct ServeArgs {
     /// which are served on every chain's JSON-RPC URL otherwise.
     #[arg(long)]
     no_cheats: bool,
+    /// When a stream delivery that failed is tried again: one wait per retry, comma-separated
+    /// (e.g. 1s,2s,4s). Production's schedule is the default: 1m,10m,1h,2h,6h,12h,24h. After the
+    /// last retry the delivery has failed and its stream goes to status error.
+    #[arg(long, value_name = "DURATIONS", value_delimiter = ',', value_parser = retry_wait)]
+    stream_retries: Option<Vec<Duration>>,
+    /// Blocks until a stream delivery is sent again as confirmed, on every chain. Without it,
+    /// each chain's production depth (12 on Ethereum, 18 on BNB, 100 on Polygon…).
+    #[arg(long, value_name = "BLOCKS")]
+    confirmations: Option<u64>,
+    /// The only host stream webhooks may be on; repeat for several (e.g. --webhook-host
+    /// 127.0.0.1 --webhook-host localhost). Without it, any host.
+    #[arg(long = "webhook-host", value_name = "HOST")]
+    webhook_hosts: Vec<String>,
+    /// How long a webhook receiver has to answer a delivery or the test webhook.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = block_time)]
+    delivery_timeout: Duration,
+}
+
+/// One wait of `--stream-retries`.
+fn retry_wait(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim()).map_err(|error| format!("{error}; write durations such as 1s,2s,4s"))
 }
 
 /// Reads and applies a scenario file; an error names the file, the step,
@@ -85,6 +106,20 @@ fn block_time(text: &str) -> Result<Duration, String> {
         Ok(every) if every.is_zero() => Err("a block time is above zero (e.g. 2s or 500ms)".to_string()),
         Ok(every) => Ok(every),
         Err(error) => Err(format!("{error}; write a duration such as 2s or 500ms")),
+    }
+}
+
+/// How stream deliveries are made, from the command line.
+fn streams_config(args: &ServeArgs) -> w3api_streams::StreamsConfig {
+    let defaults = w3api_streams::StreamsConfig::default();
+    w3api_streams::StreamsConfig {
+        retries: args.stream_retries.clone().unwrap_or(defaults.retries),
+        attempt_timeout: args.delivery_timeout,
+        // A claim outlives the attempt that made it, and the recording after it.
+        lease: args.delivery_timeout * 3,
+        confirmations: args.confirmations,
+        webhook_hosts: args.webhook_hosts.clone(),
+        ..defaults
     }
 }
 
@@ -173,6 +208,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .with_writer(std::io::stderr)
         .init();
     let location = args.store_location();
+    let streams = streams_config(&args);
     let mut keys: Vec<String> =
         api_keys.into_iter().chain(args.key_list).map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect();
     keys.sort();
@@ -183,7 +219,6 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         w3api_store::open(&location, CHALLENGE_CAPACITY).await.map_err(|e| CliError::Server(format!("store: {e}")))?;
     let devnet =
         Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay).with_store(store.clone());
-    let streams: Vec<_> = devnet.streams().to_vec();
     let scenario = match &args.scenario {
         Some(path) => Some(apply_scenario(path, &devnet).await?),
         None => None,
@@ -195,6 +230,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         cursor_secret: args.secret.clone(),
         challenge_capacity: CHALLENGE_CAPACITY,
         cheats: !args.no_cheats,
+        streams,
         ..ServerConfig::new(keys)
     };
     let app = service(devnet.clone(), config);
@@ -203,9 +239,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .map_err(|e| CliError::Server(format!("listening on {}: {e}", args.listen)))?;
     let address = listener.local_addr().map_err(|e| CliError::Server(e.to_string()))?;
     outln!("listening on http://{address}");
-    for stream in &streams {
-        outln!("stream {} ({}, {:?})", stream.id, stream.tag, stream.status);
-    }
+    outln!("stream deliveries at http://{address}/dashboard");
     if let Some(key) = &generated {
         outln!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
     }

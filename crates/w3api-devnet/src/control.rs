@@ -81,7 +81,14 @@ impl Devnet {
         let live: Arc<LiveChain> = self.ready_live(chain).await?;
         let watched = live.clone();
         let devnet = self.clone();
-        match tokio::task::spawn_blocking(move || work(&devnet, &live)).await {
+        let done = tokio::task::spawn_blocking(move || {
+            let done = work(&devnet, &live);
+            if done.is_ok() && live.check(chain).is_ok() {
+                devnet.announce(chain, live.read().latest());
+            }
+            done
+        });
+        match done.await {
             Ok(done) => done,
             Err(failed) => {
                 if failed.is_panic() {

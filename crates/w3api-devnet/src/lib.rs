@@ -38,7 +38,6 @@ mod query;
 mod scale;
 mod seed;
 mod shape;
-mod streams;
 mod world;
 
 use std::collections::HashMap;
@@ -47,14 +46,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use parking_lot::RwLockReadGuard;
 use std::time::Duration;
 
-use uuid::Uuid;
 use w3api_source::{
-    BlockRef, DataSource, FeeSuggestion, LogQuery, PageRequest, SourceError, TokenPriceQuery, WalletCollectionsPage,
-    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
+    BlockRef, Contract, DataSource, FeeSuggestion, Head, LogQuery, PageRequest, SourceError, TokenPriceQuery,
+    WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
+    WalletTokensQuery,
 };
 use w3api_store::Store;
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, NativePrice, Receipt, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, EvmStream, U256};
+use w3api_types::{Address, Chain, U256};
 
 pub use accounts::{Accounts, Role};
 pub use control::MAX_MINED_BLOCKS;
@@ -98,9 +97,14 @@ struct Inner {
     table: Box<[OnceLock<Arc<LiveChain>>]>,
     /// Other chains, named by chain id.
     others: Mutex<HashMap<Chain, Arc<OnceLock<Arc<LiveChain>>>>>,
-    streams: Vec<EvmStream>,
     indexing: Indexing,
+    /// Every change of a chain's newest block, for whoever follows them.
+    heads: tokio::sync::broadcast::Sender<Head>,
 }
+
+/// Head changes a slow follower may fall behind by before it is told it
+/// missed some (and reads the heads again).
+const HEADS_KEPT: usize = 1024;
 
 /// How long a collection reports `SYNCING` after it is first asked for,
 /// unless [`Devnet::with_index_delay`] says otherwise.
@@ -137,8 +141,8 @@ impl Devnet {
             accounts: OnceLock::new(),
             table: Chain::all().map(|_| OnceLock::new()).collect(),
             others: Mutex::new(HashMap::new()),
-            streams: streams::streams(seed),
             indexing,
+            heads: tokio::sync::broadcast::channel(HEADS_KEPT).0,
         };
         Devnet { inner: Arc::new(inner) }
     }
@@ -240,9 +244,10 @@ impl Devnet {
         bs58::encode(self.solana_key(index).verifying_key().as_bytes()).into_string()
     }
 
-    /// The streams.
-    pub fn streams(&self) -> &[EvmStream] {
-        &self.inner.streams
+    /// Tells followers of the chain's heads that its newest block is now `number`.
+    pub(crate) fn announce(&self, chain: Chain, number: u64) {
+        // No follower is not an error: nobody needs to know.
+        let _ = self.inner.heads.send(Head { chain, number });
     }
 
     /// The chain if it is generated already.
@@ -419,8 +424,12 @@ impl DataSource for Devnet {
         Ok(self.ready(chain).await?.fee_suggestion())
     }
 
-    async fn stream(&self, id: Uuid) -> Result<Option<EvmStream>, SourceError> {
-        Ok(streams::stream(self.streams(), id))
+    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
+        Ok(self.ready(chain).await?.contracts(addresses))
+    }
+
+    fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
+        Some(self.inner.heads.subscribe())
     }
 }
 

@@ -86,6 +86,8 @@ pub struct ServerConfig {
     /// Whether the chain-control methods (`evm_mine`, `evm_snapshot`…)
     /// change chains; when `false` they are refused, saying so.
     pub cheats: bool,
+    /// How stream deliveries are made (retries, timeouts, confirmation depth).
+    pub streams: w3api_streams::StreamsConfig,
 }
 
 impl ServerConfig {
@@ -101,6 +103,7 @@ impl ServerConfig {
             cors: CorsOrigins::Any,
             faults: FaultRules::default(),
             cheats: true,
+            streams: w3api_streams::StreamsConfig::default(),
         }
     }
 }
@@ -123,6 +126,9 @@ pub struct App<S> {
     challenges: signin::Challenges,
     answers: Arc<answers::Answers>,
     rpc: rpc::RpcServices,
+    streams: w3api_streams::Streams<S>,
+    /// The streams engine, stopped when the last handle on the app goes.
+    _engine: Option<w3api_streams::Engine>,
 }
 
 /// The whole interface as one HTTP service: what [`serve`] and
@@ -137,19 +143,30 @@ pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
     let keys = ApiKeys::new(&config.api_keys);
     // One budget of bytes for the REST and the JSON-RPC answers.
     let answers = Arc::new(answers::Answers::new(config.answer_cache_bytes));
+    let store = Arc::new(w3api_store::StoreCell::new(config.store, config.challenge_capacity));
+    // Production signs deliveries with the project's API key until a secret is set.
+    let default_secret = config.api_keys.first().cloned().unwrap_or_else(|| random::alphanumeric(32));
+    let streams = w3api_streams::Streams::new(source.clone(), store.clone(), config.streams, default_secret);
+    // Deliveries need a runtime to run on; a service built outside one
+    // (in a synchronous test) answers the API without delivering.
+    let engine = tokio::runtime::Handle::try_current().is_ok().then(|| streams.start());
     let app = Arc::new(App {
         rpc: rpc::RpcServices::new(source.clone(), answers.clone(), BODY_LIMIT, config.cheats, &config.faults),
         source,
         keys: keys.clone(),
         cursors: rest::pagination::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key)),
-        challenges: signin::Challenges::new(config.store, config.challenge_capacity),
+        challenges: signin::Challenges::new(store),
         answers,
+        streams,
+        _engine: engine,
     });
-    let authenticated = rest::routes::<S>().route_layer(auth::RequireApiKeyLayer(keys));
+    let authenticated =
+        rest::routes::<S>().merge(rest::streams::routes::<S>()).route_layer(auth::RequireApiKeyLayer(keys));
     let routes = Router::new()
         .merge(authenticated)
         .route("/{chain}/{api_key}", post(rpc::entry::<S>))
         .route("/health", get(health))
+        .route("/dashboard", get(rest::streams::dashboard))
         .route("/openapi.yaml", get(openapi))
         .route("/openrpc.json", get(openrpc))
         .fallback(not_found)

@@ -13,12 +13,11 @@ mod wallet;
 
 use std::future::Future;
 
-use uuid::Uuid;
 use w3api_types::rpc::{
     Block, BlockId, BlockNumberOrTag, FeeHistory, Hash32, Log, LogFilter, Receipt, SyncingStatus, TokenPrice,
     Transaction,
 };
-use w3api_types::{Address, Chain, EvmStream, U256};
+use w3api_types::{Address, Chain, U256};
 
 pub use control::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
 pub use page::{Page, PagePosition, PageRequest};
@@ -157,8 +156,39 @@ pub trait DataSource: ChainControl {
 
     /// The fees a new transaction should offer.
     fn fee_suggestion(&self, chain: Chain) -> impl Future<Output = Result<FeeSuggestion, SourceError>> + Send;
-    /// One EVM stream.
-    fn stream(&self, id: Uuid) -> impl Future<Output = Result<Option<EvmStream>, SourceError>> + Send;
+
+    /// The tokens and collections among `addresses`, as they are now; an
+    /// address that is neither is left out.
+    fn contracts(
+        &self,
+        chain: Chain,
+        addresses: &[Address],
+    ) -> impl Future<Output = Result<Vec<Contract>, SourceError>> + Send;
+
+    /// News of every change of a chain's newest block: a block added, or
+    /// the chain put back (a revert, a reset). `None` for a source whose
+    /// chains never change.
+    fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
+        None
+    }
+}
+
+/// A contract a source knows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Contract {
+    /// An ERC20 token.
+    Token(TokenInfo),
+    /// An NFT collection.
+    Collection(CollectionInfo),
+}
+
+/// A chain's newest block, after a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// The chain.
+    pub chain: Chain,
+    /// Its newest block's number.
+    pub number: u64,
 }
 
 /// A block by number, tag or hash.

@@ -1,5 +1,6 @@
-//! What differs between the two SQL engines: counting affected rows, and
-//! the schema's migrations (the column types differ).
+//! What differs between the two SQL engines: counting affected rows,
+//! locking the deliveries a worker claims, and the schema's migrations (the
+//! column types differ).
 
 use std::borrow::Cow;
 
@@ -10,15 +11,24 @@ use sqlx::{Database, Postgres, SqlSafeStr, Sqlite};
 pub trait Engine: Database {
     /// Rows an `UPDATE` or `DELETE` changed.
     fn rows_affected(result: &Self::QueryResult) -> u64;
+
+    /// What the `SELECT` that picks deliveries to claim ends with, so that
+    /// concurrent claimers pass over the rows another is taking.
+    const SKIP_LOCKED: &'static str;
 }
 
 impl Engine for Postgres {
+    const SKIP_LOCKED: &'static str = " FOR UPDATE SKIP LOCKED";
+
     fn rows_affected(result: &Self::QueryResult) -> u64 {
         result.rows_affected()
     }
 }
 
 impl Engine for Sqlite {
+    // One writer at a time: a claim, one statement, runs alone.
+    const SKIP_LOCKED: &'static str = "";
+
     fn rows_affected(result: &Self::QueryResult) -> u64 {
         result.rows_affected()
     }
@@ -28,10 +38,12 @@ impl Engine for Sqlite {
 const SQLITE: &[(i64, &str, &str)] = &[
     (1, "challenges", include_str!("../migrations/sqlite/0001_challenges.sql")),
     (2, "nft syncs", include_str!("../migrations/sqlite/0002_nft_syncs.sql")),
+    (3, "streams", include_str!("../migrations/sqlite/0003_streams.sql")),
 ];
 const POSTGRES: &[(i64, &str, &str)] = &[
     (1, "challenges", include_str!("../migrations/postgres/0001_challenges.sql")),
     (2, "nft syncs", include_str!("../migrations/postgres/0002_nft_syncs.sql")),
+    (3, "streams", include_str!("../migrations/postgres/0003_streams.sql")),
 ];
 
 /// The migrations compiled into the binary, run at start; sqlx records

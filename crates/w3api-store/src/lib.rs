@@ -1,6 +1,9 @@
 //! What the server writes while it runs, kept where it outlives the process
-//! and can be shared: sign-in challenges, issued and verified once, and when
-//! indexing of each NFT collection started.
+//! and can be shared: sign-in challenges, issued and verified once, when
+//! indexing of each NFT collection started, and webhook streams with their
+//! watched addresses, the project's settings, the queue of deliveries that
+//! replicas share (each claimed by one worker at a time, for a lease) and
+//! the log of delivery attempts.
 //!
 //! [`Store`] is the boundary; [`open`] picks an implementation from a
 //! [`Location`]:
@@ -10,27 +13,35 @@
 //!   the one suite (`suite.rs`) checks both against the same expectations.
 //! - **PostgreSQL**, for several replicas on one database.
 //!
-//! Every operation that decides something (a challenge verified once) is
-//! one SQL statement, so it holds across replicas without locks of ours.
+//! Every operation that decides something (a challenge verified once, a
+//! delivery claimed by one worker) is one SQL statement or one transaction,
+//! so it holds across replicas without locks of ours.
 
 mod cell;
 mod challenge;
+mod deliveries;
 mod engine;
 mod error;
 mod location;
 mod sql;
+mod streams;
 #[cfg(test)]
 mod suite;
 pub mod testing;
 
 pub use cell::StoreCell;
 pub use challenge::Challenge;
+pub use deliveries::{
+    Attempt, AttemptOutcome, AttemptRecord, Delivery, DeliveryHistory, DeliveryState, NewDelivery, Records, StreamStats,
+};
 pub use error::StoreError;
 pub use location::{DATA_FILE, LOCK_FILE, Location, open};
 pub use sql::SqlStore;
+pub use streams::{ActiveStream, Listing, NewStream, Settings, StoredStream};
 
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
+use uuid::Uuid;
 use w3api_types::{Address, Chain};
 
 /// When indexing of an NFT collection started.
@@ -78,6 +89,137 @@ pub trait Store: Send + Sync + 'static {
         chain: Chain,
         collections: &'a [Address],
     ) -> BoxFuture<'a, Result<Vec<NftSyncStart>, StoreError>>;
+
+    /// Creates a stream; the database numbers it (`seq`). An id that
+    /// exists already is an error.
+    fn create_stream<'a>(&'a self, stream: &'a NewStream) -> BoxFuture<'a, Result<StoredStream, StoreError>>;
+
+    /// The stream `id`, if there is one.
+    fn stream(&self, id: Uuid) -> BoxFuture<'_, Result<Option<StoredStream>, StoreError>>;
+
+    /// Up to `limit` streams created after the one numbered `after` (from
+    /// the first without), oldest first; `total` counts every stream.
+    fn streams(&self, after: Option<i64>, limit: usize) -> BoxFuture<'_, Result<Listing<StoredStream>, StoreError>>;
+
+    /// Sets the settings of the stream `id`, changed `at`; `None` if there
+    /// is no such stream.
+    fn update_stream<'a>(
+        &'a self,
+        id: Uuid,
+        settings: &'a str,
+        at: DateTime<Utc>,
+    ) -> BoxFuture<'a, Result<Option<StoredStream>, StoreError>>;
+
+    /// Sets the status of the stream `id`, and why, changed `at`; `None` if
+    /// there is no such stream.
+    fn set_stream_status<'a>(
+        &'a self,
+        id: Uuid,
+        status: &'a str,
+        message: &'a str,
+        at: DateTime<Utc>,
+    ) -> BoxFuture<'a, Result<Option<StoredStream>, StoreError>>;
+
+    /// Deletes the stream `id` and its addresses, and fails its pending
+    /// deliveries (its deliveries and their attempts are kept); returns the
+    /// stream as it was, `None` if there is no such stream.
+    fn delete_stream(&self, id: Uuid) -> BoxFuture<'_, Result<Option<StoredStream>, StoreError>>;
+
+    /// The streams whose status is `"active"`, oldest first, each with
+    /// every address it watches (ascending).
+    fn active_streams(&self) -> BoxFuture<'_, Result<Vec<ActiveStream>, StoreError>>;
+
+    /// Adds `addresses` to those the stream `id` watches; returns how many
+    /// it did not watch yet (0 if there is no such stream).
+    fn add_addresses<'a>(&'a self, id: Uuid, addresses: &'a [Address]) -> BoxFuture<'a, Result<u64, StoreError>>;
+
+    /// Removes `addresses` from those the stream `id` watches; returns how
+    /// many it watched.
+    fn remove_addresses<'a>(&'a self, id: Uuid, addresses: &'a [Address]) -> BoxFuture<'a, Result<u64, StoreError>>;
+
+    /// Up to `limit` of the addresses the stream `id` watches, ascending by
+    /// their bytes, those after `after` only; `total` counts all of them.
+    fn addresses(
+        &self,
+        id: Uuid,
+        after: Option<Address>,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Listing<Address>, StoreError>>;
+
+    /// The project's settings, if any were set.
+    fn settings(&self) -> BoxFuture<'_, Result<Option<Settings>, StoreError>>;
+
+    /// Sets the project's settings, replacing any.
+    fn set_settings<'a>(&'a self, settings: &'a Settings) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Keeps `settings` if none are set, and returns the settings kept:
+    /// replicas starting together agree on the first.
+    fn init_settings<'a>(&'a self, settings: &'a Settings) -> BoxFuture<'a, Result<Settings, StoreError>>;
+
+    /// Enqueues `deliveries`, pending, due at their `created_at`, in one
+    /// transaction; returns how many were new. One stream gets one delivery
+    /// per block hash and confirmation: another (enqueued by any replica)
+    /// is left out.
+    fn enqueue<'a>(&'a self, deliveries: &'a [NewDelivery]) -> BoxFuture<'a, Result<u64, StoreError>>;
+
+    /// Claims for `worker`, until `lease_until`, up to `limit` pending
+    /// deliveries due at or before `now` whose lease is free or expired
+    /// (before `now`), oldest due first. Concurrent claimers, on any
+    /// replica, never get one delivery both.
+    fn claim<'a>(
+        &'a self,
+        worker: &'a str,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Delivery>, StoreError>>;
+
+    /// Records each of `attempts` whose delivery its worker still holds
+    /// (claimed by it, pending), in one transaction: logs it, counts it,
+    /// releases the lease and moves the delivery as the outcome says.
+    /// Returns how many were recorded: the others lost their claim.
+    fn record_attempts<'a>(&'a self, attempts: &'a [Attempt]) -> BoxFuture<'a, Result<u64, StoreError>>;
+
+    /// The delivery `id` with its attempts, oldest first.
+    fn delivery(&self, id: Uuid) -> BoxFuture<'_, Result<Option<DeliveryHistory>, StoreError>>;
+
+    /// Up to `limit` deliveries (of `stream` only, if given) enqueued
+    /// before the one numbered `before`, newest first; `total` counts every
+    /// delivery (of `stream`).
+    fn deliveries(
+        &self,
+        stream: Option<Uuid>,
+        before: Option<i64>,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Listing<Delivery>, StoreError>>;
+
+    /// Up to `limit` attempts recorded before the one numbered `before`,
+    /// newest first; `total` counts every attempt.
+    fn attempt_log(
+        &self,
+        before: Option<i64>,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Listing<AttemptRecord>, StoreError>>;
+
+    /// Makes the delivery `id` of the stream `stream_id`, in any state,
+    /// pending again, due `now`, its lease released; `None` if the stream
+    /// has no such delivery.
+    fn replay(
+        &self,
+        stream_id: Uuid,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<Option<Delivery>, StoreError>>;
+
+    /// For each stream with deliveries (or `stream` only), ordered by id:
+    /// its attempts that delivered and did not, and the records of its
+    /// deliveries delivered at least once. A stream without deliveries has
+    /// no entry.
+    fn stream_stats(&self, stream: Option<Uuid>) -> BoxFuture<'_, Result<Vec<StreamStats>, StoreError>>;
+
+    /// When the first pending delivery is due, whatever its lease: how
+    /// long a worker may sleep.
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<DateTime<Utc>>, StoreError>>;
 
     /// Where the data lives, for the start-up banner and logs (no password).
     fn describe(&self) -> String;

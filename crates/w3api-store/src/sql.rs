@@ -1,18 +1,33 @@
 //! The store on a SQL database, written once for both engines.
 
+mod addresses;
+mod attempts;
+mod columns;
+mod history;
+mod queue;
+mod run;
+mod settings;
+mod streams;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Pool, Row, Type};
+use sqlx::Pool;
+use uuid::Uuid;
 
 use w3api_types::{Address, Chain};
 
 use crate::engine::Engine;
 use crate::location::Anchor;
-use crate::{Challenge, NftSyncStart, Store, StoreError};
+use crate::sql::columns::Columns;
+use crate::sql::run::{Sql, Statement};
+use crate::{
+    ActiveStream, Attempt, AttemptRecord, Challenge, Delivery, DeliveryHistory, Listing, NewDelivery, NewStream,
+    NftSyncStart, Settings, Store, StoreError, StoredStream, StreamStats,
+};
 
 /// A store in a SQL database reached through a connection pool.
 pub struct SqlStore<DB: Engine> {
@@ -121,17 +136,7 @@ impl<DB: Engine> SqlStore<DB> {
     }
 }
 
-impl<DB> Store for SqlStore<DB>
-where
-    DB: Engine,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    DB::Arguments: IntoArguments<DB>,
-    for<'r> String: Encode<'r, DB> + Decode<'r, DB> + Type<DB>,
-    for<'r> i64: Encode<'r, DB> + Decode<'r, DB> + Type<DB>,
-    for<'r> Option<i64>: Encode<'r, DB>,
-    for<'r> Vec<u8>: Encode<'r, DB> + Decode<'r, DB> + Type<DB>,
-    usize: ColumnIndex<DB::Row>,
-{
+impl<DB: Sql> Store for SqlStore<DB> {
     fn insert_challenge<'a>(&'a self, challenge: &'a Challenge) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             if let Some(alone) = &self.alone
@@ -143,22 +148,20 @@ where
                 }
             }
             let insert = format!("INSERT INTO challenges ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)");
-            let inserted = sqlx::query(sqlx::AssertSqlSafe(insert))
-                .bind(challenge.nonce.clone())
-                .bind(challenge.id.clone())
-                .bind(challenge.message.clone())
-                .bind(challenge.public_key.to_vec())
-                .bind(challenge.profile_id.clone())
-                .bind(challenge.expires_at.timestamp_millis())
-                .bind(challenge.verified_at.map(|at| at.timestamp_millis()))
-                .execute(&self.pool)
-                .await;
-            match inserted {
+            let insert = Statement::new(insert)
+                .bind(challenge.nonce.as_str())
+                .bind(challenge.id.as_str())
+                .bind(challenge.message.as_str())
+                .bind(&challenge.public_key[..])
+                .bind(challenge.profile_id.as_str())
+                .bind(challenge.expires_at)
+                .bind(challenge.verified_at);
+            match self.execute(insert).await {
                 Ok(_) => {}
-                Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
+                Err(StoreError::Failed(sqlx::Error::Database(db))) if db.is_unique_violation() => {
                     return Err(StoreError::DuplicateNonce(challenge.nonce.clone()));
                 }
-                Err(error) => return Err(StoreError::from_driver(error)),
+                Err(error) => return Err(error),
             }
             if let Some(alone) = &self.alone {
                 alone.held.fetch_add(1, Ordering::Relaxed);
@@ -170,35 +173,22 @@ where
     fn challenge<'a>(&'a self, nonce: &'a str) -> BoxFuture<'a, Result<Option<Challenge>, StoreError>> {
         Box::pin(async move {
             let select = format!("SELECT {COLUMNS} FROM challenges WHERE nonce = $1");
-            let row = sqlx::query(sqlx::AssertSqlSafe(select))
-                .bind(nonce.to_owned())
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(StoreError::from_driver)?;
-            row.map(|row| challenge_from(&row)).transpose()
+            let row = self.fetch_first(Statement::new(select).bind(nonce)).await?;
+            row.as_ref().map(challenge_from::<DB>).transpose()
         })
     }
 
     fn mark_verified<'a>(&'a self, nonce: &'a str, at: DateTime<Utc>) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let result = sqlx::query("UPDATE challenges SET verified_at = $1 WHERE nonce = $2 AND verified_at IS NULL")
-                .bind(at.timestamp_millis())
-                .bind(nonce.to_owned())
-                .execute(&self.pool)
-                .await
-                .map_err(StoreError::from_driver)?;
-            Ok(DB::rows_affected(&result) == 1)
+            let update = "UPDATE challenges SET verified_at = $1 WHERE nonce = $2 AND verified_at IS NULL";
+            Ok(self.execute(Statement::new(update).bind(at).bind(nonce)).await? == 1)
         })
     }
 
     fn sweep_expired(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<u64, StoreError>> {
         Box::pin(async move {
-            let result = sqlx::query("DELETE FROM challenges WHERE expires_at <= $1")
-                .bind(now.timestamp_millis())
-                .execute(&self.pool)
-                .await
-                .map_err(StoreError::from_driver)?;
-            let swept = DB::rows_affected(&result);
+            let sweep = Statement::new("DELETE FROM challenges WHERE expires_at <= $1").bind(now);
+            let swept = self.execute(sweep).await?;
             if let Some(alone) = &self.alone {
                 let swept = usize::try_from(swept).unwrap_or(usize::MAX);
                 let _ = alone
@@ -228,15 +218,9 @@ where
             // and a statement whose parameters repeat reads differently on
             // the two engines.
             for collection in new {
-                sqlx::query(
-                    "INSERT INTO nft_syncs (chain, collection, started_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                )
-                .bind(chain.as_str().to_owned())
-                .bind(collection.to_vec())
-                .bind(at.timestamp_millis())
-                .execute(&self.pool)
-                .await
-                .map_err(StoreError::from_driver)?;
+                let insert =
+                    "INSERT INTO nft_syncs (chain, collection, started_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
+                self.execute(Statement::new(insert).bind(chain.as_str()).bind(collection).bind(at)).await?;
             }
             self.nft_sync_starts(chain, collections).await
         })
@@ -258,11 +242,8 @@ where
                 "SELECT collection, started_at FROM nft_syncs WHERE chain = $1 AND collection IN ({})",
                 placeholders.join(", ")
             );
-            let mut query = sqlx::query(sqlx::AssertSqlSafe(select)).bind(chain.as_str().to_owned());
-            for collection in &unknown {
-                query = query.bind(collection.to_vec());
-            }
-            let rows = query.fetch_all(&self.pool).await.map_err(StoreError::from_driver)?;
+            let select = Statement::new(select).bind(chain.as_str()).bind_each(unknown.iter().copied());
+            let rows = self.fetch(select).await?;
             let read = rows.iter().map(sync_start_from::<DB>).collect::<Result<Vec<_>, _>>()?;
             self.starts.remember(chain, &read);
             known.extend(read);
@@ -270,49 +251,150 @@ where
         })
     }
 
+    fn create_stream<'a>(&'a self, stream: &'a NewStream) -> BoxFuture<'a, Result<StoredStream, StoreError>> {
+        Box::pin(streams::create(self, stream))
+    }
+
+    fn stream(&self, id: Uuid) -> BoxFuture<'_, Result<Option<StoredStream>, StoreError>> {
+        Box::pin(streams::get(self, id))
+    }
+
+    fn streams(&self, after: Option<i64>, limit: usize) -> BoxFuture<'_, Result<Listing<StoredStream>, StoreError>> {
+        Box::pin(streams::list(self, after, limit))
+    }
+
+    fn update_stream<'a>(
+        &'a self,
+        id: Uuid,
+        settings: &'a str,
+        at: DateTime<Utc>,
+    ) -> BoxFuture<'a, Result<Option<StoredStream>, StoreError>> {
+        Box::pin(streams::update(self, id, settings, at))
+    }
+
+    fn set_stream_status<'a>(
+        &'a self,
+        id: Uuid,
+        status: &'a str,
+        message: &'a str,
+        at: DateTime<Utc>,
+    ) -> BoxFuture<'a, Result<Option<StoredStream>, StoreError>> {
+        Box::pin(streams::set_status(self, id, status, message, at))
+    }
+
+    fn delete_stream(&self, id: Uuid) -> BoxFuture<'_, Result<Option<StoredStream>, StoreError>> {
+        Box::pin(streams::delete(self, id))
+    }
+
+    fn active_streams(&self) -> BoxFuture<'_, Result<Vec<ActiveStream>, StoreError>> {
+        Box::pin(streams::active(self))
+    }
+
+    fn add_addresses<'a>(&'a self, id: Uuid, addresses: &'a [Address]) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(addresses::add(self, id, addresses))
+    }
+
+    fn remove_addresses<'a>(&'a self, id: Uuid, addresses: &'a [Address]) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(addresses::remove(self, id, addresses))
+    }
+
+    fn addresses(
+        &self,
+        id: Uuid,
+        after: Option<Address>,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Listing<Address>, StoreError>> {
+        Box::pin(addresses::list(self, id, after, limit))
+    }
+
+    fn settings(&self) -> BoxFuture<'_, Result<Option<Settings>, StoreError>> {
+        Box::pin(settings::get(self))
+    }
+
+    fn set_settings<'a>(&'a self, settings: &'a Settings) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(settings::set(self, settings))
+    }
+
+    fn init_settings<'a>(&'a self, settings: &'a Settings) -> BoxFuture<'a, Result<Settings, StoreError>> {
+        Box::pin(settings::init(self, settings))
+    }
+
+    fn enqueue<'a>(&'a self, deliveries: &'a [NewDelivery]) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(queue::enqueue(self, deliveries))
+    }
+
+    fn claim<'a>(
+        &'a self,
+        worker: &'a str,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Delivery>, StoreError>> {
+        Box::pin(queue::claim(self, worker, now, lease_until, limit))
+    }
+
+    fn record_attempts<'a>(&'a self, attempts: &'a [Attempt]) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(attempts::record(self, attempts))
+    }
+
+    fn delivery(&self, id: Uuid) -> BoxFuture<'_, Result<Option<DeliveryHistory>, StoreError>> {
+        Box::pin(history::delivery(self, id))
+    }
+
+    fn deliveries(
+        &self,
+        stream: Option<Uuid>,
+        before: Option<i64>,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Listing<Delivery>, StoreError>> {
+        Box::pin(history::list(self, stream, before, limit))
+    }
+
+    fn attempt_log(
+        &self,
+        before: Option<i64>,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Listing<AttemptRecord>, StoreError>> {
+        Box::pin(attempts::log(self, before, limit))
+    }
+
+    fn replay(
+        &self,
+        stream_id: Uuid,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<Option<Delivery>, StoreError>> {
+        Box::pin(queue::replay(self, stream_id, id, now))
+    }
+
+    fn stream_stats(&self, stream: Option<Uuid>) -> BoxFuture<'_, Result<Vec<StreamStats>, StoreError>> {
+        Box::pin(history::stats(self, stream))
+    }
+
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<DateTime<Utc>>, StoreError>> {
+        Box::pin(queue::next_due(self))
+    }
+
     fn describe(&self) -> String {
         self.what.clone()
     }
 }
 
-fn sync_start_from<DB>(row: &DB::Row) -> Result<NftSyncStart, StoreError>
-where
-    DB: Engine,
-    for<'r> i64: Decode<'r, DB> + Type<DB>,
-    for<'r> Vec<u8>: Decode<'r, DB> + Type<DB>,
-    usize: ColumnIndex<DB::Row>,
-{
-    let damaged = |why: String| StoreError::Damaged { what: "NFT sync start", why };
-    let column = |e: sqlx::Error| damaged(e.to_string());
-    let collection: Vec<u8> = row.try_get(0).map_err(column)?;
-    let collection = Address::try_from(collection.as_slice())
-        .map_err(|_| damaged(format!("collection address of {} bytes", collection.len())))?;
-    Ok(NftSyncStart { collection, started_at: time_from(row.try_get(1).map_err(column)?, "NFT sync start")? })
+fn sync_start_from<DB: Sql>(row: &DB::Row) -> Result<NftSyncStart, StoreError> {
+    let columns = Columns::<DB>::of(row, "NFT sync start");
+    Ok(NftSyncStart { collection: columns.address(0)?, started_at: columns.time(1)? })
 }
 
-fn challenge_from<DB>(row: &DB::Row) -> Result<Challenge, StoreError>
-where
-    DB: Engine,
-    for<'r> String: Decode<'r, DB> + Type<DB>,
-    for<'r> i64: Decode<'r, DB> + Type<DB>,
-    for<'r> Vec<u8>: Decode<'r, DB> + Type<DB>,
-    usize: ColumnIndex<DB::Row>,
-{
-    let damaged = |why: String| StoreError::Damaged { what: "challenge", why };
-    let column = |e: sqlx::Error| damaged(e.to_string());
-    let time = |millis: i64| time_from(millis, "challenge");
-    let public_key: Vec<u8> = row.try_get(3).map_err(column)?;
-    let public_key = <[u8; 32]>::try_from(public_key.as_slice())
-        .map_err(|_| damaged(format!("public key of {} bytes", public_key.len())))?;
-    let verified_at: Option<i64> = row.try_get(6).map_err(column)?;
+fn challenge_from<DB: Sql>(row: &DB::Row) -> Result<Challenge, StoreError> {
+    let columns = Columns::<DB>::of(row, "challenge");
     Ok(Challenge {
-        nonce: row.try_get(0).map_err(column)?,
-        id: row.try_get(1).map_err(column)?,
-        message: row.try_get(2).map_err(column)?,
-        public_key,
-        profile_id: row.try_get(4).map_err(column)?,
-        expires_at: time(row.try_get(5).map_err(column)?)?,
-        verified_at: verified_at.map(time).transpose()?,
+        nonce: columns.text(0)?,
+        id: columns.text(1)?,
+        message: columns.text(2)?,
+        public_key: columns.fixed(3)?,
+        profile_id: columns.text(4)?,
+        expires_at: columns.time(5)?,
+        verified_at: columns.maybe_time(6)?,
     })
 }
 

@@ -1,11 +1,18 @@
 //! One suite for every store: in memory, in a data directory, and on
 //! PostgreSQL when the environment names one (see `testing::database_url`).
+//! A PostgreSQL database is shared by the tests that run at once and
+//! outlives each run: tests use ids no one used and look at their own
+//! records only.
+
+mod queue;
+mod streams;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::{Challenge, DATA_FILE, Location, NftSyncStart, Store, StoreError, open};
 use chrono::{DateTime, Duration, Utc};
+use uuid::Uuid;
 use w3api_types::{Address, Chain};
 
 const CAPACITY: usize = 1_000;
@@ -39,6 +46,19 @@ fn collection() -> Address {
     bytes[..8].copy_from_slice(&run.to_be_bytes());
     bytes[12..].copy_from_slice(&n.to_be_bytes());
     Address::from(bytes)
+}
+
+/// Whether the store named `name` is a database other tests and earlier
+/// runs share, rather than one this test opened empty.
+fn shared(name: &str) -> bool {
+    name == "postgres"
+}
+
+/// An id no other test (or earlier run on a shared database) used.
+fn fresh_id() -> Uuid {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let run = u64::try_from(Utc::now().timestamp_nanos_opt().unwrap_or_default()).unwrap_or_default();
+    Uuid::from_u64_pair(run, u64::from(std::process::id()) << 32 | NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 /// Now, in the whole milliseconds a store keeps.

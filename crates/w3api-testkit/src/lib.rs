@@ -25,6 +25,12 @@
 //! mines and sets balances ([`ChainControl`], the same controls the gateway
 //! serves as `evm_snapshot`, `anvil_mine`, `anvil_setBalance`…), and
 //! [`Builder::block_time`] adds live blocks of ordinary activity.
+//!
+//! Streams deliver to [`Webhooks`], a receiver that records each delivery
+//! and checks its signature; [`Builder::config`] sets the retry schedule
+//! and confirmation depth ([`StreamsConfig`]) to what a test can wait for.
+
+mod webhooks;
 
 use std::time::Duration;
 
@@ -37,6 +43,9 @@ use w3api_source::DataSource;
 pub use w3api_source::ChainControl;
 pub use w3api_source::scenario::{Applied, Scenario, ScenarioError, Step};
 use w3api_types::Chain;
+
+pub use w3api_streams::{SIGNATURE_HEADER, StreamsConfig, signature};
+pub use webhooks::{Received, Webhooks};
 
 pub use w3api_server::{FAULT_HEADER, Fault, FaultRule, FaultRules, Injection, RuleId, RuleTarget, UnknownTarget};
 

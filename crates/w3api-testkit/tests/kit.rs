@@ -4,9 +4,9 @@
 use std::time::{Duration, Instant};
 
 // Reached through the kit: named so that `unused_crate_dependencies` keeps watching the rest.
-use {w3api_rest as _, w3api_rpc as _, w3api_server as _};
+use {axum as _, serde_json as _, w3api_rest as _, w3api_rpc as _, w3api_server as _, w3api_streams as _};
 
-use w3api_testkit::{Fault, FaultRule, Injection, RuleTarget, Server};
+use w3api_testkit::{ChainControl, Fault, FaultRule, Injection, RuleTarget, Server, StreamsConfig, Webhooks};
 use w3api_types::Chain;
 
 #[tokio::test]
@@ -112,4 +112,49 @@ async fn a_scenario_built_in_rust_shapes_what_the_rest_api_answers() {
 
     let error = server.apply(&Scenario::on(Chain::Eth).mint("GOOD", "bob", 1)).await.unwrap_err();
     assert!(error.to_string().contains("step 1: mint: no token of the scenario is named \"GOOD\""), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_delivers_to_the_kits_receiver_signed_and_retried() {
+    let quick = StreamsConfig {
+        retries: vec![Duration::from_millis(100)],
+        poll: Duration::from_millis(50),
+        ..StreamsConfig::default()
+    };
+    let server = Server::builder()
+        .scale(w3api_devnet::Scale::TINY)
+        .config(|config| w3api_server::ServerConfig { streams: quick, ..config })
+        .start()
+        .await;
+    let webhooks = Webhooks::start().await;
+    let wallet = server.devnet().create_wallet(Chain::Eth, w3api_types::U256::ZERO).await.unwrap().address;
+    let stream = w3api_types::EvmStreamCreate {
+        webhook_url: webhooks.url().to_string(),
+        description: "one wallet".into(),
+        tag: "wallet".into(),
+        chain_ids: vec!["0x1".into()],
+        include_native_txs: Some(true),
+        ..Default::default()
+    };
+    let streams = server.rest();
+    let stream = streams.streams().create_stream().body(stream).send().await.unwrap().into_inner();
+    let watched = w3api_types::StreamAddressChange { address: w3api_types::AddressList::One(format!("{wallet:#x}")) };
+    streams.streams().add_address_to_stream().id(stream.id).body(watched).send().await.unwrap();
+    webhooks.fail_next(1);
+    server.devnet().set_balance(Chain::Eth, wallet, w3api_types::U256::from(7u64)).await.unwrap();
+    let received = webhooks
+        .wait_for(Duration::from_secs(20), |received| {
+            received.iter().filter(|r| r.answered == 200 && !r.is_test()).count() == 1
+        })
+        .await
+        .unwrap();
+    let deliveries: Vec<_> = received.iter().filter(|r| !r.is_test()).collect();
+    assert_eq!(
+        deliveries.iter().map(|r| r.answered).collect::<Vec<_>>(),
+        vec![500, 200],
+        "failed once, then delivered"
+    );
+    assert!(deliveries.iter().all(|r| r.verifies(server.api_key())), "signed with the API key, the default secret");
+    let payload = deliveries[1].webhook.as_ref().unwrap();
+    assert_eq!((payload.retries, payload.txs[0].to_address.clone()), (1, Some(format!("{wallet:#x}"))));
 }

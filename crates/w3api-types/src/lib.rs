@@ -18,6 +18,8 @@ mod open_enum;
 pub mod params;
 pub mod rpc;
 mod stream;
+mod stream_api;
+mod stream_webhook;
 mod units;
 mod wallet_tokens;
 pub mod wire;
@@ -37,6 +39,17 @@ pub use nft::{
 pub use stream::{
     AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalanceType, StreamNativeBalances,
     StreamStatus, StreamTrigger, StreamTriggerType, TriggerInput,
+};
+pub use stream_api::{
+    AddressList, DeliveryStatus, EvmStreamCreate, EvmStreamUpdate, EvmStreamsPage, SettingsRegion, StreamAddress,
+    StreamAddressChange, StreamAddressResponse, StreamAddressesPage, StreamBlockRequest, StreamDeliveryLog,
+    StreamDeliveryLogsPage, StreamHistoryItem, StreamHistoryPage, StreamSettings, StreamStatusUpdate,
+    StreamTinyPayload, StreamUsage, StreamUsageStats,
+};
+pub use stream_webhook::{
+    StreamBlock, StreamErc20Approval, StreamErc20Transfer, StreamInternalTransaction, StreamLog, StreamNativeBalance,
+    StreamNftApproval, StreamNftApprovalForAll, StreamNftApprovals, StreamNftTokenApproval, StreamNftTransfer,
+    StreamTransaction, StreamTriggerOutput, StreamWebhook,
 };
 pub use units::format_units;
 pub use wallet_tokens::{NATIVE_TOKEN_ADDRESS, TokenBalance, TokenBalancePage};

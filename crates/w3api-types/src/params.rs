@@ -138,6 +138,14 @@ impl Param {
         }
     }
 
+    /// The smallest value an integer parameter allows.
+    pub const fn minimum(&self) -> Option<u64> {
+        match self.kind {
+            ParamKind::Integer { minimum, .. } => minimum,
+            _ => None,
+        }
+    }
+
     /// The default of an integer parameter.
     pub const fn default_integer(&self) -> Option<u64> {
         match self.kind {

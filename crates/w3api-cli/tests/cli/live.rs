@@ -158,3 +158,84 @@ fn a_bad_scenario_file_stops_the_server_naming_the_line_and_the_field() {
         assert!(stderr.contains("bad.yaml"), "names the file: {stderr}");
     }
 }
+
+/// The README's streams walk-through, between its markers: the receiver
+/// (Python) and the curl that creates the stream.
+fn readme_streams() -> (String, String) {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let start = readme.find("<!-- readme-streams:start -->").expect("README has the streams start marker");
+    let end = readme.find("<!-- readme-streams:end -->").expect("README has the streams end marker");
+    let block = &readme[start..end];
+    let python = block.split("```python\n").nth(1).expect("a python block").split("```").next().unwrap();
+    let shell = block.split("```sh\n").nth(1).expect("a sh block").split("```").next().unwrap();
+    let curl = &shell[shell.find("curl ").expect("the curl that creates the stream")..];
+    let curl = &curl[..curl.find("}]}]}'").expect("the end of the stream's body") + "}]}]}'".len()];
+    (python.to_string(), curl.to_string())
+}
+
+/// A Python that has pycryptodome's keccak (CI's venv has it).
+fn python_with_keccak() -> Option<String> {
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/ci/venv/bin/python");
+    [venv.to_string_lossy().into_owned(), "python3".to_string()].into_iter().find(|python| {
+        std::process::Command::new(python)
+            .args(["-c", "from Crypto.Hash import keccak"])
+            .output()
+            .is_ok_and(|out| out.status.success())
+    })
+}
+
+#[test]
+fn the_readme_streams_walkthrough_runs_as_shown() {
+    let Some(python) = python_with_keccak() else {
+        assert!(std::env::var_os("CI").is_none(), "CI has pycryptodome in target/ci/venv (installed by .ci/run)");
+        eprintln!("skipping the README streams walk-through: no Python with pycryptodome (pip install pycryptodome)");
+        return;
+    };
+    let (receiver, curl) = readme_streams();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("receiver.py");
+    std::fs::write(&script, receiver.replace("8081", &port.to_string())).unwrap();
+    let server =
+        Server::start(&["--scale", "tiny", "--api-key", "dev-key", "--block-time", "1s", "--confirmations", "3"], &[]);
+    let mut receiver = std::process::Command::new(&python)
+        .arg(&script)
+        .env("W3API_API_KEY", "dev-key")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the receiver starts");
+    let printed = crate::serve::lines(receiver.stdout.take().unwrap());
+    std::thread::sleep(Duration::from_millis(500));
+    let created = std::process::Command::new("bash")
+        .args(["-c", &curl.replace("8081", &port.to_string())])
+        .env("URL", &server.base)
+        .env("W3API_API_KEY", "dev-key")
+        .output()
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&created.stdout).unwrap_or(Value::Null);
+    assert_eq!(answer["status"], "active", "{}", String::from_utf8_lossy(&created.stdout));
+    let started = Instant::now();
+    let (mut test, mut unconfirmed, mut confirmed) = (false, false, false);
+    while !(test && unconfirmed && confirmed) && started.elapsed() < Duration::from_secs(40) {
+        let Ok(line) = printed.recv_timeout(Duration::from_secs(1)) else { continue };
+        assert!(line.starts_with("verified "), "every request verifies: {line}");
+        test |= line.starts_with(r#"verified {"confirmed":true,"chainId":"""#);
+        unconfirmed |= line.starts_with(r#"verified {"confirmed":false,"chainId":"0x1""#);
+        confirmed |= line.starts_with(r#"verified {"confirmed":true,"chainId":"0x1""#);
+    }
+    let _ = receiver.kill();
+    let _ = receiver.wait();
+    assert!(
+        test && unconfirmed && confirmed,
+        "the test webhook, then blocks both ways ({test}, {unconfirmed}, {confirmed})"
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let page = runtime.block_on(async {
+        w3api_tests::http_client().get(format!("{}/dashboard", server.base)).send().await.unwrap().text().await.unwrap()
+    });
+    assert!(
+        page.contains("<html") || page.contains("<!doctype html") || page.contains("<!DOCTYPE html"),
+        "the deliveries page"
+    );
+}

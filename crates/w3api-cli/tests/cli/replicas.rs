@@ -218,3 +218,110 @@ fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects()
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// Every ERC20 and ERC721 `Transfer` on eth: a body for `PUT /streams/evm`.
+fn every_transfer(webhook_url: &str) -> String {
+    serde_json::json!({
+        "webhookUrl": webhook_url, "description": "replicas", "tag": "replicas", "chainIds": ["0x1"],
+        "topic0": ["Transfer(address,address,uint256)"], "allAddresses": true, "includeContractLogs": true,
+        "abi": [{"anonymous": false, "name": "Transfer", "type": "event", "inputs": [
+            {"indexed": true, "name": "from", "type": "address"},
+            {"indexed": true, "name": "to", "type": "address"},
+            {"indexed": false, "name": "value", "type": "uint256"}]}],
+    })
+    .to_string()
+}
+
+/// What a receiver got: (block hash, confirmed) of each delivery, test webhooks aside.
+fn delivered(received: &[w3api_testkit::Received]) -> Vec<(String, bool, u64)> {
+    received
+        .iter()
+        .filter(|r| !r.is_test())
+        .filter_map(|r| r.webhook.as_ref())
+        .map(|w| (w.block.hash.clone(), w.confirmed, w.block.number.parse().unwrap()))
+        .collect()
+}
+
+#[test]
+fn replicas_deliver_each_block_once_and_lose_nothing_when_one_is_killed() {
+    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let runtime = runtime();
+    let webhooks = runtime.block_on(w3api_testkit::Webhooks::start());
+    // The same seed and block time make the same blocks on both replicas,
+    // so both follow the same chain and queue the same deliveries.
+    let seed = fresh_seed();
+    let args =
+        ["--seed", &seed, "--scale", "tiny", "--block-time", "1s", "--confirmations", "2", "--delivery-timeout", "2s"];
+    let a = replica_with(&url, &args);
+    let b = replica_with(&url, &args);
+    let (status, body) = runtime.block_on(put_json(&a.base, "/streams/evm", &every_transfer(webhooks.url())));
+    assert_eq!(status, 200, "{body}");
+    let stream: serde_json::Value = serde_json::from_str(&body).unwrap();
+
+    // While both are up, each block goes out once unconfirmed and once confirmed.
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    let both_up = delivered(&webhooks.received());
+    assert!(both_up.len() >= 4, "deliveries while both replicas run: {both_up:?}");
+    let mut keys: Vec<_> = both_up.iter().map(|(hash, confirmed, _)| (hash.clone(), *confirmed)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), both_up.len(), "no block is delivered twice while both replicas run: {both_up:?}");
+
+    // B dies with deliveries in flight (the receiver is slow now); what it
+    // had claimed goes out from A once B's leases (3 × 2 s) run out.
+    webhooks.delay(std::time::Duration::from_millis(1500));
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    drop(b);
+    webhooks.delay(std::time::Duration::ZERO);
+    let killed_at = delivered(&webhooks.received()).iter().map(|(_, _, n)| *n).max().unwrap_or(0);
+    let last = killed_at + 3;
+    let transfers = |number: u64| {
+        let logs = runtime.block_on(rpc(
+            &a.base,
+            "eth_getLogs",
+            serde_json::json!([{
+            "fromBlock": format!("{number:#x}"), "toBlock": format!("{number:#x}"),
+            "topics": ["0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"]}]),
+        ));
+        !logs.as_array().unwrap().is_empty()
+    };
+    let first = both_up.iter().map(|(_, _, n)| *n).min().unwrap();
+    let wanted: Vec<u64> = (first..=last).filter(|n| transfers(*n)).collect();
+    let all = runtime
+        .block_on(webhooks.wait_for(std::time::Duration::from_secs(40), |received| {
+            let got = delivered(received);
+            wanted
+                .iter()
+                .all(|n| [false, true].iter().all(|c| got.iter().any(|(_, confirmed, b)| b == n && confirmed == c)))
+        }))
+        .unwrap_or_else(|e| panic!("every block {first}..={last} with transfers, both ways: {e}"));
+    assert!(delivered(&all).len() >= wanted.len() * 2);
+    let history =
+        runtime.block_on(get_json(&a.base, &format!("/history?limit=100&streamId={}", stream["id"].as_str().unwrap())));
+    assert!(history["total"].as_u64().unwrap() >= (wanted.len() * 2) as u64, "{history}");
+}
+
+async fn put_json(base: &str, path: &str, body: &str) -> (u16, String) {
+    let response = w3api_tests::http_client()
+        .put(format!("{base}{path}"))
+        .header("X-API-Key", "k")
+        .header("Content-Type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+async fn get_json(base: &str, path: &str) -> serde_json::Value {
+    let response =
+        w3api_tests::http_client().get(format!("{base}{path}")).header("X-API-Key", "k").send().await.unwrap();
+    response.json().await.unwrap()
+}
+
+async fn rpc(base: &str, method: &str, params: serde_json::Value) -> serde_json::Value {
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = w3api_tests::http_client().post(format!("{base}/eth/k")).json(&call).send().await.unwrap();
+    let answer: serde_json::Value = response.json().await.unwrap();
+    answer["result"].clone()
+}

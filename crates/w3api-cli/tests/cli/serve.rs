@@ -19,6 +19,9 @@ const PATIENCE: Duration = Duration::from_secs(60);
 pub(crate) struct Server {
     child: Child,
     stdout: Receiver<String>,
+    /// Everything written to stderr, read as it comes: a pipe nobody reads
+    /// fills, and the server then blocks on its next log line.
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
     pub(crate) base: String,
 }
 
@@ -35,7 +38,8 @@ impl Server {
             .envs(env.iter().copied());
         let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("w3api starts");
         let stdout = lines(child.stdout.take().expect("piped stdout"));
-        let mut server = Server { child, stdout, base: String::new() };
+        let stderr = drain(child.stderr.take().expect("piped stderr"));
+        let mut server = Server { child, stdout, stderr, base: String::new() };
         let first = server.line();
         server.base =
             first.strip_prefix("listening on ").unwrap_or_else(|| panic!("first line: {first:?}")).to_string();
@@ -63,8 +67,12 @@ impl Server {
             assert!(started.elapsed() < PATIENCE, "w3api did not exit after SIGTERM");
             std::thread::sleep(Duration::from_millis(20));
         };
-        let mut stderr = String::new();
-        self.child.stderr.take().expect("piped stderr").read_to_string(&mut stderr).expect("stderr is UTF-8");
+        // The drain ends with the process; give it a moment to read the last of it.
+        let drained = Instant::now();
+        while std::sync::Arc::strong_count(&self.stderr) > 1 && drained.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let stderr = self.stderr.lock().unwrap().clone();
         (exit.success(), stderr)
     }
 }
@@ -76,7 +84,23 @@ impl Drop for Server {
     }
 }
 
-fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
+/// Reads `stream` to its end on a thread of its own, into the text returned.
+fn drain(mut stream: impl Read + Send + 'static) -> std::sync::Arc<std::sync::Mutex<String>> {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let kept = text.clone();
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        while let Ok(read) = stream.read(&mut chunk) {
+            if read == 0 {
+                break;
+            }
+            kept.lock().unwrap().push_str(&String::from_utf8_lossy(&chunk[..read]));
+        }
+    });
+    text
+}
+
+pub(crate) fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
     let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stream).lines().map_while(Result::ok) {
@@ -86,6 +110,16 @@ fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
         }
     });
     receive
+}
+
+/// A free port below the ephemeral range (32768 and up on Linux), which no
+/// other test's bind to port 0 can take before the README's receiver binds it.
+fn unleased_port() -> u16 {
+    let start = 20_000 + u16::try_from(std::process::id() % 10_000).unwrap_or(0);
+    (start..30_000)
+        .chain(20_000..start)
+        .find(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
+        .expect("a free port between 20000 and 30000")
 }
 
 /// The `sh` blocks between the README's curl markers, in order.
@@ -98,11 +132,30 @@ fn readme_curl_blocks() -> Vec<String> {
 
 /// What the README's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const README_ANSWERS: [Answer; 26] = [
+const README_ANSWERS: [Answer; 45] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
+    Answer::Rest("PUT", "/streams/evm", 200),
+    Answer::Rest("GET", "/streams/evm", 200),
     Answer::Rest("GET", "/streams/evm/{id}", 200),
+    Answer::Rest("POST", "/streams/evm/{id}", 200),
+    Answer::Rest("POST", "/streams/evm/{id}/status", 200),
+    Answer::Rest("POST", "/streams/evm/{id}/address", 200),
+    Answer::Rest("DELETE", "/streams/evm/{id}/address", 200),
+    Answer::Rest("PATCH", "/streams/evm/{id}/address", 200),
+    Answer::Rest("GET", "/streams/evm/{id}/address", 200),
+    Answer::Rest("POST", "/streams/evm/{id}/status", 200),
+    Answer::Rest("POST", "/streams/evm/{id}/duplicate", 200),
+    Answer::Rest("POST", "/streams/evm/{chainId}/block/{blockNumber}", 200),
+    Answer::Rest("GET", "/settings", 200),
+    Answer::Rest("POST", "/settings", 200),
+    Answer::Rest("GET", "/history", 200),
+    Answer::Rest("POST", "/history/replay/{streamId}/{id}", 200),
+    Answer::Rest("GET", "/history/logs", 200),
+    Answer::Rest("GET", "/stats", 200),
+    Answer::Rest("GET", "/stats/{streamId}", 200),
+    Answer::Rest("DELETE", "/streams/evm/{id}", 200),
     Answer::Rest("POST", "/challenge/verify/solana", 201),
     Answer::Rpc("eth_getBlockByNumber"),
     Answer::Rpc("eth_getTransactionByBlockHashAndIndex"),
@@ -155,6 +208,7 @@ fn readme_curl_examples_cover_every_operation() {
         .collect();
     covered.push("POST /challenge/request/solana".into());
     covered.sort();
+    covered.dedup();
     let mut operations: Vec<String> =
         w3api_spec_check::spec::rest_operations().iter().map(|(method, path)| format!("{method} {path}")).collect();
     operations.extend(
@@ -167,9 +221,8 @@ fn readme_curl_examples_cover_every_operation() {
 #[test]
 fn serve_prints_what_a_user_needs_runs_the_readme_examples_and_stops_on_sigterm() {
     let mut server = Server::start(&[], &[]);
-    let streams: Vec<String> = (0..4).map(|_| server.line()).collect();
-    assert!(streams.iter().all(|l| l.starts_with("stream ")), "stream lines: {streams:?}");
-    assert!(streams[0].contains("c1368d7c-5fd2-473f-9236-6faa18c674be"), "README's stream id: {streams:?}");
+    let page = server.line();
+    assert_eq!(page, format!("stream deliveries at {}/dashboard", server.base));
     let key_line = server.line();
     let key = key_line.strip_prefix("api key ").and_then(|rest| rest.split(' ').next()).expect("a generated key");
     assert_eq!(key.len(), 32, "{key_line}");
@@ -186,6 +239,7 @@ fn serve_prints_what_a_user_needs_runs_the_readme_examples_and_stops_on_sigterm(
         .current_dir(workdir.path())
         .env("W3API_URL", &server.base)
         .env("W3API_API_KEY", &key)
+        .env("W3API_HOOK_PORT", unleased_port().to_string())
         .output()
         .expect("bash runs (and curl is installed)");
     let stdout = String::from_utf8(output.stdout).unwrap();
@@ -200,7 +254,10 @@ fn serve_prints_what_a_user_needs_runs_the_readme_examples_and_stops_on_sigterm(
     let challenge: Value =
         serde_json::from_slice(&std::fs::read(workdir.path().join("challenge.json")).unwrap()).unwrap();
     Document::check_response("/challenge/request/solana", "POST", 201, &challenge).unwrap();
-    assert_eq!(answers[4]["id"], challenge["id"], "the verified challenge is the one requested");
+    assert_eq!(answers[23]["id"], challenge["id"], "the verified challenge is the one requested");
+    let history = &answers[17];
+    assert_eq!(history["total"], 1, "the wallet's ether is one delivery: {history}");
+    assert_eq!(history["result"][0]["payload"]["txs"][0]["toAddress"], "0x1111111111111111111111111111111111111111");
 
     let (clean_exit, stderr) = server.terminate();
     assert!(clean_exit, "SIGTERM ends w3api serve with status 0; stderr:\n{stderr}");
@@ -215,7 +272,7 @@ fn keys_come_from_flags_and_the_environment() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let http = w3api_tests::http_client();
     let status = |server: &Server, key: &str| {
-        let url = format!("{}/streams/evm/c1368d7c-5fd2-473f-9236-6faa18c674be", server.base);
+        let url = format!("{}/streams/evm?limit=1", server.base);
         runtime.block_on(async { http.get(url).header("X-API-Key", key).send().await.unwrap().status().as_u16() })
     };
     for (key, expected) in [("flag-one", 200), ("flag-two", 200), ("list-one", 200), ("list-two", 200), ("other", 401)]
@@ -226,8 +283,8 @@ fn keys_come_from_flags_and_the_environment() {
 
     // Both variables count: the server's list and the key a client on the same shell sends.
     let mut server = Server::start(&[], &[("W3API_API_KEYS", "env-one, env-two"), ("W3API_API_KEY", "client-key")]);
-    let printed: Vec<String> = (0..4).map(|_| server.line()).collect();
-    assert!(printed.iter().all(|l| l.starts_with("stream ")), "no generated key is printed: {printed:?}");
+    let printed = server.line();
+    assert!(printed.starts_with("stream deliveries at "), "no generated key is printed: {printed:?}");
     for (key, expected) in [("env-one", 200), ("env-two", 200), ("client-key", 200), ("flag-one", 401), ("", 401)] {
         assert_eq!(status(&server, key), expected, "environment: key {key:?}");
     }

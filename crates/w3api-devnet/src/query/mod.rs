@@ -1,6 +1,7 @@
 //! Answers to the data-source questions, read from a generated chain at any block.
 
 pub(crate) mod blocks;
+mod contracts;
 pub(crate) mod nfts;
 pub(crate) mod node;
 pub(crate) mod prices;

@@ -97,7 +97,7 @@ impl ChainData {
         self.world.collections[usize::from(collection)].address
     }
 
-    fn collection_info(&self, collection: u16) -> CollectionInfo {
+    pub(crate) fn collection_info(&self, collection: u16) -> CollectionInfo {
         let collection = &self.world.collections[usize::from(collection)];
         CollectionInfo {
             address: collection.address,

@@ -88,7 +88,7 @@ impl ChainData {
         }
     }
 
-    fn token_info(&self, asset: Asset, block: u64) -> TokenInfo {
+    pub(crate) fn token_info(&self, asset: Asset, block: u64) -> TokenInfo {
         let Some(token) = self.world.token(asset) else {
             return TokenInfo {
                 address: NATIVE_TOKEN_ADDRESS,

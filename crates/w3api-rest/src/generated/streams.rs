@@ -7,6 +7,276 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    ///`GetDeliveryLogsCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetDeliveryLogsCursor(::std::string::String);
+    impl ::std::ops::Deref for GetDeliveryLogsCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetDeliveryLogsCursor> for ::std::string::String {
+        fn from(value: GetDeliveryLogsCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetDeliveryLogsCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetDeliveryLogsCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetDeliveryLogsCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetDeliveryLogsCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`GetHistoryCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetHistoryCursor(::std::string::String);
+    impl ::std::ops::Deref for GetHistoryCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetHistoryCursor> for ::std::string::String {
+        fn from(value: GetHistoryCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetHistoryCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetHistoryCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetHistoryCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetHistoryCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`GetStreamAddressesCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetStreamAddressesCursor(::std::string::String);
+    impl ::std::ops::Deref for GetStreamAddressesCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetStreamAddressesCursor> for ::std::string::String {
+        fn from(value: GetStreamAddressesCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetStreamAddressesCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetStreamAddressesCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetStreamAddressesCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetStreamAddressesCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`GetStreamBlockDataChainId`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetStreamBlockDataChainId(::std::string::String);
+    impl ::std::ops::Deref for GetStreamBlockDataChainId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetStreamBlockDataChainId> for ::std::string::String {
+        fn from(value: GetStreamBlockDataChainId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetStreamBlockDataChainId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetStreamBlockDataChainId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetStreamBlockDataChainId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetStreamBlockDataChainId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`GetStreamsCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetStreamsCursor(::std::string::String);
+    impl ::std::ops::Deref for GetStreamsCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetStreamsCursor> for ::std::string::String {
+        fn from(value: GetStreamsCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetStreamsCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetStreamsCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetStreamsCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetStreamsCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     /// Error types.
     pub mod error {
         /// Error from a `TryFrom` or `FromStr` implementation.
@@ -116,6 +386,302 @@ let response = client.get_stream()
     pub fn get_stream(&self) -> builder::GetStream<'_> {
         builder::GetStream::new(self)
     }
+    /**Changes a stream's settings
+
+Posts the test webhook to the stream's (new) `webhookUrl` first; the change is made only if it answers 2xx.
+
+Sends a `POST` request to `/streams/evm/{id}`
+
+Arguments:
+- `id`: Identifier of the stream.
+- `body`
+```ignore
+let response = client.update_stream()
+    .id(id)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn update_stream(&self) -> builder::UpdateStream<'_> {
+        builder::UpdateStream::new(self)
+    }
+    /**Deletes a stream; its deliveries not yet made are dropped, its history is kept
+
+Sends a `DELETE` request to `/streams/evm/{id}`
+
+Arguments:
+- `id`: Identifier of the stream.
+```ignore
+let response = client.delete_stream()
+    .id(id)
+    .send()
+    .await;
+```*/
+    pub fn delete_stream(&self) -> builder::DeleteStream<'_> {
+        builder::DeleteStream::new(self)
+    }
+    /**The project's EVM streams, oldest first
+
+Sends a `GET` request to `/streams/evm`
+
+Arguments:
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `limit`: Page size, at most 100.
+```ignore
+let response = client.get_streams()
+    .cursor(cursor)
+    .limit(limit)
+    .send()
+    .await;
+```*/
+    pub fn get_streams(&self) -> builder::GetStreams<'_> {
+        builder::GetStreams::new(self)
+    }
+    /**Creates an EVM stream
+
+Posts a test webhook (empty arrays, empty block) to `webhookUrl` first; the stream is created only if it answers 2xx.
+
+Sends a `PUT` request to `/streams/evm`
+
+```ignore
+let response = client.create_stream()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn create_stream(&self) -> builder::CreateStream<'_> {
+        builder::CreateStream::new(self)
+    }
+    /**Pauses or resumes a stream
+
+Sends a `POST` request to `/streams/evm/{id}/status`
+
+Arguments:
+- `id`: Identifier of the stream.
+- `body`
+```ignore
+let response = client.update_stream_status()
+    .id(id)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn update_stream_status(&self) -> builder::UpdateStreamStatus<'_> {
+        builder::UpdateStreamStatus::new(self)
+    }
+    /**A new stream with the settings and addresses of another
+
+Sends a `POST` request to `/streams/evm/{id}/duplicate`
+
+Arguments:
+- `id`: Identifier of the stream.
+```ignore
+let response = client.duplicate_stream()
+    .id(id)
+    .send()
+    .await;
+```*/
+    pub fn duplicate_stream(&self) -> builder::DuplicateStream<'_> {
+        builder::DuplicateStream::new(self)
+    }
+    /**The addresses a stream watches, in ascending order
+
+Sends a `GET` request to `/streams/evm/{id}/address`
+
+Arguments:
+- `id`: Identifier of the stream.
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `limit`: Page size, at most 100.
+```ignore
+let response = client.get_stream_addresses()
+    .id(id)
+    .cursor(cursor)
+    .limit(limit)
+    .send()
+    .await;
+```*/
+    pub fn get_stream_addresses(&self) -> builder::GetStreamAddresses<'_> {
+        builder::GetStreamAddresses::new(self)
+    }
+    /**Adds addresses to a stream
+
+Sends a `POST` request to `/streams/evm/{id}/address`
+
+Arguments:
+- `id`: Identifier of the stream.
+- `body`
+```ignore
+let response = client.add_address_to_stream()
+    .id(id)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn add_address_to_stream(&self) -> builder::AddAddressToStream<'_> {
+        builder::AddAddressToStream::new(self)
+    }
+    /**Removes addresses from a stream
+
+Sends a `DELETE` request to `/streams/evm/{id}/address`
+
+Arguments:
+- `id`: Identifier of the stream.
+- `body`
+```ignore
+let response = client.delete_address_from_stream()
+    .id(id)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn delete_address_from_stream(&self) -> builder::DeleteAddressFromStream<'_> {
+        builder::DeleteAddressFromStream::new(self)
+    }
+    /**Replaces every address of a stream with the ones sent
+
+Sends a `PATCH` request to `/streams/evm/{id}/address`
+
+Arguments:
+- `id`: Identifier of the stream.
+- `body`
+```ignore
+let response = client.replace_stream_addresses()
+    .id(id)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn replace_stream_addresses(&self) -> builder::ReplaceStreamAddresses<'_> {
+        builder::ReplaceStreamAddresses::new(self)
+    }
+    /**The payload a stream of these settings would get for a block, not sent
+
+Sends a `POST` request to `/streams/evm/{chainId}/block/{blockNumber}`
+
+Arguments:
+- `chain_id`: Hex id of the chain, such as 0x1.
+- `block_number`: Number of the block.
+- `body`
+```ignore
+let response = client.get_stream_block_data()
+    .chain_id(chain_id)
+    .block_number(block_number)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn get_stream_block_data(&self) -> builder::GetStreamBlockData<'_> {
+        builder::GetStreamBlockData::new(self)
+    }
+    /**The project's webhook secret and region
+
+Sends a `GET` request to `/settings`
+
+```ignore
+let response = client.get_settings()
+    .send()
+    .await;
+```*/
+    pub fn get_settings(&self) -> builder::GetSettings<'_> {
+        builder::GetSettings::new(self)
+    }
+    /**Sets the webhook secret or region
+
+Fields left out keep their value. Deliveries are signed with the new secret from the next attempt on.
+
+Sends a `POST` request to `/settings`
+
+```ignore
+let response = client.set_settings()
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn set_settings(&self) -> builder::SetSettings<'_> {
+        builder::SetSettings::new(self)
+    }
+    /**Deliveries of every stream, newest first
+
+Sends a `GET` request to `/history`
+
+Arguments:
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `exclude_payload`: Leave out each delivery's payload.
+- `limit`: Page size, at most 100.
+- `stream_id`: Only the deliveries of this stream.
+```ignore
+let response = client.get_history()
+    .cursor(cursor)
+    .exclude_payload(exclude_payload)
+    .limit(limit)
+    .stream_id(stream_id)
+    .send()
+    .await;
+```*/
+    pub fn get_history(&self) -> builder::GetHistory<'_> {
+        builder::GetHistory::new(self)
+    }
+    /**Every delivery attempt, newest first
+
+Sends a `GET` request to `/history/logs`
+
+Arguments:
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `limit`: Page size, at most 100.
+```ignore
+let response = client.get_delivery_logs()
+    .cursor(cursor)
+    .limit(limit)
+    .send()
+    .await;
+```*/
+    pub fn get_delivery_logs(&self) -> builder::GetDeliveryLogs<'_> {
+        builder::GetDeliveryLogs::new(self)
+    }
+    /**Sends a delivery again
+
+Sends a `POST` request to `/history/replay/{streamId}/{id}`
+
+Arguments:
+- `stream_id`: Identifier of the stream.
+- `id`: Identifier of the delivery.
+```ignore
+let response = client.replay_history()
+    .stream_id(stream_id)
+    .id(id)
+    .send()
+    .await;
+```*/
+    pub fn replay_history(&self) -> builder::ReplayHistory<'_> {
+        builder::ReplayHistory::new(self)
+    }
+    /**Delivery totals of the project, and of each stream
+
+Sends a `GET` request to `/stats`
+
+```ignore
+let response = client.get_stats()
+    .send()
+    .await;
+```*/
+    pub fn get_stats(&self) -> builder::GetStats<'_> {
+        builder::GetStats::new(self)
+    }
+    /**Delivery totals of one stream
+
+Sends a `GET` request to `/stats/{streamId}`
+
+Arguments:
+- `stream_id`: Identifier of the stream.
+```ignore
+let response = client.get_stats_by_stream_id()
+    .stream_id(stream_id)
+    .send()
+    .await;
+```*/
+    pub fn get_stats_by_stream_id(&self) -> builder::GetStatsByStreamId<'_> {
+        builder::GetStatsByStreamId::new(self)
+    }
 }
 /// Types for composing operation parameters.
 #[allow(clippy::all)]
@@ -181,6 +747,1698 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_stream",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::update_stream`]
+
+[`Client::update_stream`]: super::Client::update_stream*/
+    #[derive(Debug, Clone)]
+    pub struct UpdateStream<'a> {
+        client: &'a super::Client,
+        id: Result<::uuid::Uuid, String>,
+        body: Result<w3api_types::EvmStreamUpdate, String>,
+    }
+    impl<'a> UpdateStream<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                id: Err("id was not initialized".to_string()),
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::EvmStreamUpdate>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: EvmStreamUpdate` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/streams/evm/{id}`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::EvmStream>, Error<w3api_types::Error>> {
+            let Self { client, id, body } = self;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}", client.baseurl, encode_path(& id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "update_stream",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::delete_stream`]
+
+[`Client::delete_stream`]: super::Client::delete_stream*/
+    #[derive(Debug, Clone)]
+    pub struct DeleteStream<'a> {
+        client: &'a super::Client,
+        id: Result<::uuid::Uuid, String>,
+    }
+    impl<'a> DeleteStream<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                id: Err("id was not initialized".to_string()),
+            }
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        ///Sends a `DELETE` request to `/streams/evm/{id}`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::EvmStream>, Error<w3api_types::Error>> {
+            let Self { client, id } = self;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}", client.baseurl, encode_path(& id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .delete(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "delete_stream",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_streams`]
+
+[`Client::get_streams`]: super::Client::get_streams*/
+    #[derive(Debug, Clone)]
+    pub struct GetStreams<'a> {
+        client: &'a super::Client,
+        cursor: Result<Option<types::GetStreamsCursor>, String>,
+        limit: Result<::std::num::NonZeroU64, String>,
+    }
+    impl<'a> GetStreams<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                cursor: Ok(None),
+                limit: Err("limit was not initialized".to_string()),
+            }
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetStreamsCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetStreamsCursor` for cursor failed".to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.limit = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/streams/evm`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::EvmStreamsPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, cursor, limit } = self;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/streams/evm", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_streams",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::create_stream`]
+
+[`Client::create_stream`]: super::Client::create_stream*/
+    #[derive(Debug, Clone)]
+    pub struct CreateStream<'a> {
+        client: &'a super::Client,
+        body: Result<w3api_types::EvmStreamCreate, String>,
+    }
+    impl<'a> CreateStream<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::EvmStreamCreate>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: EvmStreamCreate` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `PUT` request to `/streams/evm`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::EvmStream>, Error<w3api_types::Error>> {
+            let Self { client, body } = self;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/streams/evm", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .put(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "create_stream",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::update_stream_status`]
+
+[`Client::update_stream_status`]: super::Client::update_stream_status*/
+    #[derive(Debug, Clone)]
+    pub struct UpdateStreamStatus<'a> {
+        client: &'a super::Client,
+        id: Result<::uuid::Uuid, String>,
+        body: Result<w3api_types::StreamStatusUpdate, String>,
+    }
+    impl<'a> UpdateStreamStatus<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                id: Err("id was not initialized".to_string()),
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::StreamStatusUpdate>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: StreamStatusUpdate` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/streams/evm/{id}/status`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::EvmStream>, Error<w3api_types::Error>> {
+            let Self { client, id, body } = self;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}/status", client.baseurl, encode_path(& id
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "update_stream_status",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::duplicate_stream`]
+
+[`Client::duplicate_stream`]: super::Client::duplicate_stream*/
+    #[derive(Debug, Clone)]
+    pub struct DuplicateStream<'a> {
+        client: &'a super::Client,
+        id: Result<::uuid::Uuid, String>,
+    }
+    impl<'a> DuplicateStream<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                id: Err("id was not initialized".to_string()),
+            }
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/streams/evm/{id}/duplicate`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::EvmStream>, Error<w3api_types::Error>> {
+            let Self { client, id } = self;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}/duplicate", client.baseurl, encode_path(& id
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "duplicate_stream",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_stream_addresses`]
+
+[`Client::get_stream_addresses`]: super::Client::get_stream_addresses*/
+    #[derive(Debug, Clone)]
+    pub struct GetStreamAddresses<'a> {
+        client: &'a super::Client,
+        id: Result<::uuid::Uuid, String>,
+        cursor: Result<Option<types::GetStreamAddressesCursor>, String>,
+        limit: Result<::std::num::NonZeroU64, String>,
+    }
+    impl<'a> GetStreamAddresses<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                id: Err("id was not initialized".to_string()),
+                cursor: Ok(None),
+                limit: Err("limit was not initialized".to_string()),
+            }
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetStreamAddressesCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetStreamAddressesCursor` for cursor failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.limit = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/streams/evm/{id}/address`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamAddressesPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, id, cursor, limit } = self;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}/address", client.baseurl, encode_path(& id
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_stream_addresses",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::add_address_to_stream`]
+
+[`Client::add_address_to_stream`]: super::Client::add_address_to_stream*/
+    #[derive(Debug, Clone)]
+    pub struct AddAddressToStream<'a> {
+        client: &'a super::Client,
+        id: Result<::uuid::Uuid, String>,
+        body: Result<w3api_types::StreamAddressChange, String>,
+    }
+    impl<'a> AddAddressToStream<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                id: Err("id was not initialized".to_string()),
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::StreamAddressChange>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: StreamAddressChange` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/streams/evm/{id}/address`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamAddressResponse>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, id, body } = self;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}/address", client.baseurl, encode_path(& id
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "add_address_to_stream",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::delete_address_from_stream`]
+
+[`Client::delete_address_from_stream`]: super::Client::delete_address_from_stream*/
+    #[derive(Debug, Clone)]
+    pub struct DeleteAddressFromStream<'a> {
+        client: &'a super::Client,
+        id: Result<::uuid::Uuid, String>,
+        body: Result<w3api_types::StreamAddressChange, String>,
+    }
+    impl<'a> DeleteAddressFromStream<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                id: Err("id was not initialized".to_string()),
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::StreamAddressChange>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: StreamAddressChange` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `DELETE` request to `/streams/evm/{id}/address`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamAddressResponse>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, id, body } = self;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}/address", client.baseurl, encode_path(& id
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .delete(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "delete_address_from_stream",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::replace_stream_addresses`]
+
+[`Client::replace_stream_addresses`]: super::Client::replace_stream_addresses*/
+    #[derive(Debug, Clone)]
+    pub struct ReplaceStreamAddresses<'a> {
+        client: &'a super::Client,
+        id: Result<::uuid::Uuid, String>,
+        body: Result<w3api_types::StreamAddressChange, String>,
+    }
+    impl<'a> ReplaceStreamAddresses<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                id: Err("id was not initialized".to_string()),
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::StreamAddressChange>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: StreamAddressChange` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `PATCH` request to `/streams/evm/{id}/address`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamAddressResponse>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, id, body } = self;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}/address", client.baseurl, encode_path(& id
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .patch(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "replace_stream_addresses",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_stream_block_data`]
+
+[`Client::get_stream_block_data`]: super::Client::get_stream_block_data*/
+    #[derive(Debug, Clone)]
+    pub struct GetStreamBlockData<'a> {
+        client: &'a super::Client,
+        chain_id: Result<types::GetStreamBlockDataChainId, String>,
+        block_number: Result<u64, String>,
+        body: Result<w3api_types::StreamBlockRequest, String>,
+    }
+    impl<'a> GetStreamBlockData<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                chain_id: Err("chain_id was not initialized".to_string()),
+                block_number: Err("block_number was not initialized".to_string()),
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn chain_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetStreamBlockDataChainId>,
+        {
+            self.chain_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `GetStreamBlockDataChainId` for chain_id failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn block_number<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.block_number = value
+                .try_into()
+                .map_err(|_| "conversion to `u64` for block_number failed".to_string());
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::StreamBlockRequest>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: StreamBlockRequest` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/streams/evm/{chainId}/block/{blockNumber}`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamWebhook>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, chain_id, block_number, body } = self;
+            let chain_id = chain_id.map_err(Error::InvalidRequest)?;
+            let block_number = block_number.map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/streams/evm/{}/block/{}", client.baseurl, encode_path(& chain_id
+                .to_string()), encode_path(& block_number.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_stream_block_data",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_settings`]
+
+[`Client::get_settings`]: super::Client::get_settings*/
+    #[derive(Debug, Clone)]
+    pub struct GetSettings<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> GetSettings<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        ///Sends a `GET` request to `/settings`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamSettings>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client } = self;
+            let url = format!("{}/settings", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_settings",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::set_settings`]
+
+[`Client::set_settings`]: super::Client::set_settings*/
+    #[derive(Debug, Clone)]
+    pub struct SetSettings<'a> {
+        client: &'a super::Client,
+        body: Result<w3api_types::StreamSettings, String>,
+    }
+    impl<'a> SetSettings<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::StreamSettings>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: StreamSettings` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/settings`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamSettings>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, body } = self;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/settings", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "set_settings",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_history`]
+
+[`Client::get_history`]: super::Client::get_history*/
+    #[derive(Debug, Clone)]
+    pub struct GetHistory<'a> {
+        client: &'a super::Client,
+        cursor: Result<Option<types::GetHistoryCursor>, String>,
+        exclude_payload: Result<Option<bool>, String>,
+        limit: Result<::std::num::NonZeroU64, String>,
+        stream_id: Result<Option<::uuid::Uuid>, String>,
+    }
+    impl<'a> GetHistory<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                cursor: Ok(None),
+                exclude_payload: Ok(None),
+                limit: Err("limit was not initialized".to_string()),
+                stream_id: Ok(None),
+            }
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetHistoryCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetHistoryCursor` for cursor failed".to_string()
+                });
+            self
+        }
+        pub fn exclude_payload<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.exclude_payload = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for exclude_payload failed".to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.limit = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn stream_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.stream_id = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for stream_id failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/history`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamHistoryPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, cursor, exclude_payload, limit, stream_id } = self;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let exclude_payload = exclude_payload.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let stream_id = stream_id.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/history", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "excludePayload",
+                        &exclude_payload,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("streamId", &stream_id))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_history",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_delivery_logs`]
+
+[`Client::get_delivery_logs`]: super::Client::get_delivery_logs*/
+    #[derive(Debug, Clone)]
+    pub struct GetDeliveryLogs<'a> {
+        client: &'a super::Client,
+        cursor: Result<Option<types::GetDeliveryLogsCursor>, String>,
+        limit: Result<::std::num::NonZeroU64, String>,
+    }
+    impl<'a> GetDeliveryLogs<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                cursor: Ok(None),
+                limit: Err("limit was not initialized".to_string()),
+            }
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetDeliveryLogsCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetDeliveryLogsCursor` for cursor failed".to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.limit = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/history/logs`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamDeliveryLogsPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, cursor, limit } = self;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/history/logs", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_delivery_logs",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::replay_history`]
+
+[`Client::replay_history`]: super::Client::replay_history*/
+    #[derive(Debug, Clone)]
+    pub struct ReplayHistory<'a> {
+        client: &'a super::Client,
+        stream_id: Result<::uuid::Uuid, String>,
+        id: Result<::uuid::Uuid, String>,
+    }
+    impl<'a> ReplayHistory<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                stream_id: Err("stream_id was not initialized".to_string()),
+                id: Err("id was not initialized".to_string()),
+            }
+        }
+        pub fn stream_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.stream_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for stream_id failed".to_string()
+                });
+            self
+        }
+        pub fn id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for id failed".to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/history/replay/{streamId}/{id}`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamHistoryItem>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, stream_id, id } = self;
+            let stream_id = stream_id.map_err(Error::InvalidRequest)?;
+            let id = id.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/history/replay/{}/{}", client.baseurl, encode_path(& stream_id
+                .to_string()), encode_path(& id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "replay_history",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_stats`]
+
+[`Client::get_stats`]: super::Client::get_stats*/
+    #[derive(Debug, Clone)]
+    pub struct GetStats<'a> {
+        client: &'a super::Client,
+    }
+    impl<'a> GetStats<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self { client: client }
+        }
+        ///Sends a `GET` request to `/stats`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamUsageStats>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client } = self;
+            let url = format!("{}/stats", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_stats",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_stats_by_stream_id`]
+
+[`Client::get_stats_by_stream_id`]: super::Client::get_stats_by_stream_id*/
+    #[derive(Debug, Clone)]
+    pub struct GetStatsByStreamId<'a> {
+        client: &'a super::Client,
+        stream_id: Result<::uuid::Uuid, String>,
+    }
+    impl<'a> GetStatsByStreamId<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                stream_id: Err("stream_id was not initialized".to_string()),
+            }
+        }
+        pub fn stream_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.stream_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for stream_id failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/stats/{streamId}`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::StreamUsageStats>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, stream_id } = self;
+            let stream_id = stream_id.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/stats/{}", client.baseurl, encode_path(& stream_id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_stats_by_stream_id",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

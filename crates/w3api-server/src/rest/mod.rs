@@ -6,6 +6,7 @@ pub(crate) mod convert;
 pub(crate) mod pagination;
 pub(crate) mod params;
 pub(crate) mod query;
+pub(crate) mod streams;
 
 use std::sync::Arc;
 
@@ -16,14 +17,14 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use w3api_source::{DataSource, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery};
 use w3api_types::{
-    Chain, EvmStream, NftCollectionPage, NftPage, SolanaChallengeRequest, SolanaChallengeResponse,
-    SolanaVerifiedChallenge, SolanaVerifyRequest, TokenBalancePage,
+    Chain, NftCollectionPage, NftPage, SolanaChallengeRequest, SolanaChallengeResponse, SolanaVerifiedChallenge,
+    SolanaVerifyRequest, TokenBalancePage,
 };
 
 use self::answer::{JsonAnswer, json_bytes};
 use self::body::JsonBody;
 use self::pagination::Walk;
-use self::params::{StreamId, WalletCollectionsRequest, WalletNftsRequest, WalletTokensRequest};
+use self::params::{WalletCollectionsRequest, WalletNftsRequest, WalletTokensRequest};
 use crate::error::ApiError;
 use crate::signin;
 use crate::{App, answers};
@@ -42,7 +43,6 @@ pub(crate) fn routes<S: DataSource>() -> Router<Arc<App<S>>> {
         .route("/api/v2.2/wallets/{address}/tokens", get(wallet_tokens::<S>))
         .route("/api/v2.2/{address}/nft", get(wallet_nfts::<S>))
         .route("/api/v2.2/{address}/nft/collections", get(wallet_collections::<S>))
-        .route("/streams/evm/{id}", get(stream::<S>))
 }
 
 async fn request_challenge<S: DataSource>(
@@ -139,11 +139,4 @@ async fn wallet_collections<S: DataSource>(
         cursor: app.cursors.next(&walk, &(&query, token_counts), block, answer.holdings.next),
         result: answer.holdings.items.into_iter().map(|h| convert::collection(h, token_counts)).collect(),
     }))
-}
-
-async fn stream<S: DataSource>(
-    State(app): State<Arc<App<S>>>,
-    StreamId(id): StreamId,
-) -> Result<JsonAnswer<EvmStream>, ApiError> {
-    app.source.stream(id).await?.map(JsonAnswer).ok_or_else(|| ApiError::not_found("Stream not found"))
 }

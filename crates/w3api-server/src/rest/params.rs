@@ -6,9 +6,7 @@ use axum::extract::{FromRequestParts, Path, RawQuery};
 use axum::http::request::Parts;
 use w3api_source::{WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery};
 use w3api_types::params::Param;
-use w3api_types::params::operations::{
-    get_stream, get_wallet_nft_collections, get_wallet_nfts, get_wallet_token_balances_price,
-};
+use w3api_types::params::operations::{get_wallet_nft_collections, get_wallet_nfts, get_wallet_token_balances_price};
 use w3api_types::{Address, TokenIdFormat};
 
 use super::convert::NftView;
@@ -146,23 +144,5 @@ impl<S: Send + Sync> FromRequestParts<S> for WalletCollectionsRequest {
             paging: Paging::read(q, &op::LIMIT, &op::CURSOR),
         })
         .await
-    }
-}
-
-/// `getStream`: the stream's id.
-#[derive(Debug)]
-pub(crate) struct StreamId(pub uuid::Uuid);
-
-impl<S: Send + Sync> FromRequestParts<S> for StreamId {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        let name = get_stream::ID.name;
-        let Path(id) = Path::<String>::from_request_parts(parts, &())
-            .await
-            .map_err(|rejection| ApiError::bad_request(vec![format!("{name}: {}", rejection.body_text())]))?;
-        uuid::Uuid::try_parse(&id)
-            .map(StreamId)
-            .map_err(|_| ApiError::bad_request(vec![format!("{name}: {id:?} is not a UUID")]))
     }
 }

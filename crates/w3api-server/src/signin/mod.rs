@@ -22,13 +22,13 @@ use w3api_types::params::operations::solana_challenge_request as bounds;
 /// Where challenges are kept: the store the server was given, or else one
 /// in memory, opened when the first challenge is issued.
 pub(crate) struct Challenges {
-    store: StoreCell,
+    store: Arc<StoreCell>,
     sweeps: Sweeps,
 }
 
 impl Challenges {
-    pub(crate) fn new(store: Option<Arc<dyn Store>>, capacity: usize) -> Challenges {
-        Challenges { store: StoreCell::new(store, capacity), sweeps: Sweeps::new() }
+    pub(crate) fn new(store: Arc<StoreCell>) -> Challenges {
+        Challenges { store, sweeps: Sweeps::new() }
     }
 
     async fn store(&self) -> Result<&Arc<dyn Store>, ApiError> {

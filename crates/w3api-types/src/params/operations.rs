@@ -9,7 +9,25 @@ pub const OPERATIONS: &[Operation] = &[
     get_wallet_nft_collections::OPERATION,
     request_solana_challenge::OPERATION,
     verify_solana_challenge::OPERATION,
+    get_history::OPERATION,
+    get_delivery_logs::OPERATION,
+    replay_history::OPERATION,
+    get_settings::OPERATION,
+    set_settings::OPERATION,
+    get_stats::OPERATION,
+    get_stats_by_stream_id::OPERATION,
+    get_streams::OPERATION,
+    create_stream::OPERATION,
+    get_stream_block_data::OPERATION,
     get_stream::OPERATION,
+    update_stream::OPERATION,
+    delete_stream::OPERATION,
+    get_stream_addresses::OPERATION,
+    add_address_to_stream::OPERATION,
+    delete_address_from_stream::OPERATION,
+    replace_stream_addresses::OPERATION,
+    duplicate_stream::OPERATION,
+    update_stream_status::OPERATION,
 ];
 ///`getWalletTokenBalancesPrice`: GET /api/v2.2/wallets/{address}/tokens.
 pub mod get_wallet_token_balances_price {
@@ -380,6 +398,259 @@ pub mod verify_solana_challenge {
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[];
 }
+///`getHistory`: GET /history.
+pub mod get_history {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getHistory",
+        method: "GET",
+        path: "/history",
+    };
+    ///Page size, at most 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: true,
+        kind: ParamKind::Integer {
+            minimum: Some(1u64),
+            maximum: Some(100u64),
+            default: None,
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    ///Leave out each delivery's payload.
+    pub const EXCLUDE_PAYLOAD: Param = Param {
+        name: "excludePayload",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Only the deliveries of this stream.
+    pub const STREAM_ID: Param = Param {
+        name: "streamId",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[LIMIT, CURSOR, EXCLUDE_PAYLOAD, STREAM_ID];
+}
+///`getDeliveryLogs`: GET /history/logs.
+pub mod get_delivery_logs {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getDeliveryLogs",
+        method: "GET",
+        path: "/history/logs",
+    };
+    ///Page size, at most 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: true,
+        kind: ParamKind::Integer {
+            minimum: Some(1u64),
+            maximum: Some(100u64),
+            default: None,
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[LIMIT, CURSOR];
+}
+///`replayHistory`: POST /history/replay/{streamId}/{id}.
+pub mod replay_history {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "replayHistory",
+        method: "POST",
+        path: "/history/replay/{streamId}/{id}",
+    };
+    ///Identifier of the stream.
+    pub const STREAM_ID: Param = Param {
+        name: "streamId",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    ///Identifier of the delivery.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[STREAM_ID, ID];
+}
+///`getSettings`: GET /settings.
+pub mod get_settings {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getSettings",
+        method: "GET",
+        path: "/settings",
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[];
+}
+///`setSettings`: POST /settings.
+pub mod set_settings {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "setSettings",
+        method: "POST",
+        path: "/settings",
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[];
+}
+///`getStats`: GET /stats.
+pub mod get_stats {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getStats",
+        method: "GET",
+        path: "/stats",
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[];
+}
+///`getStatsByStreamId`: GET /stats/{streamId}.
+pub mod get_stats_by_stream_id {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getStatsByStreamId",
+        method: "GET",
+        path: "/stats/{streamId}",
+    };
+    ///Identifier of the stream.
+    pub const STREAM_ID: Param = Param {
+        name: "streamId",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[STREAM_ID];
+}
+///`getStreams`: GET /streams/evm.
+pub mod get_streams {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getStreams",
+        method: "GET",
+        path: "/streams/evm",
+    };
+    ///Page size, at most 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: true,
+        kind: ParamKind::Integer {
+            minimum: Some(1u64),
+            maximum: Some(100u64),
+            default: None,
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[LIMIT, CURSOR];
+}
+///`createStream`: PUT /streams/evm.
+pub mod create_stream {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "createStream",
+        method: "PUT",
+        path: "/streams/evm",
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[];
+}
+///`getStreamBlockData`: POST /streams/evm/{chainId}/block/{blockNumber}.
+pub mod get_stream_block_data {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getStreamBlockData",
+        method: "POST",
+        path: "/streams/evm/{chainId}/block/{blockNumber}",
+    };
+    ///Hex id of the chain, such as 0x1.
+    pub const CHAIN_ID: Param = Param {
+        name: "chainId",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    ///Number of the block.
+    pub const BLOCK_NUMBER: Param = Param {
+        name: "blockNumber",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[CHAIN_ID, BLOCK_NUMBER];
+}
 ///`getStream`: GET /streams/evm/{id}.
 pub mod get_stream {
     use super::*;
@@ -388,6 +659,203 @@ pub mod get_stream {
         id: "getStream",
         method: "GET",
         path: "/streams/evm/{id}",
+    };
+    ///Identifier of the stream.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ID];
+}
+///`updateStream`: POST /streams/evm/{id}.
+pub mod update_stream {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "updateStream",
+        method: "POST",
+        path: "/streams/evm/{id}",
+    };
+    ///Identifier of the stream.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ID];
+}
+///`deleteStream`: DELETE /streams/evm/{id}.
+pub mod delete_stream {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "deleteStream",
+        method: "DELETE",
+        path: "/streams/evm/{id}",
+    };
+    ///Identifier of the stream.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ID];
+}
+///`getStreamAddresses`: GET /streams/evm/{id}/address.
+pub mod get_stream_addresses {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getStreamAddresses",
+        method: "GET",
+        path: "/streams/evm/{id}/address",
+    };
+    ///Identifier of the stream.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    ///Page size, at most 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: true,
+        kind: ParamKind::Integer {
+            minimum: Some(1u64),
+            maximum: Some(100u64),
+            default: None,
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ID, LIMIT, CURSOR];
+}
+///`addAddressToStream`: POST /streams/evm/{id}/address.
+pub mod add_address_to_stream {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "addAddressToStream",
+        method: "POST",
+        path: "/streams/evm/{id}/address",
+    };
+    ///Identifier of the stream.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ID];
+}
+///`deleteAddressFromStream`: DELETE /streams/evm/{id}/address.
+pub mod delete_address_from_stream {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "deleteAddressFromStream",
+        method: "DELETE",
+        path: "/streams/evm/{id}/address",
+    };
+    ///Identifier of the stream.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ID];
+}
+///`replaceStreamAddresses`: PATCH /streams/evm/{id}/address.
+pub mod replace_stream_addresses {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "replaceStreamAddresses",
+        method: "PATCH",
+        path: "/streams/evm/{id}/address",
+    };
+    ///Identifier of the stream.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ID];
+}
+///`duplicateStream`: POST /streams/evm/{id}/duplicate.
+pub mod duplicate_stream {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "duplicateStream",
+        method: "POST",
+        path: "/streams/evm/{id}/duplicate",
+    };
+    ///Identifier of the stream.
+    pub const ID: Param = Param {
+        name: "id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ID];
+}
+///`updateStreamStatus`: POST /streams/evm/{id}/status.
+pub mod update_stream_status {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "updateStreamStatus",
+        method: "POST",
+        path: "/streams/evm/{id}/status",
     };
     ///Identifier of the stream.
     pub const ID: Param = Param {
@@ -434,3 +902,25 @@ pub mod solana_verify_request {
         max_length: None,
     };
 }
+///Request bodies of schema `StreamSettings`.
+pub mod stream_settings {
+    use super::*;
+    ///Bounds of `secretKey`.
+    pub const SECRET_KEY: FieldBounds = FieldBounds {
+        name: "secretKey",
+        minimum: None,
+        maximum: None,
+        min_length: Some(1u64),
+        max_length: None,
+    };
+}
+///Request bodies of schema `EvmStreamCreate`.
+pub mod evm_stream_create {}
+///Request bodies of schema `StreamBlockRequest`.
+pub mod stream_block_request {}
+///Request bodies of schema `EvmStreamUpdate`.
+pub mod evm_stream_update {}
+///Request bodies of schema `StreamAddressChange`.
+pub mod stream_address_change {}
+///Request bodies of schema `StreamStatusUpdate`.
+pub mod stream_status_update {}

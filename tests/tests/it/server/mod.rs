@@ -11,3 +11,4 @@ mod rest;
 mod rpc;
 mod rpc_cache;
 mod signin;
+mod streams;
