@@ -10,7 +10,9 @@
 #     parsedLogs on real deliveries), each on a server of its own that makes
 #     a block every second;
 #   - a page at http://localhost:3000 in Debian's chromium (playwright-core)
-#     calls REST and RPC across origins, through CORS preflights;
+#     calls REST and RPC across origins, through CORS preflights, and the
+#     deliveries page (/dashboard) shows a stream, its deliveries with the
+#     signature the receiver got, and replays one (dashboard.cjs);
 #   - viem's test client (modes anvil and hardhat) drives the chain-control
 #     methods, last, as it changes the chain (and puts it back);
 # and every decoded result is compared with the raw answer to the same call

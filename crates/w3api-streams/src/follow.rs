@@ -230,6 +230,9 @@ pub(crate) async fn payload<S: DataSource>(
     if webhook.is_empty() {
         return Ok(webhook);
     }
+    if let Some(triggers) = &spec.api.triggers {
+        crate::triggers::attach(source, triggers, data, &mut webhook).await?;
+    }
     for address in matched.balances_of {
         let balance = source.balance(data.chain, address, BlockRef::Number(data.block.number)).await?;
         webhook

@@ -25,6 +25,7 @@ pub mod payload;
 mod service;
 mod settings;
 mod sign;
+mod triggers;
 
 pub use config::{StreamsConfig, production_confirmations};
 pub use error::StreamsError;

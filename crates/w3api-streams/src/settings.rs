@@ -219,10 +219,8 @@ fn check_native_balances(api: &EvmStreamCreate, problems: &mut Vec<String>) {
 
 fn check_triggers(api: &EvmStreamCreate, problems: &mut Vec<String>) {
     for (i, trigger) in api.triggers.iter().flatten().enumerate() {
-        let function =
-            serde_json::to_value(&trigger.function_abi).and_then(serde_json::from_value::<alloy_json_abi::Function>);
-        if let Err(e) = function {
-            problems.push(format!("triggers[{i}].functionAbi: not a function ABI entry ({e})"));
+        if let Err(problem) = crate::triggers::check(trigger) {
+            problems.push(format!("triggers[{i}].functionAbi: {problem}"));
         }
     }
 }

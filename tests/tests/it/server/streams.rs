@@ -480,3 +480,43 @@ fn the_block_preview_is_what_a_stream_of_those_settings_gets() {
     assert_eq!(preview, StreamWebhook { stream_id: String::new(), ..delivered });
     session.finish();
 }
+
+#[test]
+fn triggers_read_the_token_at_the_delivered_block() {
+    let local = server();
+    let session = local.session();
+    let webhooks = session.run(Webhooks::start());
+    let token = new_token(&session);
+    let read = |name: &str, inputs: serde_json::Value, outputs: &str| {
+        json!({"type": "erc20transfer", "contractAddress": "$contract", "inputs": [],
+            "functionAbi": {"name": name, "type": "function", "stateMutability": "view", "inputs": inputs,
+                "outputs": [{"name": "", "type": outputs}]}})
+    };
+    let mut balance = read("balanceOf", json!([{"name": "owner", "type": "address"}]), "uint256");
+    balance["inputs"] = json!(["$to"]);
+    let triggers = json!([balance, read("symbol", json!([]), "string")]);
+    let stream =
+        EvmStreamCreate { triggers: Some(serde_json::from_value(triggers).unwrap()), ..every_transfer(webhooks.url()) };
+    create(&session, stream);
+    let block = mint(&session, token);
+    let all = session.run(webhooks.wait_for(WAIT, |r| !deliveries_of(r, block, false).is_empty())).unwrap();
+    let transfer = &webhook(deliveries_of(&all, block, false)[0]).erc20_transfers[0];
+    let outputs: Vec<(String, serde_json::Value)> =
+        transfer.triggers.iter().flatten().map(|t| (t.name.clone(), t.value.clone())).collect();
+    assert_eq!(outputs, vec![("balanceOf".into(), json!("2500000")), ("symbol".into(), json!("STRM"))]);
+
+    let mut unanswered = every_transfer(webhooks.url());
+    let allowance =
+        read("allowance", json!([{"name": "a", "type": "address"}, {"name": "b", "type": "address"}]), "uint256");
+    unanswered.triggers = Some(serde_json::from_value(json!([allowance])).unwrap());
+    let refused = session.send(|c| {
+        c.put(format!("{}/streams/evm", session.base())).header("x-api-key", session.key()).json(&unanswered)
+    });
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused.text.contains("triggers[0].functionAbi: allowance(address,address) is not a read answered here"),
+        "{}",
+        refused.text
+    );
+    session.finish();
+}
