@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use alloy_json_abi::Event;
 use alloy_primitives::B256;
-use w3api_types::{Chain, EvmStreamCreate, StreamNativeBalanceType};
+use w3api_types::{Chain, EvmStreamCreate, StreamNativeBalanceType, StreamTriggerType};
 
 use crate::error::StreamsError;
 use crate::filter::Filter;
@@ -203,6 +203,15 @@ pub(crate) fn selectors_of(kind: &StreamNativeBalanceType) -> &'static [&'static
 
 fn check_native_balances(api: &EvmStreamCreate, problems: &mut Vec<String>) {
     for (i, balances) in api.get_native_balances.iter().flatten().enumerate() {
+        if !balances.kind.is_known() {
+            let kinds: Vec<&str> = StreamNativeBalanceType::KNOWN.iter().map(StreamNativeBalanceType::as_str).collect();
+            problems.push(format!(
+                "getNativeBalances[{i}].type: {:?} is not one of {}",
+                balances.kind.as_str(),
+                kinds.join(", ")
+            ));
+            continue;
+        }
         let known = selectors_of(&balances.kind);
         for (j, selector) in balances.selectors.iter().enumerate() {
             let literal = selector.parse::<alloy_primitives::Address>().is_ok();
@@ -219,6 +228,14 @@ fn check_native_balances(api: &EvmStreamCreate, problems: &mut Vec<String>) {
 
 fn check_triggers(api: &EvmStreamCreate, problems: &mut Vec<String>) {
     for (i, trigger) in api.triggers.iter().flatten().enumerate() {
+        if !trigger.kind.is_known() {
+            let kinds: Vec<&str> = StreamTriggerType::KNOWN.iter().map(StreamTriggerType::as_str).collect();
+            problems.push(format!(
+                "triggers[{i}].type: {:?} is not one of {}",
+                trigger.kind.as_str(),
+                kinds.join(", ")
+            ));
+        }
         if let Err(problem) = crate::triggers::check(trigger) {
             problems.push(format!("triggers[{i}].functionAbi: {problem}"));
         }
@@ -265,6 +282,11 @@ mod tests {
             "topic0": ["Transfer(address,address", "0x12"],
             "advancedOptions": [{"topic0": "Approval(address,address,uint256)"}],
             "includeContractLogs": false,
+            "getNativeBalances": [{"selectors": ["$from"], "type": "AAA"}],
+            "triggers": [{"type": "block", "contractAddress": "$contract", "functionAbi": {
+                "type": "function", "name": "owner", "inputs": [], "outputs": [{"name": "", "type": "address"}],
+                "stateMutability": "view",
+            }}],
         }));
         let expected = [
             "webhookUrl: \"ftp://example.org/x\" is not an http or https URL",
@@ -273,6 +295,9 @@ mod tests {
             "topic0[0]: \"Transfer(address,address\"",
             "topic0[1]: \"0x12\": a topic hash is 0x and 64 hex digits",
             "advancedOptions[0].topic0: \"Approval(address,address,uint256)\" is not one of the stream's topic0",
+            "getNativeBalances[0].type: \"AAA\" is not one of tx, log, erc20transfer, erc20approval, nfttransfer, internalTx",
+            "triggers[0].type: \"block\" is not one of tx, log, erc20transfer, erc20approval, nfttransfer",
+            "triggers[0].functionAbi: owner() is not a read answered here",
         ];
         assert_eq!(found.len(), expected.len(), "{found:#?}");
         for (found, expected) in found.iter().zip(expected) {
