@@ -188,11 +188,91 @@ fn body_module(spec: &Value, name: &str, body: &Value) -> Result<TokenStream, Er
             use super::*;
         )
     });
+    let schema = body_schema(spec, name)?;
+    let schema_doc = format!("The schema of `{name}` with every component it reaches, as JSON.");
+    let rust_type = format_ident!("{name}");
     Ok(quote! {
         #[doc = #doc]
         pub mod #module {
             #uses
             #(#constants)*
+            #[doc = #schema_doc]
+            pub const SCHEMA: &str = #schema;
+            impl crate::openapi::RequestBody for crate::#rust_type {
+                const SCHEMA: &'static str = SCHEMA;
+            }
         }
     })
+}
+
+/// A body schema as a document of its own: a `$ref` to the component, next
+/// to every component schema it reaches (so its `#/components/schemas/…`
+/// pointers resolve), without descriptions and examples, which validate
+/// nothing.
+fn body_schema(spec: &Value, name: &str) -> Result<String, Error> {
+    let mut reached = std::collections::BTreeMap::new();
+    let mut pending = vec![name.to_string()];
+    while let Some(next) = pending.pop() {
+        if reached.contains_key(&next) {
+            continue;
+        }
+        let schema = spec["components"]["schemas"]
+            .get(&next)
+            .ok_or_else(|| Error::OpenApi(format!("#/components/schemas/{next}: names nothing")))?;
+        collect_refs(schema, &mut pending)?;
+        reached.insert(next, without_annotations(schema));
+    }
+    let document = serde_json::json!({
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": { "schemas": reached },
+    });
+    Ok(document.to_string())
+}
+
+fn collect_refs(schema: &Value, found: &mut Vec<String>) -> Result<(), Error> {
+    match schema {
+        Value::Object(map) => {
+            if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                let name = reference
+                    .strip_prefix("#/components/schemas/")
+                    .ok_or_else(|| Error::OpenApi(format!("{reference}: a body schema reaches beyond the schemas")))?;
+                found.push(name.to_string());
+            }
+            for (key, item) in map {
+                if key != "example" && key != "examples" {
+                    collect_refs(item, found)?;
+                }
+            }
+            Ok(())
+        }
+        Value::Array(items) => items.iter().try_for_each(|item| collect_refs(item, found)),
+        _ => Ok(()),
+    }
+}
+
+/// A schema without its annotations; the names of `properties` are data,
+/// whatever they are called (`description` is a stream's field).
+fn without_annotations(schema: &Value) -> Value {
+    let is_annotation = |key: &str| matches!(key, "description" | "example" | "examples" | "title");
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| !is_annotation(key))
+                .map(|(key, item)| {
+                    let item = match item.as_object() {
+                        Some(properties) if key == "properties" => Value::Object(
+                            properties
+                                .iter()
+                                .map(|(name, schema)| (name.clone(), without_annotations(schema)))
+                                .collect(),
+                        ),
+                        _ => without_annotations(item),
+                    };
+                    (key.clone(), item)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_annotations).collect()),
+        other => other.clone(),
+    }
 }

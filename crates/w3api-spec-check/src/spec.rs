@@ -141,28 +141,7 @@ fn load_json(file: &str) -> Loaded {
     Loaded { translated: raw.clone(), raw }
 }
 
-/// Rewrites OpenAPI 3.0's schema dialect as JSON Schema: a schema with
-/// `nullable: true` becomes `anyOf: [that schema, {type: null}]`. Example
-/// values are data, not schemas, and are left alone.
-pub fn openapi_to_json_schema(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (key, item) in map {
-                let translated =
-                    if key == "example" || key == "examples" { item.clone() } else { openapi_to_json_schema(item) };
-                out.insert(key.clone(), translated);
-            }
-            if out.remove("nullable") == Some(Value::Bool(true)) {
-                json!({ "anyOf": [Value::Object(out), { "type": "null" }] })
-            } else {
-                Value::Object(out)
-            }
-        }
-        Value::Array(items) => Value::Array(items.iter().map(openapi_to_json_schema).collect()),
-        other => other.clone(),
-    }
-}
+pub use w3api_types::openapi::openapi_to_json_schema;
 
 /// Follows `$ref`s (`#/...` pointers into the document) until a schema
 /// without one; annotation siblings of a `$ref` are dropped.

@@ -15,6 +15,7 @@ mod error;
 mod lenient;
 mod nft;
 mod open_enum;
+pub mod openapi;
 pub mod params;
 pub mod rpc;
 mod stream;

@@ -889,6 +889,11 @@ pub mod solana_challenge_request {
         min_length: None,
         max_length: None,
     };
+    ///The schema of `SolanaChallengeRequest` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/SolanaChallengeRequest\",\"components\":{\"schemas\":{\"SolanaChallengeRequest\":{\"properties\":{\"address\":{\"pattern\":\"^[1-9A-HJ-NP-Za-km-z]{32,44}$\",\"type\":\"string\"},\"domain\":{\"maxLength\":253,\"pattern\":\"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$\",\"type\":\"string\"},\"expirationTime\":{\"format\":\"date-time\",\"type\":\"string\"},\"network\":{\"$ref\":\"#/components/schemas/SolanaNetwork\"},\"notBefore\":{\"format\":\"date-time\",\"type\":\"string\"},\"resources\":{\"items\":{\"format\":\"uri\",\"pattern\":\"^[A-Za-z][A-Za-z0-9+.-]*://[^\\\\s]+$\",\"type\":\"string\"},\"type\":\"array\"},\"statement\":{\"pattern\":\"^[\\\\x20-\\\\x7E]*$\",\"type\":\"string\"},\"timeout\":{\"maximum\":120,\"minimum\":15,\"type\":\"integer\"},\"uri\":{\"format\":\"uri\",\"pattern\":\"^[A-Za-z][A-Za-z0-9+.-]*://[^\\\\s]+$\",\"type\":\"string\"}},\"required\":[\"domain\",\"uri\",\"address\",\"network\",\"timeout\"],\"type\":\"object\"},\"SolanaNetwork\":{\"enum\":[\"mainnet\",\"testnet\",\"devnet\"],\"type\":\"string\"}}}}";
+    impl crate::openapi::RequestBody for crate::SolanaChallengeRequest {
+        const SCHEMA: &'static str = SCHEMA;
+    }
 }
 ///Request bodies of schema `SolanaVerifyRequest`.
 pub mod solana_verify_request {
@@ -901,6 +906,11 @@ pub mod solana_verify_request {
         min_length: Some(1u64),
         max_length: None,
     };
+    ///The schema of `SolanaVerifyRequest` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/SolanaVerifyRequest\",\"components\":{\"schemas\":{\"SolanaVerifyRequest\":{\"properties\":{\"message\":{\"minLength\":1,\"type\":\"string\"},\"signature\":{\"pattern\":\"^[1-9A-HJ-NP-Za-km-z]+$\",\"type\":\"string\"}},\"required\":[\"message\",\"signature\"],\"type\":\"object\"}}}}";
+    impl crate::openapi::RequestBody for crate::SolanaVerifyRequest {
+        const SCHEMA: &'static str = SCHEMA;
+    }
 }
 ///Request bodies of schema `StreamSettings`.
 pub mod stream_settings {
@@ -913,14 +923,49 @@ pub mod stream_settings {
         min_length: Some(1u64),
         max_length: None,
     };
+    ///The schema of `StreamSettings` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamSettings\",\"components\":{\"schemas\":{\"SettingsRegion\":{\"enum\":[\"us-east-1\",\"us-west-2\",\"eu-central-1\",\"ap-southeast-1\"],\"type\":\"string\"},\"StreamSettings\":{\"additionalProperties\":false,\"properties\":{\"region\":{\"$ref\":\"#/components/schemas/SettingsRegion\"},\"secretKey\":{\"minLength\":1,\"type\":\"string\"}},\"type\":\"object\"}}}}";
+    impl crate::openapi::RequestBody for crate::StreamSettings {
+        const SCHEMA: &'static str = SCHEMA;
+    }
 }
 ///Request bodies of schema `EvmStreamCreate`.
-pub mod evm_stream_create {}
+pub mod evm_stream_create {
+    ///The schema of `EvmStreamCreate` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/EvmStreamCreate\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"EvmStreamCreate\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"chainIds\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"demo\":{\"type\":\"boolean\"},\"description\":{\"type\":\"string\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"},\"webhookUrl\":{\"type\":\"string\"}},\"required\":[\"webhookUrl\",\"description\",\"tag\",\"chainIds\"],\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"oneOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
+    impl crate::openapi::RequestBody for crate::EvmStreamCreate {
+        const SCHEMA: &'static str = SCHEMA;
+    }
+}
 ///Request bodies of schema `StreamBlockRequest`.
-pub mod stream_block_request {}
+pub mod stream_block_request {
+    ///The schema of `StreamBlockRequest` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamBlockRequest\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamBlockRequest\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"addresses\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"}},\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"oneOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
+    impl crate::openapi::RequestBody for crate::StreamBlockRequest {
+        const SCHEMA: &'static str = SCHEMA;
+    }
+}
 ///Request bodies of schema `EvmStreamUpdate`.
-pub mod evm_stream_update {}
+pub mod evm_stream_update {
+    ///The schema of `EvmStreamUpdate` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/EvmStreamUpdate\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"EvmStreamUpdate\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"chainIds\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"demo\":{\"type\":\"boolean\"},\"description\":{\"type\":\"string\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"},\"webhookUrl\":{\"type\":\"string\"}},\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"oneOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
+    impl crate::openapi::RequestBody for crate::EvmStreamUpdate {
+        const SCHEMA: &'static str = SCHEMA;
+    }
+}
 ///Request bodies of schema `StreamAddressChange`.
-pub mod stream_address_change {}
+pub mod stream_address_change {
+    ///The schema of `StreamAddressChange` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamAddressChange\",\"components\":{\"schemas\":{\"Address\":{\"pattern\":\"^0x[0-9a-fA-F]{40}$\",\"type\":\"string\"},\"StreamAddressChange\":{\"additionalProperties\":false,\"properties\":{\"address\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/Address\"},{\"items\":{\"$ref\":\"#/components/schemas/Address\"},\"minItems\":1,\"type\":\"array\"}]}},\"required\":[\"address\"],\"type\":\"object\"}}}}";
+    impl crate::openapi::RequestBody for crate::StreamAddressChange {
+        const SCHEMA: &'static str = SCHEMA;
+    }
+}
 ///Request bodies of schema `StreamStatusUpdate`.
-pub mod stream_status_update {}
+pub mod stream_status_update {
+    ///The schema of `StreamStatusUpdate` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamStatusUpdate\",\"components\":{\"schemas\":{\"StreamStatusUpdate\":{\"additionalProperties\":false,\"properties\":{\"status\":{\"enum\":[\"active\",\"paused\"],\"type\":\"string\"}},\"required\":[\"status\"],\"type\":\"object\"}}}}";
+    impl crate::openapi::RequestBody for crate::StreamStatusUpdate {
+        const SCHEMA: &'static str = SCHEMA;
+    }
+}
