@@ -28,10 +28,8 @@ use {alloy_rpc_types_eth as _, criterion as _, proptest as _};
 mod abi;
 mod accounts;
 mod control;
-mod decimal;
 mod generate;
 mod indexing;
-mod ledger;
 mod live;
 mod metadata;
 mod query;
@@ -62,17 +60,17 @@ pub use generate::{
     swap_output,
 };
 pub use indexing::Indexing;
-pub use ledger::{Checkpoints, History, Holder, Ledger, Movement};
 pub use live::ChainRead;
 use live::LiveChain;
 pub use metadata::{NftMetadata, Rarity, Trait};
 pub use query::BLOCKS_PER_DAY;
 pub use query::nfts::NftPage;
-pub use query::prices::{Price, PriceFilter};
 pub use scale::Scale;
+pub use w3api_ledger::pricing::{Price, PriceFilter};
+pub use w3api_ledger::{Asset, Checkpoints, History, Holder, Ledger, Movement};
 pub use w3api_source::{CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
 pub(crate) use world::MEDIA_HOST;
-pub use world::{Asset, Collection, Exchange, NativeCurrency, Pair, Token, TokenKind, World};
+pub use world::{Collection, Exchange, NativeCurrency, Pair, Token, TokenKind, World};
 
 /// The chain id the devnet signs with and derives a chain's data from.
 /// [`Devnet::chain`] documents why a chain without one never gets here.

@@ -11,12 +11,13 @@ use w3api_source::{CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken
 use w3api_types::{ContractType, NATIVE_TOKEN_ADDRESS};
 
 use crate::accounts::{self, Accounts, Signers};
-use crate::decimal::to_f64;
 use crate::generate::{Action, BlockPlan, ChainData};
 use crate::metadata::NftMetadata;
-use crate::query::prices::PriceFilter;
-use crate::world::{Asset, Collection, Token, TokenKind, World};
+use crate::world::{Collection, Token, TokenKind, World};
 use crate::{Devnet, MEDIA_HOST};
+use w3api_ledger::Asset;
+use w3api_ledger::pricing::PriceFilter;
+use w3api_ledger::pricing::to_f64;
 
 const DEFAULT_LIQUIDITY_USD: f64 = 1_000_000.0;
 const DEFAULT_SUPPLY_WHOLE: u128 = 1_000_000_000;

@@ -5,25 +5,13 @@
 use std::collections::HashMap;
 
 use alloy_primitives::{Address, B256, keccak256};
+use w3api_ledger::{Asset, Contracts};
 use w3api_types::{Chain, ContractType};
 
 use crate::accounts::Accounts;
 use crate::metadata::{self, NftMetadata, Rarity, TraitCounts};
 use crate::scale::Scale;
 use crate::seed;
-
-/// A fungible asset of the ledger: the native currency or an ERC20 token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Asset(pub u16);
-
-impl Asset {
-    /// The chain's native currency.
-    pub const NATIVE: Asset = Asset(0);
-    /// The wrapped native token.
-    pub const WRAPPED: Asset = Asset(1);
-    /// The USD stablecoin.
-    pub const STABLE: Asset = Asset(2);
-}
 
 /// What kind of ERC20 a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -559,5 +547,17 @@ impl Names {
             let symbol = format!("{}{}", &word[..2], &suffix[..2]).to_uppercase();
             (name, if spam { format!("{symbol}V") } else { symbol })
         })
+    }
+}
+
+/// The devnet's blocks reach its ledger through their logs, as a node's
+/// reach an indexer's: the world says which contracts are which.
+impl Contracts for World {
+    fn asset(&self, contract: Address) -> Option<Asset> {
+        self.asset_at(contract)
+    }
+
+    fn collection(&self, contract: Address) -> Option<u16> {
+        self.collection_at(contract)
     }
 }

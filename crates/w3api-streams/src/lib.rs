@@ -16,7 +16,6 @@
 
 mod config;
 mod cursor;
-mod decode;
 pub mod deliver;
 mod error;
 mod filter;

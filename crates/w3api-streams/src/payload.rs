@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use alloy_dyn_abi::{DynSolValue, EventExt};
 use alloy_json_abi::Event;
 use alloy_primitives::{Address, U256};
+use w3api_ledger::events::{Event as TokenEvent, decode as token_event};
 use w3api_source::Contract;
 use w3api_types::rpc::{Block, BlockTransactions, Log, Receipt, Transaction};
 use w3api_types::{
@@ -16,7 +17,6 @@ use w3api_types::{
     StreamWebhook, format_units,
 };
 
-use crate::decode::{TokenEvent, token_event};
 use crate::settings::{StreamSpec, selectors_of};
 
 /// A block with what every stream reads of it.
@@ -184,6 +184,12 @@ fn event_names_any(event: &TokenEvent, watched: &HashSet<Address>) -> bool {
         TokenEvent::Erc20Approval { owner, spender, .. } => vec![*owner, *spender],
         TokenEvent::NftApproval { owner, approved, .. } => vec![*owner, *approved],
         TokenEvent::ApprovalForAll { owner, operator, .. } => vec![*owner, *operator],
+        // Not among the token events a payload lists: such logs match by
+        // their contract and topics alone.
+        TokenEvent::Deposit { .. }
+        | TokenEvent::Withdrawal { .. }
+        | TokenEvent::PairCreated { .. }
+        | TokenEvent::Sync { .. } => Vec::new(),
     };
     named.iter().any(|address| watched.contains(address))
 }
@@ -377,6 +383,10 @@ fn add_token_event(webhook: &mut StreamWebhook, log: &Log, contracts: &HashMap<A
                 token_symbol,
             });
         }
+        TokenEvent::Deposit { .. }
+        | TokenEvent::Withdrawal { .. }
+        | TokenEvent::PairCreated { .. }
+        | TokenEvent::Sync { .. } => {}
     }
 }
 

@@ -7,8 +7,9 @@ use alloy_consensus::{Header, TxEnvelope};
 use alloy_primitives::{Address, B256, Log};
 use w3api_types::Chain;
 
-use crate::ledger::Ledger;
-use crate::world::{Asset, World};
+use crate::world::World;
+use w3api_ledger::Asset;
+use w3api_ledger::Ledger;
 
 /// Timestamp of every genesis block: 2026-01-01T00:00:00Z.
 pub const GENESIS_TIMESTAMP: u64 = 1_767_225_600;

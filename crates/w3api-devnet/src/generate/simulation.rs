@@ -16,10 +16,10 @@ use super::model::{BLOCK_TIME, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, Sale
 use super::sealing::{PendingBlock, Unsigned};
 use crate::abi::{IDex, IERC20, IERC721, IERC1155, IMarketplace};
 use crate::accounts::{Accounts, Role, Signers};
-use crate::ledger::{Holder, Ledger};
 use crate::scale::Scale;
 use crate::seed;
-use crate::world::{Asset, TokenKind, World, log_uniform};
+use crate::world::{TokenKind, World, log_uniform};
+use w3api_ledger::{Asset, Holder, Ledger, events};
 
 const GENESIS_BASE_FEE: u64 = 1_000_000_000;
 /// USD worth of each token a trader is handed.
@@ -136,8 +136,9 @@ pub(crate) enum Action {
     },
 }
 
-/// A transaction ready to be built: target, value, calldata, gas, logs, and
-/// its effects on the ledger (besides value and fees).
+/// A transaction ready to be built: target, value, calldata, gas and logs.
+/// The ledger learns what it moves from its logs, as an indexer would,
+/// besides value, fees and what the called contract forwards.
 struct Call {
     sender: u32,
     to: TxKind,
@@ -145,13 +146,9 @@ struct Call {
     input: Vec<u8>,
     gas: u64,
     logs: Vec<Log>,
-    effects: Vec<Effect>,
-}
-
-enum Effect {
-    Fungible { asset: Asset, from: Address, to: Address, amount: u128 },
-    Erc721 { collection: u16, id: u32, from: Address, to: Address },
-    Erc1155 { collection: u16, id: u32, from: Address, to: Address, amount: u64 },
+    /// Native currency the called contract passes on (a marketplace paying
+    /// the seller): to whom, and how much.
+    forwarded: Option<(Address, u128)>,
 }
 
 pub(super) struct Simulation<'a> {
@@ -241,7 +238,7 @@ impl<'a> Simulation<'a> {
                 Role::Wallet => log_uniform(&mut self.rng, 1.0, 1_000.0),
             };
             let amount = (whole * unit as f64) as u128;
-            self.ledger.move_fungible(0, Asset::NATIVE, Holder::NOBODY, account_holder(account), amount);
+            self.move_native(Holder::NOBODY, account_holder(account), amount);
         }
         let header = self.header(0, GENESIS_BASE_FEE, 0, EMPTY_ROOT_HASH, Bloom::ZERO);
         self.pending.push(PendingBlock { header, first_tx: 0, tx_count: 0 });
@@ -529,27 +526,25 @@ impl<'a> Simulation<'a> {
                 let args =
                     (token.name.clone(), token.symbol.clone(), U256::from(token.decimals), U256::from(token.supply));
                 let mut logs = Vec::new();
-                let mut effects = Vec::new();
                 if token.supply > 0 {
                     let owner = self.address(token.owner);
                     let event = IERC20::Transfer { from: Address::ZERO, to: owner, value: U256::from(token.supply) };
                     logs.push(log(token.address, &event));
-                    effects.push(Effect::Fungible { asset, from: Address::ZERO, to: owner, amount: token.supply });
                 }
-                creation(token.owner, &args.abi_encode_params(), gas::DEPLOY_TOKEN, logs, effects)
+                creation(token.owner, &args.abi_encode_params(), gas::DEPLOY_TOKEN, logs)
             }
             Action::DeployCollection(index) => {
                 let collection = &world.collections[usize::from(index)];
                 let args = (collection.name.clone(), collection.symbol.clone(), U256::from(collection.ids()));
-                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_COLLECTION, Vec::new(), Vec::new())
+                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_COLLECTION, Vec::new())
             }
             Action::DeployFactory(index) | Action::DeployRouter(index) => {
                 let args = (world.exchanges[index].name.clone(), U256::from(index));
-                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_DEX, Vec::new(), Vec::new())
+                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_DEX, Vec::new())
             }
             Action::DeployMarketplace => {
                 let args = ("DevMarket".to_string(),);
-                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_MARKETPLACE, Vec::new(), Vec::new())
+                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_MARKETPLACE, Vec::new())
             }
             Action::Sale { buyer, seller, collection, id, payment, price } => {
                 self.sale(buyer, seller, collection, id, payment, price)
@@ -560,13 +555,12 @@ impl<'a> Simulation<'a> {
                 let factory = world.exchanges[pair.exchange].factory;
                 let event = IDex::PairCreated { token0: a, token1: b, pair: pair.address, index: U256::from(index) };
                 let input = IDex::createPairCall { tokenA: a, tokenB: b }.abi_encode();
-                call(deployer, factory, 0, input, gas::CREATE_PAIR, vec![log(factory, &event)], Vec::new())
+                call(deployer, factory, 0, input, gas::CREATE_PAIR, vec![log(factory, &event)])
             }
             Action::Wrap { amount } => {
                 let wrapped = self.token_address(Asset::WRAPPED);
                 let to = self.address(deployer);
                 let event = IERC20::Deposit { dst: to, wad: U256::from(amount) };
-                let effects = vec![Effect::Fungible { asset: Asset::WRAPPED, from: Address::ZERO, to, amount }];
                 call(
                     deployer,
                     wrapped,
@@ -574,7 +568,6 @@ impl<'a> Simulation<'a> {
                     IERC20::depositCall {}.abi_encode(),
                     gas::DEPOSIT,
                     vec![log(wrapped, &event)],
-                    effects,
                 )
             }
             Action::Erc20Transfer { from, asset, to, amount } => self.erc20_transfer(from, asset, to, amount),
@@ -582,8 +575,7 @@ impl<'a> Simulation<'a> {
                 let token = world.token(asset).expect("minted assets are tokens");
                 let event = IERC20::Transfer { from: Address::ZERO, to, value: U256::from(amount) };
                 let input = IERC20::mintCall { to, amount: U256::from(amount) }.abi_encode();
-                let effects = vec![Effect::Fungible { asset, from: Address::ZERO, to, amount }];
-                call(token.owner, token.address, 0, input, gas::ERC20_MINT, vec![log(token.address, &event)], effects)
+                call(token.owner, token.address, 0, input, gas::ERC20_MINT, vec![log(token.address, &event)])
             }
             Action::PairBurn { pair: index, amount0, amount1 } => {
                 let pair = &world.pairs[index];
@@ -603,12 +595,8 @@ impl<'a> Simulation<'a> {
                         &IDex::Burn { sender: to, amount0: U256::from(amount0), amount1: U256::from(amount1), to },
                     ),
                 ];
-                let effects = vec![
-                    Effect::Fungible { asset: pair.token0, from: pair.address, to, amount: amount0 },
-                    Effect::Fungible { asset: pair.token1, from: pair.address, to, amount: amount1 },
-                ];
                 let input = IDex::burnCall { to }.abi_encode();
-                call(deployer, pair.address, 0, input, gas::PAIR_BURN, logs, effects)
+                call(deployer, pair.address, 0, input, gas::PAIR_BURN, logs)
             }
             Action::PairSync(index) => {
                 let pair = &world.pairs[index];
@@ -616,7 +604,7 @@ impl<'a> Simulation<'a> {
                 let (r0, r1) = (self.ledger.balance(holder, pair.token0), self.ledger.balance(holder, pair.token1));
                 let event = IDex::Sync { reserve0: clamp_u112(r0), reserve1: clamp_u112(r1) };
                 let input = IDex::syncCall {}.abi_encode();
-                call(deployer, pair.address, 0, input, gas::PAIR_SYNC, vec![log(pair.address, &event)], Vec::new())
+                call(deployer, pair.address, 0, input, gas::PAIR_SYNC, vec![log(pair.address, &event)])
             }
             Action::PairMint(index) => {
                 let pair = &world.pairs[index];
@@ -624,18 +612,17 @@ impl<'a> Simulation<'a> {
                 let (r0, r1) = (self.ledger.balance(holder, pair.token0), self.ledger.balance(holder, pair.token1));
                 let event = IDex::Sync { reserve0: clamp_u112(r0), reserve1: clamp_u112(r1) };
                 let input = IDex::mintCall { to: self.address(deployer) }.abi_encode();
-                call(deployer, pair.address, 0, input, gas::PAIR_MINT, vec![log(pair.address, &event)], Vec::new())
+                call(deployer, pair.address, 0, input, gas::PAIR_MINT, vec![log(pair.address, &event)])
             }
             Action::NativeTransfer { from, to, amount } => {
-                call(from, to, amount, Vec::new(), gas::NATIVE_TRANSFER, Vec::new(), Vec::new())
+                call(from, to, amount, Vec::new(), gas::NATIVE_TRANSFER, Vec::new())
             }
             Action::Swap { trader, pair, asset_in, amount_in } => self.swap(trader, pair, asset_in, amount_in),
             Action::Mint721 { sender, to, collection, id } => {
                 let contract = world.collections[usize::from(collection)].address;
                 let event = IERC721::Transfer { from: Address::ZERO, to, tokenId: U256::from(id) };
                 let input = IERC721::safeMintCall { to, tokenId: U256::from(id) }.abi_encode();
-                let effects = vec![Effect::Erc721 { collection, id, from: Address::ZERO, to }];
-                call(sender, contract, 0, input, gas::MINT_721, vec![log(contract, &event)], effects)
+                call(sender, contract, 0, input, gas::MINT_721, vec![log(contract, &event)])
             }
             Action::Mint1155 { sender, to, collection, id, amount } => {
                 let contract = world.collections[usize::from(collection)].address;
@@ -650,16 +637,14 @@ impl<'a> Simulation<'a> {
                 let input =
                     IERC1155::mintCall { to, id: U256::from(id), amount: U256::from(amount), data: Bytes::new() }
                         .abi_encode();
-                let effects = vec![Effect::Erc1155 { collection, id, from: Address::ZERO, to, amount }];
-                call(sender, contract, 0, input, gas::MINT_1155, vec![log(contract, &event)], effects)
+                call(sender, contract, 0, input, gas::MINT_1155, vec![log(contract, &event)])
             }
             Action::Transfer721 { from, to, collection, id } => {
                 let contract = world.collections[usize::from(collection)].address;
                 let from_address = self.address(from);
                 let event = IERC721::Transfer { from: from_address, to, tokenId: U256::from(id) };
                 let input = IERC721::transferFromCall { from: from_address, to, tokenId: U256::from(id) }.abi_encode();
-                let effects = vec![Effect::Erc721 { collection, id, from: from_address, to }];
-                call(from, contract, 0, input, gas::TRANSFER_721, vec![log(contract, &event)], effects)
+                call(from, contract, 0, input, gas::TRANSFER_721, vec![log(contract, &event)])
             }
             Action::Transfer1155 { from, to, collection, id, amount } => {
                 let contract = world.collections[usize::from(collection)].address;
@@ -679,8 +664,7 @@ impl<'a> Simulation<'a> {
                     data: Bytes::new(),
                 }
                 .abi_encode();
-                let effects = vec![Effect::Erc1155 { collection, id, from: from_address, to, amount }];
-                call(from, contract, 0, input, gas::TRANSFER_1155, vec![log(contract, &event)], effects)
+                call(from, contract, 0, input, gas::TRANSFER_1155, vec![log(contract, &event)])
             }
         }
     }
@@ -702,15 +686,10 @@ impl<'a> Simulation<'a> {
         }
         .abi_encode();
         let mut logs = Vec::new();
-        let mut effects = Vec::new();
-        if payment == Asset::NATIVE {
-            effects.push(Effect::Fungible { asset: Asset::NATIVE, from: world.marketplace, to: seller, amount: price });
-        } else {
+        if payment != Asset::NATIVE {
             logs.push(log(payment_token, &IERC20::Transfer { from: buyer, to: seller, value: U256::from(price) }));
-            effects.push(Effect::Fungible { asset: payment, from: buyer, to: seller, amount: price });
         }
         logs.push(log(contract, &IERC721::Transfer { from: seller, to: buyer, tokenId: U256::from(id) }));
-        effects.push(Effect::Erc721 { collection, id, from: seller, to: buyer });
         let sale = IMarketplace::Sale {
             collection: contract,
             tokenId: U256::from(id),
@@ -721,7 +700,8 @@ impl<'a> Simulation<'a> {
         };
         logs.push(log(world.marketplace, &sale));
         let (value, gas) = if payment == Asset::NATIVE { (price, gas::SALE_NATIVE) } else { (0, gas::SALE_ERC20) };
-        call(sender, world.marketplace, value, input, gas, logs, effects)
+        let forwarded = (payment == Asset::NATIVE).then_some((seller, price));
+        Call { forwarded, ..call(sender, world.marketplace, value, input, gas, logs) }
     }
 
     fn token_address(&self, asset: Asset) -> Address {
@@ -733,8 +713,7 @@ impl<'a> Simulation<'a> {
         let sender = self.address(from);
         let event = IERC20::Transfer { from: sender, to, value: U256::from(amount) };
         let input = IERC20::transferCall { to, amount: U256::from(amount) }.abi_encode();
-        let effects = vec![Effect::Fungible { asset, from: sender, to, amount }];
-        call(from, contract, 0, input, gas::ERC20_TRANSFER, vec![log(contract, &event)], effects)
+        call(from, contract, 0, input, gas::ERC20_TRANSFER, vec![log(contract, &event)])
     }
 
     /// A constant-product swap with a 0.3% fee, through the exchange's router.
@@ -778,12 +757,8 @@ impl<'a> Simulation<'a> {
             deadline: U256::from(self.timestamp + 1_200),
         }
         .abi_encode();
-        let effects = vec![
-            Effect::Fungible { asset: asset_in, from: trader_address, to: pair.address, amount: amount_in },
-            Effect::Fungible { asset: asset_out, from: pair.address, to: trader_address, amount: amount_out },
-        ];
         let router = self.world.exchanges[pair.exchange].router;
-        call(trader, router, 0, input, gas::SWAP, logs, effects)
+        call(trader, router, 0, input, gas::SWAP, logs)
     }
 
     /// Builds, applies and records a transaction. Fails (changing nothing)
@@ -809,15 +784,23 @@ impl<'a> Simulation<'a> {
             TxKind::Create => self.address(call.sender).create(nonce),
         };
         let to_holder = self.ledger.holder(to_address);
-        self.ledger.move_fungible(block, Asset::NATIVE, sender, to_holder, call.value);
-        for effect in call.effects {
-            self.apply(effect);
+        self.move_native(sender, to_holder, call.value);
+        if let Some((recipient, amount)) = call.forwarded {
+            let recipient = self.ledger.holder(recipient);
+            self.move_native(to_holder, recipient, amount);
+        }
+        for log in &call.logs {
+            if let Some(event) = events::decode(log.topics(), &log.data.data) {
+                let applied = self.ledger.apply_event(block, log.address, &event, self.world);
+                applied
+                    .unwrap_or_else(|refused| panic!("the generator logged a movement the ledger refuses: {refused}"));
+            }
         }
         let burned = u128::from(call.gas) * u128::from(self.base_fee);
         let tipped = u128::from(call.gas) * u128::from(tip);
-        self.ledger.move_fungible(block, Asset::NATIVE, sender, Holder::NOBODY, burned);
+        self.move_native(sender, Holder::NOBODY, burned);
         let miner = self.ledger.holder(self.world.miner);
-        self.ledger.move_fungible(block, Asset::NATIVE, sender, miner, tipped);
+        self.move_native(sender, miner, tipped);
         let input = Bytes::from(call.input);
         let value = U256::from(call.value);
         let chain_id = self.chain_id;
@@ -852,22 +835,11 @@ impl<'a> Simulation<'a> {
         true
     }
 
-    fn apply(&mut self, effect: Effect) {
-        let block = self.block;
-        match effect {
-            Effect::Fungible { asset, from, to, amount } => {
-                let (from, to) = (self.ledger.holder(from), self.ledger.holder(to));
-                self.ledger.move_fungible(block, asset, from, to, amount);
-            }
-            Effect::Erc721 { collection, id, from, to } => {
-                let (from, to) = (self.ledger.holder(from), self.ledger.holder(to));
-                self.ledger.move_erc721(block, collection, id, from, to);
-            }
-            Effect::Erc1155 { collection, id, from, to, amount } => {
-                let (from, to) = (self.ledger.holder(from), self.ledger.holder(to));
-                self.ledger.move_erc1155(block, collection, id, from, to, amount);
-            }
-        }
+    /// Moves native currency in the block in progress; the generator only
+    /// plans what senders can pay, so a refusal is a bug there.
+    fn move_native(&mut self, from: Holder, to: Holder, amount: u128) {
+        let moved = self.ledger.move_fungible(self.block, Asset::NATIVE, from, to, amount);
+        moved.unwrap_or_else(|refused| panic!("the generator planned a payment it cannot make: {refused}"));
     }
 
     fn random_wallet(&mut self) -> u32 {
@@ -1131,8 +1103,8 @@ fn log<E: SolEvent>(address: Address, event: &E) -> Log {
     Log { address, data: event.encode_log_data() }
 }
 
-fn call(sender: u32, to: Address, value: u128, input: Vec<u8>, gas: u64, logs: Vec<Log>, effects: Vec<Effect>) -> Call {
-    Call { sender, to: TxKind::Call(to), value, input, gas, logs, effects }
+fn call(sender: u32, to: Address, value: u128, input: Vec<u8>, gas: u64, logs: Vec<Log>) -> Call {
+    Call { sender, to: TxKind::Call(to), value, input, gas, logs, forwarded: None }
 }
 
 /// The ledger's holder of a world account.
@@ -1141,7 +1113,7 @@ fn account_holder(account: u32) -> Holder {
     Holder(account + 1)
 }
 
-fn creation(sender: u32, constructor_args: &[u8], gas: u64, logs: Vec<Log>, effects: Vec<Effect>) -> Call {
+fn creation(sender: u32, constructor_args: &[u8], gas: u64, logs: Vec<Log>) -> Call {
     let input = [INIT_CODE_PREFIX.as_slice(), constructor_args].concat();
-    Call { sender, to: TxKind::Create, value: 0, input, gas, logs, effects }
+    Call { sender, to: TxKind::Create, value: 0, input, gas, logs, forwarded: None }
 }

@@ -13,8 +13,8 @@ use w3api_types::{
 };
 
 use crate::generate::ChainData;
-use crate::ledger::Holder;
 use crate::metadata::NftMetadata;
+use w3api_ledger::Holder;
 
 /// One page of an NFT answer, before its indexing status is known: the
 /// status depends on when the collections it `concerns` started indexing,

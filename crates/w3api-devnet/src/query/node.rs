@@ -9,7 +9,7 @@ use w3api_source::{BlockRef, FeeSuggestion, LogQuery, SourceError};
 use w3api_types::rpc::{AddressFilter, FeeHistory, Log, LogFilter, Receipt, TopicFilter};
 
 use crate::generate::{BlockRecord, ChainData};
-use crate::world::Asset;
+use w3api_ledger::Asset;
 
 /// Blocks looked back through for a tip to suggest.
 const TIP_LOOKBACK: u64 = 20;

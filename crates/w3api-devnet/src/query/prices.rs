@@ -1,12 +1,7 @@
-//! Prices from DEX pair reserves.
+//! Prices from DEX pair reserves, as `w3api_ledger::pricing` computes them.
 //!
 //! A pair's reserves are its token balances in the ledger, so a price at
-//! block N is read from the balances at N. Every pair quotes a token in the
-//! wrapped native token or in the USD stablecoin; the stablecoin is the USD
-//! anchor (worth exactly 1), and the native currency's USD price comes from
-//! the deepest wrapped-native/stablecoin pair. A token's price comes from
-//! its deepest pair (optionally on one exchange, optionally among pairs
-//! whose every side holds a minimum of USD).
+//! block N is read from the balances at N.
 //!
 //! Prices change only in blocks that move a pair's reserves, so the
 //! unrestricted price of every asset is indexed once, after generation, at
@@ -14,42 +9,11 @@
 //! then a binary search. Restricted queries (one exchange, a liquidity
 //! floor) are computed from the reserves at the block.
 
-use alloy_primitives::{U256, U512};
 use rayon::prelude::*;
+use w3api_ledger::pricing::{self, PairBook, PairSides, Price, PriceFilter};
+use w3api_ledger::{Asset, History};
 
-use crate::decimal::to_f64;
 use crate::generate::ChainData;
-use crate::ledger::History;
-use crate::world::Asset;
-
-/// A token's price at one block, and where it comes from.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Price {
-    /// USD per whole token.
-    pub usd: f64,
-    /// Wei of the native currency per whole token.
-    pub native_wei: U256,
-    /// Index of the pair that priced it.
-    pub pair: usize,
-    /// USD value of both sides of that pair.
-    pub liquidity_usd: f64,
-}
-
-/// Which pairs may price a token.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PriceFilter {
-    /// Only pairs of this exchange (index).
-    pub exchange: Option<usize>,
-    /// Only pairs whose every side is worth at least this many USD.
-    pub min_side_usd: Option<f64>,
-}
-
-/// A pair's reserves at a block, with the side that quotes.
-struct Quote {
-    reserve_token: u128,
-    reserve_quote: u128,
-    quote: Asset,
-}
 
 /// Unrestricted prices of every asset over time (the native currency
 /// shares its wrapped token's).
@@ -198,75 +162,7 @@ impl ChainData {
 
     /// The price from the reserves at `block`, without the index.
     pub fn compute_price(&self, asset: Asset, block: u64, filter: PriceFilter) -> Option<Price> {
-        let asset = if asset == Asset::NATIVE { Asset::WRAPPED } else { asset };
-        let native = self.native_reference(block)?;
-        let mut best: Option<Price> = None;
-        for (index, pair) in self.world.pairs_of(asset) {
-            if filter.exchange.is_some_and(|e| e != pair.exchange) {
-                continue;
-            }
-            let Some(price) = self.price_in_pair(asset, index, block, &native) else { continue };
-            if filter.min_side_usd.is_some_and(|min| price.liquidity_usd / 2.0 < min) {
-                continue;
-            }
-            if best.as_ref().is_none_or(|b| price.liquidity_usd > b.liquidity_usd) {
-                best = Some(price);
-            }
-        }
-        best
-    }
-
-    /// The price from one pair, or `None` when a side is empty.
-    fn price_in_pair(&self, asset: Asset, pair: usize, block: u64, native: &NativeReference) -> Option<Price> {
-        let quote = self.quote(asset, pair, block)?;
-        // Only the wrapped native token and the stablecoin quote prices.
-        if quote.quote != Asset::WRAPPED && quote.quote != Asset::STABLE {
-            return None;
-        }
-        let token_decimals = self.world.decimals(asset);
-        let quote_decimals = self.world.decimals(quote.quote);
-        let quote_usd = if quote.quote == Asset::STABLE { 1.0 } else { native.usd };
-        let quote_side_usd = to_f64(quote.reserve_quote, quote_decimals) * quote_usd;
-        let whole_tokens = to_f64(quote.reserve_token, token_decimals);
-        let usd = if asset == Asset::STABLE { 1.0 } else { quote_side_usd / whole_tokens };
-        // Wei per whole token, in integers: quote units per token, converted to wei.
-        let scale = U512::from(10u8).pow(U512::from(token_decimals));
-        let native_wei = if quote.quote == Asset::WRAPPED {
-            U512::from(quote.reserve_quote) * scale / U512::from(quote.reserve_token)
-        } else {
-            // Quote is the stablecoin: through the native reference pair.
-            U512::from(quote.reserve_quote) * scale * U512::from(native.reserve_wrapped)
-                / (U512::from(quote.reserve_token) * U512::from(native.reserve_stable))
-        };
-        Some(Price { usd, native_wei: U256::saturating_from(native_wei), pair, liquidity_usd: 2.0 * quote_side_usd })
-    }
-
-    /// Reserves of `pair` at `block`, oriented as (asset, the other side).
-    fn quote(&self, asset: Asset, pair: usize, block: u64) -> Option<Quote> {
-        let pair = &self.world.pairs[pair];
-        let holder = self.ledger.find(pair.address)?;
-        let other = pair.other(asset);
-        let reserve_token = self.ledger.balance_at(holder, asset, block as u32);
-        let reserve_quote = self.ledger.balance_at(holder, other, block as u32);
-        (reserve_token > 0 && reserve_quote > 0).then_some(Quote { reserve_token, reserve_quote, quote: other })
-    }
-
-    /// The native currency's USD price, from the deepest wrapped/stable pair.
-    fn native_reference(&self, block: u64) -> Option<NativeReference> {
-        self.world
-            .pairs_of(Asset::WRAPPED)
-            .filter_map(|(index, _)| {
-                let quote = self.quote(Asset::WRAPPED, index, block).filter(|q| q.quote == Asset::STABLE)?;
-                let stable = to_f64(quote.reserve_quote, self.world.decimals(Asset::STABLE));
-                let usd = stable / to_f64(quote.reserve_token, 18);
-                Some(NativeReference {
-                    usd,
-                    reserve_wrapped: quote.reserve_token,
-                    reserve_stable: quote.reserve_quote,
-                    stable,
-                })
-            })
-            .max_by(|a, b| a.stable.total_cmp(&b.stable))
+        pricing::price(self, asset, block, filter)
     }
 
     /// The newest block a day or more before `block`, if the chain is that old.
@@ -275,11 +171,22 @@ impl ChainData {
     }
 }
 
-/// The native currency's USD price and the reserves it comes from.
-struct NativeReference {
-    usd: f64,
-    reserve_wrapped: u128,
-    reserve_stable: u128,
-    /// Stablecoin side in whole units: the pair's depth.
-    stable: f64,
+/// A pair's reserves are its balances in the ledger.
+impl PairBook for ChainData {
+    fn pairs_of(&self, asset: Asset) -> impl Iterator<Item = (usize, PairSides)> {
+        self.world.pairs_of(asset).map(|(index, pair)| {
+            (index, PairSides { token0: pair.token0, token1: pair.token1, exchange: pair.exchange })
+        })
+    }
+
+    fn reserves_at(&self, pair: usize, block: u64) -> (u128, u128) {
+        let pair = &self.world.pairs[pair];
+        let Some(holder) = self.ledger.find(pair.address) else { return (0, 0) };
+        let block = u32::try_from(block).unwrap_or(u32::MAX);
+        (self.ledger.balance_at(holder, pair.token0, block), self.ledger.balance_at(holder, pair.token1, block))
+    }
+
+    fn decimals(&self, asset: Asset) -> u8 {
+        self.world.decimals(asset)
+    }
 }

@@ -5,10 +5,10 @@ use alloy_primitives::{Address, U256};
 use chrono::DateTime;
 use w3api_types::{NATIVE_TOKEN_ADDRESS, NftLastSale, NftPaymentToken, NftPrices, format_units};
 
-use crate::decimal::to_f64;
 use crate::generate::{ChainData, SaleRecord};
-use crate::query::prices::PriceFilter;
-use crate::world::Asset;
+use w3api_ledger::Asset;
+use w3api_ledger::pricing::PriceFilter;
+use w3api_ledger::pricing::to_f64;
 
 impl ChainData {
     /// Prices at `block` of an NFT (its last sale), or of a collection (its

@@ -7,10 +7,11 @@ use w3api_source::{PageRequest, SourceError, TokenHolding, TokenInfo, WalletToke
 use w3api_types::NATIVE_TOKEN_ADDRESS;
 
 use super::DAY;
-use super::prices::PriceFilter;
 use crate::generate::ChainData;
-use crate::ledger::Holder;
-use crate::world::{Asset, TokenKind};
+use crate::world::TokenKind;
+use w3api_ledger::Asset;
+use w3api_ledger::Holder;
+use w3api_ledger::pricing::PriceFilter;
 
 impl ChainData {
     /// The block a query asks for, checked against the chain.

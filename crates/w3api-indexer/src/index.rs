@@ -1,0 +1,393 @@
+//! The index of one chain: blocks applied in order to the shared ledger and
+//! pair reserves, rolled back when the chain reorganises.
+
+use alloy_primitives::{Address, B256, U256};
+use foldhash::HashMap;
+use w3api_ledger::events::{self, Event};
+use w3api_ledger::pricing::{self, PairBook, PairSides, Price, PriceFilter};
+use w3api_ledger::{Asset, Contracts, Ledger, LedgerError, PairReserves};
+
+use crate::block::IndexedBlock;
+
+/// The chain's wrapped native token and USD stablecoin: the two tokens
+/// every USD price is computed from ([`Asset::WRAPPED`], [`Asset::STABLE`]).
+/// Without them the index still keeps balances, but prices nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Anchors {
+    /// The wrapped native token (WETH on Ethereum).
+    pub wrapped: Option<Address>,
+    /// A USD stablecoin.
+    pub stable: Option<Address>,
+}
+
+/// What a token's contract answers about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenMeta {
+    /// `name()`.
+    pub name: String,
+    /// `symbol()`.
+    pub symbol: String,
+    /// `decimals()`.
+    pub decimals: u8,
+}
+
+/// A contract a block names that the index does not know yet: its
+/// metadata must be read (at that block) and registered before the block
+/// is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Discovery {
+    /// An ERC20 token (a three-topic `Transfer`, or a side of a new pair).
+    Token(Address),
+    /// An NFT collection (an ERC721 `Transfer` or an ERC1155 transfer).
+    Collection(Address),
+}
+
+/// How a block relates to the indexed chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continuity {
+    /// It is the next block: its parent is the indexed head.
+    Next,
+    /// Its number follows the head but its parent is another block: the
+    /// chain reorganised, and the index must be rolled back to the common
+    /// ancestor first.
+    Fork,
+    /// Its number is not the next one.
+    Gap {
+        /// The number expected.
+        expected: u64,
+    },
+}
+
+/// Why the index did not take a block.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum IndexError {
+    /// A block out of order, or on another branch.
+    #[error("block {number} does not extend the indexed chain ({continuity:?})")]
+    NotNext {
+        /// The block.
+        number: u64,
+        /// How it relates to the index.
+        continuity: Continuity,
+    },
+    /// A contract of the block that was not registered first.
+    #[error("block {number} names {discovery:?}, which was not registered")]
+    Unregistered {
+        /// The block.
+        number: u64,
+        /// The contract.
+        discovery: Discovery,
+    },
+    /// A log that the ledger refuses (a contract breaking its standard).
+    #[error("block {number}, log {log_index}: {source}")]
+    Refused {
+        /// The block.
+        number: u64,
+        /// The log's position in the block.
+        log_index: usize,
+        /// Why.
+        source: LedgerError,
+    },
+    /// More tokens or collections than the ledger's indexes hold.
+    #[error("more than {limit} {what} on one chain")]
+    TooMany {
+        /// Tokens or collections.
+        what: &'static str,
+        /// The most there may be.
+        limit: usize,
+    },
+    /// A rollback past the blocks kept.
+    #[error("a reorganisation {depth} blocks deep passes the limit of {limit}")]
+    TooDeep {
+        /// Blocks to undo.
+        depth: u64,
+        /// The most that may be undone.
+        limit: u64,
+    },
+}
+
+/// A block header's links, as indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Header {
+    hash: B256,
+    parent_hash: B256,
+    timestamp: u64,
+}
+
+/// The contracts the index knows, by their ledger indexes.
+#[derive(Clone, Debug)]
+struct Registry {
+    anchors: Anchors,
+    /// By asset index less one; the anchors' slots stay empty until registered.
+    tokens: Vec<Option<(Address, TokenMeta)>>,
+    token_index: HashMap<Address, Asset>,
+    collections: Vec<Address>,
+    collection_index: HashMap<Address, u16>,
+}
+
+impl Contracts for Registry {
+    fn asset(&self, contract: Address) -> Option<Asset> {
+        self.token_index.get(&contract).copied()
+    }
+
+    fn collection(&self, contract: Address) -> Option<u16> {
+        self.collection_index.get(&contract).copied()
+    }
+}
+
+/// The index of one chain, from its first indexed block on.
+#[derive(Clone, Debug)]
+pub struct ChainIndex {
+    first: u64,
+    headers: Vec<Header>,
+    ledger: Ledger<U256>,
+    registry: Registry,
+    /// Exchanges by index: the factories that created pairs.
+    factories: Vec<Address>,
+    pairs: PairReserves,
+    /// Most blocks a rollback may undo.
+    reorg_depth: u64,
+}
+
+/// Tokens the ledger's asset indexes hold, the native currency aside.
+const MAX_TOKENS: usize = u16::MAX as usize;
+
+impl ChainIndex {
+    /// An empty index whose first block will be `first`, keeping
+    /// `reorg_depth` blocks that a reorganisation may undo.
+    pub fn new(first: u64, anchors: Anchors, reorg_depth: u64) -> ChainIndex {
+        ChainIndex {
+            first,
+            headers: Vec::new(),
+            ledger: Ledger::new(),
+            registry: Registry {
+                anchors,
+                tokens: vec![None, None],
+                token_index: HashMap::default(),
+                collections: Vec::new(),
+                collection_index: HashMap::default(),
+            },
+            factories: Vec::new(),
+            pairs: PairReserves::default(),
+            reorg_depth,
+        }
+    }
+
+    /// The number of the next block to apply.
+    pub fn next_block(&self) -> u64 {
+        self.first + self.headers.len() as u64
+    }
+
+    /// The newest indexed block's number; `None` before the first.
+    pub fn head(&self) -> Option<u64> {
+        self.next_block().checked_sub(1).filter(|_| !self.headers.is_empty())
+    }
+
+    /// The hash of an indexed block.
+    pub fn hash_at(&self, number: u64) -> Option<B256> {
+        let offset = usize::try_from(number.checked_sub(self.first)?).ok()?;
+        self.headers.get(offset).map(|header| header.hash)
+    }
+
+    /// The timestamp of an indexed block.
+    pub fn timestamp_at(&self, number: u64) -> Option<u64> {
+        let offset = usize::try_from(number.checked_sub(self.first)?).ok()?;
+        self.headers.get(offset).map(|header| header.timestamp)
+    }
+
+    /// How `block` relates to the indexed chain.
+    pub fn continuity(&self, block: &IndexedBlock) -> Continuity {
+        let expected = self.next_block();
+        if block.number != expected {
+            return Continuity::Gap { expected };
+        }
+        match self.headers.last() {
+            Some(head) if head.hash != block.parent_hash => Continuity::Fork,
+            _ => Continuity::Next,
+        }
+    }
+
+    /// The contracts `block` names that must be registered before it is applied.
+    pub fn discoveries(&self, block: &IndexedBlock) -> Vec<Discovery> {
+        let mut found = Vec::new();
+        for log in &block.logs {
+            let named = match events::decode(&log.topics, &log.data) {
+                Some(Event::Erc20Transfer { .. }) => vec![Discovery::Token(log.address)],
+                Some(Event::NftTransfers { .. }) => vec![Discovery::Collection(log.address)],
+                Some(Event::PairCreated { token0, token1, .. }) => {
+                    vec![Discovery::Token(token0), Discovery::Token(token1)]
+                }
+                _ => Vec::new(),
+            };
+            found.extend(named.into_iter().filter(|d| !self.knows(*d)));
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    fn knows(&self, discovery: Discovery) -> bool {
+        match discovery {
+            Discovery::Token(address) => self.registry.token_index.contains_key(&address),
+            Discovery::Collection(address) => self.registry.collection_index.contains_key(&address),
+        }
+    }
+
+    /// Registers a token (an anchor takes its reserved asset); a token
+    /// already known keeps its asset.
+    pub fn register_token(&mut self, address: Address, meta: TokenMeta) -> Result<Asset, IndexError> {
+        let registry = &mut self.registry;
+        if let Some(asset) = registry.token_index.get(&address) {
+            return Ok(*asset);
+        }
+        let slot = if Some(address) == registry.anchors.wrapped {
+            0
+        } else if Some(address) == registry.anchors.stable {
+            1
+        } else if registry.tokens.len() < MAX_TOKENS {
+            registry.tokens.push(None);
+            registry.tokens.len() - 1
+        } else {
+            return Err(IndexError::TooMany { what: "tokens", limit: MAX_TOKENS });
+        };
+        registry.tokens[slot] = Some((address, meta));
+        let asset = Asset(slot as u16 + 1);
+        registry.token_index.insert(address, asset);
+        Ok(asset)
+    }
+
+    /// Registers an NFT collection; one already known keeps its index.
+    pub fn register_collection(&mut self, address: Address) -> Result<u16, IndexError> {
+        let registry = &mut self.registry;
+        if let Some(index) = registry.collection_index.get(&address) {
+            return Ok(*index);
+        }
+        let index = u16::try_from(registry.collections.len())
+            .map_err(|_| IndexError::TooMany { what: "collections", limit: usize::from(u16::MAX) + 1 })?;
+        registry.collections.push(address);
+        registry.collection_index.insert(address, index);
+        Ok(index)
+    }
+
+    /// Applies the next block: every token movement of its logs to the
+    /// ledger, new pairs and their reserves. A block that is not the next
+    /// one, names an unregistered contract, or holds a log the ledger
+    /// refuses changes nothing.
+    pub fn apply(&mut self, block: &IndexedBlock) -> Result<(), IndexError> {
+        let continuity = self.continuity(block);
+        if continuity != Continuity::Next {
+            return Err(IndexError::NotNext { number: block.number, continuity });
+        }
+        if let Some(discovery) = self.discoveries(block).into_iter().next() {
+            return Err(IndexError::Unregistered { number: block.number, discovery });
+        }
+        let number = u32::try_from(block.number).unwrap_or(u32::MAX);
+        for (log_index, log) in block.logs.iter().enumerate() {
+            let Some(event) = events::decode(&log.topics, &log.data) else { continue };
+            if let Err(source) = self.apply_event(number, log.address, &event) {
+                self.undo_from(number);
+                return Err(IndexError::Refused { number: block.number, log_index, source });
+            }
+        }
+        self.headers.push(Header { hash: block.hash, parent_hash: block.parent_hash, timestamp: block.timestamp });
+        Ok(())
+    }
+
+    fn apply_event(&mut self, block: u32, contract: Address, event: &Event) -> Result<(), LedgerError> {
+        match *event {
+            Event::PairCreated { token0, token1, pair } => {
+                let (Some(token0), Some(token1)) = (self.asset(token0), self.asset(token1)) else {
+                    return Ok(());
+                };
+                let exchange = self.exchange(contract);
+                self.pairs.add(block, pair, PairSides { token0, token1, exchange });
+                Ok(())
+            }
+            Event::Sync { reserve0, reserve1 } => {
+                if let Some(pair) = self.pairs.pair_at(contract) {
+                    self.pairs.sync(block, pair, reserve0, reserve1);
+                }
+                Ok(())
+            }
+            _ => self.ledger.apply_event(block, contract, event, &self.registry),
+        }
+    }
+
+    /// The exchange of a factory, numbered in the order factories first
+    /// created a pair.
+    fn exchange(&mut self, factory: Address) -> usize {
+        self.factories.iter().position(|f| *f == factory).unwrap_or_else(|| {
+            self.factories.push(factory);
+            self.factories.len() - 1
+        })
+    }
+
+    /// Rolls the index back to the end of block `number` (the common
+    /// ancestor of a reorganisation): every later block is forgotten.
+    pub fn rollback_to(&mut self, number: u64) -> Result<(), IndexError> {
+        let Some(head) = self.head() else { return Ok(()) };
+        if number >= head {
+            return Ok(());
+        }
+        let depth = head - number;
+        if depth > self.reorg_depth || number + 1 < self.first {
+            return Err(IndexError::TooDeep { depth, limit: self.reorg_depth.min(head + 1 - self.first) });
+        }
+        self.headers.truncate((number + 1 - self.first) as usize);
+        self.undo_from(u32::try_from(number + 1).unwrap_or(u32::MAX));
+        Ok(())
+    }
+
+    /// Undoes everything of blocks from `block` on.
+    fn undo_from(&mut self, block: u32) {
+        if let Some(before) = block.checked_sub(1) {
+            self.ledger.rollback_to(before);
+            self.pairs.rollback_to(before);
+        } else {
+            self.ledger = Ledger::new();
+            self.pairs = PairReserves::default();
+        }
+    }
+
+    /// The ledger of the indexed blocks.
+    pub fn ledger(&self) -> &Ledger<U256> {
+        &self.ledger
+    }
+
+    /// A registered token's asset.
+    pub fn asset(&self, token: Address) -> Option<Asset> {
+        self.registry.asset(token)
+    }
+
+    /// A registered token's address and metadata.
+    pub fn token(&self, asset: Asset) -> Option<&(Address, TokenMeta)> {
+        self.registry.tokens.get(usize::from(asset.0).checked_sub(1)?)?.as_ref()
+    }
+
+    /// The raw balance of `holder` in `token` at the end of `block`.
+    pub fn balance_at(&self, holder: Address, token: Address, block: u64) -> U256 {
+        let (Some(holder), Some(asset)) = (self.ledger.find(holder), self.asset(token)) else { return U256::ZERO };
+        U256::from(self.ledger.balance_at(holder, asset, u32::try_from(block).unwrap_or(u32::MAX)))
+    }
+
+    /// The price of `token` at `block` from the indexed reserves.
+    pub fn price(&self, token: Address, block: u64, filter: PriceFilter) -> Option<Price> {
+        pricing::price(self, self.asset(token)?, block, filter)
+    }
+}
+
+impl PairBook for ChainIndex {
+    fn pairs_of(&self, asset: Asset) -> impl Iterator<Item = (usize, PairSides)> {
+        self.pairs.pairs_of(asset)
+    }
+
+    fn reserves_at(&self, pair: usize, block: u64) -> (u128, u128) {
+        self.pairs.reserves_at(pair, block)
+    }
+
+    fn decimals(&self, asset: Asset) -> u8 {
+        self.token(asset).map_or(18, |(_, meta)| meta.decimals)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,15 @@
+//! Node mode: the interface served for any EVM chain by indexing a real
+//! node's blocks.
+//!
+//! [`ChainIndex`] is the index of one chain, kept in memory: blocks with
+//! their receipts' logs go in, in order, through the shared ledger
+//! (`w3api-ledger`), the same reading of the token standards the devnet
+//! answers from; a block whose parent is not the indexed head rolls the
+//! index back first. Fetching blocks from a node, and serving the index,
+//! come on top of it.
+
+mod block;
+mod index;
+
+pub use block::{IndexedBlock, IndexedLog};
+pub use index::{Anchors, ChainIndex, Continuity, Discovery, IndexError, TokenMeta};

@@ -1,0 +1,164 @@
+//! Balances from transfers: what a decoded log moves, applied to the
+//! ledger. The devnet applies its own blocks' logs this way, and an indexer
+//! those of a node's blocks, so both answer from one reading of the token
+//! standards.
+
+use alloy_primitives::{Address, U256};
+
+use crate::events::Event;
+use crate::ledger::{Asset, Holder, Ledger, LedgerError, NftId};
+
+/// What the ledger knows contracts as.
+pub trait Contracts {
+    /// The asset of an ERC20 token contract (the wrapped native token's included).
+    fn asset(&self, contract: Address) -> Option<Asset>;
+    /// The collection index of an NFT contract.
+    fn collection(&self, contract: Address) -> Option<u16>;
+}
+
+impl<Id: NftId + TryFrom<U256>> Ledger<Id> {
+    /// Applies what `event`, logged by `contract` in `block`, moves:
+    /// - ERC20 transfers, mints and burns of a known token;
+    /// - `Deposit` (a mint) and `Withdrawal` (a burn) of a known token;
+    /// - ERC721 and ERC1155 transfers of a known collection, each token of
+    ///   a batch in turn (those before a refused one stay moved).
+    ///
+    /// Every other event, and events of contracts `contracts` does not
+    /// know, move nothing.
+    pub fn apply_event(
+        &mut self,
+        block: u32,
+        contract: Address,
+        event: &Event,
+        contracts: &impl Contracts,
+    ) -> Result<(), LedgerError> {
+        match event {
+            Event::Erc20Transfer { from, to, value } => {
+                let Some(asset) = contracts.asset(contract) else { return Ok(()) };
+                let amount = fungible_amount(contract, *value)?;
+                let (from, to) = (self.holder(*from), self.holder(*to));
+                self.move_fungible(block, asset, from, to, amount)
+            }
+            Event::Deposit { to, value } => {
+                let Some(asset) = contracts.asset(contract) else { return Ok(()) };
+                let amount = fungible_amount(contract, *value)?;
+                let to = self.holder(*to);
+                self.move_fungible(block, asset, Holder::NOBODY, to, amount)
+            }
+            Event::Withdrawal { from, value } => {
+                let Some(asset) = contracts.asset(contract) else { return Ok(()) };
+                let amount = fungible_amount(contract, *value)?;
+                let from = self.holder(*from);
+                self.move_fungible(block, asset, from, Holder::NOBODY, amount)
+            }
+            Event::NftTransfers { from, to, tokens, erc1155, .. } => {
+                let Some(collection) = contracts.collection(contract) else { return Ok(()) };
+                let (from, to) = (self.holder(*from), self.holder(*to));
+                for (id, amount) in tokens {
+                    let id = Id::try_from(*id).map_err(|_| LedgerError::IdTooLarge { contract, id: *id })?;
+                    if *erc1155 {
+                        let amount = u64::try_from(*amount).map_err(|_| LedgerError::AmountTooLarge {
+                            contract,
+                            value: *amount,
+                            limit: u128::from(u64::MAX),
+                        })?;
+                        self.move_erc1155(block, collection, id, from, to, amount)?;
+                    } else {
+                        self.move_erc721(block, collection, id, from, to)?;
+                    }
+                }
+                Ok(())
+            }
+            Event::Erc20Approval { .. }
+            | Event::NftApproval { .. }
+            | Event::ApprovalForAll { .. }
+            | Event::PairCreated { .. }
+            | Event::Sync { .. } => Ok(()),
+        }
+    }
+}
+
+fn fungible_amount(contract: Address, value: U256) -> Result<u128, LedgerError> {
+    u128::try_from(value).map_err(|_| LedgerError::AmountTooLarge { contract, value, limit: u128::MAX })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: Address = Address::repeat_byte(0xa0);
+    const WRAPPED: Address = Address::repeat_byte(0xa1);
+    const NFTS: Address = Address::repeat_byte(0xa2);
+
+    struct Known;
+
+    impl Contracts for Known {
+        fn asset(&self, contract: Address) -> Option<Asset> {
+            [(WRAPPED, Asset::WRAPPED), (TOKEN, Asset(3))].into_iter().find(|(a, _)| *a == contract).map(|(_, s)| s)
+        }
+        fn collection(&self, contract: Address) -> Option<u16> {
+            (contract == NFTS).then_some(0)
+        }
+    }
+
+    fn transfer(from: Address, to: Address, value: u64) -> Event {
+        Event::Erc20Transfer { from, to, value: U256::from(value) }
+    }
+
+    #[test]
+    fn transfers_deposits_and_withdrawals_move_known_tokens_only() {
+        let (alice, bob) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let mut ledger: Ledger = Ledger::new();
+        ledger.apply_event(1, TOKEN, &transfer(Address::ZERO, alice, 100), &Known).unwrap();
+        ledger.apply_event(2, TOKEN, &transfer(alice, bob, 30), &Known).unwrap();
+        ledger.apply_event(2, Address::repeat_byte(0xff), &transfer(alice, bob, 1_000), &Known).unwrap();
+        ledger.apply_event(3, WRAPPED, &Event::Deposit { to: bob, value: U256::from(8) }, &Known).unwrap();
+        ledger.apply_event(4, WRAPPED, &Event::Withdrawal { from: bob, value: U256::from(3) }, &Known).unwrap();
+        let (a, b) = (ledger.find(alice).unwrap(), ledger.find(bob).unwrap());
+        assert_eq!((ledger.balance(a, Asset(3)), ledger.balance(b, Asset(3))), (70, 30));
+        assert_eq!((ledger.balance(b, Asset::WRAPPED), ledger.supply(Asset::WRAPPED)), (5, 5));
+        assert_eq!(ledger.balance_at(b, Asset::WRAPPED, 3), 8);
+        assert_eq!(ledger.movements().len(), 4, "the unknown contract's transfer moved nothing");
+    }
+
+    #[test]
+    fn amounts_and_ids_past_the_ledger_are_refused_by_name() {
+        let alice = Address::repeat_byte(1);
+        let mut ledger: Ledger = Ledger::new();
+        let huge = Event::Erc20Transfer { from: Address::ZERO, to: alice, value: U256::MAX };
+        let refused = ledger.apply_event(1, TOKEN, &huge, &Known).unwrap_err();
+        assert!(matches!(refused, LedgerError::AmountTooLarge { contract: TOKEN, .. }), "{refused}");
+        let big_id = U256::from(u64::MAX);
+        let nft = Event::NftTransfers {
+            operator: None,
+            from: Address::ZERO,
+            to: alice,
+            tokens: vec![(big_id, U256::from(1))],
+            erc1155: false,
+        };
+        assert_eq!(
+            ledger.apply_event(1, NFTS, &nft, &Known),
+            Err(LedgerError::IdTooLarge { contract: NFTS, id: big_id })
+        );
+        let mut wide: Ledger<U256> = Ledger::new();
+        wide.apply_event(1, NFTS, &nft, &Known).unwrap();
+        assert_eq!(wide.erc721_owner(0, big_id), wide.find(alice), "a U256 ledger takes any id");
+    }
+
+    #[test]
+    fn a_batch_moves_each_token() {
+        let (alice, bob) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let mut ledger: Ledger = Ledger::new();
+        let tokens = vec![(U256::from(1), U256::from(5)), (U256::from(2), U256::from(7))];
+        let mint = Event::NftTransfers { operator: Some(alice), from: Address::ZERO, to: alice, tokens, erc1155: true };
+        ledger.apply_event(1, NFTS, &mint, &Known).unwrap();
+        let tokens = vec![(U256::from(2), U256::from(3))];
+        let send = Event::NftTransfers { operator: Some(alice), from: alice, to: bob, tokens, erc1155: true };
+        ledger.apply_event(2, NFTS, &send, &Known).unwrap();
+        let (a, b) = (ledger.find(alice).unwrap(), ledger.find(bob).unwrap());
+        assert_eq!(
+            [ledger.erc1155_amount(a, 0, 1), ledger.erc1155_amount(a, 0, 2), ledger.erc1155_amount(b, 0, 2)],
+            [5, 4, 3]
+        );
+    }
+}

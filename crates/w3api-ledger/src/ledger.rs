@@ -1,0 +1,714 @@
+//! Who holds what, at every block.
+//!
+//! Every change of a balance or an NFT owner is a [`Movement`] in a block,
+//! applied in block order. Besides the list of movements, the ledger keeps,
+//! per holder and asset (or per NFT), the history of values as checkpoints,
+//! so the value at any block is a binary search: history is indexed, never
+//! replayed.
+//!
+//! A movement that the ledger's state contradicts (spending more than is
+//! held, moving an NFT its sender does not own) is refused with a
+//! [`LedgerError`] and changes nothing: the devnet never makes one, and an
+//! indexed chain whose contracts break the token standards must say so
+//! rather than answer from a ledger gone wrong.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use alloy_primitives::Address;
+// Every query reads several of these maps per asset held; SipHash, the
+// standard default, was a tenth of a cold wallet-tokens request.
+use foldhash::HashMap;
+
+use crate::history::{Checkpoints, History};
+
+/// An address known to the ledger, by index. `Holder::NOBODY` is the zero
+/// address: the source of mints and the sink of burns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Holder(pub u32);
+
+impl Holder {
+    /// The zero address.
+    pub const NOBODY: Holder = Holder(0);
+}
+
+/// A fungible asset of the ledger: the native currency or an ERC20 token,
+/// by index in the chain's list of tokens.
+///
+/// The first two tokens are, by convention, the two every USD price is
+/// computed from (see [`crate::pricing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Asset(pub u16);
+
+impl Asset {
+    /// The chain's native currency.
+    pub const NATIVE: Asset = Asset(0);
+    /// The wrapped native token.
+    pub const WRAPPED: Asset = Asset(1);
+    /// The USD stablecoin, worth exactly one dollar.
+    pub const STABLE: Asset = Asset(2);
+}
+
+/// What identifies an NFT within its collection: `u32` where ids are small
+/// (the devnet's), `U256` for any contract's.
+pub trait NftId: Copy + Eq + Hash + Ord + Debug {}
+
+impl<T: Copy + Eq + Hash + Ord + Debug> NftId for T {}
+
+/// Why a movement was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LedgerError {
+    /// A sender moving more of an asset than it holds.
+    #[error("{holder} moves {amount} of asset {} holding {held}", asset.0)]
+    Overdrawn {
+        /// The sender.
+        holder: Address,
+        /// What it moves.
+        asset: Asset,
+        /// What it holds.
+        held: u128,
+        /// What it moves.
+        amount: u128,
+    },
+    /// An ERC721 token moved by another than its owner.
+    #[error("token {id} of collection {collection} moved from {from}, but {owner} owns it")]
+    NotOwner {
+        /// Collection index.
+        collection: u16,
+        /// The token id.
+        id: String,
+        /// Who the movement says it is from.
+        from: Address,
+        /// Who owns it.
+        owner: Address,
+    },
+    /// A sender moving more of an ERC1155 token than it holds.
+    #[error("{holder} moves {amount} of token {id} of collection {collection} holding {held}")]
+    NftOverdrawn {
+        /// The sender.
+        holder: Address,
+        /// Collection index.
+        collection: u16,
+        /// The token id.
+        id: String,
+        /// What it holds.
+        held: u64,
+        /// What it moves.
+        amount: u64,
+    },
+    /// An amount past what the ledger counts in (`u128` for fungible
+    /// assets, `u64` for ERC1155 tokens).
+    #[error("contract {contract} moves {value}, more than the ledger counts ({limit})")]
+    AmountTooLarge {
+        /// The token contract.
+        contract: Address,
+        /// The amount the event carries.
+        value: alloy_primitives::U256,
+        /// The most the ledger counts.
+        limit: u128,
+    },
+    /// A token id past what the ledger's ids hold.
+    #[error("contract {contract} moves token id {id}, past the ids this ledger holds")]
+    IdTooLarge {
+        /// The collection contract.
+        contract: Address,
+        /// The id the event carries.
+        id: alloy_primitives::U256,
+    },
+    /// A supply that would pass `u128::MAX`.
+    #[error("the supply of asset {} would pass {}", asset.0, u128::MAX)]
+    SupplyOverflow {
+        /// The asset.
+        asset: Asset,
+    },
+}
+
+/// Every balance history of the ledger, by index.
+///
+/// While a chain is built each history grows on its own. Once it is whole,
+/// [`Ledger::pack`] lays them out again in two arrays, holder by holder: a
+/// wallet query reads every balance of one holder, and finds them side by
+/// side rather than in as many allocations spread over the heap (a cache
+/// miss or three each). A chain that goes on growing after that moves a
+/// history out of the packed arrays the first time it changes: a few
+/// histories change per block, and the packed ones stay as they are.
+#[derive(Clone, Debug)]
+enum BalanceHistories {
+    Growing(Vec<History<u128>>),
+    Packed {
+        /// `(start, end)` in `blocks` and `values`, by index.
+        spans: Vec<(u32, u32)>,
+        blocks: Vec<u32>,
+        values: Vec<u128>,
+        /// Histories changed since they were packed, by index.
+        moved: HashMap<u32, History<u128>>,
+    },
+}
+
+impl Default for BalanceHistories {
+    fn default() -> Self {
+        BalanceHistories::Growing(Vec::new())
+    }
+}
+
+impl BalanceHistories {
+    fn get(&self, index: u32) -> Checkpoints<'_, u128> {
+        match self {
+            BalanceHistories::Growing(histories) => histories[index as usize].view(),
+            BalanceHistories::Packed { spans, blocks, values, moved } => {
+                if !moved.is_empty()
+                    && let Some(history) = moved.get(&index)
+                {
+                    return history.view();
+                }
+                let (start, end) = spans[index as usize];
+                let range = start as usize..end as usize;
+                Checkpoints { blocks: &blocks[range.clone()], values: &values[range] }
+            }
+        }
+    }
+
+    /// A new, empty history.
+    fn add(&mut self) -> u32 {
+        match self {
+            BalanceHistories::Growing(histories) => {
+                histories.push(History::default());
+                histories.len() as u32 - 1
+            }
+            BalanceHistories::Packed { spans, moved, .. } => {
+                let index = spans.len() as u32;
+                spans.push((0, 0));
+                moved.insert(index, History::default());
+                index
+            }
+        }
+    }
+
+    fn set(&mut self, index: u32, block: u32, value: u128) {
+        self.history_mut(index).set(block, value);
+    }
+
+    /// A history to change: moved out of the packed arrays when packed.
+    fn history_mut(&mut self, index: u32) -> &mut History<u128> {
+        match self {
+            BalanceHistories::Growing(histories) => &mut histories[index as usize],
+            BalanceHistories::Packed { spans, blocks, values, moved } => moved.entry(index).or_insert_with(|| {
+                let (start, end) = spans[index as usize];
+                let range = start as usize..end as usize;
+                History { blocks: blocks[range.clone()].to_vec(), values: values[range].to_vec() }
+            }),
+        }
+    }
+}
+
+/// One change of ownership.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Movement<Id = u32> {
+    /// An amount of native currency or of an ERC20 token.
+    Fungible {
+        /// Block of the change.
+        block: u32,
+        /// What moved.
+        asset: Asset,
+        /// Sender (`NOBODY` for a mint).
+        from: Holder,
+        /// Recipient (`NOBODY` for a burn).
+        to: Holder,
+        /// Raw amount.
+        amount: u128,
+    },
+    /// NFTs of one token id (always 1 for ERC721).
+    Nft {
+        /// Block of the change.
+        block: u32,
+        /// Collection index.
+        collection: u16,
+        /// Token id.
+        id: Id,
+        /// Sender (`NOBODY` for a mint).
+        from: Holder,
+        /// Recipient (`NOBODY` for a burn).
+        to: Holder,
+        /// Amount moved.
+        amount: u64,
+        /// Whether the collection is ERC1155 (amounts) rather than ERC721 (one owner).
+        multi: bool,
+    },
+}
+
+impl<Id> Movement<Id> {
+    /// The block of the change.
+    pub fn block(&self) -> u32 {
+        match self {
+            Movement::Fungible { block, .. } | Movement::Nft { block, .. } => *block,
+        }
+    }
+}
+
+/// Balances, NFT ownership and their histories.
+#[derive(Clone, Debug)]
+pub struct Ledger<Id: NftId = u32> {
+    addresses: Vec<Address>,
+    index: HashMap<Address, Holder>,
+    /// Every balance history, indexed by `balances` and `assets_of`.
+    histories: BalanceHistories,
+    balances: HashMap<(Holder, Asset), u32>,
+    /// A wallet query reads all of a holder's balances: listing them with
+    /// their histories spares it one hash lookup per asset.
+    assets_of: HashMap<Holder, Vec<(Asset, u32)>>,
+    activity: HashMap<Asset, Vec<u32>>,
+    owners: HashMap<(u16, Id), History<Holder>>,
+    amounts: HashMap<(Holder, u16, Id), History<u64>>,
+    nfts_of: HashMap<Holder, Vec<(u16, Id)>>,
+    /// By asset: every wallet answer reads the supply of each token it lists.
+    supply: Vec<History<u128>>,
+    minted_at: HashMap<(u16, Id), u32>,
+    movements: Vec<Movement<Id>>,
+}
+
+impl<Id: NftId> Default for Ledger<Id> {
+    fn default() -> Self {
+        let mut ledger = Ledger {
+            addresses: Vec::new(),
+            index: HashMap::default(),
+            histories: BalanceHistories::default(),
+            balances: HashMap::default(),
+            assets_of: HashMap::default(),
+            activity: HashMap::default(),
+            owners: HashMap::default(),
+            amounts: HashMap::default(),
+            nfts_of: HashMap::default(),
+            supply: Vec::new(),
+            minted_at: HashMap::default(),
+            movements: Vec::new(),
+        };
+        ledger.holder(Address::ZERO);
+        ledger
+    }
+}
+
+impl<Id: NftId> Ledger<Id> {
+    /// An empty ledger knowing only the zero address.
+    pub fn new() -> Ledger<Id> {
+        Ledger::default()
+    }
+
+    /// The holder of `address`, adding it when new.
+    pub fn holder(&mut self, address: Address) -> Holder {
+        if let Some(holder) = self.index.get(&address) {
+            return *holder;
+        }
+        let holder = Holder(self.addresses.len() as u32);
+        self.addresses.push(address);
+        self.index.insert(address, holder);
+        holder
+    }
+
+    /// The holder of `address`, if it ever held anything or was added.
+    pub fn find(&self, address: Address) -> Option<Holder> {
+        self.index.get(&address).copied()
+    }
+
+    /// The address of a holder.
+    pub fn address(&self, holder: Holder) -> Address {
+        self.addresses[holder.0 as usize]
+    }
+
+    /// Current balance.
+    pub fn balance(&self, holder: Holder, asset: Asset) -> u128 {
+        self.balance_history(holder, asset).and_then(Checkpoints::last).unwrap_or(0)
+    }
+
+    /// Balance at the end of `block`.
+    pub fn balance_at(&self, holder: Holder, asset: Asset, block: u32) -> u128 {
+        self.balance_history(holder, asset).and_then(|h| h.at(block)).unwrap_or(0)
+    }
+
+    /// Every asset a holder has ever held, in the order it first got them,
+    /// with the history of the holder's balance in it.
+    pub fn holdings_of(&self, holder: Holder) -> impl Iterator<Item = (Asset, Checkpoints<'_, u128>)> {
+        let held = self.assets_of.get(&holder).map_or(&[][..], Vec::as_slice);
+        held.iter().map(|(asset, history)| (*asset, self.histories.get(*history)))
+    }
+
+    /// Lays the balance histories out holder by holder, for reading: called
+    /// once a chain built in one go is whole.
+    pub fn pack(&mut self) {
+        let BalanceHistories::Growing(histories) = std::mem::take(&mut self.histories) else { return };
+        let (mut spans, mut blocks, mut values) = (Vec::new(), Vec::new(), Vec::new());
+        // Holders in index order, each one's assets in the order it got them.
+        let mut holders: Vec<Holder> = self.assets_of.keys().copied().collect();
+        holders.sort_unstable();
+        for holder in holders {
+            for (asset, index) in self.assets_of.get_mut(&holder).expect("a listed holder") {
+                let history = &histories[*index as usize];
+                let start = blocks.len() as u32;
+                blocks.extend_from_slice(&history.blocks);
+                values.extend_from_slice(&history.values);
+                *index = spans.len() as u32;
+                spans.push((start, blocks.len() as u32));
+                self.balances.insert((holder, *asset), *index);
+            }
+        }
+        self.histories = BalanceHistories::Packed { spans, blocks, values, moved: HashMap::default() };
+    }
+
+    /// The last block up to `block` in which `asset` moved.
+    pub fn last_activity(&self, asset: Asset, block: u32) -> Option<u32> {
+        let blocks = self.activity.get(&asset)?;
+        let after = blocks.partition_point(|b| *b <= block);
+        after.checked_sub(1).map(|i| blocks[i])
+    }
+
+    /// Moves `amount` of `asset`. Mints come from `NOBODY`; moving to
+    /// `NOBODY` burns. Refused, changing nothing, when the sender does not
+    /// hold the amount.
+    pub fn move_fungible(
+        &mut self,
+        block: u32,
+        asset: Asset,
+        from: Holder,
+        to: Holder,
+        amount: u128,
+    ) -> Result<(), LedgerError> {
+        if amount == 0 {
+            return Ok(());
+        }
+        let supply = self.supply(asset);
+        let supply = match (from == Holder::NOBODY, to == Holder::NOBODY) {
+            (true, false) => Some(supply.checked_add(amount).ok_or(LedgerError::SupplyOverflow { asset })?),
+            (false, true) => Some(supply.saturating_sub(amount)),
+            _ => None,
+        };
+        let remaining = if from == Holder::NOBODY {
+            None
+        } else {
+            let held = self.balance(from, asset);
+            let holder = self.address(from);
+            Some(held.checked_sub(amount).ok_or(LedgerError::Overdrawn { holder, asset, held, amount })?)
+        };
+        if let Some(supply) = supply {
+            let index = usize::from(asset.0);
+            if self.supply.len() <= index {
+                self.supply.resize_with(index + 1, History::default);
+            }
+            self.supply[index].set(block, supply);
+        }
+        if let Some(remaining) = remaining {
+            self.set_balance(block, from, asset, remaining);
+        }
+        if to != Holder::NOBODY {
+            // No balance passes the supply, which was checked above for mints;
+            // a transfer moves what is already counted in it.
+            let balance = self.balance(to, asset).saturating_add(amount);
+            self.set_balance(block, to, asset, balance);
+        }
+        let blocks = self.activity.entry(asset).or_default();
+        if blocks.last() != Some(&block) {
+            blocks.push(block);
+        }
+        self.movements.push(Movement::Fungible { block, asset, from, to, amount });
+        Ok(())
+    }
+
+    /// The balance history of a holder in an asset.
+    pub fn balance_history(&self, holder: Holder, asset: Asset) -> Option<Checkpoints<'_, u128>> {
+        self.balances.get(&(holder, asset)).map(|history| self.histories.get(*history))
+    }
+
+    /// Current supply: minted less burned.
+    pub fn supply(&self, asset: Asset) -> u128 {
+        self.supply.get(usize::from(asset.0)).and_then(History::last).unwrap_or(0)
+    }
+
+    /// Supply at the end of `block`.
+    pub fn supply_at(&self, asset: Asset, block: u32) -> u128 {
+        self.supply.get(usize::from(asset.0)).and_then(|h| h.at(block)).unwrap_or(0)
+    }
+
+    /// The block an NFT token id was first minted in.
+    pub fn minted_at(&self, collection: u16, id: Id) -> Option<u32> {
+        self.minted_at.get(&(collection, id)).copied()
+    }
+
+    fn set_balance(&mut self, block: u32, holder: Holder, asset: Asset, value: u128) {
+        let index = match self.balances.get(&(holder, asset)) {
+            Some(index) => *index,
+            None => {
+                let index = self.histories.add();
+                self.balances.insert((holder, asset), index);
+                self.assets_of.entry(holder).or_default().push((asset, index));
+                index
+            }
+        };
+        self.histories.set(index, block, value);
+    }
+
+    /// Moves ERC721 token `id` of `collection` from its owner (`NOBODY` to
+    /// mint). Refused, changing nothing, when `from` does not own it.
+    pub fn move_erc721(
+        &mut self,
+        block: u32,
+        collection: u16,
+        id: Id,
+        from: Holder,
+        to: Holder,
+    ) -> Result<(), LedgerError> {
+        let owner = self.erc721_owner(collection, id).unwrap_or(Holder::NOBODY);
+        if owner != from {
+            let (from, owner) = (self.address(from), self.address(owner));
+            return Err(LedgerError::NotOwner { collection, id: format!("{id:?}"), from, owner });
+        }
+        self.owners.entry((collection, id)).or_default().set(block, to);
+        self.remember_nft(block, from, to, collection, id);
+        self.movements.push(Movement::Nft { block, collection, id, from, to, amount: 1, multi: false });
+        Ok(())
+    }
+
+    /// Moves `amount` of ERC1155 token `id` of `collection` (`from` =
+    /// `NOBODY` to mint, `to` = `NOBODY` to burn). Refused, changing
+    /// nothing, when `from` does not hold the amount.
+    pub fn move_erc1155(
+        &mut self,
+        block: u32,
+        collection: u16,
+        id: Id,
+        from: Holder,
+        to: Holder,
+        amount: u64,
+    ) -> Result<(), LedgerError> {
+        if from != Holder::NOBODY {
+            let held = self.erc1155_amount(from, collection, id);
+            let Some(remaining) = held.checked_sub(amount) else {
+                let (holder, id) = (self.address(from), format!("{id:?}"));
+                return Err(LedgerError::NftOverdrawn { holder, collection, id, held, amount });
+            };
+            self.amounts.entry((from, collection, id)).or_default().set(block, remaining);
+        }
+        if to != Holder::NOBODY {
+            let held = self.erc1155_amount(to, collection, id).saturating_add(amount);
+            self.amounts.entry((to, collection, id)).or_default().set(block, held);
+        }
+        self.remember_nft(block, from, to, collection, id);
+        self.movements.push(Movement::Nft { block, collection, id, from, to, amount, multi: true });
+        Ok(())
+    }
+
+    fn remember_nft(&mut self, block: u32, from: Holder, holder: Holder, collection: u16, id: Id) {
+        if from == Holder::NOBODY {
+            self.minted_at.entry((collection, id)).or_insert(block);
+        }
+        if holder == Holder::NOBODY {
+            return;
+        }
+        let held = self.nfts_of.entry(holder).or_default();
+        if !held.contains(&(collection, id)) {
+            held.push((collection, id));
+        }
+    }
+
+    /// Current owner of an ERC721 token.
+    pub fn erc721_owner(&self, collection: u16, id: Id) -> Option<Holder> {
+        self.owners.get(&(collection, id)).and_then(History::last)
+    }
+
+    /// The ownership history of an ERC721 token.
+    pub fn erc721_history(&self, collection: u16, id: Id) -> Option<&History<Holder>> {
+        self.owners.get(&(collection, id))
+    }
+
+    /// Current amount of an ERC1155 token a holder has.
+    pub fn erc1155_amount(&self, holder: Holder, collection: u16, id: Id) -> u64 {
+        self.amounts.get(&(holder, collection, id)).and_then(History::last).unwrap_or(0)
+    }
+
+    /// The amount history of an ERC1155 token for a holder.
+    pub fn erc1155_history(&self, holder: Holder, collection: u16, id: Id) -> Option<&History<u64>> {
+        self.amounts.get(&(holder, collection, id))
+    }
+
+    /// Every NFT `(collection, id)` a holder has ever held, in the order it first got them.
+    pub fn nfts_of(&self, holder: Holder) -> &[(u16, Id)] {
+        self.nfts_of.get(&holder).map_or(&[], Vec::as_slice)
+    }
+
+    /// Puts the ledger back as it was at the end of `block`: every movement
+    /// after it is undone, as if it never happened (a chain reorganised
+    /// from `block` on). Holders stay known.
+    pub fn rollback_to(&mut self, block: u32) {
+        let kept = self.movements.partition_point(|m| m.block() <= block);
+        let undone = self.movements.split_off(kept);
+        for movement in &undone {
+            match *movement {
+                Movement::Fungible { asset, from, to, .. } => {
+                    for holder in [from, to].into_iter().filter(|h| *h != Holder::NOBODY) {
+                        self.truncate_balance(holder, asset, block);
+                    }
+                    if let Some(supply) = self.supply.get_mut(usize::from(asset.0)) {
+                        supply.truncate_after(block);
+                    }
+                    if let Some(blocks) = self.activity.get_mut(&asset) {
+                        blocks.truncate(blocks.partition_point(|b| *b <= block));
+                    }
+                }
+                Movement::Nft { collection, id, from, to, multi, .. } => {
+                    if multi {
+                        for holder in [from, to] {
+                            if let Some(history) = self.amounts.get_mut(&(holder, collection, id))
+                                && !history.truncate_after(block)
+                            {
+                                self.amounts.remove(&(holder, collection, id));
+                            }
+                        }
+                    } else if let Some(history) = self.owners.get_mut(&(collection, id))
+                        && !history.truncate_after(block)
+                    {
+                        self.owners.remove(&(collection, id));
+                    }
+                    if self.minted_at.get(&(collection, id)).is_some_and(|minted| *minted > block) {
+                        self.minted_at.remove(&(collection, id));
+                    }
+                    self.forget_nft_unless_held(to, collection, id, block);
+                }
+            }
+        }
+    }
+
+    fn truncate_balance(&mut self, holder: Holder, asset: Asset, block: u32) {
+        let Some(index) = self.balances.get(&(holder, asset)).copied() else { return };
+        if self.histories.history_mut(index).truncate_after(block) {
+            return;
+        }
+        // Never held before `block`: the holder no longer lists the asset.
+        // The emptied history stays allocated, unreachable.
+        self.balances.remove(&(holder, asset));
+        if let Some(held) = self.assets_of.get_mut(&holder) {
+            held.retain(|(held, _)| *held != asset);
+        }
+    }
+
+    /// Drops an NFT from a holder's list when it got it only after `block`.
+    fn forget_nft_unless_held(&mut self, holder: Holder, collection: u16, id: Id, block: u32) {
+        let held_before = self.amounts.contains_key(&(holder, collection, id))
+            || self.owners.get(&(collection, id)).is_some_and(|owners| {
+                let view = owners.view();
+                view.blocks.iter().zip(view.values).any(|(b, owner)| *b <= block && *owner == holder)
+            });
+        if !held_before && let Some(held) = self.nfts_of.get_mut(&holder) {
+            held.retain(|nft| *nft != (collection, id));
+        }
+    }
+
+    /// Every movement, in block order.
+    pub fn movements(&self) -> &[Movement<Id>] {
+        &self.movements
+    }
+
+    /// Number of addresses known.
+    pub fn holders(&self) -> usize {
+        self.addresses.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_holders() -> (Ledger, Holder, Holder) {
+        let mut ledger = Ledger::new();
+        let a = ledger.holder(Address::repeat_byte(1));
+        let b = ledger.holder(Address::repeat_byte(2));
+        (ledger, a, b)
+    }
+
+    #[test]
+    fn a_packed_ledger_takes_more_movements() {
+        let (mut ledger, a, b) = two_holders();
+        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 10).unwrap();
+        ledger.move_fungible(2, Asset(2), Holder::NOBODY, b, 7).unwrap();
+        ledger.pack();
+        ledger.move_fungible(3, Asset(1), a, b, 4).unwrap();
+        ledger.move_fungible(3, Asset(3), Holder::NOBODY, a, 1).unwrap();
+        assert_eq!((ledger.balance(a, Asset(1)), ledger.balance(b, Asset(1))), (6, 4));
+        assert_eq!((ledger.balance_at(a, Asset(1), 2), ledger.balance_at(b, Asset(1), 2)), (10, 0));
+        assert_eq!(ledger.balance(b, Asset(2)), 7, "an unchanged packed history reads as before");
+        let held: Vec<Asset> = ledger.holdings_of(a).map(|(asset, _)| asset).collect();
+        assert_eq!(held, [Asset(1), Asset(3)]);
+        assert_eq!(ledger.supply(Asset(1)), 10);
+    }
+
+    #[test]
+    fn overdrawing_is_refused_and_changes_nothing() {
+        let (mut ledger, a, b) = two_holders();
+        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 5).unwrap();
+        let refused = ledger.move_fungible(2, Asset(1), a, b, 6).unwrap_err();
+        assert_eq!(
+            refused,
+            LedgerError::Overdrawn { holder: Address::repeat_byte(1), asset: Asset(1), held: 5, amount: 6 }
+        );
+        assert!(refused.to_string().contains("holding 5"), "{refused}");
+        assert_eq!((ledger.balance(a, Asset(1)), ledger.balance(b, Asset(1))), (5, 0));
+        assert_eq!(ledger.movements().len(), 1);
+    }
+
+    #[test]
+    fn burns_lower_the_supply_and_mints_past_u128_are_refused() {
+        let (mut ledger, a, _) = two_holders();
+        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, u128::MAX - 1).unwrap();
+        assert_eq!(
+            ledger.move_fungible(2, Asset(1), Holder::NOBODY, a, 2),
+            Err(LedgerError::SupplyOverflow { asset: Asset(1) })
+        );
+        ledger.move_fungible(3, Asset(1), a, Holder::NOBODY, 10).unwrap();
+        assert_eq!(ledger.supply(Asset(1)), u128::MAX - 11);
+        assert_eq!(ledger.supply_at(Asset(1), 2), u128::MAX - 1);
+    }
+
+    #[test]
+    fn nfts_move_only_from_their_owner_and_erc1155_amounts_add_up() {
+        let (mut ledger, a, b) = two_holders();
+        ledger.move_erc721(1, 0, 7, Holder::NOBODY, a).unwrap();
+        assert!(matches!(ledger.move_erc721(2, 0, 7, b, a), Err(LedgerError::NotOwner { .. })));
+        ledger.move_erc721(3, 0, 7, a, b).unwrap();
+        assert_eq!(ledger.erc721_owner(0, 7), Some(b));
+        assert_eq!(ledger.erc721_history(0, 7).unwrap().at(2), Some(a));
+        assert_eq!(ledger.minted_at(0, 7), Some(1));
+
+        ledger.move_erc1155(1, 1, 3, Holder::NOBODY, a, 5).unwrap();
+        ledger.move_erc1155(2, 1, 3, a, b, 2).unwrap();
+        assert!(matches!(ledger.move_erc1155(3, 1, 3, b, a, 3), Err(LedgerError::NftOverdrawn { held: 2, .. })));
+        ledger.move_erc1155(4, 1, 3, b, Holder::NOBODY, 2).unwrap();
+        assert_eq!((ledger.erc1155_amount(a, 1, 3), ledger.erc1155_amount(b, 1, 3)), (3, 0));
+        assert_eq!(ledger.nfts_of(b), [(0, 7), (1, 3)]);
+        assert!(ledger.nfts_of(Holder::NOBODY).is_empty(), "burned tokens are held by nobody");
+    }
+
+    #[test]
+    fn a_rollback_undoes_every_later_movement() {
+        let (mut ledger, a, b) = two_holders();
+        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 10).unwrap();
+        ledger.move_erc721(1, 0, 1, Holder::NOBODY, a).unwrap();
+        ledger.move_erc1155(1, 1, 2, Holder::NOBODY, a, 4).unwrap();
+        let before = ledger.clone();
+        ledger.pack();
+        ledger.move_fungible(2, Asset(1), a, b, 4).unwrap();
+        ledger.move_fungible(2, Asset(2), Holder::NOBODY, b, 9).unwrap();
+        ledger.move_erc721(3, 0, 1, a, b).unwrap();
+        ledger.move_erc721(3, 0, 2, Holder::NOBODY, b).unwrap();
+        ledger.move_erc1155(3, 1, 2, a, b, 1).unwrap();
+        ledger.rollback_to(1);
+        assert_eq!(ledger.movements(), before.movements());
+        for (holder, asset) in [(a, Asset(1)), (b, Asset(1)), (b, Asset(2))] {
+            assert_eq!(ledger.balance(holder, asset), before.balance(holder, asset), "{holder:?} {asset:?}");
+        }
+        assert_eq!(ledger.holdings_of(b).count(), 0, "b held nothing at block 1");
+        assert_eq!((ledger.supply(Asset(1)), ledger.supply(Asset(2))), (10, 0));
+        assert_eq!(ledger.last_activity(Asset(1), 9), Some(1));
+        assert_eq!((ledger.erc721_owner(0, 1), ledger.erc721_owner(0, 2)), (Some(a), None));
+        assert_eq!((ledger.erc1155_amount(a, 1, 2), ledger.erc1155_amount(b, 1, 2)), (4, 0));
+        assert_eq!((ledger.nfts_of(a), ledger.nfts_of(b)), (&[(0, 1), (1, 2)][..], &[][..]));
+        assert_eq!(ledger.minted_at(0, 2), None);
+        ledger.move_fungible(2, Asset(1), a, b, 10).unwrap();
+        assert_eq!(ledger.balance(b, Asset(1)), 10, "the other branch applies on the rolled-back state");
+    }
+}

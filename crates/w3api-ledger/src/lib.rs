@@ -1,0 +1,19 @@
+//! The one reading of a chain's token activity, shared by the devnet and
+//! the indexer of a real node:
+//! - [`events`]: logs decoded into the token standards' events;
+//! - [`Ledger`]: balances, NFT owners and supplies from those events, with
+//!   their history by block ([`History`]);
+//! - [`pricing`]: token prices from DEX pair reserves, which [`PairReserves`]
+//!   follows from pairs' own events.
+
+mod apply;
+pub mod events;
+mod history;
+mod ledger;
+mod pairs;
+pub mod pricing;
+
+pub use apply::Contracts;
+pub use history::{Checkpoints, History};
+pub use ledger::{Asset, Holder, Ledger, LedgerError, Movement, NftId};
+pub use pairs::{PairInfo, PairReserves};
