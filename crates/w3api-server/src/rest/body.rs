@@ -149,6 +149,14 @@ mod tests {
         let settings = validator(operations::stream_settings::SCHEMA);
         assert_eq!(shape_problems(&settings, &json!([])), ["body: [] is not of type \"object\""]);
         assert!(shape_problems(&settings, &json!({"region": "us-east-1"})).is_empty());
+        let refused = |schema, body| shape_problems(&validator(schema), &body);
+        assert_eq!(refused(operations::stream_settings::SCHEMA, json!({"secretKey": null})).len(), 1);
+        assert_eq!(refused(operations::evm_stream_update::SCHEMA, json!({"tag": null})).len(), 1);
+        assert_eq!(refused(operations::stream_block_request::SCHEMA, json!({"addresses": null})).len(), 1);
+        assert!(
+            refused(operations::evm_stream_update::SCHEMA, json!({"abi": null})).is_empty(),
+            "a nullable field is cleared by null"
+        );
     }
 
     #[test]
