@@ -33,12 +33,8 @@ mkdir -p "$work"
 started=$(date +%s)
 
 echo "--- install: npm (viem, ethers, moralis) into target/ci/clients"
-if [ ! -d "$work/node_modules" ] || ! cmp -s "$clients/package-lock.json" "$work/package-lock.json"; then
-  cp "$clients/package.json" "$clients/package-lock.json" "$work/"
-  # --ignore-scripts: the only install scripts (keccak, secp256k1 native
-  # builds) are optional; both fall back to JavaScript.
-  timeout 600 npm ci --prefix "$work" --ignore-scripts --no-audit --no-fund --loglevel=error
-fi
+. "$root/.ci/npm.sh"
+npm_install "$clients" "$work"
 
 echo "--- install: PyPI (web3, moralis) into target/ci/venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"

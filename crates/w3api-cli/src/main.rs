@@ -15,6 +15,7 @@ mod rpc;
 mod serve;
 mod signin;
 mod stream;
+mod upstream;
 mod wallet;
 
 use std::process::ExitCode;
@@ -48,8 +49,8 @@ struct Cli {
 enum Command {
     /// Run every operation through the clients against an in-process server on the devnet.
     Demo(demo::DemoArgs),
-    /// Serve the whole interface (REST and JSON-RPC) on the devnet.
-    Serve(serve::ServeArgs),
+    /// Serve the whole interface (REST and JSON-RPC) on the devnet, or for real nodes (--upstream).
+    Serve(Box<serve::ServeArgs>),
     /// Show devnet wallets, blocks and Solana keys, and sign with them.
     Devnet(devnet::DevnetArgs),
     /// Token balances of a wallet, with USD prices.
@@ -95,7 +96,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     let json = cli.json;
     match cli.command {
         Command::Demo(args) => demo::run(args).await,
-        Command::Serve(args) => serve::run(args, cli.connection.api_keys).await,
+        Command::Serve(args) => serve::run(*args, cli.connection.api_keys).await,
         Command::Devnet(args) => devnet::run(args),
         Command::Tokens(args) => wallet::tokens(&cli.connection.rest()?, args, json).await,
         Command::Nfts(args) => wallet::nfts(&cli.connection.rest()?, args, json).await,

@@ -1,4 +1,4 @@
-//! `w3api serve`: the interface on the devnet.
+//! `w3api serve`: the interface on the devnet, or for real nodes (`--upstream`).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use w3api_devnet::{Devnet, Scale};
+use w3api_indexer::Journal;
 use w3api_server::{CorsOrigins, ServerConfig, new_api_key, serve, service, shutdown_signal};
 use w3api_source::scenario::{Applied, Scenario};
 use w3api_store::Location;
@@ -83,6 +84,8 @@ pub(crate) struct ServeArgs {
     /// How long a webhook receiver has to answer a delivery or the test webhook.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = block_time)]
     delivery_timeout: Duration,
+    #[command(flatten)]
+    upstream: crate::upstream::UpstreamArgs,
 }
 
 /// One wait of `--stream-retries`.
@@ -101,7 +104,7 @@ async fn apply_scenario(path: &Path, devnet: &Devnet) -> Result<(PathBuf, usize,
 }
 
 /// A `--block-time`: a duration above zero.
-fn block_time(text: &str) -> Result<Duration, String> {
+pub(crate) fn block_time(text: &str) -> Result<Duration, String> {
     match humantime::parse_duration(text) {
         Ok(every) if every.is_zero() => Err("a block time is above zero (e.g. 2s or 500ms)".to_string()),
         Ok(every) => Ok(every),
@@ -122,6 +125,10 @@ fn streams_config(args: &ServeArgs) -> w3api_streams::StreamsConfig {
         ..defaults
     }
 }
+
+/// How long a replica writes a chain's index after it last renewed its
+/// lease; another takes over when it stops for longer.
+const INDEX_LEASE: Duration = Duration::from_secs(15);
 
 /// Most sign-in challenges an embedded store holds at once.
 const CHALLENGE_CAPACITY: usize = 100_000;
@@ -207,22 +214,25 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
+    if args.upstream.enabled() && (args.scenario.is_some() || args.block_time.is_some()) {
+        return Err(CliError::Input(
+            "--scenario and --block-time shape the devnet; with --upstream the chains are the nodes'".into(),
+        ));
+    }
     let location = args.store_location();
     let streams = streams_config(&args);
-    let mut keys: Vec<String> =
-        api_keys.into_iter().chain(args.key_list).map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect();
+    let mut keys: Vec<String> = api_keys
+        .into_iter()
+        .chain(args.key_list.iter().cloned())
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .collect();
     keys.sort();
     keys.dedup();
     let generated = keys.is_empty().then(new_api_key);
     keys.extend(generated.clone());
     let store =
         w3api_store::open(&location, CHALLENGE_CAPACITY).await.map_err(|e| CliError::Server(format!("store: {e}")))?;
-    let devnet =
-        Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay).with_store(store.clone());
-    let scenario = match &args.scenario {
-        Some(path) => Some(apply_scenario(path, &devnet).await?),
-        None => None,
-    };
     let config = ServerConfig {
         cors,
         answer_cache_bytes: args.answer_cache_size,
@@ -233,22 +243,29 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         streams,
         ..ServerConfig::new(keys)
     };
-    let app = service(devnet.clone(), config);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| CliError::Server(format!("listening on {}: {e}", args.listen)))?;
     let address = listener.local_addr().map_err(|e| CliError::Server(e.to_string()))?;
-    outln!("listening on http://{address}");
-    outln!("stream deliveries at http://{address}/dashboard");
-    if let Some(key) = &generated {
-        outln!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
+    if args.upstream.enabled() {
+        // The index is kept in the store when the state outlives the process.
+        let journal = (!matches!(location, Location::Memory)).then(|| Journal::new(store.clone(), INDEX_LEASE));
+        let source = args.upstream.start(journal)?;
+        announce(&args, address, generated.as_deref(), store.as_ref());
+        for (chain, url) in &args.upstream.upstreams {
+            outln!("chain {chain}: indexing the node at {url}");
+        }
+        let served = serve(listener, service(source, config), shutdown_signal()).await;
+        return served.map_err(|e| CliError::Server(format!("serving: {e}")));
     }
-    outln!("state (sign-in challenges, NFT indexing) kept in {}", store.describe());
-    if args.secret.is_none() {
-        outln!(
-            "cursor secret generated: cursors are valid on this server until it stops (share one with --secret or W3API_SECRET)"
-        );
-    }
+    let devnet =
+        Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay).with_store(store.clone());
+    let scenario = match &args.scenario {
+        Some(path) => Some(apply_scenario(path, &devnet).await?),
+        None => None,
+    };
+    let app = service(devnet.clone(), config);
+    announce(&args, address, generated.as_deref(), store.as_ref());
     if let Some((path, steps, applied)) = &scenario {
         outln!("scenario {}: {steps} steps applied", path.display());
         for (name, address) in applied.names() {
@@ -277,6 +294,22 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         producer.abort();
     }
     served.map_err(|e| CliError::Server(format!("serving: {e}")))
+}
+
+/// What every server prints at start: where it listens, its generated
+/// key and secret, where its state is kept.
+fn announce(args: &ServeArgs, address: SocketAddr, generated: Option<&str>, store: &dyn w3api_store::Store) {
+    outln!("listening on http://{address}");
+    outln!("stream deliveries at http://{address}/dashboard");
+    if let Some(key) = generated {
+        outln!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
+    }
+    outln!("state (sign-in challenges, NFT indexing) kept in {}", store.describe());
+    if args.secret.is_none() {
+        outln!(
+            "cursor secret generated: cursors are valid on this server until it stops (share one with --secret or W3API_SECRET)"
+        );
+    }
 }
 
 #[cfg(test)]

@@ -331,26 +331,27 @@ impl World {
 }
 
 fn native_currency(chain: Chain) -> NativeCurrency {
-    let (name, symbol, launch_usd) = match chain {
-        Chain::Polygon | Chain::PolygonAmoy => ("POL", "POL", 0.45),
-        Chain::Bsc | Chain::BscTestnet | Chain::OpBnb => ("BNB", "BNB", 610.0),
-        Chain::Avalanche => ("Avalanche", "AVAX", 28.0),
-        Chain::Fantom => ("Fantom", "FTM", 0.7),
-        Chain::Palm => ("Palm", "PALM", 0.01),
-        Chain::Cronos => ("Cronos", "CRO", 0.12),
-        Chain::Gnosis | Chain::GnosisTestnet => ("xDAI", "XDAI", 1.0),
-        Chain::Chiliz | Chain::ChilizTestnet => ("Chiliz", "CHZ", 0.08),
-        Chain::Moonbeam => ("Glimmer", "GLMR", 0.25),
-        Chain::Moonriver => ("Moonriver", "MOVR", 9.0),
-        Chain::Moonbase => ("DEV", "DEV", 0.01),
-        Chain::Mantle | Chain::MantleSepolia => ("Mantle", "MNT", 0.9),
-        Chain::Zetachain | Chain::ZetachainTestnet => ("Zeta", "ZETA", 0.6),
-        Chain::Flow | Chain::FlowTestnet => ("Flow", "FLOW", 0.5),
-        Chain::Ronin | Chain::RoninTestnet => ("Ronin", "RON", 1.2),
-        Chain::Pulse => ("Pulse", "PLS", 0.00004),
-        Chain::Sei | Chain::SeiTestnet => ("Sei", "SEI", 0.3),
-        Chain::Monad => ("Monad", "MON", 0.05),
-        _ => ("Ether", "ETH", 3_000.0),
+    let (name, symbol) = chain.native_currency();
+    let launch_usd = match chain {
+        Chain::Polygon | Chain::PolygonAmoy => 0.45,
+        Chain::Bsc | Chain::BscTestnet | Chain::OpBnb => 610.0,
+        Chain::Avalanche => 28.0,
+        Chain::Fantom => 0.7,
+        Chain::Palm => 0.01,
+        Chain::Cronos => 0.12,
+        Chain::Gnosis | Chain::GnosisTestnet => 1.0,
+        Chain::Chiliz | Chain::ChilizTestnet => 0.08,
+        Chain::Moonbeam => 0.25,
+        Chain::Moonriver => 9.0,
+        Chain::Moonbase => 0.01,
+        Chain::Mantle | Chain::MantleSepolia => 0.9,
+        Chain::Zetachain | Chain::ZetachainTestnet => 0.6,
+        Chain::Flow | Chain::FlowTestnet => 0.5,
+        Chain::Ronin | Chain::RoninTestnet => 1.2,
+        Chain::Pulse => 0.00004,
+        Chain::Sei | Chain::SeiTestnet => 0.3,
+        Chain::Monad => 0.05,
+        _ => 3_000.0,
     };
     let base = format!("{MEDIA_HOST}/tokens/{}/native", crate::chain_id(chain));
     NativeCurrency { name, symbol, launch_usd, logo: format!("{base}.png"), thumbnail: format!("{base}_thumb.png") }

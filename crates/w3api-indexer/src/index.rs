@@ -39,7 +39,23 @@ pub enum Discovery {
     /// An ERC20 token (a three-topic `Transfer`, or a side of a new pair).
     Token(Address),
     /// An NFT collection (an ERC721 `Transfer` or an ERC1155 transfer).
-    Collection(Address),
+    Collection {
+        /// The contract.
+        address: Address,
+        /// Whether its transfers are ERC1155's.
+        erc1155: bool,
+    },
+}
+
+/// What an NFT collection's contract answers about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CollectionMeta {
+    /// `name()`.
+    pub name: String,
+    /// `symbol()`.
+    pub symbol: String,
+    /// Whether it is an ERC1155 collection (else ERC721).
+    pub erc1155: bool,
 }
 
 /// How a block relates to the indexed chain.
@@ -77,16 +93,6 @@ pub enum IndexError {
         /// The contract.
         discovery: Discovery,
     },
-    /// A log that the ledger refuses (a contract breaking its standard).
-    #[error("block {number}, log {log_index}: {source}")]
-    Refused {
-        /// The block.
-        number: u64,
-        /// The log's position in the block.
-        log_index: usize,
-        /// Why.
-        source: LedgerError,
-    },
     /// More tokens or collections than the ledger's indexes hold.
     #[error("more than {limit} {what} on one chain")]
     TooMany {
@@ -105,6 +111,17 @@ pub enum IndexError {
     },
 }
 
+/// A log the ledger refused (a contract breaking its standard, or moving
+/// what was held before the first indexed block): left out of the index.
+#[derive(Debug, PartialEq, thiserror::Error)]
+#[error("log {log_index}: {source}")]
+pub struct Refusal {
+    /// The log's position in its block.
+    pub log_index: usize,
+    /// Why.
+    pub source: LedgerError,
+}
+
 /// A block header's links, as indexed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Header {
@@ -120,7 +137,7 @@ struct Registry {
     /// By asset index less one; the anchors' slots stay empty until registered.
     tokens: Vec<Option<(Address, TokenMeta)>>,
     token_index: HashMap<Address, Asset>,
-    collections: Vec<Address>,
+    collections: Vec<(Address, CollectionMeta)>,
     collection_index: HashMap<Address, u16>,
 }
 
@@ -194,6 +211,15 @@ impl ChainIndex {
         self.headers.get(offset).map(|header| header.timestamp)
     }
 
+    /// The newest indexed block at least `seconds` older than block
+    /// `number`; `None` when the index does not reach that far back.
+    pub fn block_before(&self, number: u64, seconds: u64) -> Option<u64> {
+        let cutoff = self.timestamp_at(number)?.checked_sub(seconds)?;
+        let upto = usize::try_from(number - self.first).ok()? + 1;
+        let after = self.headers[..upto].partition_point(|header| header.timestamp <= cutoff);
+        (after as u64).checked_sub(1).map(|offset| self.first + offset)
+    }
+
     /// How `block` relates to the indexed chain.
     pub fn continuity(&self, block: &IndexedBlock) -> Continuity {
         let expected = self.next_block();
@@ -212,7 +238,14 @@ impl ChainIndex {
         for log in &block.logs {
             let named = match events::decode(&log.topics, &log.data) {
                 Some(Event::Erc20Transfer { .. }) => vec![Discovery::Token(log.address)],
-                Some(Event::NftTransfers { .. }) => vec![Discovery::Collection(log.address)],
+                Some(Event::NftTransfers { erc1155, .. }) => {
+                    vec![Discovery::Collection { address: log.address, erc1155 }]
+                }
+                Some(Event::Deposit { .. } | Event::Withdrawal { .. })
+                    if Some(log.address) == self.registry.anchors.wrapped =>
+                {
+                    vec![Discovery::Token(log.address)]
+                }
                 Some(Event::PairCreated { token0, token1, .. }) => {
                     vec![Discovery::Token(token0), Discovery::Token(token1)]
                 }
@@ -228,7 +261,7 @@ impl ChainIndex {
     fn knows(&self, discovery: Discovery) -> bool {
         match discovery {
             Discovery::Token(address) => self.registry.token_index.contains_key(&address),
-            Discovery::Collection(address) => self.registry.collection_index.contains_key(&address),
+            Discovery::Collection { address, .. } => self.registry.collection_index.contains_key(&address),
         }
     }
 
@@ -256,23 +289,24 @@ impl ChainIndex {
     }
 
     /// Registers an NFT collection; one already known keeps its index.
-    pub fn register_collection(&mut self, address: Address) -> Result<u16, IndexError> {
+    pub fn register_collection(&mut self, address: Address, meta: CollectionMeta) -> Result<u16, IndexError> {
         let registry = &mut self.registry;
         if let Some(index) = registry.collection_index.get(&address) {
             return Ok(*index);
         }
         let index = u16::try_from(registry.collections.len())
             .map_err(|_| IndexError::TooMany { what: "collections", limit: usize::from(u16::MAX) + 1 })?;
-        registry.collections.push(address);
+        registry.collections.push((address, meta));
         registry.collection_index.insert(address, index);
         Ok(index)
     }
 
     /// Applies the next block: every token movement of its logs to the
     /// ledger, new pairs and their reserves. A block that is not the next
-    /// one, names an unregistered contract, or holds a log the ledger
-    /// refuses changes nothing.
-    pub fn apply(&mut self, block: &IndexedBlock) -> Result<(), IndexError> {
+    /// one or names an unregistered contract changes nothing. A log the
+    /// ledger refuses is left out, and returned: one contract breaking its
+    /// standard must not stop a chain's index.
+    pub fn apply(&mut self, block: &IndexedBlock) -> Result<Vec<Refusal>, IndexError> {
         let continuity = self.continuity(block);
         if continuity != Continuity::Next {
             return Err(IndexError::NotNext { number: block.number, continuity });
@@ -281,15 +315,15 @@ impl ChainIndex {
             return Err(IndexError::Unregistered { number: block.number, discovery });
         }
         let number = u32::try_from(block.number).unwrap_or(u32::MAX);
+        let mut refused = Vec::new();
         for (log_index, log) in block.logs.iter().enumerate() {
             let Some(event) = events::decode(&log.topics, &log.data) else { continue };
             if let Err(source) = self.apply_event(number, log.address, &event) {
-                self.undo_from(number);
-                return Err(IndexError::Refused { number: block.number, log_index, source });
+                refused.push(Refusal { log_index, source });
             }
         }
         self.headers.push(Header { hash: block.hash, parent_hash: block.parent_hash, timestamp: block.timestamp });
-        Ok(())
+        Ok(refused)
     }
 
     fn apply_event(&mut self, block: u32, contract: Address, event: &Event) -> Result<(), LedgerError> {
@@ -300,6 +334,11 @@ impl ChainIndex {
                 };
                 let exchange = self.exchange(contract);
                 self.pairs.add(block, pair, PairSides { token0, token1, exchange });
+                Ok(())
+            }
+            // `Deposit(address,uint256)` is a common signature: only the
+            // wrapped native token's mean wrapping.
+            Event::Deposit { .. } | Event::Withdrawal { .. } if Some(contract) != self.registry.anchors.wrapped => {
                 Ok(())
             }
             Event::Sync { reserve0, reserve1 } => {
@@ -356,6 +395,36 @@ impl ChainIndex {
     /// A registered token's asset.
     pub fn asset(&self, token: Address) -> Option<Asset> {
         self.registry.asset(token)
+    }
+
+    /// A registered collection's index.
+    pub fn collection_index(&self, address: Address) -> Option<u16> {
+        self.registry.collection(address)
+    }
+
+    /// A registered collection's address and metadata.
+    pub fn collection(&self, index: u16) -> Option<&(Address, CollectionMeta)> {
+        self.registry.collections.get(usize::from(index))
+    }
+
+    /// A DEX pair, by index.
+    pub fn pair(&self, index: usize) -> Option<&w3api_ledger::PairInfo> {
+        self.pairs.pair(index)
+    }
+
+    /// The exchanges (factories that created pairs), by index.
+    pub fn factories(&self) -> &[Address] {
+        &self.factories
+    }
+
+    /// The wrapped native token and stablecoin the index prices from.
+    pub fn anchors(&self) -> Anchors {
+        self.registry.anchors
+    }
+
+    /// The first block the index holds, or will hold.
+    pub fn first_block(&self) -> u64 {
+        self.first
     }
 
     /// A registered token's address and metadata.

@@ -9,7 +9,16 @@
 //! come on top of it.
 
 mod block;
+mod follow;
 mod index;
+mod journal;
+mod metadata;
+mod node;
+mod source;
 
 pub use block::{IndexedBlock, IndexedLog};
-pub use index::{Anchors, ChainIndex, Continuity, Discovery, IndexError, TokenMeta};
+pub use follow::{FollowConfig, FollowError, Followed};
+pub use index::{Anchors, ChainIndex, CollectionMeta, Continuity, Discovery, IndexError, Refusal, TokenMeta};
+pub use journal::Journal;
+pub use node::{FetchLimits, LogsMethod, Node, NodeError};
+pub use source::{NodeSource, Upstream};

@@ -361,8 +361,9 @@ impl<Id: NftId> Ledger<Id> {
     }
 
     /// Moves `amount` of `asset`. Mints come from `NOBODY`; moving to
-    /// `NOBODY` burns. Refused, changing nothing, when the sender does not
-    /// hold the amount.
+    /// `NOBODY` burns. A mint to `NOBODY` stays in the supply, held by no
+    /// one (as Uniswap v2 locks its first 1,000 liquidity units). Refused,
+    /// changing nothing, when the sender does not hold the amount.
     pub fn move_fungible(
         &mut self,
         block: u32,
@@ -376,9 +377,9 @@ impl<Id: NftId> Ledger<Id> {
         }
         let supply = self.supply(asset);
         let supply = match (from == Holder::NOBODY, to == Holder::NOBODY) {
-            (true, false) => Some(supply.checked_add(amount).ok_or(LedgerError::SupplyOverflow { asset })?),
+            (true, _) => Some(supply.checked_add(amount).ok_or(LedgerError::SupplyOverflow { asset })?),
             (false, true) => Some(supply.saturating_sub(amount)),
-            _ => None,
+            (false, false) => None,
         };
         let remaining = if from == Holder::NOBODY {
             None
@@ -662,6 +663,15 @@ mod tests {
         ledger.move_fungible(3, Asset(1), a, Holder::NOBODY, 10).unwrap();
         assert_eq!(ledger.supply(Asset(1)), u128::MAX - 11);
         assert_eq!(ledger.supply_at(Asset(1), 2), u128::MAX - 1);
+    }
+
+    #[test]
+    fn a_mint_to_no_one_stays_in_the_supply() {
+        let (mut ledger, a, _) = two_holders();
+        ledger.move_fungible(1, Asset(1), Holder::NOBODY, Holder::NOBODY, 1_000).unwrap();
+        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 5).unwrap();
+        assert_eq!(ledger.supply(Asset(1)), 1_005, "Uniswap v2's locked minimum liquidity counts");
+        assert_eq!(ledger.balance(a, Asset(1)), 5);
     }
 
     #[test]

@@ -190,7 +190,8 @@ impl From<StoreError> for ApiError {
             | StoreError::Open { .. }
             | StoreError::InUse(_)
             | StoreError::Failed(_)
-            | StoreError::Damaged { .. } => ApiError::internal(error),
+            | StoreError::Damaged { .. }
+            | StoreError::IndexOutOfOrder { .. } => ApiError::internal(error),
         }
     }
 }

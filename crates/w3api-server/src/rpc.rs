@@ -174,11 +174,11 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
     }
 
     async fn chain_id(&self) -> RpcResult<Uint64> {
-        Ok(Uint64(self.chain_id))
+        Ok(Uint64(self.source.chain_id(self.chain).unwrap_or(self.chain_id)))
     }
 
     async fn net_version(&self) -> RpcResult<String> {
-        Ok(self.chain_id.to_string())
+        Ok(self.source.chain_id(self.chain).unwrap_or(self.chain_id).to_string())
     }
 
     async fn web3_client_version(&self) -> RpcResult<String> {

@@ -83,6 +83,14 @@ pub trait DataSource: ChainControl {
         index: u64,
     ) -> impl Future<Output = Result<Option<Transaction>, SourceError>> + Send;
 
+    /// The id a chain's blocks and transactions carry, where it is not the
+    /// one the interface's chain table gives it (a node serving `eth` for
+    /// a development chain): `eth_chainId` and `net_version` answer it.
+    fn chain_id(&self, chain: Chain) -> Option<u64> {
+        let _ = chain;
+        None
+    }
+
     /// What the source is, for `web3_clientVersion` (`devnet`, a node's name).
     fn kind(&self) -> &'static str;
 

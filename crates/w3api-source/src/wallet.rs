@@ -7,7 +7,10 @@
 use chrono::{DateTime, Utc};
 use w3api_types::{Address, Chain, ContractType, NftMedia, NftPrices, NormalizedMetadata, SyncStatus, U256};
 
-use crate::page::Page;
+use std::cmp::Reverse;
+
+use crate::SourceError;
+use crate::page::{Page, PageRequest};
 
 /// Token balances of a wallet.
 #[derive(Clone, Debug, PartialEq)]
@@ -121,6 +124,65 @@ pub struct WalletTokensPage {
     /// USD value of every priced holding the query keeps, on all pages (for
     /// portfolio shares).
     pub priced_total_usd: f64,
+}
+
+impl WalletTokensPage {
+    /// The page of `holdings` (every holding the query keeps, in any order)
+    /// that `page` asks for, in the listing's order.
+    pub fn rank(block_number: u64, holdings: Vec<TokenHolding>, page: &PageRequest) -> Result<Self, SourceError> {
+        let priced_total_usd = holdings.iter().filter_map(TokenHolding::usd_value).sum();
+        // Ranks keys and indexes rather than the holdings themselves, which
+        // are a few hundred bytes each: a sort moves its items many times.
+        let mut ranked: Vec<(HoldingKey, usize)> =
+            holdings.iter().enumerate().map(|(index, holding)| (HoldingKey::of(holding), index)).collect();
+        ranked.sort_unstable_by_key(|(key, _)| *key);
+        let page = page.cut(ranked, |(key, _)| *key, HoldingKey::encode, HoldingKey::decode)?;
+        let mut slots: Vec<Option<TokenHolding>> = holdings.into_iter().map(Some).collect();
+        let holdings = page.map(|(_, index)| slots[index].take().expect("a page lists each holding once"));
+        Ok(WalletTokensPage { block_number, holdings, priced_total_usd })
+    }
+}
+
+/// Where a holding ranks: the native currency first, then by USD value
+/// (unpriced last), then by address; also the page position.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct HoldingKey {
+    not_native: bool,
+    /// The USD value, descending by total order (unpriced as -1, below every price).
+    value: Reverse<i64>,
+    address: Address,
+}
+
+impl HoldingKey {
+    fn of(holding: &TokenHolding) -> HoldingKey {
+        HoldingKey {
+            not_native: !holding.token.native,
+            value: Reverse(total_order(holding.usd_value().unwrap_or(-1.0))),
+            address: holding.token.address,
+        }
+    }
+
+    fn encode(&self) -> String {
+        format!("{}:{}:{:#x}", u8::from(self.not_native), self.value.0, self.address)
+    }
+
+    fn decode(text: &str) -> Option<HoldingKey> {
+        let mut parts = text.split(':');
+        let not_native = match parts.next()? {
+            "0" => false,
+            "1" => true,
+            _ => return None,
+        };
+        let value = Reverse(parts.next()?.parse().ok()?);
+        let address = parts.next()?.parse().ok()?;
+        parts.next().is_none().then_some(HoldingKey { not_native, value, address })
+    }
+}
+
+/// An integer that orders as `f64::total_cmp` orders floats.
+fn total_order(value: f64) -> i64 {
+    let bits = value.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }
 
 /// NFTs of a wallet.

@@ -39,11 +39,13 @@ const SQLITE: &[(i64, &str, &str)] = &[
     (1, "challenges", include_str!("../migrations/sqlite/0001_challenges.sql")),
     (2, "nft syncs", include_str!("../migrations/sqlite/0002_nft_syncs.sql")),
     (3, "streams", include_str!("../migrations/sqlite/0003_streams.sql")),
+    (4, "index journal", include_str!("../migrations/sqlite/0004_index_journal.sql")),
 ];
 const POSTGRES: &[(i64, &str, &str)] = &[
     (1, "challenges", include_str!("../migrations/postgres/0001_challenges.sql")),
     (2, "nft syncs", include_str!("../migrations/postgres/0002_nft_syncs.sql")),
     (3, "streams", include_str!("../migrations/postgres/0003_streams.sql")),
+    (4, "index journal", include_str!("../migrations/postgres/0004_index_journal.sql")),
 ];
 
 /// The migrations compiled into the binary, run at start; sqlx records

@@ -1,3 +1,5 @@
+use w3api_types::Chain;
+
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -30,6 +32,24 @@ pub enum StoreError {
     /// database, not something a retry fixes.
     #[error("the database failed: {0}")]
     Failed(#[source] sqlx::Error),
+    /// Blocks appended to a chain's index journal that do not follow it:
+    /// the first must be numbered one past the newest kept block and name
+    /// its hash as parent (each next one likewise the one before it in the
+    /// batch). Nothing of the batch was kept; a reorg is truncated first.
+    #[error(
+        "block {got} does not follow {} in {chain}'s index journal: an appended block is numbered one past \
+         the block before it and names that block's hash as its parent",
+        .newest.map_or_else(|| "nothing".to_owned(), |newest| format!("block {newest}"))
+    )]
+    IndexOutOfOrder {
+        /// The chain whose journal it is.
+        chain: Chain,
+        /// The block the refused one had to follow: the newest kept
+        /// (`None` when none is), or the one before it in the batch.
+        newest: Option<u64>,
+        /// The number of the block refused.
+        got: u64,
+    },
     /// A stored row that does not decode (written by something else).
     #[error("a stored {what} is damaged: {why}")]
     Damaged {

@@ -2,8 +2,9 @@
 //! and can be shared: sign-in challenges, issued and verified once, when
 //! indexing of each NFT collection started, and webhook streams with their
 //! watched addresses, the project's settings, the queue of deliveries that
-//! replicas share (each claimed by one worker at a time, for a lease) and
-//! the log of delivery attempts.
+//! replicas share (each claimed by one worker at a time, for a lease), the
+//! log of delivery attempts, and the journal of each chain's node-mode
+//! index (written by one replica at a time, for a lease, and read by all).
 //!
 //! [`Store`] is the boundary; [`open`] picks an implementation from a
 //! [`Location`]:
@@ -22,6 +23,7 @@ mod challenge;
 mod deliveries;
 mod engine;
 mod error;
+mod index_journal;
 mod location;
 mod sql;
 mod streams;
@@ -35,6 +37,7 @@ pub use deliveries::{
     Attempt, AttemptOutcome, AttemptRecord, Delivery, DeliveryHistory, DeliveryState, NewDelivery, Records, StreamStats,
 };
 pub use error::StoreError;
+pub use index_journal::IndexBlock;
 pub use location::{DATA_FILE, LOCK_FILE, Location, open};
 pub use sql::SqlStore;
 pub use streams::{ActiveStream, Listing, NewStream, Settings, StoredStream};
@@ -42,6 +45,7 @@ pub use streams::{ActiveStream, Listing, NewStream, Settings, StoredStream};
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use uuid::Uuid;
+use w3api_types::rpc::Hash32;
 use w3api_types::{Address, Chain};
 
 /// When indexing of an NFT collection started.
@@ -220,6 +224,61 @@ pub trait Store: Send + Sync + 'static {
     /// When the first pending delivery is due, whatever its lease: how
     /// long a worker may sleep.
     fn next_due(&self) -> BoxFuture<'_, Result<Option<DateTime<Utc>>, StoreError>>;
+
+    /// Takes or renews `chain`'s indexing lease for `holder` until `until`:
+    /// true when `holder` holds it afterwards (it was free, had expired
+    /// before `now`, or was already `holder`'s). Of replicas taking one
+    /// lease at once, one gets it.
+    fn lead_index(
+        &self,
+        chain: Chain,
+        holder: Uuid,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// Appends `blocks` (ascending, contiguous) to `chain`'s journal in one
+    /// transaction, only while `holder` holds an unexpired lease at `now`
+    /// (one that expires at `now` or later): `Ok(false)` and nothing
+    /// written otherwise. The first block must follow the newest kept one
+    /// (number + 1 and parent_hash = its hash) or the journal must be
+    /// empty, and each next block the one before it; otherwise
+    /// [`StoreError::IndexOutOfOrder`] and nothing is written. No other
+    /// write to the chain's journal, nor a takeover of its lease, comes
+    /// between the check and the append.
+    fn append_index_blocks<'a>(
+        &'a self,
+        chain: Chain,
+        holder: Uuid,
+        now: DateTime<Utc>,
+        blocks: &'a [IndexBlock],
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Forgets `chain`'s blocks numbered after `after` (a reorg's, before
+    /// its new branch is appended), only while `holder` holds the lease
+    /// (`Ok(false)` otherwise).
+    fn truncate_index(
+        &self,
+        chain: Chain,
+        holder: Uuid,
+        now: DateTime<Utc>,
+        after: u64,
+    ) -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// Up to `limit` kept blocks of `chain` from number `from` on,
+    /// ascending, as the journal was at one moment; any replica reads them,
+    /// lease or not.
+    fn index_blocks(&self, chain: Chain, from: u64, limit: usize)
+    -> BoxFuture<'_, Result<Vec<IndexBlock>, StoreError>>;
+
+    /// (number, hash) of kept blocks of `chain` numbered `from..=to`,
+    /// ascending (no payloads: for finding a common ancestor).
+    fn index_hashes(&self, chain: Chain, from: u64, to: u64) -> BoxFuture<'_, Result<Vec<(u64, Hash32)>, StoreError>>;
+
+    /// Forgets `chain`'s whole journal and lease (an index started again
+    /// from scratch), only while `holder` holds the lease (`Ok(false)`
+    /// otherwise); the lease is then free, `holder`'s included.
+    fn clear_index(&self, chain: Chain, holder: Uuid, now: DateTime<Utc>) -> BoxFuture<'_, Result<bool, StoreError>>;
 
     /// Where the data lives, for the start-up banner and logs (no password).
     fn describe(&self) -> String;

@@ -4,6 +4,7 @@ mod addresses;
 mod attempts;
 mod columns;
 mod history;
+mod index_journal;
 mod queue;
 mod run;
 mod settings;
@@ -18,6 +19,7 @@ use futures::future::BoxFuture;
 use sqlx::Pool;
 use uuid::Uuid;
 
+use w3api_types::rpc::Hash32;
 use w3api_types::{Address, Chain};
 
 use crate::engine::Engine;
@@ -25,8 +27,8 @@ use crate::location::Anchor;
 use crate::sql::columns::Columns;
 use crate::sql::run::{Sql, Statement};
 use crate::{
-    ActiveStream, Attempt, AttemptRecord, Challenge, Delivery, DeliveryHistory, Listing, NewDelivery, NewStream,
-    NftSyncStart, Settings, Store, StoreError, StoredStream, StreamStats,
+    ActiveStream, Attempt, AttemptRecord, Challenge, Delivery, DeliveryHistory, IndexBlock, Listing, NewDelivery,
+    NewStream, NftSyncStart, Settings, Store, StoreError, StoredStream, StreamStats,
 };
 
 /// A store in a SQL database reached through a connection pool.
@@ -373,6 +375,53 @@ impl<DB: Sql> Store for SqlStore<DB> {
 
     fn next_due(&self) -> BoxFuture<'_, Result<Option<DateTime<Utc>>, StoreError>> {
         Box::pin(queue::next_due(self))
+    }
+
+    fn lead_index(
+        &self,
+        chain: Chain,
+        holder: Uuid,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(index_journal::lead(self, chain, holder, now, until))
+    }
+
+    fn append_index_blocks<'a>(
+        &'a self,
+        chain: Chain,
+        holder: Uuid,
+        now: DateTime<Utc>,
+        blocks: &'a [IndexBlock],
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(index_journal::append(self, chain, holder, now, blocks))
+    }
+
+    fn truncate_index(
+        &self,
+        chain: Chain,
+        holder: Uuid,
+        now: DateTime<Utc>,
+        after: u64,
+    ) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(index_journal::truncate(self, chain, holder, now, after))
+    }
+
+    fn index_blocks(
+        &self,
+        chain: Chain,
+        from: u64,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Vec<IndexBlock>, StoreError>> {
+        Box::pin(index_journal::blocks(self, chain, from, limit))
+    }
+
+    fn index_hashes(&self, chain: Chain, from: u64, to: u64) -> BoxFuture<'_, Result<Vec<(u64, Hash32)>, StoreError>> {
+        Box::pin(index_journal::hashes(self, chain, from, to))
+    }
+
+    fn clear_index(&self, chain: Chain, holder: Uuid, now: DateTime<Utc>) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(index_journal::clear(self, chain, holder, now))
     }
 
     fn describe(&self) -> String {

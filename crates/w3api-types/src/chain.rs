@@ -81,6 +81,31 @@ impl fmt::Debug for OtherChain {
 }
 
 impl Chain {
+    /// The native currency's name and symbol ("Ether", "ETH").
+    pub fn native_currency(self) -> (&'static str, &'static str) {
+        match self {
+            Chain::Polygon | Chain::PolygonAmoy => ("POL", "POL"),
+            Chain::Bsc | Chain::BscTestnet | Chain::OpBnb => ("BNB", "BNB"),
+            Chain::Avalanche => ("Avalanche", "AVAX"),
+            Chain::Fantom => ("Fantom", "FTM"),
+            Chain::Palm => ("Palm", "PALM"),
+            Chain::Cronos => ("Cronos", "CRO"),
+            Chain::Gnosis | Chain::GnosisTestnet => ("xDAI", "XDAI"),
+            Chain::Chiliz | Chain::ChilizTestnet => ("Chiliz", "CHZ"),
+            Chain::Moonbeam => ("Glimmer", "GLMR"),
+            Chain::Moonriver => ("Moonriver", "MOVR"),
+            Chain::Moonbase => ("DEV", "DEV"),
+            Chain::Mantle | Chain::MantleSepolia => ("Mantle", "MNT"),
+            Chain::Zetachain | Chain::ZetachainTestnet => ("Zeta", "ZETA"),
+            Chain::Flow | Chain::FlowTestnet => ("Flow", "FLOW"),
+            Chain::Ronin | Chain::RoninTestnet => ("Ronin", "RON"),
+            Chain::Pulse => ("Pulse", "PLS"),
+            Chain::Sei | Chain::SeiTestnet => ("Sei", "SEI"),
+            Chain::Monad => ("Monad", "MON"),
+            _ => ("Ether", "ETH"),
+        }
+    }
+
     /// Every chain of the table, in table order.
     pub fn all() -> impl ExactSizeIterator<Item = Chain> + Clone {
         TABLE.iter().map(|info| info.chain)

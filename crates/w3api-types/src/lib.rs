@@ -35,7 +35,7 @@ pub use lenient::{Lenient, MalformedHex};
 pub use nft::{
     ContractType, InvalidTokenIdFormat, Nft, NftAttribute, NftCollection, NftCollectionPage, NftLastSale, NftMedia,
     NftMediaCollection, NftMediaItem, NftPage, NftPaymentToken, NftPrices, NormalizedMetadata, SyncStatus,
-    TokenIdFormat, TraitValue,
+    TokenIdFormat, TraitValue, nft_token_hash,
 };
 pub use stream::{
     AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalanceType, StreamNativeBalances,

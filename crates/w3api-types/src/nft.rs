@@ -10,6 +10,14 @@ use serde_with::serde_as;
 use crate::open_enum::open_enum;
 use crate::wire;
 
+/// The `token_hash` of an NFT: the first half of the keccak-256 of its
+/// collection's address and its 32-byte id, in hex; the same pair always
+/// has the same hash.
+pub fn nft_token_hash(collection: Address, token_id: U256) -> String {
+    let hash = alloy_primitives::keccak256([collection.as_slice(), &token_id.to_be_bytes::<32>()].concat());
+    alloy_primitives::hex::encode(&hash[..16])
+}
+
 open_enum! {
     /// Indexing state of the contracts behind a page of NFTs or collections.
     pub enum SyncStatus {

@@ -298,10 +298,33 @@ fn bad_options_are_named_and_fail() {
         (&["serve", "--scale", "huge"][..], "--scale"),
         (&["serve", "--cors-origin", "localhost:3000"][..], "--cors-origin"),
         (&["serve", "--cors-origin", "http://localhost:3000/app"][..], "an origin has no path"),
+        (&["serve", "--upstream", "http://127.0.0.1:8545"][..], "CHAIN=VALUE"),
+        (&["serve", "--wrapped", "eth=0x12"][..], "--wrapped"),
+        (&["serve", "--fetch-batch", "0"][..], "--fetch-batch"),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_w3api")).args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?} names {named}: {stderr}");
+    }
+    // Node-mode options that read, but do not fit together.
+    let node = "eth=http://127.0.0.1:1";
+    for (args, named) in [
+        (
+            &["serve", "--upstream", node, "--stablecoin", "polygon=0x0000000000000000000000000000000000000001"][..],
+            "--stablecoin: chain polygon has no --upstream",
+        ),
+        (&["serve", "--upstream", node, "--upstream", node][..], "chain eth is given twice"),
+        (&["serve", "--upstream", node, "--block-time", "1s"][..], "shape the devnet"),
+        (&["serve", "--upstream", "eth=127.0.0.1:8545"][..], "\"127.0.0.1:8545\" is not a URL"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_w3api"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?}: {stderr}");
         assert!(stderr.contains(named), "{args:?} names {named}: {stderr}");
     }
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -119,7 +119,6 @@ impl ChainData {
         let minted = self.ledger.minted_at(holding.collection, holding.id).unwrap_or(holding.since);
         let synced = self.block_time(u64::from(minted));
         let token_id = U256::from(holding.id);
-        let token_hash = keccak256([collection.address.as_slice(), &token_id.to_be_bytes::<32>()].concat());
         NftHolding {
             collection: self.collection_info(holding.collection),
             token_id,
@@ -142,7 +141,7 @@ impl ChainData {
                     high: preview(&metadata.image, "high", 500),
                 }),
             }),
-            token_hash: alloy_primitives::hex::encode(&token_hash[..16]),
+            token_hash: w3api_types::nft_token_hash(collection.address, token_id),
             rarity: Some(NftRarity {
                 rank: u64::from(rarity.rank),
                 percentage: rarity.percentage,

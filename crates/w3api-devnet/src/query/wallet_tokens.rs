@@ -1,8 +1,6 @@
 //! Token balances of a wallet, with USD prices, at any block.
 
-use std::cmp::Reverse;
-
-use alloy_primitives::{Address, U256};
+use alloy_primitives::U256;
 use w3api_source::{PageRequest, SourceError, TokenHolding, TokenInfo, WalletTokensPage, WalletTokensQuery};
 use w3api_types::NATIVE_TOKEN_ADDRESS;
 
@@ -36,16 +34,7 @@ impl ChainData {
             Some(holder) => self.holdings_of(holder, block, query),
             None => Vec::new(),
         };
-        let priced_total_usd = holdings.iter().filter_map(TokenHolding::usd_value).sum();
-        // Ranks keys and indexes rather than the holdings themselves, which
-        // are a few hundred bytes each: a sort moves its items many times.
-        let mut ranked: Vec<(HoldingKey, usize)> =
-            holdings.iter().enumerate().map(|(index, holding)| (HoldingKey::of(holding), index)).collect();
-        ranked.sort_unstable_by_key(|(key, _)| *key);
-        let page = page.cut(ranked, |(key, _)| *key, HoldingKey::encode, HoldingKey::decode)?;
-        let mut slots: Vec<Option<TokenHolding>> = holdings.into_iter().map(Some).collect();
-        let holdings = page.map(|(_, index)| slots[index].take().expect("a page lists each holding once"));
-        Ok(WalletTokensPage { block_number: block, holdings, priced_total_usd })
+        WalletTokensPage::rank(block, holdings, page)
     }
 
     /// Every holding of `holder` at `block` that the query keeps, unordered.
@@ -117,46 +106,4 @@ impl ChainData {
             total_supply: Some(U256::from(self.ledger.supply_at(asset, block as u32))),
         }
     }
-}
-
-/// Where a holding ranks: the native currency first, then by USD value
-/// (unpriced last), then by address; also the page position.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct HoldingKey {
-    not_native: bool,
-    /// The USD value, descending by total order (unpriced as -1, below every price).
-    value: Reverse<i64>,
-    address: Address,
-}
-
-impl HoldingKey {
-    fn of(holding: &TokenHolding) -> HoldingKey {
-        HoldingKey {
-            not_native: !holding.token.native,
-            value: Reverse(total_order(holding.usd_value().unwrap_or(-1.0))),
-            address: holding.token.address,
-        }
-    }
-
-    fn encode(&self) -> String {
-        format!("{}:{}:{:#x}", u8::from(self.not_native), self.value.0, self.address)
-    }
-
-    fn decode(text: &str) -> Option<HoldingKey> {
-        let mut parts = text.split(':');
-        let not_native = match parts.next()? {
-            "0" => false,
-            "1" => true,
-            _ => return None,
-        };
-        let value = Reverse(parts.next()?.parse().ok()?);
-        let address = parts.next()?.parse().ok()?;
-        parts.next().is_none().then_some(HoldingKey { not_native, value, address })
-    }
-}
-
-/// An integer that orders as `f64::total_cmp` orders floats.
-fn total_order(value: f64) -> i64 {
-    let bits = value.to_bits() as i64;
-    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }

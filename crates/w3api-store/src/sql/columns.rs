@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use w3api_types::Address;
+use w3api_types::rpc::Hash32;
 
 use crate::StoreError;
 use crate::sql::run::Sql;
@@ -66,6 +67,11 @@ impl<'r, DB: Sql> Columns<'r, DB> {
         self.maybe(column, DB::text)
     }
 
+    /// Bytes of any length.
+    pub(crate) fn bytes(&self, column: usize) -> Result<Vec<u8>, StoreError> {
+        self.present(column, DB::bytes)
+    }
+
     /// A boolean.
     pub(crate) fn flag(&self, column: usize) -> Result<bool, StoreError> {
         self.present(column, DB::flag)
@@ -97,5 +103,10 @@ impl<'r, DB: Sql> Columns<'r, DB> {
     /// An address, kept as its 20 bytes.
     pub(crate) fn address(&self, column: usize) -> Result<Address, StoreError> {
         self.fixed(column).map(Address::from)
+    }
+
+    /// A hash, kept as its 32 bytes.
+    pub(crate) fn hash(&self, column: usize) -> Result<Hash32, StoreError> {
+        self.fixed(column).map(Hash32::from)
     }
 }

@@ -13,6 +13,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row, Transactio
 use uuid::Uuid;
 
 use w3api_types::Address;
+use w3api_types::rpc::Hash32;
 
 use crate::StoreError;
 use crate::engine::Engine;
@@ -27,7 +28,8 @@ use crate::sql::columns::Columns;
 pub(crate) const MOST_VALUES: usize = 1_000;
 
 /// A value bound to a statement's parameter. Times are Unix milliseconds,
-/// ids their hyphenated lowercase text, addresses their 20 bytes.
+/// ids their hyphenated lowercase text, addresses their 20 bytes, hashes
+/// their 32.
 pub(crate) enum Value {
     /// An integer, or NULL.
     Int(Option<i64>),
@@ -102,6 +104,12 @@ impl From<&[u8]> for Value {
 
 impl From<Address> for Value {
     fn from(value: Address) -> Value {
+        Value::Bytes(value.to_vec())
+    }
+}
+
+impl From<Hash32> for Value {
+    fn from(value: Hash32) -> Value {
         Value::Bytes(value.to_vec())
     }
 }

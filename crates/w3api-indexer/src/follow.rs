@@ -1,0 +1,349 @@
+//! Keeping an index up with its node: blocks fetched ahead in batches while
+//! earlier ones are applied, contracts registered as blocks name them, and
+//! the index rolled back to the common ancestor when the node's chain
+//! forks from it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use parking_lot::RwLock;
+use tokio::sync::{broadcast, mpsc};
+use w3api_source::Head;
+use w3api_types::Chain;
+
+use w3api_store::StoreError;
+
+use crate::block::IndexedBlock;
+use crate::index::{Anchors, ChainIndex, Continuity, Discovery, IndexError};
+use crate::journal::{Entry, Journal, TAIL_BATCH};
+use crate::node::{FetchLimits, Node, NodeError};
+
+/// How one chain is followed.
+#[derive(Clone, Debug)]
+pub struct FollowConfig {
+    /// The first block to index (balances count transfers from it on).
+    pub start_block: u64,
+    /// The wrapped native token and stablecoin prices come from.
+    pub anchors: Anchors,
+    /// Most blocks a reorganisation may undo before the index is rebuilt.
+    pub reorg_depth: u64,
+    /// Batches and concurrency of block reads.
+    pub limits: FetchLimits,
+    /// How often the node's head is asked for.
+    pub poll: Duration,
+}
+
+/// One chain's index and what is known of its node, shared by the
+/// follower (which writes) and the data source (which reads).
+#[derive(Debug)]
+pub struct Followed {
+    /// The chain.
+    pub chain: Chain,
+    /// Its node.
+    pub node: Node,
+    /// The index. Readers hold the lock for one answer, so that an answer
+    /// never mixes blocks of two branches.
+    pub index: RwLock<ChainIndex>,
+    /// The node's newest block when last asked; `u64::MAX` before.
+    node_head: AtomicU64,
+    /// Moves on whenever indexed blocks are rolled back.
+    revision: AtomicU64,
+    /// The node's `eth_chainId`, once it answered.
+    chain_id: OnceLock<u64>,
+    heads: broadcast::Sender<Head>,
+    config: FollowConfig,
+    /// Where the index is kept beyond this process, if anywhere.
+    journal: Option<Journal>,
+}
+
+/// Why a round of following stopped (the next round tries again).
+#[derive(Debug, thiserror::Error)]
+pub enum FollowError {
+    /// The node did not answer as needed.
+    #[error(transparent)]
+    Node(#[from] NodeError),
+    /// The index refused a block or a contract.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// The store of the journal failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The next block's parent is not the indexed head.
+    #[error("block {0} forks from the indexed chain")]
+    Forked(u64),
+    /// Another replica took the lease: this one reads the journal again.
+    #[error("another replica now writes the index")]
+    LostLease,
+}
+
+impl Followed {
+    /// The shared state of a chain not indexed yet.
+    /// `journal`: where the index is kept and shared, if anywhere.
+    pub fn new(
+        chain: Chain,
+        node: Node,
+        config: FollowConfig,
+        heads: broadcast::Sender<Head>,
+        journal: Option<Journal>,
+    ) -> Followed {
+        let index = ChainIndex::new(config.start_block, config.anchors, config.reorg_depth);
+        Followed {
+            chain,
+            node,
+            index: RwLock::new(index),
+            node_head: AtomicU64::new(u64::MAX),
+            revision: AtomicU64::new(0),
+            chain_id: OnceLock::new(),
+            heads,
+            config,
+            journal,
+        }
+    }
+
+    /// The node's newest block when last asked; `None` before it answered.
+    pub fn node_head(&self) -> Option<u64> {
+        Some(self.node_head.load(Ordering::Acquire)).filter(|head| *head != u64::MAX)
+    }
+
+    /// Moves on whenever indexed blocks are rolled back.
+    pub fn revision(&self) -> u64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    /// Follows the node for ever: catches up, then polls for new heads.
+    /// With a journal, a replica that holds the chain's lease does so and
+    /// writes what it indexes; the others apply what the journal adds.
+    /// Failures (the node down, a reorganisation deeper than allowed) are
+    /// logged and retried after the poll interval.
+    pub async fn follow(self: Arc<Self>) {
+        loop {
+            if let Err(error) = self.step().await {
+                match error {
+                    FollowError::Forked(number) => {
+                        tracing::info!(chain = %self.chain, number, "the chain forked from the index");
+                    }
+                    FollowError::LostLease => tracing::info!(chain = %self.chain, "{error}"),
+                    error => tracing::warn!(chain = %self.chain, node = self.node.name(), %error, "following the node"),
+                }
+            }
+            tokio::time::sleep(self.config.poll).await;
+        }
+    }
+
+    /// The node's chain id; `None` before it answered.
+    pub fn chain_id(&self) -> Option<u64> {
+        self.chain_id.get().copied()
+    }
+
+    /// One round: up to the node's head, or up to the journal's.
+    pub async fn step(self: &Arc<Self>) -> Result<(), FollowError> {
+        if self.chain_id.get().is_none() {
+            let id: alloy_primitives::U64 = self.node.request("eth_chainId", serde_json::json!([])).await?;
+            let _ = self.chain_id.set(id.to());
+        }
+        let Some(journal) = &self.journal else { return self.catch_up().await };
+        self.tail(journal).await?;
+        if journal.lead(self.chain).await? {
+            self.catch_up().await
+        } else {
+            let head = self.node.head().await?;
+            self.node_head.store(head, Ordering::Release);
+            Ok(())
+        }
+    }
+
+    /// Indexes every block up to the node's head, after rolling back what
+    /// the node no longer has.
+    async fn catch_up(self: &Arc<Self>) -> Result<(), FollowError> {
+        let head = self.node.head().await?;
+        self.node_head.store(head, Ordering::Release);
+        self.reconcile(head).await?;
+        let from = self.index.read().next_block();
+        if from > head {
+            return Ok(());
+        }
+        let (sender, mut batches) = mpsc::channel(self.config.limits.concurrency.max(1));
+        let fetcher = tokio::spawn(Arc::clone(self).fetch(from, head, sender));
+        let result = async {
+            while let Some(batch) = batches.recv().await {
+                let mut entries = Vec::new();
+                for block in batch? {
+                    entries.push(self.apply(block).await?);
+                }
+                self.write(&entries).await?;
+            }
+            Ok(())
+        }
+        .await;
+        fetcher.abort();
+        result
+    }
+
+    /// Reads blocks `from..=to` in batches, `concurrency` at a time, and
+    /// hands them on in order.
+    async fn fetch(self: Arc<Self>, from: u64, to: u64, batches: mpsc::Sender<Result<Vec<IndexedBlock>, NodeError>>) {
+        use futures::StreamExt;
+        let size = self.config.limits.batch.max(1) as u64;
+        let ranges = (from..=to).step_by(size as usize).map(|start| start..=to.min(start + size - 1));
+        let node = &self.node;
+        let mut reads = futures::stream::iter(ranges)
+            .map(|range| node.blocks(range))
+            .buffered(self.config.limits.concurrency.max(1));
+        while let Some(batch) = reads.next().await {
+            let failed = batch.is_err();
+            if batches.send(batch).await.is_err() || failed {
+                return;
+            }
+        }
+    }
+
+    /// Registers what `block` discovers, then applies it; returns it as
+    /// the journal keeps it.
+    async fn apply(&self, block: IndexedBlock) -> Result<Entry, FollowError> {
+        let discoveries = self.index.read().discoveries(&block);
+        let mut entry = Entry { tokens: Vec::new(), collections: Vec::new(), block };
+        for discovery in discoveries {
+            match discovery {
+                Discovery::Token(token) => {
+                    entry.tokens.push((token, self.node.token_meta(token, entry.block.number).await));
+                }
+                Discovery::Collection { address, erc1155 } => {
+                    let meta = self.node.collection_meta(address, erc1155, entry.block.number).await;
+                    entry.collections.push((address, meta));
+                }
+            }
+        }
+        self.apply_entry(&entry)?;
+        Ok(entry)
+    }
+
+    /// Registers an entry's contracts and applies its block.
+    fn apply_entry(&self, entry: &Entry) -> Result<(), FollowError> {
+        let block = &entry.block;
+        let applied = {
+            let mut index = self.index.write();
+            for (token, meta) in &entry.tokens {
+                index.register_token(*token, meta.clone())?;
+            }
+            for (collection, meta) in &entry.collections {
+                index.register_collection(*collection, meta.clone())?;
+            }
+            index.apply(block)
+        };
+        match applied {
+            Ok(refused) => {
+                for refusal in refused {
+                    tracing::warn!(chain = %self.chain, block = block.number, %refusal, "log not applied");
+                }
+                let _ = self.heads.send(Head { chain: self.chain, number: block.number });
+                Ok(())
+            }
+            Err(IndexError::NotNext { continuity: Continuity::Fork, number }) => Err(FollowError::Forked(number)),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// Keeps what was just indexed in the journal, if there is one.
+    async fn write(&self, entries: &[Entry]) -> Result<(), FollowError> {
+        match &self.journal {
+            Some(journal) if !journal.append(self.chain, entries).await? => Err(FollowError::LostLease),
+            _ => Ok(()),
+        }
+    }
+
+    /// Applies what the journal holds past the index, after rolling back
+    /// what it no longer holds.
+    async fn tail(&self, journal: &Journal) -> Result<(), FollowError> {
+        self.reconcile_with_journal(journal).await?;
+        loop {
+            let next = self.index.read().next_block();
+            let entries = journal.read(self.chain, next).await?;
+            for entry in &entries {
+                self.apply_entry(entry)?;
+            }
+            if entries.len() < TAIL_BATCH {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Rolls the index back to the newest block whose hash the journal
+    /// keeps; empties it when the journal keeps none of its recent blocks.
+    async fn reconcile_with_journal(&self, journal: &Journal) -> Result<(), FollowError> {
+        let Some(head) = self.index.read().head() else { return Ok(()) };
+        let lowest = head.saturating_sub(self.config.reorg_depth).max(self.config.start_block);
+        let kept = journal.hashes(self.chain, lowest, head).await?;
+        let ancestor = {
+            let index = self.index.read();
+            kept.iter().rev().find(|(number, hash)| index.hash_at(*number) == Some(*hash)).map(|(n, _)| *n)
+        };
+        match ancestor {
+            Some(ancestor) if ancestor == head => return Ok(()),
+            Some(ancestor) => self.index.write().rollback_to(ancestor)?,
+            None => self.restart(),
+        }
+        self.rolled_back(ancestor.unwrap_or(self.config.start_block.saturating_sub(1)));
+        Ok(())
+    }
+
+    /// Empties the index, to be built again from the first block.
+    fn restart(&self) {
+        let config = &self.config;
+        *self.index.write() = ChainIndex::new(config.start_block, config.anchors, config.reorg_depth);
+    }
+
+    /// Tells readers that blocks after `number` were undone.
+    fn rolled_back(&self, number: u64) {
+        self.revision.fetch_add(1, Ordering::AcqRel);
+        let _ = self.heads.send(Head { chain: self.chain, number });
+    }
+
+    /// Rolls the index back to the newest block the node still has, when
+    /// its head is not the node's block of that number. A rollback deeper
+    /// than allowed starts the index again from its first block.
+    async fn reconcile(&self, node_head: u64) -> Result<(), FollowError> {
+        let Some(indexed) = self.index.read().head() else { return Ok(()) };
+        let mut number = indexed.min(node_head);
+        let lowest = indexed.saturating_sub(self.config.reorg_depth);
+        let ancestor = loop {
+            let ours = self.index.read().hash_at(number);
+            if ours.is_some() && self.node.hash_at(number).await? == ours {
+                break Some(number);
+            }
+            if number == 0 || number <= lowest {
+                break None;
+            }
+            number -= 1;
+        };
+        if ancestor == Some(indexed) {
+            return Ok(());
+        }
+        let rolled = match ancestor {
+            Some(ancestor) => self.index.write().rollback_to(ancestor).map(|()| ancestor),
+            None => Err(IndexError::TooDeep { depth: indexed - lowest, limit: self.config.reorg_depth }),
+        };
+        // Readers learn of the rollback before the journal does: what they
+        // were told was on the abandoned branch is gone either way.
+        let kept = match rolled {
+            Ok(ancestor) => {
+                tracing::info!(chain = %self.chain, from = indexed, to = ancestor, "rolled back a reorganisation");
+                self.rolled_back(ancestor);
+                match &self.journal {
+                    Some(journal) => journal.truncate(self.chain, ancestor).await?,
+                    None => true,
+                }
+            }
+            Err(error) => {
+                tracing::warn!(chain = %self.chain, %error, "indexing again from the first block");
+                self.restart();
+                self.rolled_back(self.config.start_block.saturating_sub(1));
+                match &self.journal {
+                    Some(journal) => journal.clear(self.chain).await?,
+                    None => true,
+                }
+            }
+        };
+        if kept { Ok(()) } else { Err(FollowError::LostLease) }
+    }
+}

@@ -1,0 +1,240 @@
+//! The interface answered for real nodes: wallet answers and prices from
+//! each chain's index, the standard JSON-RPC methods from the node itself.
+//!
+//! An answer from the index holds its read lock from start to end, so it
+//! is read from one branch; what it asks the node for besides (a native
+//! balance) names the indexed block by hash, which a node that has left
+//! that branch refuses rather than answering from another.
+
+mod forward;
+mod nfts;
+mod wallet_tokens;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::broadcast;
+use w3api_source::{
+    BlockRef, ChainControl, Contract, DataSource, FeeSuggestion, Head, LogQuery, PageRequest, SourceError,
+    TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
+    WalletTokensQuery,
+};
+use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncProgress, SyncingStatus, TokenPrice, Transaction};
+use w3api_types::{Address, Chain, U256};
+
+use crate::follow::{FollowConfig, Followed};
+use crate::journal::Journal;
+use crate::metadata::MetadataReader;
+use crate::node::{Node, NodeError};
+
+/// One chain to serve from a node.
+#[derive(Clone, Debug)]
+pub struct Upstream {
+    /// The chain it is served as.
+    pub chain: Chain,
+    /// The node's JSON-RPC URL.
+    pub url: String,
+    /// How it is followed.
+    pub follow: FollowConfig,
+}
+
+/// Chains served from their nodes' indexes.
+#[derive(Clone, Debug)]
+pub struct NodeSource {
+    chains: Arc<HashMap<Chain, Arc<Followed>>>,
+    heads: broadcast::Sender<Head>,
+    metadata: Arc<MetadataReader>,
+}
+
+/// How long a call to a node may take.
+const NODE_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl NodeSource {
+    /// Starts following every upstream (on the current tokio runtime);
+    /// NFT metadata documents are read from `data:` URIs, and over http(s)
+    /// from `metadata_hosts` only. With a `journal`, each index is kept in
+    /// its store and shared with the replicas that use the same one.
+    pub fn start(
+        upstreams: Vec<Upstream>,
+        metadata_hosts: Vec<String>,
+        journal: Option<Journal>,
+    ) -> Result<NodeSource, NodeError> {
+        let (heads, _) = broadcast::channel(1024);
+        let mut chains = HashMap::new();
+        for upstream in upstreams {
+            let node = Node::connect(&upstream.url, NODE_TIMEOUT)?;
+            let followed =
+                Arc::new(Followed::new(upstream.chain, node, upstream.follow, heads.clone(), journal.clone()));
+            tokio::spawn(Arc::clone(&followed).follow());
+            chains.insert(upstream.chain, followed);
+        }
+        let metadata = Arc::new(MetadataReader::new(metadata_hosts, NODE_TIMEOUT));
+        Ok(NodeSource { chains: Arc::new(chains), heads, metadata })
+    }
+
+    fn chain(&self, chain: Chain) -> Result<&Arc<Followed>, SourceError> {
+        self.chains.get(&chain).ok_or(SourceError::ChainNotServed(chain))
+    }
+
+    /// The newest indexed block of a chain.
+    fn indexed_head(&self, chain: Chain) -> Result<u64, SourceError> {
+        let followed = self.chain(chain)?;
+        followed.index.read().head().ok_or_else(|| {
+            SourceError::Unavailable(format!("chain {chain}: no block of {} is indexed yet", followed.node.name()))
+        })
+    }
+}
+
+/// A node's failure, as the source reports it.
+impl From<NodeError> for SourceError {
+    fn from(error: NodeError) -> Self {
+        SourceError::Unavailable(error.to_string())
+    }
+}
+
+/// The block an answer is read at: the one asked for, or the indexed head.
+fn resolve(requested: Option<u64>, head: u64) -> Result<u64, SourceError> {
+    match requested {
+        None => Ok(head),
+        Some(block) if block <= head => Ok(block),
+        Some(requested) => Err(SourceError::BlockOutOfRange { requested, latest: head }),
+    }
+}
+
+impl ChainControl for NodeSource {}
+
+impl DataSource for NodeSource {
+    async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
+        self.indexed_head(chain)
+    }
+
+    fn revision(&self, chain: Chain) -> u64 {
+        self.chains.get(&chain).map_or(0, |followed| followed.revision())
+    }
+
+    async fn wallet_tokens(
+        &self,
+        query: WalletTokensQuery,
+        page: PageRequest,
+    ) -> Result<WalletTokensPage, SourceError> {
+        wallet_tokens::answer(self.chain(query.chain)?, query, &page).await
+    }
+
+    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
+        nfts::wallet_nfts(self.chain(query.chain)?, &self.metadata, query, &page).await
+    }
+
+    async fn wallet_collections(
+        &self,
+        query: WalletCollectionsQuery,
+        page: PageRequest,
+    ) -> Result<WalletCollectionsPage, SourceError> {
+        nfts::wallet_collections(self.chain(query.chain)?, query, &page).await
+    }
+
+    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
+        wallet_tokens::token_price(self.chain(query.chain)?, &query)
+    }
+
+    async fn block(&self, chain: Chain, block: BlockRef, full: bool) -> Result<Option<Block>, SourceError> {
+        forward::block(self.chain(chain)?, block, full).await
+    }
+
+    async fn transaction(&self, chain: Chain, block: BlockRef, index: u64) -> Result<Option<Transaction>, SourceError> {
+        forward::transaction(self.chain(chain)?, block, index).await
+    }
+
+    fn kind(&self) -> &'static str {
+        "node"
+    }
+
+    fn chain_id(&self, chain: Chain) -> Option<u64> {
+        self.chains.get(&chain)?.chain_id()
+    }
+
+    /// Syncing while the index is behind the node.
+    async fn syncing(&self, chain: Chain) -> Result<SyncingStatus, SourceError> {
+        let followed = self.chain(chain)?;
+        let (first, indexed) = {
+            let index = followed.index.read();
+            (index.first_block(), index.head())
+        };
+        let node_head = followed.node_head();
+        Ok(match (indexed, node_head) {
+            (Some(indexed), Some(node)) if indexed >= node => SyncingStatus::NotSyncing,
+            (indexed, node) => SyncingStatus::Syncing(SyncProgress {
+                starting_block: first,
+                current_block: indexed.unwrap_or(first),
+                highest_block: node.unwrap_or(first),
+            }),
+        })
+    }
+
+    async fn block_number(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
+        forward::block_number(self.chain(chain)?, block).await
+    }
+
+    async fn block_transaction_count(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
+        forward::block_transaction_count(self.chain(chain)?, block).await
+    }
+
+    async fn transaction_by_hash(&self, chain: Chain, hash: Hash32) -> Result<Option<Transaction>, SourceError> {
+        forward::by_hash(self.chain(chain)?, "eth_getTransactionByHash", hash).await
+    }
+
+    async fn receipt(&self, chain: Chain, hash: Hash32) -> Result<Option<Receipt>, SourceError> {
+        forward::by_hash(self.chain(chain)?, "eth_getTransactionReceipt", hash).await
+    }
+
+    async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
+        forward::block_receipts(self.chain(chain)?, block).await
+    }
+
+    async fn logs(&self, query: LogQuery) -> Result<Vec<Log>, SourceError> {
+        forward::logs(self.chain(query.chain)?, &query).await
+    }
+
+    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
+        forward::account_state(self.chain(chain)?, "eth_getBalance", address, block).await
+    }
+
+    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
+        let count = forward::account_state(self.chain(chain)?, "eth_getTransactionCount", address, block).await?;
+        u64::try_from(count).map_err(|_| SourceError::Unavailable(format!("the node counts {count} transactions")))
+    }
+
+    async fn fee_history(
+        &self,
+        chain: Chain,
+        count: u64,
+        newest: BlockRef,
+        percentiles: &[f64],
+    ) -> Result<FeeHistory, SourceError> {
+        forward::fee_history(self.chain(chain)?, count, newest, percentiles).await
+    }
+
+    async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
+        forward::fee_suggestion(self.chain(chain)?).await
+    }
+
+    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
+        let followed = self.chain(chain)?;
+        let index = followed.index.read();
+        let head = index.head().unwrap_or(0);
+        Ok(addresses
+            .iter()
+            .filter_map(|address| {
+                if let Some(asset) = index.asset(*address) {
+                    return Some(Contract::Token(wallet_tokens::token_info(&index, chain, asset, head)));
+                }
+                let collection = index.collection_index(*address)?;
+                Some(Contract::Collection(nfts::collection_info(&index, collection)))
+            })
+            .collect())
+    }
+
+    fn heads(&self) -> Option<broadcast::Receiver<Head>> {
+        Some(self.heads.subscribe())
+    }
+}

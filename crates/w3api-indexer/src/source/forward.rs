@@ -1,0 +1,217 @@
+//! The standard JSON-RPC methods, answered by the node.
+//!
+//! The gateway's view of a chain ends at the indexed head: `latest` and
+//! `pending` name it, and a block number past it does not exist yet, so
+//! that a client reading the gateway and the wallet answers sees one chain.
+//! Block hashes are the node's to resolve.
+
+use alloy_primitives::{B256, U64, U256};
+use futures::future::try_join_all;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use w3api_source::{BlockRef, FeeSuggestion, LogQuery, SourceError};
+use w3api_types::Address;
+use w3api_types::rpc::{Block, BlockNumberOrTag, BlockTransactions, FeeHistory, Log, LogFilter, Receipt, Transaction};
+
+use crate::follow::Followed;
+use crate::node::LogsMethod;
+
+/// A block named by number or hash, as the node is asked for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Named {
+    Number(u64),
+    Hash(B256),
+}
+
+impl Named {
+    /// The parameter naming the block: a quantity, or EIP-1898's `{blockHash}`
+    /// (`hash_object`) or a bare hash.
+    fn param(self, hash_object: bool) -> Value {
+        match self {
+            Named::Number(number) => json!(format!("{number:#x}")),
+            Named::Hash(hash) if hash_object => json!({ "blockHash": hash }),
+            Named::Hash(hash) => json!(hash),
+        }
+    }
+
+    /// The method for this kind of name: `by_number` or `by_hash`.
+    fn method(self, by_number: &'static str, by_hash: &'static str) -> &'static str {
+        match self {
+            Named::Number(_) => by_number,
+            Named::Hash(_) => by_hash,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct NumberOnly {
+    number: U64,
+}
+
+fn indexed_head(followed: &Followed) -> Result<u64, SourceError> {
+    followed
+        .index
+        .read()
+        .head()
+        .ok_or_else(|| SourceError::Unavailable(format!("chain {}: no block is indexed yet", followed.chain)))
+}
+
+async fn request<R: DeserializeOwned + std::fmt::Debug + Send + Sync + Unpin + 'static>(
+    followed: &Followed,
+    method: &'static str,
+    params: Value,
+) -> Result<R, SourceError> {
+    Ok(followed.node.request(method, params).await?)
+}
+
+/// The number of the block a reference names, in the gateway's view.
+pub(super) async fn block_number(followed: &Followed, block: BlockRef) -> Result<Option<u64>, SourceError> {
+    let head = indexed_head(followed)?;
+    let tagged = |tag: &'static str| async move {
+        let header: Option<NumberOnly> = request(followed, "eth_getBlockByNumber", json!([tag, false])).await?;
+        Ok::<_, SourceError>(Some(header.map_or(head, |h| h.number.to::<u64>().min(head))))
+    };
+    match block {
+        BlockRef::Number(number) => Ok((number <= head).then_some(number)),
+        BlockRef::Latest | BlockRef::Pending => Ok(Some(head)),
+        BlockRef::Earliest => Ok(Some(0)),
+        BlockRef::Safe => tagged("safe").await,
+        BlockRef::Finalized => tagged("finalized").await,
+        BlockRef::Hash(hash) => {
+            let header: Option<NumberOnly> = request(followed, "eth_getBlockByHash", json!([hash, false])).await?;
+            Ok(header.map(|h| h.number.to()))
+        }
+    }
+}
+
+/// The block a reference names, by hash as given or by number otherwise.
+async fn named(followed: &Followed, block: BlockRef) -> Result<Option<Named>, SourceError> {
+    Ok(match block {
+        BlockRef::Hash(hash) => Some(Named::Hash(hash)),
+        other => block_number(followed, other).await?.map(Named::Number),
+    })
+}
+
+/// The block a reference names, which must exist.
+async fn existing(followed: &Followed, block: BlockRef) -> Result<Named, SourceError> {
+    match named(followed, block).await? {
+        Some(Named::Hash(hash)) if block_number(followed, BlockRef::Hash(hash)).await?.is_none() => {
+            Err(SourceError::UnknownBlockHash(hash))
+        }
+        Some(named) => Ok(named),
+        None => {
+            let latest = indexed_head(followed)?;
+            let requested = match block {
+                BlockRef::Number(number) => number,
+                _ => latest,
+            };
+            Err(SourceError::BlockOutOfRange { requested, latest })
+        }
+    }
+}
+
+pub(super) async fn block(followed: &Followed, block: BlockRef, full: bool) -> Result<Option<Block>, SourceError> {
+    let Some(named) = named(followed, block).await? else { return Ok(None) };
+    let method = named.method("eth_getBlockByNumber", "eth_getBlockByHash");
+    request(followed, method, json!([named.param(false), full])).await
+}
+
+pub(super) async fn transaction(
+    followed: &Followed,
+    block: BlockRef,
+    index: u64,
+) -> Result<Option<Transaction>, SourceError> {
+    let Some(named) = named(followed, block).await? else { return Ok(None) };
+    let method = named.method("eth_getTransactionByBlockNumberAndIndex", "eth_getTransactionByBlockHashAndIndex");
+    request(followed, method, json!([named.param(false), format!("{index:#x}")])).await
+}
+
+pub(super) async fn block_transaction_count(followed: &Followed, block: BlockRef) -> Result<Option<u64>, SourceError> {
+    let Some(named) = named(followed, block).await? else { return Ok(None) };
+    let method = named.method("eth_getBlockTransactionCountByNumber", "eth_getBlockTransactionCountByHash");
+    let count: Option<U64> = request(followed, method, json!([named.param(false)])).await?;
+    Ok(count.map(|c| c.to()))
+}
+
+/// A transaction or a receipt by its hash.
+pub(super) async fn by_hash<R: DeserializeOwned + std::fmt::Debug + Send + Sync + Unpin + 'static>(
+    followed: &Followed,
+    method: &'static str,
+    hash: B256,
+) -> Result<Option<R>, SourceError> {
+    request(followed, method, json!([hash])).await
+}
+
+/// Every receipt of a block: `eth_getBlockReceipts` where the node has it,
+/// else one `eth_getTransactionReceipt` per transaction.
+pub(super) async fn block_receipts(followed: &Followed, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
+    let Some(named) = named(followed, block).await? else { return Ok(None) };
+    if followed.node.logs_method().await == LogsMethod::BlockReceipts {
+        return request(followed, "eth_getBlockReceipts", json!([named.param(false)])).await;
+    }
+    let method = named.method("eth_getBlockByNumber", "eth_getBlockByHash");
+    let Some(block): Option<Block> = request(followed, method, json!([named.param(false), false])).await? else {
+        return Ok(None);
+    };
+    let hashes = match block.transactions {
+        BlockTransactions::Hashes(hashes) => hashes,
+        BlockTransactions::Full(transactions) => transactions.into_iter().map(|t| t.hash).collect(),
+    };
+    let receipts = try_join_all(hashes.into_iter().map(|hash| async move {
+        let receipt: Option<Receipt> = by_hash(followed, "eth_getTransactionReceipt", hash).await?;
+        receipt.ok_or_else(|| SourceError::Unavailable(format!("the node has no receipt of {hash:#x}")))
+    }))
+    .await?;
+    Ok(Some(receipts))
+}
+
+pub(super) async fn logs(followed: &Followed, query: &LogQuery) -> Result<Vec<Log>, SourceError> {
+    let filter = LogFilter {
+        from_block: Some(BlockNumberOrTag::Number(query.from_block)),
+        to_block: Some(BlockNumberOrTag::Number(query.to_block)),
+        block_hash: None,
+        ..query.filter.clone()
+    };
+    let logs: Vec<Log> = request(followed, "eth_getLogs", json!([filter])).await?;
+    if logs.len() > query.max_logs {
+        return Err(SourceError::TooManyLogs { limit: query.max_logs });
+    }
+    Ok(logs)
+}
+
+/// A balance or a transaction count of an account after a block.
+pub(super) async fn account_state(
+    followed: &Followed,
+    method: &'static str,
+    address: Address,
+    block: BlockRef,
+) -> Result<U256, SourceError> {
+    let named = existing(followed, block).await?;
+    request(followed, method, json!([address, named.param(true)])).await
+}
+
+pub(super) async fn fee_history(
+    followed: &Followed,
+    count: u64,
+    newest: BlockRef,
+    percentiles: &[f64],
+) -> Result<FeeHistory, SourceError> {
+    let newest = match existing(followed, newest).await? {
+        Named::Hash(hash) => block_number(followed, BlockRef::Hash(hash)).await?.unwrap_or_default(),
+        Named::Number(number) => number,
+    };
+    request(followed, "eth_feeHistory", json!([format!("{count:#x}"), format!("{newest:#x}"), percentiles])).await
+}
+
+/// The next block's base fee (the last of a one-block fee history) and the
+/// node's suggested tip.
+pub(super) async fn fee_suggestion(followed: &Followed) -> Result<FeeSuggestion, SourceError> {
+    let head = indexed_head(followed)?;
+    let history: FeeHistory = request(followed, "eth_feeHistory", json!(["0x1", format!("{head:#x}"), []])).await?;
+    let tip: U256 = request(followed, "eth_maxPriorityFeePerGas", json!([])).await?;
+    Ok(FeeSuggestion {
+        next_base_fee: history.base_fee_per_gas.last().copied().unwrap_or(0),
+        tip: u128::try_from(tip).unwrap_or(u128::MAX),
+    })
+}
