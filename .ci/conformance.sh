@@ -19,8 +19,13 @@ if [ ! -d "$fixtures/execution-apis" ]; then
   exit 1
 fi
 mkdir -p "$work"
-cargo build --release --quiet -p w3api-cli
-export W3API_BIN="$PWD/target/release/w3api"
+# W3API_BIN: the w3api binary (default target/release/w3api, built here).
+if [ -z "${W3API_BIN:-}" ]; then
+  cargo build --release --quiet -p w3api-cli
+  W3API_BIN=target/release/w3api
+fi
+W3API_BIN=$(cd "$(dirname "$W3API_BIN")" && pwd)/$(basename "$W3API_BIN")
+export W3API_BIN
 export W3API_API_KEY=conformance-key
 
 . .ci/serve.sh

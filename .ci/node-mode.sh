@@ -7,6 +7,8 @@
 #
 #   .ci/node-mode.sh [check]      the check (needs w3api node mode):
 #       deploy and drive the chain; start w3api on it; compare; then
+#       stream deliveries for its blocks (streams.cjs: each transfer's block
+#       delivered unconfirmed and confirmed, signed, as the node has it);
 #       reorganisations: snapshot, branch A (20 blocks), compare; revert,
 #       branch B (25 blocks, longer), compare, nothing of A shows; snapshot,
 #       branch C (20 blocks), compare; revert, branch D (8 blocks, shorter
@@ -190,7 +192,8 @@ weth=$(deployed "$work/deployment.json" wrapped)
 usd=$(deployed "$work/deployment.json" stable)
 
 if [ "$mode" = check ]; then
-  start_server --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+  start_server --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd" \
+    --webhook-host 127.0.0.1 --confirmations 2
   # check NAME DEPLOYMENT [ARGS...]: w3api against the node.
   check() {
     local name=$1 deployment=$2
@@ -206,6 +209,13 @@ else
 fi
 
 check check-main "$work/deployment.json"
+
+# Stream deliveries of the upstream blocks: a receiver here gets each new
+# block with ERC20 transfers, unconfirmed then confirmed (2 blocks deep).
+if [ "$mode" = check ]; then
+  run streams node "$src/streams.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
+    --deployment "$work/deployment.json" --dump "$work/streams-deliveries.json"
+fi
 
 # Reorganisations. evm_snapshot/evm_revert put the node back to a block;
 # the next branch mines other blocks at the same heights.

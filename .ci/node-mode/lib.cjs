@@ -151,9 +151,20 @@ async function postJson(url, body, timeoutMs = DEFAULT_TIMEOUT_MS) {
   return { status: response.status, json };
 }
 
-/// GET with headers; answers `{status, json}` (json null when the body is not JSON).
+/// GET with headers; answers `{status, json, text}` (json null when the body is not JSON).
 async function getJson(url, headers = {}, timeoutMs = DEFAULT_TIMEOUT_MS) {
-  const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  return requestJson(url, { headers, timeoutMs });
+}
+
+/// Any method, with a JSON body when `body` is given; answers `{status, json, text}`.
+async function requestJson(url, { method = 'GET', headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+  const sent = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
+  const response = await fetch(url, {
+    method,
+    headers: sent,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const text = await response.text();
   let json = null;
   try {
@@ -474,6 +485,7 @@ module.exports = {
   artifact,
   fail,
   getJson,
+  requestJson,
   hex,
   parseArgs,
   pool,

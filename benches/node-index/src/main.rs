@@ -60,7 +60,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         report("index (PostgreSQL)", blocks, args.logs, postgres, Some(mean(&raws[1..3])));
     }
     report("raw fetch (mean)", blocks, args.logs, mean(&raws), None);
+    println!("peak memory of this process (all runs): {}", peak_memory());
     Ok(())
+}
+
+/// `VmHWM` of this process, as Linux reports it.
+fn peak_memory() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().find_map(|line| line.strip_prefix("VmHWM:")).map_or("unknown".into(), |kb| kb.trim().to_string())
 }
 
 fn mean(times: &[Duration]) -> Duration {

@@ -184,3 +184,15 @@ fn nfts_are_owned_by_their_last_recipient() {
     let ledger = index.ledger();
     assert_eq!(ledger.erc721_owner(0, U256::MAX), ledger.find(BOB), "any token id, up to 2^256 - 1");
 }
+
+#[test]
+fn a_block_naming_no_parent_follows_by_number() {
+    let chain = chain();
+    let index = index_of(&chain[..2]);
+    let mut orphan = block(3, 0, vec![]);
+    orphan.parent_hash = B256::ZERO;
+    assert_eq!(index.continuity(&orphan), Continuity::Next);
+    let mut other = block(3, 0, vec![]);
+    other.parent_hash = B256::repeat_byte(9);
+    assert_eq!(index.continuity(&other), Continuity::Fork);
+}
