@@ -12,7 +12,9 @@
 #       reorganisations: snapshot, branch A (20 blocks), compare; revert,
 #       branch B (25 blocks, longer), compare, nothing of A shows; snapshot,
 #       branch C (20 blocks), compare; revert, branch D (8 blocks, shorter
-#       than C), compare, nothing of A or C shows.
+#       than C), compare, nothing of A or C shows; then w3api restarted on
+#       its data directory (the index read back from its journal), compared
+#       again.
 #   .ci/node-mode.sh self-test    the same chain and reorganisations, without
 #       w3api: check.cjs --self-test computes the expected answers from the
 #       node at each step and checks that they hang together.
@@ -192,8 +194,12 @@ weth=$(deployed "$work/deployment.json" wrapped)
 usd=$(deployed "$work/deployment.json" stable)
 
 if [ "$mode" = check ]; then
-  start_server --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd" \
-    --webhook-host 127.0.0.1 --confirmations 2
+  # A data directory of its own: the index is journaled there as it goes,
+  # through every reorganisation, and read back by a restart at the end.
+  rm -rf "$work/state"
+  server_args=(--api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+    --webhook-host 127.0.0.1 --confirmations 2 --data-dir "$work/state")
+  start_server "${server_args[@]}"
   # check NAME DEPLOYMENT [ARGS...]: w3api against the node.
   check() {
     local name=$1 deployment=$2
@@ -255,5 +261,19 @@ if [ "$mode" = check ] && ! kill -0 "$W3API_PID" 2>/dev/null; then
   echo "w3api serve exited during the checks:" >&2
   tail -n 20 "$work/serve.err" >&2
   broken+=("server") failed=$((failed + 1))
+fi
+
+if [ "$mode" = check ]; then
+  echo "--- restart w3api on its data directory: the index comes back from the journal, branch D's"
+  kill "$W3API_PID" && wait "$W3API_PID" 2>/dev/null || true
+  start_server "${server_args[@]}"
+  check check-restart "$work/branch-d.json" --absent "$work/branch-a.json,$work/branch-c.json" \
+    --blocks latest,-1,-8,-9,-30
+  if grep -q "index read from the store's journal" "$work/serve.err"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL the restarted server did not read its index from the journal" >&2
+    broken+=("restart") failed=$((failed + 1))
+  fi
 fi
 finish

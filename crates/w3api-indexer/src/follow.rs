@@ -138,12 +138,15 @@ impl Followed {
 
     /// One round: up to the node's head, or up to the journal's.
     pub async fn step(self: &Arc<Self>) -> Result<(), FollowError> {
+        // What the journal holds is served before the node is asked anything.
+        if let Some(journal) = &self.journal {
+            self.tail(journal).await?;
+        }
         if self.chain_id.get().is_none() {
             let id: alloy_primitives::U64 = self.node.request("eth_chainId", serde_json::json!([])).await?;
             let _ = self.chain_id.set(id.to());
         }
         let Some(journal) = &self.journal else { return self.catch_up().await };
-        self.tail(journal).await?;
         if journal.lead(self.chain).await? {
             self.catch_up().await
         } else {
@@ -256,13 +259,19 @@ impl Followed {
     /// what it no longer holds.
     async fn tail(&self, journal: &Journal) -> Result<(), FollowError> {
         self.reconcile_with_journal(journal).await?;
+        let mut applied = 0;
         loop {
             let next = self.index.read().next_block();
             let entries = journal.read(self.chain, next).await?;
             for entry in &entries {
                 self.apply_entry(entry)?;
             }
+            applied += entries.len();
             if entries.len() < TAIL_BATCH {
+                if applied > 0 {
+                    let head = self.index.read().head();
+                    tracing::info!(chain = %self.chain, blocks = applied, ?head, "index read from the store's journal");
+                }
                 return Ok(());
             }
         }
