@@ -64,23 +64,7 @@ timeout 300 "$venv/bin/python" "$clients/discover.py" "$W3API_CLIENTS_FIXTURE"
 export NODE_PATH=$work/node_modules
 # Python's bytecode caches go under target/, not into .ci/clients/.
 export PYTHONPYCACHEPREFIX=$work/pycache
-passed=0 failed=0 broken=()
-run() { # name, command...
-  local name=$1 log=$work/$1.log status=0
-  shift
-  echo "--- $name"
-  timeout 600 "$@" 2>&1 | tee "$log" || status=$?
-  local line
-  line=$(grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
-  if [ -n "$line" ]; then
-    passed=$((passed + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
-    failed=$((failed + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$line")))
-  fi
-  if [ "$status" -ne 0 ] || [ -z "$line" ]; then
-    broken+=("$name")
-    [ -n "$line" ] || failed=$((failed + 1))
-  fi
-}
+. "$root/.ci/tally.sh"
 run viem node "$clients/viem.cjs"
 run ethers node "$clients/ethers.cjs"
 run web3py "$venv/bin/python" "$clients/web3py_checks.py"

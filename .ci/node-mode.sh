@@ -109,24 +109,8 @@ deployed() {
   node -e 'const d = require(process.argv[1]); console.log(d.contracts.find((c) => c.role === process.argv[2]).address)' "$1" "$2"
 }
 
-# run NAME COMMAND...: runs one step, adds up its `N passed, N failed` line,
-# and carries on when it fails.
-passed=0 failed=0 broken=()
-run() {
-  local name=$1 log=$work/$1.log status=0 line
-  shift
-  echo "--- $name"
-  timeout 900 "$@" 2>&1 | tee "$log" || status=$?
-  line=$(grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
-  if [ -n "$line" ]; then
-    passed=$((passed + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
-    failed=$((failed + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$line")))
-  fi
-  if [ "$status" -ne 0 ] || [ -z "$line" ]; then
-    broken+=("$name")
-    [ -n "$line" ] || failed=$((failed + 1))
-  fi
-}
+RUN_TIMEOUT=900
+. "$root/.ci/tally.sh"
 
 # step NAME COMMAND...: a step that must work for the rest to mean anything.
 step() {

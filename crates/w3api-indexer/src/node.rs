@@ -58,6 +58,11 @@ pub enum NodeError {
     },
 }
 
+/// What a node's answer can be read as (what alloy's client asks of one).
+pub trait Answer: DeserializeOwned + std::fmt::Debug + Send + Sync + Unpin + 'static {}
+
+impl<T: DeserializeOwned + std::fmt::Debug + Send + Sync + Unpin + 'static> Answer for T {}
+
 /// How the node is read: blocks per request batch, and batches in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FetchLimits {
@@ -161,11 +166,7 @@ impl Node {
     }
 
     /// One call, its result read as `R`.
-    pub async fn request<R: DeserializeOwned + std::fmt::Debug + Send + Sync + Unpin + 'static>(
-        &self,
-        method: &'static str,
-        params: serde_json::Value,
-    ) -> Result<R, NodeError> {
+    pub async fn request<R: Answer>(&self, method: &'static str, params: serde_json::Value) -> Result<R, NodeError> {
         self.client.request(method, params).await.map_err(|e| self.failed(method, e))
     }
 

@@ -76,14 +76,16 @@ impl NodeSource {
     fn chain(&self, chain: Chain) -> Result<&Arc<Followed>, SourceError> {
         self.chains.get(&chain).ok_or(SourceError::ChainNotServed(chain))
     }
+}
 
-    /// The newest indexed block of a chain.
-    fn indexed_head(&self, chain: Chain) -> Result<u64, SourceError> {
-        let followed = self.chain(chain)?;
-        followed.index.read().head().ok_or_else(|| {
-            SourceError::Unavailable(format!("chain {chain}: no block of {} is indexed yet", followed.node.name()))
-        })
-    }
+/// Why a chain cannot answer yet: its index holds no block.
+fn not_indexed(followed: &Followed) -> SourceError {
+    SourceError::Unavailable(format!("chain {}: no block of {} is indexed yet", followed.chain, followed.node.name()))
+}
+
+/// The newest indexed block of a chain.
+fn indexed_head(followed: &Followed) -> Result<u64, SourceError> {
+    followed.index.read().head().ok_or_else(|| not_indexed(followed))
 }
 
 /// A node's failure, as the source reports it.
@@ -106,7 +108,7 @@ impl ChainControl for NodeSource {}
 
 impl DataSource for NodeSource {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
-        self.indexed_head(chain)
+        indexed_head(self.chain(chain)?)
     }
 
     fn revision(&self, chain: Chain) -> u64 {

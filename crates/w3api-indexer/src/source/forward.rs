@@ -8,13 +8,14 @@
 use alloy_primitives::{B256, U64, U256};
 use futures::future::try_join_all;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use w3api_source::{BlockRef, FeeSuggestion, LogQuery, SourceError};
 use w3api_types::Address;
 use w3api_types::rpc::{Block, BlockNumberOrTag, BlockTransactions, FeeHistory, Log, LogFilter, Receipt, Transaction};
 
+use super::indexed_head;
 use crate::follow::Followed;
+use crate::node::Answer;
 use crate::node::LogsMethod;
 
 /// A block named by number or hash, as the node is asked for it.
@@ -49,19 +50,7 @@ struct NumberOnly {
     number: U64,
 }
 
-fn indexed_head(followed: &Followed) -> Result<u64, SourceError> {
-    followed
-        .index
-        .read()
-        .head()
-        .ok_or_else(|| SourceError::Unavailable(format!("chain {}: no block is indexed yet", followed.chain)))
-}
-
-async fn request<R: DeserializeOwned + std::fmt::Debug + Send + Sync + Unpin + 'static>(
-    followed: &Followed,
-    method: &'static str,
-    params: Value,
-) -> Result<R, SourceError> {
+async fn request<R: Answer>(followed: &Followed, method: &'static str, params: Value) -> Result<R, SourceError> {
     Ok(followed.node.request(method, params).await?)
 }
 
@@ -135,7 +124,7 @@ pub(super) async fn block_transaction_count(followed: &Followed, block: BlockRef
 }
 
 /// A transaction or a receipt by its hash.
-pub(super) async fn by_hash<R: DeserializeOwned + std::fmt::Debug + Send + Sync + Unpin + 'static>(
+pub(super) async fn by_hash<R: Answer>(
     followed: &Followed,
     method: &'static str,
     hash: B256,

@@ -14,7 +14,7 @@ use w3api_source::{
 };
 use w3api_types::{ContractType, SyncStatus, nft_token_hash};
 
-use super::resolve;
+use super::{not_indexed, resolve};
 use crate::follow::Followed;
 use crate::index::ChainIndex;
 use crate::metadata::{self, MetadataReader};
@@ -88,7 +88,7 @@ pub(super) async fn wallet_nfts(
 ) -> Result<WalletNftsPage, SourceError> {
     let (head, total, mut concerns, items) = {
         let index = followed.index.read();
-        let head = index.head().ok_or_else(|| super::wallet_tokens::not_indexed(followed))?;
+        let head = index.head().ok_or_else(|| not_indexed(followed))?;
         let block = resolve(query.at_block, head)?;
         let owned = match index.ledger().find(query.address) {
             Some(holder) => holdings(&index, holder, u32::try_from(block).unwrap_or(u32::MAX)),
@@ -167,7 +167,7 @@ pub(super) async fn wallet_collections(
 ) -> Result<WalletCollectionsPage, SourceError> {
     let (head, concerns, holdings) = {
         let index = followed.index.read();
-        let head = index.head().ok_or_else(|| super::wallet_tokens::not_indexed(followed))?;
+        let head = index.head().ok_or_else(|| not_indexed(followed))?;
         let block = resolve(query.at_block, head)?;
         let mut counts: BTreeMap<Address, (u16, u64)> = BTreeMap::new();
         if let Some(holder) = index.ledger().find(query.address) {

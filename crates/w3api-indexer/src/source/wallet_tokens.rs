@@ -11,7 +11,7 @@ use w3api_source::{
 use w3api_types::rpc::{NativePrice, TokenPrice};
 use w3api_types::{Chain, NATIVE_TOKEN_ADDRESS};
 
-use super::resolve;
+use super::{not_indexed, resolve};
 use crate::follow::Followed;
 use crate::index::ChainIndex;
 
@@ -40,10 +40,6 @@ pub(super) async fn answer(
         }
     }
     WalletTokensPage::rank(block, holdings, page)
-}
-
-pub(super) fn not_indexed(followed: &Followed) -> SourceError {
-    SourceError::Unavailable(format!("chain {}: no block is indexed yet", followed.chain))
 }
 
 /// The native balance at the indexed block, named by hash: a node that

@@ -1,0 +1,25 @@
+# Sourced by the CI scripts that run many checks and report one total.
+#
+# run NAME COMMAND...  runs one check (at most $RUN_TIMEOUT seconds, 600 by
+# default) with its output in $work/NAME.log, adds its last
+# `NAME: N passed, N failed` line to $passed and $failed, and carries on
+# when it fails: a check that fails or prints no such line is put in
+# $broken (and counts one failure when it printed none).
+
+passed=0 failed=0 broken=()
+
+run() {
+  local name=$1 log=$work/$1.log status=0 line
+  shift
+  echo "--- $name"
+  timeout "${RUN_TIMEOUT:-600}" "$@" 2>&1 | tee "$log" || status=$?
+  line=$(grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+  if [ -n "$line" ]; then
+    passed=$((passed + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
+    failed=$((failed + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$line")))
+  fi
+  if [ "$status" -ne 0 ] || [ -z "$line" ]; then
+    broken+=("$name")
+    [ -n "$line" ] || failed=$((failed + 1))
+  fi
+}
