@@ -13,11 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=target/ci/conformance
 venv=target/ci/venv
-fixtures=${W3API_SHARED_FIXTURES:-../shared/fixtures}
-if [ ! -d "$fixtures/execution-apis" ]; then
-  echo "no execution-API fixtures at $fixtures/execution-apis; set W3API_SHARED_FIXTURES" >&2
-  exit 1
-fi
+fixtures=tests/fixtures
 mkdir -p "$work"
 # W3API_BIN: the w3api binary (default target/release/w3api, built here).
 if [ -z "${W3API_BIN:-}" ]; then
@@ -36,7 +32,7 @@ start_w3api "$work" --seed 0 --api-key "$W3API_API_KEY" --index-delay 1s --webho
 # of requests grows only as streams deliver, and stops with this script.
 "$venv/bin/python" .ci/clients/webhook_receiver.py --secret "$W3API_API_KEY" >"$work/webhooks.out" &
 receiver=$!
-trap 'kill $receiver 2>/dev/null || true' EXIT
+stop_on_exit "$receiver"
 for _ in $(seq 100); do grep -q '^listening on ' "$work/webhooks.out" && break; sleep 0.1; done
 W3API_WEBHOOK_URL=$(sed -n 's/^listening on //p' "$work/webhooks.out" | head -n 1)
 [ -n "$W3API_WEBHOOK_URL" ] || { echo "the webhook receiver did not start" >&2; exit 1; }

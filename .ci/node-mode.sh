@@ -24,7 +24,7 @@
 #       the raw fetch of the chain and its indexing (in memory, and into the
 #       PostgreSQL W3API_BENCH_DATABASE names, if any), and w3api serve
 #       indexing it is compared with the node at a few blocks
-#       (benches/node-index.sh runs this on a release build).
+#       (benches/node-index.sh runs this on a dist build).
 #
 # W3API_BIN: the w3api binary (default target/release/w3api, built here).
 # npm packages (pinned in .ci/node-mode/package.json + lock) install under
@@ -54,17 +54,7 @@ export NODE_PATH=$work/node_modules
 export HARDHAT_DISABLE_TELEMETRY_PROMPT=true
 
 # Everything started here stops when the script exits, however it exits.
-node_pids=()
-cleanup() {
-  local pid
-  for pid in "${node_pids[@]}" ${W3API_PID:-}; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${node_pids[@]}" ${W3API_PID:-}; do
-    wait "$pid" 2>/dev/null || true
-  done
-}
-trap cleanup EXIT
+. "$root/.ci/on-exit.sh"
 
 # start_node NAME: a Hardhat node on 127.0.0.1, on a port the system picks;
 # sets NODE_URL. The node stops by itself after an hour at most.
@@ -73,7 +63,7 @@ start_node() {
   (cd "$work" && exec timeout 3600 node_modules/.bin/hardhat --config hardhat.config.cjs node --hostname 127.0.0.1 --port 0) \
     >"$out" 2>"$work/$name.err" &
   local pid=$!
-  node_pids+=("$pid")
+  stop_on_exit "$pid"
   NODE_URL=
   for _ in $(seq 1 600); do
     NODE_URL=$(sed -e 's/\x1b\[[0-9;]*m//g' -n -e 's|^Started HTTP and WebSocket JSON-RPC server at \(http://[^ ]*\)/$|\1|p' "$out")
@@ -140,8 +130,6 @@ start_server() {
   # shellcheck source=.ci/serve.sh
   . "$root/.ci/serve.sh"
   start_w3api "$work" "$@"
-  # start_w3api's own trap stops only the server: stop the nodes too.
-  trap cleanup EXIT
   echo "--- w3api serve at $W3API_URL ($W3API_BIN $*)"
 }
 

@@ -3,14 +3,18 @@
 # start_w3api DIR ARGS...  starts "$W3API_BIN" serve on 127.0.0.1, port 0,
 # with ARGS; its stdout and stderr go to DIR/serve.out and DIR/serve.err. It
 # sets W3API_URL (exported) and W3API_PID, and stops the server when the
-# calling script exits. Fails when the server does not start on loopback.
+# calling script exits (through .ci/on-exit.sh, so the caller's own cleanups
+# stay). Fails when the server does not start on loopback.
+
+# shellcheck source=.ci/on-exit.sh
+. "$(dirname "${BASH_SOURCE[0]}")/on-exit.sh"
 
 start_w3api() {
   local dir=$1
   shift
   "$W3API_BIN" serve --listen 127.0.0.1:0 "$@" >"$dir/serve.out" 2>"$dir/serve.err" &
   W3API_PID=$!
-  trap 'kill "$W3API_PID" 2>/dev/null || true; wait "$W3API_PID" 2>/dev/null || true' EXIT
+  stop_on_exit "$W3API_PID"
   W3API_URL=
   for _ in $(seq 1 3000); do
     W3API_URL=$(sed -n 's/^listening on //p' "$dir/serve.out")

@@ -6,21 +6,15 @@ DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-2}
 WALLETS=${WALLETS:-300}
+SAMPLES=${SAMPLES:-31}
 KEY=load-test-key
 
 WORK=$(mktemp -d)
 PIDS=()
 
-# Extra cleanup a script needs on exit (a command line), run before the rest.
-ON_EXIT=${ON_EXIT:-}
-
-cleanup() {
-    [ -z "$ON_EXIT" ] || eval "$ON_EXIT" || true
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=.ci/on-exit.sh
+. .ci/on-exit.sh
+on_exit 'rm -rf "$WORK"'
 
 # Starts a server whose first stdout line is "listening on URL", logging
 # to $WORK/NAME.log; sets URL and SERVER_PID. Run it in the script's own
@@ -31,6 +25,7 @@ start() {
     "$@" >"$log" 2>"$log.err" &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
+    stop_on_exit "$SERVER_PID"
     for _ in $(seq 1 500); do
         URL=$(sed -n 's/^listening on //p' "$log" | head -n1)
         [ -n "$URL" ] && return 0
@@ -92,4 +87,32 @@ end
 LUA
         cat
     } >"$WORK/$1.lua"
+}
+
+# median_answer NAME FETCH: writes $WORK/NAME.json, the answer of median size
+# among SAMPLES answers to the kind of request a run makes; `FETCH N` prints
+# the answer for sample N (drawn the same way on every run).
+median_answer() {
+    local name=$1 fetch=$2 n
+    mkdir -p "$WORK/samples-$name"
+    for n in $(seq 1 "$SAMPLES"); do "$fetch" "$n" >"$WORK/samples-$name/$n.json"; done
+    cp "$(wc -c "$WORK/samples-$name"/*.json | grep -v ' total$' | sort -n |
+        awk '{ file[NR] = $2 } END { print file[int((NR + 1) / 2)] }')" "$WORK/$name.json"
+}
+
+# Percentage of a in b, one decimal.
+percent() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }'; }
+
+# Size in bytes of $WORK/NAME.json.
+bytes() { wc -c <"$WORK/$1.json" | tr -d ' '; }
+
+# start_baseline NAME...: the baseline server (benches/baseline, built with
+# the dist profile by the caller) answering `/` with 10 bytes and
+# `/body/NAME` with a copy of $WORK/NAME.json, so that it moves as many
+# bytes as the answer measured; sets BASELINE.
+start_baseline() {
+    local bodies=() name
+    for name in "$@"; do bodies+=("$name=$WORK/$name.json"); done
+    start baseline target/dist/w3api-load-baseline 127.0.0.1:0 "${bodies[@]}"
+    BASELINE=$URL
 }

@@ -5,14 +5,15 @@
 # cluster), each against the raw fetch of the same blocks and logs (the same
 # JSON-RPC batches, answers left undecoded) timed around it in the same run;
 # then `w3api serve --upstream` on that chain is compared with the node at a
-# few blocks. Outside the test suite; figures go in README.md.
+# few blocks. Outside the test suite; figures go in benches/README.md.
 #
 #   benches/node-index.sh
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-cargo build --release --quiet -p w3api-cli -p w3api-bench-node-index
-trap '.ci/postgres.sh stop >/dev/null 2>&1 || true' EXIT
+. .ci/on-exit.sh
+cargo build --profile dist --quiet -p w3api-cli -p w3api-bench-node-index
+on_exit '.ci/postgres.sh stop >/dev/null 2>&1'
 W3API_BENCH_DATABASE=$(.ci/postgres.sh start | tail -1) \
-  W3API_BIN=target/release/w3api W3API_BENCH_BIN=target/release/w3api-bench-node-index \
+  W3API_BIN=target/dist/w3api W3API_BENCH_BIN=target/dist/w3api-bench-node-index \
   .ci/node-mode.sh bench

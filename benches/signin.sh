@@ -7,7 +7,7 @@
 #   3. the same two replicas while PostgreSQL is stopped for OUTAGE and
 #      started again: the 503s, any other error, and the time from the
 #      database being back to the first second answered without a 503.
-# Outside the test suite; figures go in README.md.
+# Outside the test suite; figures go in benches/README.md.
 #
 #   benches/signin.sh                  # 60 s per run
 #   DURATION=20s benches/signin.sh
@@ -22,12 +22,12 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-60s}
 FAULT_DURATION=${FAULT_DURATION:-30s}
 OUTAGE=${OUTAGE:-5}
-ON_EXIT='.ci/postgres.sh stop'
 source benches/lib.sh
+on_exit '.ci/postgres.sh stop'
 
-cargo build --release --quiet -p w3api-cli -p w3api-load-signin
-W3API=target/release/w3api
-LOAD=target/release/w3api-load-signin
+cargo build --profile dist --quiet -p w3api-cli -p w3api-load-signin
+W3API=target/dist/w3api
+LOAD=target/dist/w3api-load-signin
 
 # Starts `w3api serve` named $1 with the store flags that follow; sets URL.
 serve() {

@@ -7,7 +7,7 @@
 #   - deliveries/s, replaying every delivery of the run at once, against the
 #     rate of plain POSTs to the receiver with as many in flight.
 # On the embedded store (memory) and on PostgreSQL (.ci/postgres.sh's
-# throwaway cluster). Outside the test suite; figures go in README.md.
+# throwaway cluster). Outside the test suite; figures go in benches/README.md.
 #
 #   benches/streams.sh
 #   DURATION=60s STREAMS=50 benches/streams.sh
@@ -16,12 +16,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30s}
 STREAMS=${STREAMS:-50}
-ON_EXIT='.ci/postgres.sh stop'
 source benches/lib.sh
+on_exit '.ci/postgres.sh stop'
 
-cargo build --release --quiet -p w3api-cli -p w3api-load-streams
-W3API=target/release/w3api
-LOAD=target/release/w3api-load-streams
+cargo build --profile dist --quiet -p w3api-cli -p w3api-load-streams
+W3API=target/dist/w3api
+LOAD=target/dist/w3api-load-streams
 
 run() { # name, store flags...
     local name=$1

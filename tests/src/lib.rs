@@ -25,7 +25,23 @@ pub fn http_client() -> reqwest::Client {
     reqwest::Client::new()
 }
 
-/// The README's examples, compiled as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeExamples;
+/// Each page of the book (and the README) whose Rust examples run as
+/// doctests: a type per page, documented with the page. The book's check
+/// (`it`'s `book` suite) fails when a page with Rust examples is missing here.
+macro_rules! doctested_pages {
+    ($($page:ident: $path:literal),* $(,)?) => {
+        $(
+            #[cfg(doctest)]
+            #[doc = include_str!(concat!("../../", $path))]
+            pub struct $page;
+        )*
+        /// The pages doctested, from the repository's root.
+        pub const DOCTESTED_PAGES: &[&str] = &[$($path),*];
+    };
+}
+
+doctested_pages! {
+    Readme: "README.md",
+    Clients: "docs/src/clients.md",
+    Testing: "docs/src/testing.md",
+}

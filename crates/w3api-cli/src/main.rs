@@ -1,29 +1,10 @@
-//! `w3api`: the command line of the w3api workspace: serve the interface on
-//! the devnet, call each of its operations, or run them all (`demo`).
+//! The `w3api` binary: the allocator, and the command line of the library.
 
-// Dev-dependencies of the package's suites, named so that
-// `unused_crate_dependencies` keeps watching the rest.
-#[cfg(test)]
-use {tempfile as _, url as _, w3api_spec_check as _, w3api_testkit as _, w3api_tests as _};
-
-mod connection;
-mod demo;
-mod devnet;
-mod error;
-mod output;
-mod rpc;
-mod serve;
-mod signin;
-mod stream;
-mod upstream;
-mod wallet;
+// The binary is a thin shell: the library uses the package's dependencies,
+// and only mimalloc is named here.
+#![allow(unused_crate_dependencies)]
 
 use std::process::ExitCode;
-
-use clap::{Parser, Subcommand};
-
-use crate::connection::ConnectionArgs;
-use crate::error::CliError;
 
 // The server's cold answers allocate and free tens of kilobytes per request
 // on every worker thread; glibc's arenas shrank and regrew their heaps under
@@ -33,89 +14,6 @@ use crate::error::CliError;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[derive(Parser)]
-#[command(name = "w3api", version, about = "Serve and call the w3api interface")]
-struct Cli {
-    #[command(flatten)]
-    connection: ConnectionArgs,
-    /// Print the decoded answer as JSON (with --all: one array of every item).
-    #[arg(long, global = true)]
-    json: bool,
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Run every operation through the clients against an in-process server on the devnet.
-    Demo(demo::DemoArgs),
-    /// Serve the whole interface (REST and JSON-RPC) on the devnet, or for real nodes (--upstream).
-    Serve(Box<serve::ServeArgs>),
-    /// Show devnet wallets, blocks and Solana keys, and sign with them.
-    Devnet(devnet::DevnetArgs),
-    /// Token balances of a wallet, with USD prices.
-    Tokens(wallet::TokensArgs),
-    /// NFTs owned by a wallet.
-    Nfts(wallet::NftsArgs),
-    /// NFT collections a wallet holds tokens of.
-    Collections(wallet::CollectionsArgs),
-    /// EVM streams: create, change, list and delete them, their addresses, webhook settings and deliveries.
-    #[command(subcommand)]
-    Streams(stream::StreamsCommand),
-    /// One EVM stream's configuration (the same as `streams get <id>`).
-    Stream {
-        /// Stream id (a UUID).
-        id: uuid::Uuid,
-    },
-    /// Sign-in with a Solana account.
-    #[command(subcommand)]
-    Signin(signin::SigninCommand),
-    /// The JSON-RPC gateway.
-    Rpc(rpc::RpcArgs),
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: starting the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(cli)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-async fn run(cli: Cli) -> Result<(), CliError> {
-    let json = cli.json;
-    match cli.command {
-        Command::Demo(args) => demo::run(args).await,
-        Command::Serve(args) => serve::run(*args, cli.connection.api_keys).await,
-        Command::Devnet(args) => devnet::run(args),
-        Command::Tokens(args) => wallet::tokens(&cli.connection.rest()?, args, json).await,
-        Command::Nfts(args) => wallet::nfts(&cli.connection.rest()?, args, json).await,
-        Command::Collections(args) => wallet::collections(&cli.connection.rest()?, args, json).await,
-        Command::Streams(command) => stream::run(&cli.connection.rest()?, command, json).await,
-        Command::Stream { id } => stream::run(&cli.connection.rest()?, stream::StreamsCommand::Get { id }, json).await,
-        Command::Signin(command) => signin::run(&cli.connection.rest()?, command, json).await,
-        Command::Rpc(args) => rpc::run(&cli.connection, args, json).await,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::CommandFactory;
-
-    /// clap checks the whole command tree (clashing names, bad defaults) only
-    /// when asked, or when the faulty subcommand runs.
-    #[test]
-    fn the_command_line_is_consistent() {
-        super::Cli::command().debug_assert();
-    }
+    w3api_cli::main()
 }

@@ -1,43 +1,14 @@
-//! The shared fixtures: responses published by the production service and the
-//! Ethereum execution-API request/response pairs. They live outside the
-//! repository (`../shared/fixtures`, or `$W3API_SHARED_FIXTURES`). A test
-//! that needs them fails when they are absent, naming the folder it looked
-//! for, unless `W3API_ALLOW_MISSING_FIXTURES` is set: then it says why and
-//! skips, so that a skip is always something someone asked for.
+//! The test data in the repository (`tests/fixtures/`): responses published
+//! by the production service and the Ethereum execution-API request/response
+//! pairs. Every clone has them, so a test that needs them never skips.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// Set (to anything) to let the fixture tests skip when the fixtures are absent.
-pub const ALLOW_MISSING: &str = "W3API_ALLOW_MISSING_FIXTURES";
-
-/// Where the fixtures are looked for: `$W3API_SHARED_FIXTURES`, or
-/// `shared/fixtures` next to the repository.
+/// The fixtures folder, `tests/fixtures` at the repository's root.
 pub fn fixtures_dir() -> PathBuf {
-    match std::env::var_os("W3API_SHARED_FIXTURES") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"),
-    }
-}
-
-/// The fixtures folder. Panics, naming the folder, when it is absent, unless
-/// `W3API_ALLOW_MISSING_FIXTURES` is set: then it prints why and returns `None`.
-pub fn shared_fixtures() -> Option<PathBuf> {
-    let dir = fixtures_dir();
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os(ALLOW_MISSING).is_some() {
-        println!("skipped: no shared fixtures at {} ({ALLOW_MISSING} is set)", dir.display());
-        None
-    } else {
-        panic!(
-            "no shared fixtures at {}: put them there, point W3API_SHARED_FIXTURES at them, \
-             or set {ALLOW_MISSING}=1 to skip the tests that need them",
-            dir.display()
-        );
-    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
 }
 
 /// One published response: `real-world/<group>/<n>.json`.

@@ -2,6 +2,7 @@
 //! user signs, and the verified challenge.
 
 use chrono::{DateTime, Utc};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +36,8 @@ fn known_network<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<So
 /// Body of `POST /challenge/request/solana`: what the message to sign will say.
 /// It is what a client sends, so it decodes strictly: optional fields may be
 /// left out, not sent as `null`, and `timeout` is a JSON integer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SolanaChallengeRequest {
     /// Host (and optional port) of the site asking for the sign-in, without a scheme.
@@ -64,7 +66,8 @@ pub struct SolanaChallengeRequest {
 }
 
 /// 201 response of `POST /challenge/request/solana`: the message to sign.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SolanaChallengeResponse {
     /// Identifier of the challenge.
@@ -76,7 +79,8 @@ pub struct SolanaChallengeResponse {
 }
 
 /// Body of `POST /challenge/verify/solana`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SolanaVerifyRequest {
     /// The message exactly as issued by the challenge request.
     pub message: String,
@@ -86,7 +90,8 @@ pub struct SolanaVerifyRequest {
 
 /// 201 response of `POST /challenge/verify/solana`: the challenge the
 /// signature proved.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SolanaVerifiedChallenge {
     /// Identifier of the challenge.

@@ -12,6 +12,7 @@ mod table;
 use std::fmt;
 use std::str::FromStr;
 
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -277,6 +278,7 @@ impl<'de> Deserialize<'de> for Chain {
     }
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for Chain {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Chain".into()

@@ -2,11 +2,13 @@
 
 use std::fmt;
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Body of every REST error response (`spec/openapi.yaml#/components/schemas/Error`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Error {
     /// What went wrong; one message or several.
     pub message: ErrorMessage,
@@ -16,7 +18,8 @@ pub struct Error {
 }
 
 /// One message, or a list of them (production sends both).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged)]
 pub enum ErrorMessage {
     /// A single message.

@@ -2,11 +2,14 @@
 
 use std::fmt;
 
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, IntoDeserializer};
 use serde::{Deserialize, Serialize, Serializer};
+#[cfg(feature = "schema")]
 use serde_with::schemars_1::JsonSchemaAs;
 
+#[cfg(feature = "schema")]
 use crate::wire::Hex;
 
 /// A hex value as it arrived: decoded when well-formed, kept as text when not.
@@ -102,6 +105,7 @@ impl<'de, T: for<'a> Deserialize<'a>> Deserialize<'de> for Lenient<T> {
     }
 }
 
+#[cfg(feature = "schema")]
 impl<T> JsonSchema for Lenient<T>
 where
     Hex: JsonSchemaAs<T>,

@@ -3,6 +3,7 @@
 
 use alloy_primitives::{Address, U256};
 use chrono::{DateTime, Utc};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
@@ -39,7 +40,8 @@ open_enum! {
 }
 
 /// How token ids are written (`format` query parameter).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TokenIdFormat {
     /// Decimal digits (the default).
@@ -91,7 +93,8 @@ impl std::str::FromStr for TokenIdFormat {
 
 /// One page of the NFTs a wallet owns.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftPage {
     /// Whether the contracts of the result are indexed.
     pub status: SyncStatus,
@@ -115,7 +118,8 @@ pub struct NftPage {
 
 /// One NFT (or, for ERC1155, one token id with an amount) owned by a wallet.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Nft {
     /// Contract of the collection.
     #[serde_as(as = "wire::Hex")]
@@ -191,7 +195,8 @@ pub struct Nft {
 /// What `include_prices=true` adds to an NFT or a collection. Every field is
 /// written, `null` where there is no price; on input, the group is present
 /// when any of its fields is.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftPrices {
     /// Floor price of the collection, in `floor_price_currency`.
     pub floor_price: Option<String>,
@@ -239,7 +244,8 @@ impl<'de> Deserialize<'de> for NftPrices {
 
 /// A marketplace sale of an NFT.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftLastSale {
     /// Transaction of the sale.
     #[serde_as(as = "wire::Hex")]
@@ -274,7 +280,8 @@ pub struct NftLastSale {
 
 /// The token a sale was paid in.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftPaymentToken {
     /// Name of the token.
     pub token_name: String,
@@ -292,7 +299,8 @@ pub struct NftPaymentToken {
 }
 
 /// NFT metadata in a fixed shape, whatever shape the token URI served.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NormalizedMetadata {
     /// Name of the token.
     #[serde(default)]
@@ -316,7 +324,8 @@ pub struct NormalizedMetadata {
 
 /// One trait of an NFT.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftAttribute {
     /// Name of the trait.
     #[serde(default)]
@@ -343,7 +352,8 @@ pub struct NftAttribute {
 
 /// Value of an NFT trait: metadata documents mostly use text, numbers and
 /// booleans, and production passes on whatever else a token's metadata holds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged)]
 pub enum TraitValue {
     /// A boolean trait.
@@ -357,7 +367,8 @@ pub enum TraitValue {
 }
 
 /// Preview media of an NFT.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftMedia {
     /// Processing state, such as `success` or `processing`.
     pub status: String,
@@ -379,7 +390,8 @@ pub struct NftMedia {
 }
 
 /// Previews of an NFT's media in three sizes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftMediaCollection {
     /// Smallest preview.
     pub low: NftMediaItem,
@@ -391,7 +403,8 @@ pub struct NftMediaCollection {
 
 /// One preview image.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftMediaItem {
     /// Height in pixels.
     #[serde_as(as = "wire::Num")]
@@ -405,7 +418,8 @@ pub struct NftMediaItem {
 
 /// One page of the NFT collections a wallet holds tokens of.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftCollectionPage {
     /// Whether the collections of the result are indexed.
     pub status: SyncStatus,
@@ -424,7 +438,8 @@ pub struct NftCollectionPage {
 
 /// An NFT collection a wallet holds tokens of.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftCollection {
     /// Contract of the collection.
     #[serde_as(as = "wire::Hex")]

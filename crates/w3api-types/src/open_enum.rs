@@ -78,6 +78,7 @@ macro_rules! open_enum {
             }
         }
 
+        #[cfg(feature = "schema")]
         impl schemars::JsonSchema for $name {
             fn schema_name() -> std::borrow::Cow<'static, str> {
                 stringify!($name).into()

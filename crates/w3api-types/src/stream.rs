@@ -1,6 +1,7 @@
 //! Configuration of an EVM stream (`GET /streams/evm/{id}`).
 
 use chrono::{DateTime, Utc};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
@@ -25,7 +26,8 @@ open_enum! {
 
 /// An EVM stream: which on-chain activity is delivered to which webhook.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EvmStream {
     /// Identifier of the stream.
@@ -95,7 +97,8 @@ pub struct EvmStream {
 }
 
 /// Which native balances a delivery carries.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamNativeBalances {
     /// Selectors naming the addresses, such as `$fromAddress`.
     pub selectors: Vec<String>,
@@ -141,7 +144,8 @@ open_enum! {
 
 /// A filter for one event topic.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamAdvancedOption {
     /// The event the filter applies to.
@@ -156,7 +160,8 @@ pub struct StreamAdvancedOption {
 }
 
 /// A contract read whose result is attached to deliveries.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamTrigger {
     /// Kind of record the trigger runs for.
@@ -179,7 +184,8 @@ pub struct StreamTrigger {
 }
 
 /// One argument of a trigger's call.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged)]
 pub enum TriggerInput {
     /// A value or a selector such as `$to`.
@@ -190,7 +196,8 @@ pub enum TriggerInput {
 
 /// One entry of a contract ABI: an event, a function, a constructor or an error.
 #[serde_as]
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AbiItem {
     /// Whether the event is anonymous.
@@ -228,7 +235,8 @@ pub struct AbiItem {
 
 /// A parameter or return value in an ABI entry.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AbiParameter {
     /// Parameter name; empty for unnamed ones.

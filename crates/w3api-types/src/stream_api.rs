@@ -3,6 +3,7 @@
 //! history and its statistics.
 
 use chrono::{DateTime, Utc};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -12,7 +13,8 @@ use crate::stream::{AbiItem, EvmStream, StreamAdvancedOption, StreamNativeBalanc
 use crate::stream_webhook::StreamWebhook;
 
 /// The settings of a new stream (`PUT /streams/evm`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EvmStreamCreate {
     /// Where deliveries are posted.
@@ -63,7 +65,8 @@ pub struct EvmStreamCreate {
 
 /// Settings of a stream to change (`POST /streams/evm/{id}`); a field left
 /// out keeps its value, and `null` clears a nullable one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EvmStreamUpdate {
     /// Where deliveries are posted.
@@ -77,7 +80,7 @@ pub struct EvmStreamUpdate {
     pub tag: Option<String>,
     /// Events listened for.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "::serde_with::rust::double_option")]
-    #[schemars(with = "Option<Vec<String>>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Vec<String>>"))]
     pub topic0: Option<Option<Vec<String>>>,
     /// Deliver the events of every contract.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,11 +102,11 @@ pub struct EvmStreamUpdate {
     pub get_native_balances: Option<Vec<StreamNativeBalances>>,
     /// ABI of the events in `topic0`.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "::serde_with::rust::double_option")]
-    #[schemars(with = "Option<Vec<AbiItem>>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Vec<AbiItem>>"))]
     pub abi: Option<Option<Vec<AbiItem>>>,
     /// Per-topic filters.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "::serde_with::rust::double_option")]
-    #[schemars(with = "Option<Vec<StreamAdvancedOption>>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Vec<StreamAdvancedOption>>"))]
     pub advanced_options: Option<Option<Vec<StreamAdvancedOption>>>,
     /// Hex ids of the chains watched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,7 +116,7 @@ pub struct EvmStreamUpdate {
     pub demo: Option<bool>,
     /// Contract reads whose results are attached to deliveries.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "::serde_with::rust::double_option")]
-    #[schemars(with = "Option<Vec<StreamTrigger>>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Vec<StreamTrigger>>"))]
     pub triggers: Option<Option<Vec<StreamTrigger>>>,
     /// Leave out transfers of tokens flagged as possible spam.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,7 +125,8 @@ pub struct EvmStreamUpdate {
 
 /// Stream settings to compute one block's payload with
 /// (`POST /streams/evm/{chainId}/block/{blockNumber}`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StreamBlockRequest {
     /// Label put in the payload.
@@ -167,7 +171,8 @@ pub struct StreamBlockRequest {
 }
 
 /// A page of streams, oldest first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct EvmStreamsPage {
     /// The streams.
     pub result: Vec<EvmStream>,
@@ -179,7 +184,8 @@ pub struct EvmStreamsPage {
 }
 
 /// A new status for a stream.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StreamStatusUpdate {
     /// `active` or `paused`.
@@ -187,7 +193,8 @@ pub struct StreamStatusUpdate {
 }
 
 /// One address or a list of them, as the address operations take and answer them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged)]
 pub enum AddressList {
     /// One address.
@@ -207,7 +214,8 @@ impl AddressList {
 }
 
 /// Addresses to add, remove, or replace a stream's with.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StreamAddressChange {
     /// The addresses.
@@ -215,7 +223,8 @@ pub struct StreamAddressChange {
 }
 
 /// The answer of the address operations.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamAddressResponse {
     /// The stream changed.
@@ -225,14 +234,16 @@ pub struct StreamAddressResponse {
 }
 
 /// An address a stream watches.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamAddress {
     /// The address, lowercase hex.
     pub address: String,
 }
 
 /// A page of a stream's addresses, in ascending order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamAddressesPage {
     /// The addresses.
     pub result: Vec<StreamAddress>,
@@ -258,7 +269,8 @@ open_enum! {
 }
 
 /// The project's webhook settings.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StreamSettings {
     /// Where production posts webhooks from (kept and shown).
@@ -270,7 +282,8 @@ pub struct StreamSettings {
 }
 
 /// A delivery, in brief.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamTinyPayload {
     /// Hex id of the chain.
@@ -286,7 +299,8 @@ pub struct StreamTinyPayload {
 }
 
 /// A delivery, as the history lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamHistoryItem {
     /// The delivery's identifier.
@@ -309,7 +323,8 @@ pub struct StreamHistoryItem {
 }
 
 /// A page of deliveries, newest first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamHistoryPage {
     /// The deliveries.
     pub result: Vec<StreamHistoryItem>,
@@ -331,7 +346,8 @@ open_enum! {
 }
 
 /// One attempt to deliver.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamDeliveryLog {
     /// The delivery attempted.
@@ -366,7 +382,8 @@ pub struct StreamDeliveryLog {
 }
 
 /// A page of attempts, newest first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamDeliveryLogsPage {
     /// The attempts.
     pub result: Vec<StreamDeliveryLog>,
@@ -378,7 +395,8 @@ pub struct StreamDeliveryLogsPage {
 }
 
 /// Delivery totals of one stream.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamUsage {
     /// Attempts answered 2xx.
@@ -396,7 +414,8 @@ pub struct StreamUsage {
 }
 
 /// Delivery totals of the project, or of one stream.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamUsageStats {
     /// Attempts answered 2xx.

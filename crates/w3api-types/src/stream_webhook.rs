@@ -1,6 +1,7 @@
 //! The body of a stream delivery (a webhook), as production posts it:
 //! numbers are decimal strings, addresses lowercase hex.
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -8,7 +9,8 @@ use crate::stream::AbiItem;
 
 /// What a stream posts to its webhook for one block, or, with every list
 /// empty and an empty block, as the test webhook sent on create and update.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamWebhook {
     /// Whether the block is as deep as the chain's confirmation depth.
@@ -47,7 +49,8 @@ pub struct StreamWebhook {
 }
 
 /// The block a delivery is for.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamBlock {
     /// Its number, in decimal; empty in the test webhook.
     pub number: String,
@@ -58,7 +61,8 @@ pub struct StreamBlock {
 }
 
 /// The result of one trigger's read call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamTriggerOutput {
     /// The trigger's name.
     pub name: String,
@@ -67,7 +71,8 @@ pub struct StreamTriggerOutput {
 }
 
 /// A log as delivered.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamLog {
     /// Position in the block, in decimal.
@@ -92,7 +97,8 @@ pub struct StreamLog {
 }
 
 /// A transaction with its receipt, as delivered.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamTransaction {
     /// Its hash.
@@ -138,7 +144,8 @@ pub struct StreamTransaction {
 }
 
 /// A value move inside a contract call.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamInternalTransaction {
     /// The sending contract.
@@ -154,7 +161,8 @@ pub struct StreamInternalTransaction {
 }
 
 /// An ERC20 `Transfer`, decoded, with the token's metadata.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamErc20Transfer {
     /// The transaction.
@@ -186,7 +194,8 @@ pub struct StreamErc20Transfer {
 }
 
 /// An ERC20 `Approval`, decoded, with the token's metadata.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamErc20Approval {
     /// The transaction.
@@ -218,7 +227,8 @@ pub struct StreamErc20Approval {
 }
 
 /// An ERC721 or ERC1155 transfer, decoded (one per token of a batch).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamNftTransfer {
     /// The transaction.
@@ -252,7 +262,8 @@ pub struct StreamNftTransfer {
 }
 
 /// NFT approvals by standard.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamNftApprovals {
     /// ERC721 approvals of one token.
     #[serde(rename = "ERC721")]
@@ -263,7 +274,8 @@ pub struct StreamNftApprovals {
 }
 
 /// An ERC721 `Approval` of one token.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamNftApproval {
     /// The transaction.
@@ -287,7 +299,8 @@ pub struct StreamNftApproval {
 }
 
 /// An `ApprovalForAll`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamNftApprovalForAll {
     /// The transaction.
@@ -311,7 +324,8 @@ pub struct StreamNftApprovalForAll {
 }
 
 /// An NFT approval of either kind.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamNftTokenApproval {
     /// The transaction.
@@ -337,7 +351,8 @@ pub struct StreamNftTokenApproval {
 }
 
 /// A native balance after the block.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct StreamNativeBalance {
     /// The account.
     pub address: String,

@@ -2,6 +2,7 @@
 //! (`GET /api/v2.2/wallets/{address}/tokens`).
 
 use alloy_primitives::{Address, U256};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
@@ -14,7 +15,8 @@ pub const NATIVE_TOKEN_ADDRESS: Address = Address::new([0xee; 20]);
 
 /// One page of a wallet's token balances.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TokenBalancePage {
     /// Cursor of the next page; `None` on the last page.
     #[serde(default)]
@@ -36,7 +38,8 @@ pub struct TokenBalancePage {
 
 /// A wallet's balance of one token, with its price.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TokenBalance {
     /// Contract of the token; [`NATIVE_TOKEN_ADDRESS`] for the native currency.
     #[serde_as(as = "Option<wire::Hex>")]

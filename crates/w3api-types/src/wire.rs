@@ -25,10 +25,13 @@ use std::marker::PhantomData;
 use std::str::FromStr;
 
 use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256};
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
-use serde_with::{DeserializeAs, SerializeAs, schemars_1::JsonSchemaAs};
+#[cfg(feature = "schema")]
+use serde_with::schemars_1::JsonSchemaAs;
+use serde_with::{DeserializeAs, SerializeAs};
 
 /// Regular expressions shared by the schemas here and by `spec/`.
 /// Decodes an optional field that may be left out but not sent as `null`
@@ -62,6 +65,7 @@ pub mod pattern {
     pub const DECIMAL_FRACTION: &str = "^-?[0-9]+(\\.[0-9]+)?$";
 }
 
+#[cfg(feature = "schema")]
 fn string_pattern(pattern: &str) -> Schema {
     json_schema!({ "type": "string", "pattern": pattern })
 }
@@ -84,6 +88,7 @@ macro_rules! hex_via_alloy_serde {
                 <$ty>::deserialize(deserializer)
             }
         }
+        #[cfg(feature = "schema")]
         impl JsonSchemaAs<$ty> for Hex {
             fn inline_schema() -> bool { true }
             fn schema_name() -> std::borrow::Cow<'static, str> { stringify!($ty).into() }
@@ -113,6 +118,7 @@ macro_rules! hex_quantity {
                 alloy_serde::quantity::deserialize(deserializer)
             }
         }
+        #[cfg(feature = "schema")]
         impl JsonSchemaAs<$ty> for Hex {
             fn inline_schema() -> bool { true }
             fn schema_name() -> std::borrow::Cow<'static, str> { "Quantity".into() }
@@ -282,6 +288,7 @@ macro_rules! numeric_adapter {
                 deserializer.deserialize_any(NumericVisitor(PhantomData))
             }
         }
+        #[cfg(feature = "schema")]
         impl<T: Numeric> JsonSchemaAs<T> for $adapter {
             fn inline_schema() -> bool {
                 true
@@ -309,6 +316,7 @@ fn as_text<T: Numeric, S: Serializer>(value: T, serializer: S) -> Result<S::Ok, 
     value.serialize_text(serializer)
 }
 
+#[cfg(feature = "schema")]
 fn number_schema<T: Numeric>() -> Schema {
     if T::JSON_TYPE == "integer" {
         json_schema!({ "type": "integer", "minimum": 0 })
@@ -317,6 +325,7 @@ fn number_schema<T: Numeric>() -> Schema {
     }
 }
 
+#[cfg(feature = "schema")]
 fn number_or_string_schema<T: Numeric>() -> Schema {
     let text = if T::JSON_TYPE == "integer" { pattern::DECIMAL } else { "^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$" };
     json_schema!({ "anyOf": [number_schema::<T>(), string_pattern(text)] })
@@ -363,6 +372,7 @@ macro_rules! flag_adapter {
                 deserializer.deserialize_any(FlagVisitor)
             }
         }
+        #[cfg(feature = "schema")]
         impl JsonSchemaAs<bool> for $adapter {
             fn inline_schema() -> bool {
                 true
@@ -412,6 +422,7 @@ impl<'de, T: DeserializeOwned> DeserializeAs<'de, T> for ObjectOrJsonText {
     }
 }
 
+#[cfg(feature = "schema")]
 impl<T: JsonSchema> JsonSchemaAs<T> for ObjectOrJsonText {
     fn inline_schema() -> bool {
         T::inline_schema()

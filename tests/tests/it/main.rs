@@ -6,13 +6,15 @@
 //! - `coherence`: what the data API answers follows from the chain the
 //!   JSON-RPC gateway returns;
 //! - `server`: the server over raw HTTP (errors, CORS, fuzzing, shutdown);
-//! - `rpc_client`: the RPC client against a stub gateway.
+//! - `rpc_client`: the RPC client against a stub gateway;
+//! - `book`: the book and the README hold together (links, pages, doctests).
 
 // Dependencies this target reaches only through the library, or that other
 // targets of the package use: named so that `unused_crate_dependencies` keeps
 // watching the rest.
 use {rustls as _, tower as _, w3api_source as _, w3api_testkit as _};
 
+mod book;
 mod coherence;
 mod contract;
 mod rpc_client;

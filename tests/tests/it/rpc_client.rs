@@ -74,7 +74,7 @@ async fn call(client: &RpcClient, method: &str, params: &[Value]) -> Value {
 
 #[tokio::test]
 async fn execution_api_fixtures_replay_through_the_client() {
-    let Some(dir) = fixtures::shared_fixtures() else { return };
+    let dir = fixtures::fixtures_dir();
     let cases = fixtures::execution_apis(&dir);
     assert!(!cases.is_empty());
     for case in cases {

@@ -77,22 +77,17 @@ fn no_cheats_is_said_at_start_and_refuses_chain_control() {
     assert_eq!(block_number(&runtime, &server.base), latest);
 }
 
-/// The README's scenario file, between its markers.
-fn readme_scenario() -> String {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
-    let start = readme.find("<!-- readme-scenario:start -->").expect("README has the scenario start marker");
-    let end = readme.find("<!-- readme-scenario:end -->").expect("README has the scenario end marker");
-    let block = &readme[start..end];
-    let yaml = block.split("```yaml\n").nth(1).expect("a yaml block");
-    yaml.split("```").next().unwrap().to_string()
+/// The scenario file of the testing page.
+fn book_scenario() -> String {
+    let section = crate::book::section("testing.md", "scenario");
+    crate::book::blocks(&section, "yaml").into_iter().next().expect("a yaml block")
 }
 
 #[test]
-fn the_readme_scenario_runs_as_shown() {
+fn the_book_scenario_runs_as_shown() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("world.yaml");
-    std::fs::write(&file, readme_scenario()).unwrap();
+    std::fs::write(&file, book_scenario()).unwrap();
     let mut server = Server::start(&["--api-key", "k", "--scenario", file.to_str().unwrap()], &[]);
     let applied = line_starting(&mut server, "scenario ");
     assert!(applied.ends_with("world.yaml: 9 steps applied"), "{applied}");
@@ -159,19 +154,15 @@ fn a_bad_scenario_file_stops_the_server_naming_the_line_and_the_field() {
     }
 }
 
-/// The README's streams walk-through, between its markers: the receiver
-/// (Python) and the curl that creates the stream.
-fn readme_streams() -> (String, String) {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
-    let start = readme.find("<!-- readme-streams:start -->").expect("README has the streams start marker");
-    let end = readme.find("<!-- readme-streams:end -->").expect("README has the streams end marker");
-    let block = &readme[start..end];
-    let python = block.split("```python\n").nth(1).expect("a python block").split("```").next().unwrap();
-    let shell = block.split("```sh\n").nth(1).expect("a sh block").split("```").next().unwrap();
+/// The streams page's walk-through: the receiver (Python) and the curl that
+/// creates the stream.
+fn book_streams() -> (String, String) {
+    let section = crate::book::section("streams.md", "streams");
+    let python = crate::book::blocks(&section, "python").into_iter().next().expect("a python block");
+    let shell = crate::book::blocks(&section, "sh").into_iter().next().expect("a sh block");
     let curl = &shell[shell.find("curl ").expect("the curl that creates the stream")..];
     let curl = &curl[..curl.find("}]}]}'").expect("the end of the stream's body") + "}]}]}'".len()];
-    (python.to_string(), curl.to_string())
+    (python, curl.to_string())
 }
 
 /// A Python that has pycryptodome's keccak (CI's venv has it).
@@ -186,13 +177,13 @@ fn python_with_keccak() -> Option<String> {
 }
 
 #[test]
-fn the_readme_streams_walkthrough_runs_as_shown() {
+fn the_book_streams_walkthrough_runs_as_shown() {
     let Some(python) = python_with_keccak() else {
         assert!(std::env::var_os("CI").is_none(), "CI has pycryptodome in target/ci/venv (installed by .ci/run)");
-        eprintln!("skipping the README streams walk-through: no Python with pycryptodome (pip install pycryptodome)");
+        eprintln!("skipping the book's streams walk-through: no Python with pycryptodome (pip install pycryptodome)");
         return;
     };
-    let (receiver, curl) = readme_streams();
+    let (receiver, curl) = book_streams();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("receiver.py");

@@ -1,9 +1,8 @@
-//! `w3api serve` as a user runs it: what it prints, the README's curl
+//! `w3api serve` as a user runs it: what it prints, the book's curl
 //! examples run as printed, keys from the environment, and SIGTERM.
 #![cfg(unix)]
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -11,6 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use w3api_spec_check::spec::Document;
 use w3api_types::Address;
+
+use crate::book;
 
 /// Longest wait for a line of output or for the process to exit.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -113,7 +114,7 @@ pub(crate) fn lines(stream: impl Read + Send + 'static) -> Receiver<String> {
 }
 
 /// A free port below the ephemeral range (32768 and up on Linux), which no
-/// other test's bind to port 0 can take before the README's receiver binds it.
+/// other test's bind to port 0 can take before the curl page's receiver binds it.
 fn unleased_port() -> u16 {
     let start = 20_000 + u16::try_from(std::process::id() % 10_000).unwrap_or(0);
     (start..30_000)
@@ -122,17 +123,19 @@ fn unleased_port() -> u16 {
         .expect("a free port between 20000 and 30000")
 }
 
-/// The `sh` blocks between the README's curl markers, in order.
-fn readme_curl_blocks() -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
-    let start = readme.find("<!-- readme-curl:start -->").expect("README has the curl start marker");
-    let end = readme.find("<!-- readme-curl:end -->").expect("README has the curl end marker");
-    readme[start..end].split("```sh\n").skip(1).map(|block| block.split("```").next().unwrap().to_string()).collect()
+/// `PATH` with the directory of the binary under test first, so that the
+/// book's `w3api` is this build.
+fn path_with_the_binary() -> std::ffi::OsString {
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_w3api"));
+    let dirs = std::iter::once(binary.parent().expect("the binary is in a directory").to_path_buf());
+    let rest =
+        std::env::var_os("PATH").map(|path| std::env::split_paths(&path).collect::<Vec<_>>()).unwrap_or_default();
+    std::env::join_paths(dirs.chain(rest)).expect("PATH entries join")
 }
 
-/// What the README's examples answer, in the order they are printed; the
+/// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const README_ANSWERS: [Answer; 45] = [
+const CURL_PAGE_ANSWERS: [Answer; 45] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -198,8 +201,8 @@ impl Answer {
 }
 
 #[test]
-fn readme_curl_examples_cover_every_operation() {
-    let mut covered: Vec<String> = README_ANSWERS
+fn the_curl_page_covers_every_operation() {
+    let mut covered: Vec<String> = CURL_PAGE_ANSWERS
         .iter()
         .map(|answer| match answer {
             Answer::Rest(method, template, _) => format!("{method} {template}"),
@@ -219,7 +222,7 @@ fn readme_curl_examples_cover_every_operation() {
 }
 
 #[test]
-fn serve_prints_what_a_user_needs_runs_the_readme_examples_and_stops_on_sigterm() {
+fn serve_prints_what_a_user_needs_runs_the_curl_page_and_stops_on_sigterm() {
     let mut server = Server::start(&[], &[]);
     let page = server.line();
     assert_eq!(page, format!("stream deliveries at {}/dashboard", server.base));
@@ -229,25 +232,27 @@ fn serve_prints_what_a_user_needs_runs_the_readme_examples_and_stops_on_sigterm(
     let key = key.to_string();
 
     let workdir = tempfile::tempdir().unwrap();
-    let binary = env!("CARGO_BIN_EXE_w3api");
-    // Each answer on its own line; the blocks themselves run unchanged but
-    // for the path of the binary under test.
-    let script = format!("curl() {{ command curl -w '\\n' \"$@\"; }}\n{}", readme_curl_blocks().join("\n"))
-        .replace("target/release/w3api", binary);
+    // Each answer on its own line; the blocks themselves run unchanged, with
+    // the binary under test first on the PATH.
+    let script = format!(
+        "curl() {{ command curl -w '\\n' \"$@\"; }}\n{}",
+        book::blocks(&book::section("curl.md", "curl"), "sh").join("\n")
+    );
     let output = Command::new("bash")
         .args(["-euo", "pipefail", "-c", &script])
         .current_dir(workdir.path())
+        .env("PATH", path_with_the_binary())
         .env("W3API_URL", &server.base)
         .env("W3API_API_KEY", &key)
         .env("W3API_HOOK_PORT", unleased_port().to_string())
         .output()
         .expect("bash runs (and curl is installed)");
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(output.status.success(), "README examples failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "the curl page failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     let answers: Vec<Value> =
         stdout.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(answers.len(), README_ANSWERS.len(), "one answer per example:\n{stdout}");
-    for (expected, body) in README_ANSWERS.iter().zip(&answers) {
+    assert_eq!(answers.len(), CURL_PAGE_ANSWERS.len(), "one answer per example:\n{stdout}");
+    for (expected, body) in CURL_PAGE_ANSWERS.iter().zip(&answers) {
         expected.check(body).unwrap();
     }
     assert_eq!(answers[0]["result"].as_array().map(Vec::len), Some(5), "limit=5 gives five tokens");

@@ -1,4 +1,4 @@
-//! The shared fixtures decode into the types of the operations they answer:
+//! The test data of `tests/fixtures` decodes into the types of the operations they answer:
 //! every published production response, and every Ethereum execution-API
 //! result (which must also re-encode to the same JSON and match the spec).
 
@@ -62,7 +62,7 @@ fn decode_sample(sample: &RealWorldSample) -> Result<(), String> {
 
 #[test]
 fn every_real_world_sample_decodes() {
-    let Some(dir) = fixtures::shared_fixtures() else { return };
+    let dir = fixtures::fixtures_dir();
     let samples = fixtures::real_world(&dir);
     assert!(samples.len() >= 30, "only {} samples under {}", samples.len(), dir.display());
     let failures: Vec<String> = samples
@@ -75,7 +75,7 @@ fn every_real_world_sample_decodes() {
 /// The documentation samples with elided data keep it verbatim.
 #[test]
 fn elided_hex_in_samples_is_kept_verbatim() {
-    let Some(dir) = fixtures::shared_fixtures() else { return };
+    let dir = fixtures::fixtures_dir();
     let tx_sample = dir.join("real-world/eth_getTransactionByBlock/3.json");
     let json: Value = serde_json::from_str(&std::fs::read_to_string(tx_sample).unwrap()).unwrap();
     let tx: Transaction = serde_json::from_value(json["result"].clone()).unwrap();
@@ -127,7 +127,7 @@ fn method_schemas(method: &str) -> (Vec<Value>, Value) {
 
 #[test]
 fn execution_api_results_decode_reencode_identically_and_match_the_spec() {
-    let Some(dir) = fixtures::shared_fixtures() else { return };
+    let dir = fixtures::fixtures_dir();
     let cases = fixtures::execution_apis(&dir);
     assert!(!cases.is_empty(), "no execution-API cases under {}", dir.display());
     let mut failures = Vec::new();
@@ -159,7 +159,7 @@ fn execution_api_results_decode_reencode_identically_and_match_the_spec() {
 /// Blocks and transactions convert to alloy's types, which re-derive their hashes.
 #[test]
 fn execution_api_results_convert_to_alloy_and_rederive_hashes() {
-    let Some(dir) = fixtures::shared_fixtures() else { return };
+    let dir = fixtures::fixtures_dir();
     for case in fixtures::execution_apis(&dir) {
         let result = &case.response["result"];
         if case.method() == "eth_getBlockByNumber" && !result.is_null() {

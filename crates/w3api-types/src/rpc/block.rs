@@ -1,6 +1,7 @@
 //! A block as the execution API returns it.
 
 use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256};
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
@@ -12,7 +13,8 @@ use crate::wire::Hex;
 /// A block: its header fields (those of the fork it follows), its
 /// transactions as hashes or in full, its uncles and its withdrawals.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Block {
     /// Base fee per gas (London and later).
@@ -151,6 +153,7 @@ impl BlockTransactions {
     }
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for BlockTransactions {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "BlockTransactions".into()
@@ -168,7 +171,8 @@ impl JsonSchema for BlockTransactions {
 
 /// A validator withdrawal (Shanghai and later).
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Withdrawal {
     /// Monotonic index of the withdrawal.

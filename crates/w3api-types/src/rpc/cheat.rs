@@ -1,12 +1,15 @@
 //! Parameters of the chain-control ("cheat") methods (`spec/openrpc-cheats.json`).
 
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_with::serde_as;
 
 use crate::wire::Hex;
 
-use super::node::{quantity_or_integer, quantity_or_integer_schema};
+use super::node::quantity_or_integer;
+#[cfg(feature = "schema")]
+use super::node::quantity_or_integer_schema;
 
 /// A count, a number of seconds or a timestamp: a hex quantity, or a plain
 /// integer, as test tools send either (viem sends hex, many scripts
@@ -26,6 +29,7 @@ impl Serialize for Quantity {
     }
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for Quantity {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Quantity".into()
@@ -58,7 +62,8 @@ mod tests {
 
 /// `w3api_createWallet`: a wallet whose key the devnet holds.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatedWallet {
     /// The address.
@@ -71,7 +76,8 @@ pub struct CreatedWallet {
 
 /// `w3api_createToken`: an ERC20 to deploy.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewToken {
     /// Name.
@@ -102,7 +108,8 @@ pub struct NewToken {
 }
 
 /// `w3api_mintNft`: the metadata document of the NFT minted.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NftMetadataParams {
     /// Name (default: the collection's name and the token id).
@@ -120,7 +127,8 @@ pub struct NftMetadataParams {
 }
 
 /// One trait of a minted NFT.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NftTraitParam {
     /// Trait type.
@@ -130,7 +138,8 @@ pub struct NftTraitParam {
 }
 
 /// `w3api_createCollection`: an NFT collection to deploy.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewCollection {
     /// Name.
@@ -151,7 +160,8 @@ pub struct NewCollection {
 }
 
 /// The token standard of a collection a test deploys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub enum NftStandard {
     /// One owner per token id.
     #[serde(rename = "ERC721")]

@@ -1,6 +1,7 @@
 //! The filter of `eth_getLogs`.
 
 use alloy_primitives::{Address, B256};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
@@ -11,7 +12,8 @@ use crate::wire::Hex;
 /// Which logs `eth_getLogs` returns: a block range (or one block by hash),
 /// the emitting contracts, and the topics by position.
 #[serde_as]
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LogFilter {
     /// First block of the range; `latest` when absent.
@@ -35,7 +37,8 @@ pub struct LogFilter {
 
 /// One contract address, or a list of them.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged)]
 pub enum AddressFilter {
     /// This contract.
@@ -46,7 +49,8 @@ pub enum AddressFilter {
 
 /// What one topic position matches.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged)]
 pub enum TopicFilter {
     /// Anything (`null`).

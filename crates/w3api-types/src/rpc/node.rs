@@ -1,5 +1,6 @@
 //! What a node says about itself and its fees.
 
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_with::serde_as;
@@ -9,7 +10,8 @@ use crate::wire::Hex;
 /// An unsigned integer that fits 64 bits, written as a hex quantity: a chain
 /// id, a block number, a count.
 #[serde_as]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(transparent)]
 pub struct Uint64(#[serde_as(as = "Hex")] pub u64);
 
@@ -36,7 +38,8 @@ pub enum SyncingStatus {
 
 /// Blocks a syncing node started at, has reached, and aims for.
 #[serde_as]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncProgress {
     /// Block the import started at.
@@ -77,6 +80,7 @@ impl<'de> Deserialize<'de> for SyncingStatus {
     }
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for SyncingStatus {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "SyncingStatus".into()
@@ -89,7 +93,8 @@ impl JsonSchema for SyncingStatus {
 
 /// Base fees, gas use and tips of a run of blocks (`eth_feeHistory`).
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FeeHistory {
     /// The first block of the run.
@@ -142,6 +147,7 @@ pub(super) fn quantity_or_integer<'de, D: Deserializer<'de>>(deserializer: D, wh
     }
 }
 
+#[cfg(feature = "schema")]
 /// The JSON Schema of [`quantity_or_integer`].
 pub(super) fn quantity_or_integer_schema() -> Schema {
     json_schema!({
@@ -152,6 +158,7 @@ pub(super) fn quantity_or_integer_schema() -> Schema {
     })
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for BlockCount {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "BlockCount".into()

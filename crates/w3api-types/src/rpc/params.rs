@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use alloy_primitives::Address;
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -97,6 +98,7 @@ impl<'de> Deserialize<'de> for BlockNumberOrTag {
     }
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for BlockNumberOrTag {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "BlockNumberOrTag".into()
@@ -113,7 +115,8 @@ impl JsonSchema for BlockNumberOrTag {
 
 /// Position of a transaction in its block, written as a hex quantity.
 #[serde_as]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(transparent)]
 pub struct TransactionIndex(#[serde_as(as = "Hex")] pub u64);
 
@@ -206,6 +209,7 @@ impl<'de> Deserialize<'de> for BlockId {
     }
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for BlockId {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "BlockId".into()
@@ -235,7 +239,8 @@ impl JsonSchema for BlockId {
 }
 
 /// What `eth_getTokenPrice` may add to its result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TokenPriceInclude {
     /// Add `24hrPercentChange`.
@@ -244,7 +249,8 @@ pub enum TokenPriceInclude {
 
 /// The single parameter of `eth_getTokenPrice`.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenPriceParams {
     /// Contract of the token to price.

@@ -1,6 +1,7 @@
 //! Receipts and logs as the execution API returns them.
 
 use alloy_primitives::{Address, B256, Bloom, Bytes};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
@@ -9,7 +10,8 @@ use crate::wire::Hex;
 
 /// An event a transaction emitted, with where it stands on the chain.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Log {
     /// Contract that emitted it.
@@ -47,7 +49,8 @@ pub struct Log {
 
 /// The outcome of an included transaction.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Receipt {
     /// Hash of the transaction.

@@ -1,6 +1,7 @@
 //! Result of `eth_getTokenPrice`.
 
 use alloy_primitives::{Address, U256};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
@@ -9,7 +10,8 @@ use crate::wire::{self, Hex};
 
 /// Price of a token in USD and in the chain's native currency, from one DEX pair.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenPrice {
     /// Name of the token.
@@ -71,7 +73,8 @@ pub struct TokenPrice {
 
 /// A price in the chain's native currency.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NativePrice {
     /// Raw price in the native currency's smallest unit, as decimal text.
     #[serde_as(as = "wire::DecStr")]

@@ -1,6 +1,7 @@
 //! A transaction as the execution API returns it.
 
 use alloy_primitives::{Address, B256, Bytes, U256};
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
@@ -11,7 +12,8 @@ use crate::wire::Hex;
 /// A transaction of any type: legacy (`0x0`), EIP-2930 (`0x1`), EIP-1559
 /// (`0x2`) or EIP-4844 (`0x3`). Fields that a type does not have are `None`.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Transaction {
     /// Hash of the block; `None` while pending.
@@ -97,7 +99,8 @@ pub struct Transaction {
 
 /// Storage slots of one account that a transaction pre-declares.
 #[serde_as]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AccessListItem {
     /// The account.

@@ -78,7 +78,7 @@ async fn replay(session: &Session<'_>, http: &reqwest::Client, case: &ExecutionA
 
 #[test]
 fn every_fixture_request_is_answered_like_the_fixture() {
-    let Some(dir) = fixtures::shared_fixtures() else { return };
+    let dir = fixtures::fixtures_dir();
     let cases = fixtures::execution_apis(&dir);
     assert!(!cases.is_empty(), "no execution-API fixtures under {}", dir.display());
     let session = Session::new();
