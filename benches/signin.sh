@@ -65,6 +65,7 @@ b=$URL
 "$LOAD" --target "$a" --target "$b" --key "$KEY" --connections "$CONNECTIONS" --duration "$FAULT_DURATION" \
     --timeline >"$WORK/fault.txt" 2>"$WORK/fault.err" &
 load_pid=$!
+stop_on_exit "$load_pid"
 fault_seconds=${FAULT_DURATION%s}
 sleep $((fault_seconds / 3))
 halted_ms=$(date +%s%3N)
