@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// The fixtures folder, `tests/fixtures` at the repository's root.
 pub fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+    crate::repository_root().join("tests/fixtures")
 }
 
 /// One published response: `real-world/<group>/<n>.json`.

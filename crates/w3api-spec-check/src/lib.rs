@@ -10,5 +10,8 @@
 pub mod drift;
 pub mod fixtures;
 pub mod registry;
+pub mod repository;
 pub mod spec;
 pub mod strategies;
+
+pub use repository::repository_root;

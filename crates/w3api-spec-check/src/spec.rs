@@ -119,7 +119,7 @@ struct Loaded {
 }
 
 fn spec_path(file: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../spec").join(file)
+    crate::repository_root().join("spec").join(file)
 }
 
 static OPENAPI: LazyLock<Loaded> = LazyLock::new(|| {

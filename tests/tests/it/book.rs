@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use w3api_tests::DOCTESTED_PAGES;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    w3api_spec_check::repository_root()
 }
 
 fn read(path: &Path) -> String {

@@ -3,11 +3,9 @@
 //! blocks in it. The tests run them as the page shows them, so the book
 //! cannot drift from what the server does.
 
-use std::path::Path;
-
 /// The text of `docs/src/PAGE` between the markers of `name`.
 pub(crate) fn section(page: &str, name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/src").join(page);
+    let path = w3api_spec_check::repository_root().join("docs/src").join(page);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let start = format!("<!-- tested-{name}:start -->");
     let end = format!("<!-- tested-{name}:end -->");

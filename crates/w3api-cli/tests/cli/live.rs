@@ -167,7 +167,7 @@ fn book_streams() -> (String, String) {
 
 /// A Python that has pycryptodome's keccak (CI's venv has it).
 fn python_with_keccak() -> Option<String> {
-    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/ci/venv/bin/python");
+    let venv = w3api_spec_check::repository_root().join("target/ci/venv/bin/python");
     [venv.to_string_lossy().into_owned(), "python3".to_string()].into_iter().find(|python| {
         std::process::Command::new(python)
             .args(["-c", "from Crypto.Hash import keccak"])

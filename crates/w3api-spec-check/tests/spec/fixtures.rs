@@ -60,6 +60,18 @@ fn decode_sample(sample: &RealWorldSample) -> Result<(), String> {
     }
 }
 
+/// The repository is the nearest folder above the running package that holds
+/// the specs and the lock file: what a test binary run in a copy of the clone
+/// (as `.ci/run` does) reads instead of the clone it was built in.
+#[test]
+fn the_repository_is_found_above_the_running_package() {
+    let root = w3api_spec_check::repository_root();
+    assert!(root.join("spec/openapi.yaml").is_file() && root.join("Cargo.lock").is_file(), "{}", root.display());
+    let package = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo test names the package");
+    assert!(std::path::Path::new(&package).starts_with(&root), "{} is below {}", package.display(), root.display());
+    assert!(fixtures::fixtures_dir().join("README.md").is_file(), "the test data says where it came from");
+}
+
 #[test]
 fn every_real_world_sample_decodes() {
     let dir = fixtures::fixtures_dir();
