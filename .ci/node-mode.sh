@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Node mode against an independent node: a Hardhat 2 node (Hardhat Network,
-# chain id 31337, automine) on loopback, contracts deployed from published
-# build artifacts and driven by .ci/node-mode/deploy.cjs, and
-# `w3api serve --upstream` compared with the node's own answers by
-# .ci/node-mode/check.cjs, before and after chain reorganisations.
+# Node mode against independent nodes: Hardhat 2 (Hardhat Network, chain id
+# 31337) and Ganache 7 (chain id 1337), each on loopback with automine,
+# contracts deployed from published build artifacts and driven by
+# .ci/node-mode/deploy.cjs, and `w3api serve --upstream` compared with the
+# node's own answers by .ci/node-mode/check.cjs, before and after chain
+# reorganisations. The two nodes differ where node mode must probe and fall
+# back: Ganache takes no EIP-1898 block objects and has no
+# eth_getBlockReceipts. W3API_NODES picks the nodes (default
+# "hardhat ganache"); Ganache drives a shorter chain (GANACHE_STEPS).
 #
-#   .ci/node-mode.sh [check]      the check (needs w3api node mode):
+#   .ci/node-mode.sh [check]      the check (needs w3api node mode), on each node:
 #       deploy and drive the chain; start w3api on it; compare; then
 #       stream deliveries for its blocks (streams.cjs: each transfer's block
 #       delivered unconfirmed and confirmed, signed, as the node has it);
@@ -44,7 +48,7 @@ esac
 mkdir -p "$work"
 started=$(date +%s)
 
-echo "--- install: npm (hardhat 2, ethers 6, contract artifacts, solc) into target/ci/node-mode"
+echo "--- install: npm (hardhat 2, ganache 7, ethers 6, contract artifacts, solc) into target/ci/node-mode"
 . "$root/.ci/npm.sh"
 npm_install "$src" "$work"
 # Hardhat runs from the project its config is in: the config goes next to
@@ -56,31 +60,47 @@ export HARDHAT_DISABLE_TELEMETRY_PROMPT=true
 # Everything started here stops when the script exits, however it exits.
 . "$root/.ci/on-exit.sh"
 
-# start_node NAME: a Hardhat node on 127.0.0.1, on a port the system picks;
-# sets NODE_URL. The node stops by itself after an hour at most.
+# start_node KIND NAME: a node of KIND (hardhat or ganache) on 127.0.0.1, on
+# a port the system picks; sets NODE_URL and NODE_PID. The node stops when
+# the script exits, or after an hour at most.
 start_node() {
-  local name=$1 out=$work/$1.out
-  (cd "$work" && exec timeout 3600 node_modules/.bin/hardhat --config hardhat.config.cjs node --hostname 127.0.0.1 --port 0) \
-    >"$out" 2>"$work/$name.err" &
-  local pid=$!
-  stop_on_exit "$pid"
-  NODE_URL=
+  local kind=$1 name=$2 out=$work/$2.out pattern
+  case "$kind" in
+    hardhat)
+      (cd "$work" && exec timeout 3600 node_modules/.bin/hardhat --config hardhat.config.cjs node --hostname 127.0.0.1 --port 0) \
+        >"$out" 2>"$work/$name.err" &
+      pattern='s|^Started HTTP and WebSocket JSON-RPC server at \(http://[^ ]*\)/$|\1|p' ;;
+    ganache)
+      timeout 3600 node "$src/ganache.cjs" >"$out" 2>"$work/$name.err" &
+      pattern='s|^Listening on \(http://[^ ]*\)$|\1|p' ;;
+    *) echo "unknown node kind $kind (hardhat or ganache)" >&2; return 1 ;;
+  esac
+  NODE_PID=$!
+  stop_on_exit "$NODE_PID"
+  NODE_URL=$(listening_url "$out" "$NODE_PID" "$pattern") || {
+    echo "the $kind node did not start:" >&2
+    cat "$work/$name.err" "$out" >&2
+    return 1
+  }
+  echo "--- $name: $kind node at $NODE_URL ($(rpc web3_clientVersion), chain id $(($(rpc eth_chainId))))"
+}
+
+# listening_url OUT PID SED-SCRIPT: the URL that process PID prints to OUT
+# once it listens (SED-SCRIPT picks it from a line); fails when the process
+# ends first, after a minute, or when the URL is not on loopback.
+listening_url() {
+  local out=$1 pid=$2 pattern=$3 url=
   for _ in $(seq 1 600); do
-    NODE_URL=$(sed -e 's/\x1b\[[0-9;]*m//g' -n -e 's|^Started HTTP and WebSocket JSON-RPC server at \(http://[^ ]*\)/$|\1|p' "$out")
-    [ -n "$NODE_URL" ] && break
+    url=$(sed -e 's/\x1b\[[0-9;]*m//g' -n -e "$pattern" "$out")
+    [ -n "$url" ] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
-  if [ -z "$NODE_URL" ]; then
-    echo "the Hardhat node did not start:" >&2
-    cat "$work/$name.err" "$out" >&2
-    return 1
-  fi
-  case "$NODE_URL" in
-    http://127.0.0.1:*) ;;
-    *) echo "the node listens on $NODE_URL, not loopback" >&2; return 1 ;;
+  case "$url" in
+    http://127.0.0.1:*) echo "$url" ;;
+    "") return 1 ;;
+    *) echo "$url is not on loopback" >&2; return 1 ;;
   esac
-  echo "--- $name: Hardhat node at $NODE_URL ($(rpc web3_clientVersion), chain id $(($(rpc eth_chainId))))"
 }
 
 # rpc METHOD [PARAMS-JSON]: one JSON-RPC call to the node; prints the result.
@@ -120,7 +140,10 @@ finish() {
   [ ${#broken[@]} -eq 0 ]
 }
 
+# start_server DIR ARGS...: w3api serve with ARGS, its output in DIR.
 start_server() {
+  local dir=$1
+  shift
   if [ -z "${W3API_BIN:-}" ]; then
     cargo build --release --quiet -p w3api-cli
     W3API_BIN=target/release/w3api
@@ -129,14 +152,14 @@ start_server() {
   export W3API_BIN
   # shellcheck source=.ci/serve.sh
   . "$root/.ci/serve.sh"
-  start_w3api "$work" "$@"
+  start_w3api "$dir" "$@"
   echo "--- w3api serve at $W3API_URL ($W3API_BIN $*)"
 }
 
 key=node-mode-key
 
 if [ "$mode" = bench-chain ] || [ "$mode" = bench ]; then
-  start_node bench-node
+  start_node hardhat bench-node
   step bench-chain node "$src/bench-chain.cjs" --rpc "$NODE_URL" --out "$work/bench.json"
   # bench-chain.cjs counted the chain's transfers with eth_getLogs: one check.
   passed=$((passed + 1))
@@ -150,7 +173,7 @@ if [ "$mode" = bench-chain ] || [ "$mode" = bench ]; then
     # And the server indexing the same chain answers as the node does.
     weth=$(deployed "$work/bench.json" wrapped)
     usd=$(deployed "$work/bench.json" stable)
-    start_server --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+    start_server "$work" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
     run bench-check node "$src/check.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
       --deployment "$work/bench.json" --wait 1800 --blocks latest,-1,-500,-1500 --limit 100
   fi
@@ -160,92 +183,141 @@ fi
 
 # --------------------------------------------------------------- the check
 
-start_node node
-step deploy node "$src/deploy.cjs" --rpc "$NODE_URL" --out "$work/deployment.json"
-weth=$(deployed "$work/deployment.json" wrapped)
-usd=$(deployed "$work/deployment.json" stable)
+# prove KIND STEPS: the whole check on a fresh node of KIND, its chain
+# driven by STEPS random actions; files and logs under $work/KIND/.
+prove() {
+  local kind=$1 steps=$2 dir=$work/$1 base snapshot
+  rm -rf "$dir" && mkdir -p "$dir"
+  start_node "$kind" "$kind/node"
+  step "$kind/deploy" node "$src/deploy.cjs" --rpc "$NODE_URL" --out "$dir/deployment.json" --steps "$steps"
+  weth=$(deployed "$dir/deployment.json" wrapped)
+  usd=$(deployed "$dir/deployment.json" stable)
 
-if [ "$mode" = check ]; then
-  # A data directory of its own: the index is journaled there as it goes,
-  # through every reorganisation, and read back by a restart at the end.
-  rm -rf "$work/state"
-  server_args=(--api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
-    --webhook-host 127.0.0.1 --confirmations 2 --data-dir "$work/state")
-  start_server "${server_args[@]}"
-  # check NAME DEPLOYMENT [ARGS...]: w3api against the node.
-  check() {
-    local name=$1 deployment=$2
-    shift 2
+  if [ "$mode" = check ]; then
+    # A data directory of its own: the index is journaled there as it goes,
+    # through every reorganisation, and read back by a restart at the end.
+    server_args=(--api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+      --webhook-host 127.0.0.1 --confirmations 2 --data-dir "$dir/state")
+    start_server "$dir" "${server_args[@]}"
+  fi
+
+  check "$kind/check-main" "$dir/deployment.json"
+
+  # Stream deliveries of the upstream blocks: a receiver here gets each new
+  # block with ERC20 transfers, unconfirmed then confirmed (2 blocks deep).
+  if [ "$mode" = check ]; then
+    run "$kind/streams" node "$src/streams.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
+      --deployment "$dir/deployment.json" --dump "$dir/streams-deliveries.json"
+  fi
+
+  # Reorganisations. evm_snapshot/evm_revert put the node back to a block;
+  # the next branch mines other blocks at the same heights.
+  base=$(head_block)
+  snapshot=$(rpc evm_snapshot)
+  step "$kind/branch-a" node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$dir/deployment.json" \
+    --branch A --blocks 20 --out "$dir/branch-a.json"
+  check "$kind/check-branch-a" "$dir/branch-a.json" --blocks latest,-1,-5,-10,-19,-20,-21,-40
+
+  echo "--- $kind: revert to block $base, then branch B, longer than A"
+  revert_to "$snapshot" "$base"
+  step "$kind/branch-b" node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$dir/deployment.json" \
+    --branch B --blocks 25 --out "$dir/branch-b.json"
+  check "$kind/check-branch-b" "$dir/branch-b.json" --absent "$dir/branch-a.json" \
+    --blocks latest,-1,-5,-10,-20,-24,-25,-26,-40
+
+  base=$(head_block)
+  snapshot=$(rpc evm_snapshot)
+  step "$kind/branch-c" node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$dir/branch-b.json" \
+    --branch C --blocks 20 --out "$dir/branch-c.json"
+  check "$kind/check-branch-c" "$dir/branch-c.json" --absent "$dir/branch-a.json" --blocks latest,-1,-10,-19,-20,-21
+
+  echo "--- $kind: revert to block $base, then branch D, shorter than C"
+  revert_to "$snapshot" "$base"
+  step "$kind/branch-d" node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$dir/branch-b.json" \
+    --branch D --blocks 8 --out "$dir/branch-d.json"
+  check "$kind/check-branch-d" "$dir/branch-d.json" --absent "$dir/branch-a.json,$dir/branch-c.json" \
+    --blocks latest,-1,-4,-7,-8,-9,-20,-30
+
+  if [ "$mode" = check ] && ! kill -0 "$W3API_PID" 2>/dev/null; then
+    echo "w3api serve exited during the checks on $kind:" >&2
+    tail -n 20 "$dir/serve.err" >&2
+    broken+=("$kind/server") failed=$((failed + 1))
+  fi
+
+  if [ "$mode" = check ]; then
+    echo "--- $kind: restart w3api on its data directory: the index comes back from the journal, branch D's"
+    kill "$W3API_PID" && wait "$W3API_PID" 2>/dev/null || true
+    start_server "$dir" "${server_args[@]}"
+    check "$kind/check-restart" "$dir/branch-d.json" --absent "$dir/branch-a.json,$dir/branch-c.json" \
+      --blocks latest,-1,-8,-9,-30
+    if grep -q "index read from the store's journal" "$dir/serve.err"; then
+      passed=$((passed + 1))
+    else
+      echo "FAIL the restarted server did not read its index from the journal" >&2
+      broken+=("$kind/restart") failed=$((failed + 1))
+    fi
+    kill "$W3API_PID" && wait "$W3API_PID" 2>/dev/null || true
+    throttled "$kind" "$dir"
+  fi
+  kill "$NODE_PID" && wait "$NODE_PID" 2>/dev/null || true
+}
+
+# throttled KIND DIR: a fresh w3api (state in memory) indexes the node
+# through a proxy that answers every other request with HTTP 429; it must
+# reach the node's head and answer as the node does, and say once in its
+# log that the node limits its rate.
+throttled() {
+  local kind=$1 dir=$2 proxy_pid proxy_url
+  echo "--- $kind: w3api through a proxy answering every other request with HTTP 429"
+  mkdir -p "$dir/throttled"
+  node "$src/throttle-proxy.cjs" --rpc "$NODE_URL" >"$dir/throttled/proxy.out" 2>"$dir/throttled/proxy.err" &
+  proxy_pid=$!
+  stop_on_exit "$proxy_pid"
+  proxy_url=$(listening_url "$dir/throttled/proxy.out" "$proxy_pid" 's|^Listening on \(http://[^ ]*\)$|\1|p') || {
+    echo "the throttling proxy did not start:" >&2
+    cat "$dir/throttled/proxy.err" >&2
+    broken+=("$kind/throttled") failed=$((failed + 1))
+    return
+  }
+  start_server "$dir/throttled" --api-key "$key" --upstream "eth=$proxy_url" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+  check "$kind/check-throttled" "$dir/branch-d.json" --absent "$dir/branch-a.json,$dir/branch-c.json" \
+    --blocks latest,-30
+  kill "$proxy_pid" && wait "$proxy_pid" 2>/dev/null || true
+  echo "$(tail -n 1 "$dir/throttled/proxy.out")"
+  if [ "$(grep -c "limits its request rate" "$dir/throttled/serve.err")" -eq 1 ] \
+    && grep -q "refused$" <(tail -n 1 "$dir/throttled/proxy.out") \
+    && ! grep -q " 0 refused$" "$dir/throttled/proxy.out"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL the log should say once that the node limits its rate, and the proxy should have refused requests" >&2
+    broken+=("$kind/throttled") failed=$((failed + 1))
+  fi
+  kill "$W3API_PID" && wait "$W3API_PID" 2>/dev/null || true
+}
+
+# check NAME DEPLOYMENT [ARGS...]: w3api against the node (or, in
+# self-test, the node's answers against themselves).
+check() {
+  local name=$1 deployment=$2
+  shift 2
+  if [ "$mode" = check ]; then
     run "$name" node "$src/check.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" --deployment "$deployment" "$@"
-  }
-else
-  check() {
-    local name=$1 deployment=$2
-    shift 2
+  else
     run "$name" node "$src/check.cjs" --rpc "$NODE_URL" --deployment "$deployment" --self-test "$@"
-  }
-fi
+  fi
+}
 
-check check-main "$work/deployment.json"
-
-# Stream deliveries of the upstream blocks: a receiver here gets each new
-# block with ERC20 transfers, unconfirmed then confirmed (2 blocks deep).
-if [ "$mode" = check ]; then
-  run streams node "$src/streams.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
-    --deployment "$work/deployment.json" --dump "$work/streams-deliveries.json"
-fi
-
-# Reorganisations. evm_snapshot/evm_revert put the node back to a block;
-# the next branch mines other blocks at the same heights.
-base=$(head_block)
-snapshot=$(rpc evm_snapshot)
 # Puts the node back to a snapshot taken at block $2, and checks it did.
 revert_to() {
   [ "$(rpc evm_revert "[\"$1\"]")" = true ] || { echo "evm_revert refused" >&2; exit 1; }
   [ "$(head_block)" -eq "$2" ] || { echo "after evm_revert the head is $(head_block), not $2" >&2; exit 1; }
 }
 
-step branch-a node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$work/deployment.json" \
-  --branch A --blocks 20 --out "$work/branch-a.json"
-check check-branch-a "$work/branch-a.json" --blocks latest,-1,-5,-10,-19,-20,-21,-40
-
-echo "--- revert to block $base, then branch B, longer than A"
-revert_to "$snapshot" "$base"
-step branch-b node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$work/deployment.json" \
-  --branch B --blocks 25 --out "$work/branch-b.json"
-check check-branch-b "$work/branch-b.json" --absent "$work/branch-a.json" \
-  --blocks latest,-1,-5,-10,-20,-24,-25,-26,-40
-
-base=$(head_block)
-snapshot=$(rpc evm_snapshot)
-step branch-c node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$work/branch-b.json" \
-  --branch C --blocks 20 --out "$work/branch-c.json"
-check check-branch-c "$work/branch-c.json" --absent "$work/branch-a.json" --blocks latest,-1,-10,-19,-20,-21
-
-echo "--- revert to block $base, then branch D, shorter than C"
-revert_to "$snapshot" "$base"
-step branch-d node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$work/branch-b.json" \
-  --branch D --blocks 8 --out "$work/branch-d.json"
-check check-branch-d "$work/branch-d.json" --absent "$work/branch-a.json,$work/branch-c.json" \
-  --blocks latest,-1,-4,-7,-8,-9,-20,-30
-
-if [ "$mode" = check ] && ! kill -0 "$W3API_PID" 2>/dev/null; then
-  echo "w3api serve exited during the checks:" >&2
-  tail -n 20 "$work/serve.err" >&2
-  broken+=("server") failed=$((failed + 1))
-fi
-
-if [ "$mode" = check ]; then
-  echo "--- restart w3api on its data directory: the index comes back from the journal, branch D's"
-  kill "$W3API_PID" && wait "$W3API_PID" 2>/dev/null || true
-  start_server "${server_args[@]}"
-  check check-restart "$work/branch-d.json" --absent "$work/branch-a.json,$work/branch-c.json" \
-    --blocks latest,-1,-8,-9,-30
-  if grep -q "index read from the store's journal" "$work/serve.err"; then
-    passed=$((passed + 1))
-  else
-    echo "FAIL the restarted server did not read its index from the journal" >&2
-    broken+=("restart") failed=$((failed + 1))
-  fi
-fi
+for kind in ${W3API_NODES:-hardhat ganache}; do
+  case "$kind" in
+    hardhat) prove hardhat "${HARDHAT_STEPS:-260}" ;;
+    ganache) prove ganache "${GANACHE_STEPS:-120}" ;;
+    *) echo "W3API_NODES: unknown node $kind (hardhat or ganache)" >&2; exit 2 ;;
+  esac
+done
 finish

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Deploys the contracts of the node-mode check to a Hardhat node and drives
+// Deploys the contracts of the node-mode check to a node (Hardhat or
+// Ganache) and drives
 // token activity among its funded accounts and some fresh addresses, all
 // from a seeded random generator (the same seed, the same transactions).
 //
@@ -139,7 +140,7 @@ class World {
     this.admin = accounts[0];
     this.users = this.dep.wallets.filter((w) => w.kind === 'account').map((w) => w.address).filter((a) => a !== this.admin);
     this.fresh = this.dep.wallets.filter((w) => w.kind === 'fresh').map((w) => w.address);
-    for (const address of this.fresh) await this.node.rpc.call('hardhat_impersonateAccount', [address]);
+    for (const address of this.fresh) await this.node.impersonate(address);
     for (const c of this.dep.contracts) {
       if (['wrapped', 'stable', 'token'].includes(c.role)) {
         this.tokens.push({ address: c.address, kind: c.kind, symbol: c.symbol, decimals: c.decimals });
@@ -627,7 +628,7 @@ async function deployAll(world, steps) {
     await world.tx(user, weth.address, ERC20, 'deposit', [], rng.bigBetween(E18, 80n * E18));
   }
   for (const address of world.fresh) {
-    await node.rpc.call('hardhat_impersonateAccount', [address]);
+    await node.impersonate(address);
     await world.nativeTransfer(rng.pick(world.users), address);
     // nativeTransfer sends up to 2% of the sender's balance: plenty for gas.
   }

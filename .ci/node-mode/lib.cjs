@@ -407,6 +407,35 @@ class Node {
     return (await this.rpc.call('eth_accounts')).map((a) => a.toLowerCase());
   }
 
+  /// Lets eth_sendTransaction send from `address` without its key:
+  /// hardhat_impersonateAccount on Hardhat, and on Ganache (which has no
+  /// such method) an account added without a key and unlocked.
+  async impersonate(address) {
+    try {
+      await this.rpc.call('hardhat_impersonateAccount', [address]);
+    } catch (error) {
+      if (!isMissingMethod(error)) throw error;
+      try {
+        await this.rpc.call('evm_addAccount', [address, '']);
+      } catch (added) {
+        // Added before (a branch reloads the same fresh addresses).
+        if (!/already/i.test(added.message)) throw added;
+      }
+      await this.rpc.call('personal_unlockAccount', [address, '', 0]);
+    }
+  }
+
+  /// Mines `count` empty blocks at once: hardhat_mine, or Ganache's
+  /// evm_mine with a block count.
+  async mine(count) {
+    try {
+      await this.rpc.call('hardhat_mine', [hex(count)]);
+    } catch (error) {
+      if (!isMissingMethod(error)) throw error;
+      await this.rpc.call('evm_mine', [{ blocks: count }]);
+    }
+  }
+
   /// Sends a transaction and answers its receipt; a revert is an error.
   async send({ from, to, data = '0x', value = 0n, gas }) {
     const tx = { from, data };
@@ -457,6 +486,12 @@ class Node {
       }
     });
   }
+}
+
+/// Whether a node refused a call for not having the method (each node
+/// words it its own way).
+function isMissingMethod(error) {
+  return /not found|does not exist|not available|not supported|unsupported/i.test(error.message);
 }
 
 function readJson(file) {

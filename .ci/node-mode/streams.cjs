@@ -17,7 +17,8 @@
 // 4. Sends ERC20 transfers of the deployment's tokens between its funded
 //    accounts (wallets of the Hardhat test mnemonic, signed with ethers),
 //    one per block under automine, then mines a few empty blocks
-//    (hardhat_mine), enough for each transfer's block to be confirmed.
+//    (hardhat_mine, or evm_mine on Ganache), enough for each transfer's
+//    block to be confirmed.
 // 5. Waits (60 s at most) until each transfer's block was delivered both
 //    unconfirmed and confirmed, then compares every such delivery with the
 //    node: block number, hash and time; the transfer in erc20Transfers
@@ -45,14 +46,14 @@ const {
   parseUnits,
   toUtf8Bytes,
 } = require('ethers');
-const { Rpc, TOPICS, hex, parseArgs, readJson, requestJson, required, sleep, writeJson } = require('./lib.cjs');
+const { Node, Rpc, TOPICS, hex, parseArgs, readJson, requestJson, required, sleep, writeJson } = require('./lib.cjs');
 
 const TIMEOUT_MS = 30_000;
 const WAIT_MS = 60_000;
 /// The whole script, however it goes: a stuck step still ends it.
 const WATCHDOG_MS = 300_000;
 const TRANSFERS = 4;
-/// Mined at once by hardhat_mine: enough to confirm the last transfer's
+/// Mined at once (hardhat_mine): enough to confirm the last transfer's
 /// block (--confirmations 2). Keep it small: Hardhat 2.29 answers a batch of
 /// 8 or more with parentHash 0x00… for the blocks inside it, and the
 /// indexer, seeing a fork it cannot resolve, stops advancing.
@@ -367,9 +368,9 @@ async function run({ args, base, dep, rpc, provider, receiver, tally, setStream 
   const numbers = sent.map((s) => s.number);
   tally.eq('transfers', 'distinct blocks', sent.length, new Set(numbers).size);
   tally.eq('transfers', 'first block', headBefore + 1, numbers[0]);
-  await rpc.call('hardhat_mine', [hex(EMPTY_BLOCKS)]);
+  await new Node(args.rpc).mine(EMPTY_BLOCKS);
   const head = Number(await rpc.call('eth_blockNumber'));
-  tally.eq('transfers', 'head after hardhat_mine', numbers[numbers.length - 1] + EMPTY_BLOCKS, head);
+  tally.eq('transfers', 'head after mining empty blocks', numbers[numbers.length - 1] + EMPTY_BLOCKS, head);
   console.log(`mined ${EMPTY_BLOCKS} empty blocks: head ${head}`);
 
   // 5. Wait for both deliveries of every transfer block.

@@ -39,9 +39,9 @@ struct Args {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let limits = FetchLimits { batch: args.batch, concurrency: args.concurrency };
-    let node = Node::connect(&args.node, Duration::from_secs(60))?;
+    let node = Node::connect(&args.node, Duration::from_secs(60))?.wanting_batches_of(limits.calls_per_batch());
     let head = node.head().await?;
-    let method = node.logs_method().await;
+    let method = node.logs_method().await?;
     println!(
         "chain: blocks 0..={head}, {} logs, read by {method:?}, batch {}, {} in flight",
         args.logs, limits.batch, limits.concurrency
@@ -126,7 +126,9 @@ async fn raw_fetch(url: &str, head: u64, limits: FetchLimits, method: LogsMethod
 
 /// Indexes blocks 0..=head from a fresh index (kept in `journal` if given).
 async fn index(url: &str, head: u64, limits: FetchLimits, journal: Option<Journal>) -> Result<Duration, String> {
-    let node = Node::connect(url, Duration::from_secs(60)).map_err(|e| e.to_string())?;
+    let node = Node::connect(url, Duration::from_secs(60))
+        .map_err(|e| e.to_string())?
+        .wanting_batches_of(limits.calls_per_batch());
     let config = FollowConfig {
         start_block: 0,
         anchors: Anchors::default(),

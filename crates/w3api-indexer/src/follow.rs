@@ -209,10 +209,10 @@ impl Followed {
         for discovery in discoveries {
             match discovery {
                 Discovery::Token(token) => {
-                    entry.tokens.push((token, self.node.token_meta(token, entry.block.number).await));
+                    entry.tokens.push((token, self.node.token_meta(token, entry.block.number).await?));
                 }
                 Discovery::Collection { address, erc1155 } => {
-                    let meta = self.node.collection_meta(address, erc1155, entry.block.number).await;
+                    let meta = self.node.collection_meta(address, erc1155, entry.block.number).await?;
                     entry.collections.push((address, meta));
                 }
             }

@@ -63,7 +63,8 @@ impl NodeSource {
         let (heads, _) = broadcast::channel(1024);
         let mut chains = HashMap::new();
         for upstream in upstreams {
-            let node = Node::connect(&upstream.url, NODE_TIMEOUT)?;
+            let node = Node::connect(&upstream.url, NODE_TIMEOUT)?
+                .wanting_batches_of(upstream.follow.limits.calls_per_batch());
             let followed =
                 Arc::new(Followed::new(upstream.chain, node, upstream.follow, heads.clone(), journal.clone()));
             tokio::spawn(Arc::clone(&followed).follow());

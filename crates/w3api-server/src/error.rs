@@ -173,7 +173,9 @@ impl From<SourceError> for ApiError {
             // Positions come from our own signed cursors, so a source that
             // cannot read one has a bug; the client cannot fix it.
             SourceError::BadPosition => ApiError::internal(error),
-            SourceError::Unavailable(_) => ApiError::unavailable(error),
+            // Only JSON-RPC calls are passed on to a node; a REST answer
+            // the node refused a part of could not be given.
+            SourceError::Unavailable(_) | SourceError::NodeRefused { .. } => ApiError::unavailable(error),
             SourceError::Store(store) => store.into(),
         }
     }

@@ -69,8 +69,18 @@ fn invalid_params(message: impl Into<String>) -> ErrorObjectOwned {
 }
 
 /// The one place a source's failure becomes a JSON-RPC error; an internal
-/// failure's cause goes to the log, not to the caller.
+/// failure's cause goes to the log, not to the caller. A node's refusal of
+/// a call passed on to it goes to the caller unchanged.
 fn source_error(error: SourceError) -> ErrorObjectOwned {
+    if let SourceError::NodeRefused { code, message, data } = error {
+        return match i32::try_from(code) {
+            Ok(code) => ErrorObjectOwned::owned(code, message, data),
+            Err(_) => {
+                tracing::error!(code, message, "the node answered an error code outside JSON-RPC's range");
+                rpc_error(ErrorCode::InternalError, "Internal error")
+            }
+        };
+    }
     let code = match &error {
         SourceError::NoPrice { .. } => ErrorCode::PriceNotFound,
         SourceError::UnknownExchange { .. }
@@ -80,7 +90,10 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         | SourceError::InvalidChange(_) => ErrorCode::InvalidParams,
         SourceError::NoChanges(_) => ErrorCode::MethodNotSupported,
         SourceError::ChainNotServed(_) => ErrorCode::UnknownChain,
-        SourceError::Unavailable(_) | SourceError::BadPosition | SourceError::Store(_) => {
+        SourceError::NodeRefused { .. }
+        | SourceError::Unavailable(_)
+        | SourceError::BadPosition
+        | SourceError::Store(_) => {
             tracing::error!(cause = %error, "data source failed during a JSON-RPC call");
             return rpc_error(ErrorCode::InternalError, "Internal error");
         }

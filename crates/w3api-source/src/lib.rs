@@ -334,6 +334,18 @@ pub enum SourceError {
     /// not its own (a real node's), or changes are turned off.
     #[error("{0}")]
     NoChanges(String),
+    /// The node behind the source refused a call passed on to it. Its
+    /// JSON-RPC error reaches the caller as the node gave it: a revert's
+    /// code, message and revert data, for one.
+    #[error("the node refused the call: error {code}: {message}")]
+    NodeRefused {
+        /// The node's error code.
+        code: i64,
+        /// The node's message.
+        message: String,
+        /// The node's error data, exactly as it sent it.
+        data: Option<Box<serde_json::value::RawValue>>,
+    },
     /// The source failed.
     #[error("data source failure: {0}")]
     Unavailable(String),

@@ -9,14 +9,13 @@ use alloy_primitives::{B256, U64, U256};
 use futures::future::try_join_all;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use w3api_source::{BlockRef, FeeSuggestion, LogQuery, SourceError};
+use w3api_source::{BlockRef, FINALIZED_DEPTH, FeeSuggestion, LogQuery, SAFE_DEPTH, SourceError};
 use w3api_types::Address;
 use w3api_types::rpc::{Block, BlockNumberOrTag, BlockTransactions, FeeHistory, Log, LogFilter, Receipt, Transaction};
 
 use super::indexed_head;
 use crate::follow::Followed;
-use crate::node::Answer;
-use crate::node::LogsMethod;
+use crate::node::{Answer, LogsMethod, NodeError};
 
 /// A block named by number or hash, as the node is asked for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,12 +25,10 @@ enum Named {
 }
 
 impl Named {
-    /// The parameter naming the block: a quantity, or EIP-1898's `{blockHash}`
-    /// (`hash_object`) or a bare hash.
-    fn param(self, hash_object: bool) -> Value {
+    /// The parameter naming the block: a quantity or a hash.
+    fn param(self) -> Value {
         match self {
             Named::Number(number) => json!(format!("{number:#x}")),
-            Named::Hash(hash) if hash_object => json!({ "blockHash": hash }),
             Named::Hash(hash) => json!(hash),
         }
     }
@@ -51,13 +48,26 @@ struct NumberOnly {
 }
 
 async fn request<R: Answer>(followed: &Followed, method: &'static str, params: Value) -> Result<R, SourceError> {
-    Ok(followed.node.request(method, params).await?)
+    followed.node.request(method, params).await.map_err(passed_on)
+}
+
+/// A node's failure of a call passed on to it: a refusal goes to the
+/// caller as the node gave it, anything else is the source failing.
+pub(super) fn passed_on(error: NodeError) -> SourceError {
+    match error {
+        NodeError::Refused { code, message, data, .. } => SourceError::NodeRefused { code, message, data },
+        other => other.into(),
+    }
 }
 
 /// The number of the block a reference names, in the gateway's view.
 pub(super) async fn block_number(followed: &Followed, block: BlockRef) -> Result<Option<u64>, SourceError> {
     let head = indexed_head(followed)?;
-    let tagged = |tag: &'static str| async move {
+    // A node without the tags has them counted down from the head, as the devnet does.
+    let tagged = |tag: &'static str, depth: u64| async move {
+        if !followed.node.capabilities().await?.safety_tags {
+            return Ok(Some(head.saturating_sub(depth)));
+        }
         let header: Option<NumberOnly> = request(followed, "eth_getBlockByNumber", json!([tag, false])).await?;
         Ok::<_, SourceError>(Some(header.map_or(head, |h| h.number.to::<u64>().min(head))))
     };
@@ -65,8 +75,8 @@ pub(super) async fn block_number(followed: &Followed, block: BlockRef) -> Result
         BlockRef::Number(number) => Ok((number <= head).then_some(number)),
         BlockRef::Latest | BlockRef::Pending => Ok(Some(head)),
         BlockRef::Earliest => Ok(Some(0)),
-        BlockRef::Safe => tagged("safe").await,
-        BlockRef::Finalized => tagged("finalized").await,
+        BlockRef::Safe => tagged("safe", SAFE_DEPTH).await,
+        BlockRef::Finalized => tagged("finalized", FINALIZED_DEPTH).await,
         BlockRef::Hash(hash) => {
             let header: Option<NumberOnly> = request(followed, "eth_getBlockByHash", json!([hash, false])).await?;
             Ok(header.map(|h| h.number.to()))
@@ -103,7 +113,7 @@ async fn existing(followed: &Followed, block: BlockRef) -> Result<Named, SourceE
 pub(super) async fn block(followed: &Followed, block: BlockRef, full: bool) -> Result<Option<Block>, SourceError> {
     let Some(named) = named(followed, block).await? else { return Ok(None) };
     let method = named.method("eth_getBlockByNumber", "eth_getBlockByHash");
-    request(followed, method, json!([named.param(false), full])).await
+    request(followed, method, json!([named.param(), full])).await
 }
 
 pub(super) async fn transaction(
@@ -113,13 +123,13 @@ pub(super) async fn transaction(
 ) -> Result<Option<Transaction>, SourceError> {
     let Some(named) = named(followed, block).await? else { return Ok(None) };
     let method = named.method("eth_getTransactionByBlockNumberAndIndex", "eth_getTransactionByBlockHashAndIndex");
-    request(followed, method, json!([named.param(false), format!("{index:#x}")])).await
+    request(followed, method, json!([named.param(), format!("{index:#x}")])).await
 }
 
 pub(super) async fn block_transaction_count(followed: &Followed, block: BlockRef) -> Result<Option<u64>, SourceError> {
     let Some(named) = named(followed, block).await? else { return Ok(None) };
     let method = named.method("eth_getBlockTransactionCountByNumber", "eth_getBlockTransactionCountByHash");
-    let count: Option<U64> = request(followed, method, json!([named.param(false)])).await?;
+    let count: Option<U64> = request(followed, method, json!([named.param()])).await?;
     Ok(count.map(|c| c.to()))
 }
 
@@ -136,11 +146,11 @@ pub(super) async fn by_hash<R: Answer>(
 /// else one `eth_getTransactionReceipt` per transaction.
 pub(super) async fn block_receipts(followed: &Followed, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
     let Some(named) = named(followed, block).await? else { return Ok(None) };
-    if followed.node.logs_method().await == LogsMethod::BlockReceipts {
-        return request(followed, "eth_getBlockReceipts", json!([named.param(false)])).await;
+    if followed.node.logs_method().await? == LogsMethod::BlockReceipts {
+        return request(followed, "eth_getBlockReceipts", json!([named.param()])).await;
     }
     let method = named.method("eth_getBlockByNumber", "eth_getBlockByHash");
-    let Some(block): Option<Block> = request(followed, method, json!([named.param(false), false])).await? else {
+    let Some(block): Option<Block> = request(followed, method, json!([named.param(), false])).await? else {
         return Ok(None);
     };
     let hashes = match block.transactions {
@@ -176,8 +186,20 @@ pub(super) async fn account_state(
     address: Address,
     block: BlockRef,
 ) -> Result<U256, SourceError> {
-    let named = existing(followed, block).await?;
-    request(followed, method, json!([address, named.param(true)])).await
+    let number = match existing(followed, block).await? {
+        Named::Number(number) => number,
+        Named::Hash(hash) => block_number(followed, BlockRef::Hash(hash)).await?.unwrap_or_default(),
+    };
+    // Read at the indexed block where the index still knows its hash, so
+    // that the answer comes from the branch the gateway shows.
+    let hash = match block {
+        BlockRef::Hash(hash) => Some(hash),
+        _ => followed.index.read().hash_at(number),
+    };
+    match hash {
+        Some(hash) => followed.node.state_at(method, vec![json!(address)], number, hash).await.map_err(passed_on),
+        None => request(followed, method, json!([address, format!("{number:#x}")])).await,
+    }
 }
 
 pub(super) async fn fee_history(

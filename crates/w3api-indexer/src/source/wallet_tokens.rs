@@ -34,7 +34,7 @@ pub(super) async fn answer(
         (block, hash, holdings, native)
     };
     if let Some(mut native) = native {
-        native.balance = native_balance(followed, query.address, hash).await?;
+        native.balance = native_balance(followed, query.address, block, hash).await?;
         if native.balance > U256::ZERO {
             holdings.push(native);
         }
@@ -42,15 +42,15 @@ pub(super) async fn answer(
     WalletTokensPage::rank(block, holdings, page)
 }
 
-/// The native balance at the indexed block, named by hash: a node that
-/// has left that branch refuses rather than answering from another.
+/// The native balance at the indexed block: a node that has left that
+/// branch refuses rather than answering from another.
 async fn native_balance(
     followed: &Followed,
     address: alloy_primitives::Address,
+    block: u64,
     hash: B256,
 ) -> Result<U256, SourceError> {
-    let params = json!([address, { "blockHash": hash, "requireCanonical": true }]);
-    followed.node.request("eth_getBalance", params).await.map_err(|error| {
+    followed.node.state_at("eth_getBalance", vec![json!(address)], block, hash).await.map_err(|error| {
         SourceError::Unavailable(format!("{error} (the chain may have reorganised during the answer; ask again)"))
     })
 }

@@ -1,0 +1,173 @@
+//! What a node accepts, learnt by asking it rather than assumed from its
+//! name. Nodes differ in what they take beyond the core methods:
+//!
+//! | | Hardhat | Ganache 7 | geth, reth, Erigon | hosted |
+//! |---|---|---|---|---|
+//! | EIP-1898 `{blockHash}` objects | yes | no | yes | mostly |
+//! | `eth_getBlockReceipts` | no (2.29) | no | yes | mostly |
+//! | batches | yes | yes | up to 1,000 calls | often 10 to 100 calls |
+//! | `safe` / `finalized` | yes | yes | after the merge | yes |
+//!
+//! Each has a fallback, so that a node answering only the core methods is
+//! indexed as fully as one answering all of them: a state read by block
+//! number with the block's hash checked after, `eth_getLogs` over a range,
+//! smaller batches or single calls, and tags counted down from the head.
+
+use alloy_primitives::{Address, B256, U64};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Node, NodeError, throttle};
+
+/// What one node was found to accept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// State reads (`eth_getBalance`…) take an EIP-1898 block object, so
+    /// that a read names its block by hash and fails rather than answering
+    /// from another branch.
+    pub block_objects: bool,
+    /// `eth_getBlockReceipts` gives a block's receipts in one call.
+    pub block_receipts: bool,
+    /// Most calls one JSON-RPC batch may hold; 1 when the node takes none.
+    pub batch_calls: usize,
+    /// The `safe` and `finalized` block tags.
+    pub safety_tags: bool,
+}
+
+/// How a node gives the logs of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogsMethod {
+    /// `eth_getBlockReceipts`, one call per block.
+    BlockReceipts,
+    /// `eth_getLogs` over a batch's range, one call per batch.
+    Logs,
+}
+
+impl Capabilities {
+    /// How this node gives a block's logs.
+    pub fn logs_method(&self) -> LogsMethod {
+        if self.block_receipts { LogsMethod::BlockReceipts } else { LogsMethod::Logs }
+    }
+
+    /// What each capability the node lacks is replaced with, for the log.
+    pub fn fallbacks(&self) -> Vec<&'static str> {
+        let mut fallbacks = Vec::new();
+        if !self.block_objects {
+            fallbacks.push("state read by block number, the block's hash checked after (no EIP-1898 block objects)");
+        }
+        if !self.block_receipts {
+            fallbacks.push("logs by eth_getLogs over each batch's range (no eth_getBlockReceipts)");
+        }
+        if self.batch_calls == 1 {
+            fallbacks.push("single calls (no batches)");
+        }
+        if !self.safety_tags {
+            fallbacks.push("safe and finalized counted down from the head (no such tags)");
+        }
+        fallbacks
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct HeadWire {
+    hash: B256,
+    number: U64,
+}
+
+impl Node {
+    /// Asks the node what it accepts. A refusal of a probe means the
+    /// capability is missing; a node that cannot be reached is an error.
+    pub(super) async fn probe(&self) -> Result<Capabilities, NodeError> {
+        let head: Option<HeadWire> = self.request("eth_getBlockByNumber", json!(["latest", false])).await?;
+        let head = head.ok_or_else(|| self.failed("eth_getBlockByNumber", "the node has no latest block"))?;
+        let number = format!("{:#x}", head.number.to::<u64>());
+        let by_object = json!([Address::ZERO, { "blockHash": head.hash, "requireCanonical": true }]);
+        let (block_objects, block_receipts, safe, finalized) = tokio::join!(
+            self.accepts("eth_getBalance", by_object),
+            self.accepts("eth_getBlockReceipts", json!([number])),
+            self.accepts_block("safe"),
+            self.accepts_block("finalized"),
+        );
+        let capabilities = Capabilities {
+            block_objects: block_objects?,
+            block_receipts: block_receipts?,
+            batch_calls: self.largest_batch().await?,
+            safety_tags: safe? && finalized?,
+        };
+        tracing::info!(node = self.name(), ?capabilities, fallbacks = ?capabilities.fallbacks(), "probed the node");
+        Ok(capabilities)
+    }
+
+    /// Whether the node answers the call; `Err` only when it cannot be reached.
+    async fn accepts(&self, method: &'static str, params: serde_json::Value) -> Result<bool, NodeError> {
+        match self.request::<serde_json::Value>(method, params).await {
+            Ok(_) => Ok(true),
+            Err(NodeError::Refused { .. }) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Whether the node names a block by `tag`.
+    async fn accepts_block(&self, tag: &'static str) -> Result<bool, NodeError> {
+        match self.request::<Option<HeadWire>>("eth_getBlockByNumber", json!([tag, false])).await {
+            Ok(block) => Ok(block.is_some()),
+            Err(NodeError::Refused { .. }) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The largest batch the node answers in full, up to the size the
+    /// follower sends, halving from there; 1 when it answers none.
+    async fn largest_batch(&self) -> Result<usize, NodeError> {
+        let mut size = self.wanted_batch.max(1);
+        while size > 1 {
+            if self.answers_batch(size).await? {
+                return Ok(size);
+            }
+            size /= 2;
+        }
+        Ok(1)
+    }
+
+    /// Whether a batch of `size` cheap calls comes back answered in full.
+    async fn answers_batch(&self, size: usize) -> Result<bool, NodeError> {
+        let sent = self
+            .with_patience("batch", || async {
+                let mut batch = self.client.new_batch();
+                let calls = (0..size)
+                    .map(|_| batch.add_call::<_, U64>("eth_chainId", &json!([])))
+                    .collect::<Result<Vec<_>, _>>()?;
+                batch.send().await?;
+                let mut answers = Vec::with_capacity(size);
+                for call in calls {
+                    match call.await {
+                        // A refusal to answer so many so fast: try again, not smaller.
+                        Err(error) if throttle::rate_limited(&error) => return Err(error),
+                        answer => answers.push(answer),
+                    }
+                }
+                Ok(answers)
+            })
+            .await;
+        match sent {
+            Ok(answers) => Ok(answers.iter().all(Result::is_ok)),
+            Err(NodeError::Failed { .. } | NodeError::Refused { .. }) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_node_needs_no_fallback_and_a_bare_one_names_each() {
+        let full = Capabilities { block_objects: true, block_receipts: true, batch_calls: 101, safety_tags: true };
+        assert!(full.fallbacks().is_empty());
+        assert_eq!(full.logs_method(), LogsMethod::BlockReceipts);
+        let bare = Capabilities { block_objects: false, block_receipts: false, batch_calls: 1, safety_tags: false };
+        assert_eq!(bare.fallbacks().len(), 4);
+        assert_eq!(bare.logs_method(), LogsMethod::Logs);
+    }
+}

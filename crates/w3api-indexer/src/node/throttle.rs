@@ -1,0 +1,81 @@
+//! A node that says "too many requests" is slowed down and asked again.
+//!
+//! Hosted endpoints answer HTTP 429, or a JSON-RPC error such as Infura's
+//! -32005 or Alchemy's 429, when a client asks faster than its plan allows.
+//! Such a refusal means "later", never "no": the call is sent again after a
+//! pause that doubles up to [`MAX_PAUSE`], for as long as [`PATIENCE`]
+//! allows. The follower starts its round again after that, so indexing never
+//! gives up; a forwarded call fails with [`super::NodeError::Throttled`].
+
+use std::time::Duration;
+
+use alloy_transport::{RpcError, TransportErrorKind};
+
+/// The first pause after a refusal.
+pub(super) const FIRST_PAUSE: Duration = Duration::from_millis(50);
+/// The longest pause between two tries.
+pub(super) const MAX_PAUSE: Duration = Duration::from_secs(2);
+/// How long one call keeps being tried while the node refuses it.
+pub(super) const PATIENCE: Duration = Duration::from_secs(60);
+
+/// JSON-RPC error codes that hosted endpoints give for "too many requests".
+const RATE_LIMIT_CODES: [i64; 2] = [429, -32005];
+
+/// Whether an error is the node asking to be called less often.
+pub(super) fn rate_limited(error: &RpcError<TransportErrorKind>) -> bool {
+    match error {
+        RpcError::ErrorResp(payload) => {
+            RATE_LIMIT_CODES.contains(&payload.code) || says_rate_limited(&payload.message.to_lowercase())
+        }
+        RpcError::Transport(TransportErrorKind::HttpError(http)) => http.status == 429,
+        RpcError::Transport(TransportErrorKind::HttpErrorWithRetryAfter { error, .. }) => error.status == 429,
+        _ => false,
+    }
+}
+
+fn says_rate_limited(message: &str) -> bool {
+    ["rate limit", "too many requests", "rate exceeded", "request limit"].iter().any(|words| message.contains(words))
+}
+
+/// The pause after `pause`: twice as long, up to [`MAX_PAUSE`].
+pub(super) fn next_pause(pause: Duration) -> Duration {
+    (pause * 2).min(MAX_PAUSE)
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy_json_rpc::ErrorPayload;
+    use alloy_transport::HttpError;
+
+    use super::*;
+
+    fn refusal(code: i64, message: &'static str) -> RpcError<TransportErrorKind> {
+        RpcError::ErrorResp(ErrorPayload { code, message: message.into(), data: None })
+    }
+
+    #[test]
+    fn rate_limits_are_told_apart_from_other_refusals() {
+        assert!(rate_limited(&refusal(-32005, "limit exceeded")));
+        assert!(rate_limited(&refusal(429, "")));
+        assert!(rate_limited(&refusal(-32000, "Too Many Requests, slow down")));
+        let http =
+            |status| RpcError::Transport(TransportErrorKind::HttpError(HttpError { status, body: String::new() }));
+        assert!(rate_limited(&http(429)));
+        assert!(!rate_limited(&http(500)));
+        // Infura's "header not found" is retryable for alloy, but Ganache
+        // gives it for a block it will never have: not a rate limit.
+        assert!(!rate_limited(&refusal(-32000, "header not found")));
+        assert!(!rate_limited(&refusal(3, "execution reverted")));
+    }
+
+    #[test]
+    fn pauses_double_up_to_the_longest() {
+        let mut pause = FIRST_PAUSE;
+        let mut pauses = Vec::new();
+        for _ in 0..8 {
+            pauses.push(pause.as_millis());
+            pause = next_pause(pause);
+        }
+        assert_eq!(pauses, [50, 100, 200, 400, 800, 1600, 2000, 2000]);
+    }
+}
