@@ -123,7 +123,8 @@ class Rng {
 
 // ---------------------------------------------------------------- network
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+// W3API_CHECK_TIMEOUT_MS: longer, for checks against a server that is slowed on purpose.
+const DEFAULT_TIMEOUT_MS = Number(process.env.W3API_CHECK_TIMEOUT_MS || 30_000);
 
 class RpcError extends Error {
   constructor(method, error) {
@@ -494,6 +495,40 @@ function isMissingMethod(error) {
   return /not found|does not exist|not available|not supported|unsupported/i.test(error.message);
 }
 
+/// Counts checks; prints each failure with what was expected and what came.
+class Tally {
+  constructor() {
+    this.passed = 0;
+    this.failed = 0;
+  }
+
+  ok(condition, where, field, expected, got) {
+    if (condition) {
+      this.passed++;
+      return true;
+    }
+    this.failed++;
+    console.log(`FAIL ${where}: ${field}: expected ${render(expected)}, got ${render(got)}`);
+    return false;
+  }
+
+  eq(where, field, expected, got) {
+    return this.ok(expected === got, where, field, expected, got);
+  }
+
+  /// Both strings, equal ignoring case (addresses as sent and as the node has them).
+  same(where, field, expected, got) {
+    const ok = typeof expected === 'string' && typeof got === 'string' && expected.toLowerCase() === got.toLowerCase();
+    return this.ok(ok, where, field, expected, got);
+  }
+}
+
+function render(value) {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
 function readJson(file) {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
@@ -516,6 +551,7 @@ module.exports = {
   Rpc,
   RpcError,
   TOPICS,
+  Tally,
   ZERO,
   artifact,
   fail,

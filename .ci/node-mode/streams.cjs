@@ -46,7 +46,7 @@ const {
   parseUnits,
   toUtf8Bytes,
 } = require('ethers');
-const { Node, Rpc, TOPICS, hex, parseArgs, readJson, requestJson, required, sleep, writeJson } = require('./lib.cjs');
+const { Node, Rpc, TOPICS, Tally, hex, parseArgs, readJson, requestJson, required, sleep, writeJson } = require('./lib.cjs');
 
 const TIMEOUT_MS = 30_000;
 const WAIT_MS = 60_000;
@@ -82,41 +82,6 @@ const ERC20 = new Interface([
   'function transfer(address,uint256) returns (bool)',
   'function balanceOf(address) view returns (uint256)',
 ]);
-
-// ---------------------------------------------------------------- results
-
-class Tally {
-  constructor() {
-    this.passed = 0;
-    this.failed = 0;
-  }
-
-  ok(condition, where, field, expected, got) {
-    if (condition) {
-      this.passed++;
-      return true;
-    }
-    this.failed++;
-    console.log(`FAIL ${where}: ${field}: expected ${render(expected)}, got ${render(got)}`);
-    return false;
-  }
-
-  eq(where, field, expected, got) {
-    return this.ok(expected === got, where, field, expected, got);
-  }
-
-  /// Both strings, equal ignoring case (addresses as sent and as the node has them).
-  same(where, field, expected, got) {
-    const ok = typeof expected === 'string' && typeof got === 'string' && expected.toLowerCase() === got.toLowerCase();
-    return this.ok(ok, where, field, expected, got);
-  }
-}
-
-function render(value) {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
-}
 
 // ---------------------------------------------------------------- receiver
 

@@ -41,6 +41,9 @@ impl Observed {
 /// its refusals.
 impl ChainControl for Observed {}
 
+/// Nor does it execute contract code.
+impl w3api_source::Execution for Observed {}
+
 impl DataSource for Observed {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
         self.ask("latest_block").await.latest_block(chain).await

@@ -101,6 +101,9 @@ impl Devnet {
     }
 }
 
+/// The devnet keeps balances, not EVM state: every execution method refuses.
+impl w3api_source::Execution for Devnet {}
+
 impl ChainControl for Devnet {
     async fn mine(&self, chain: Chain, blocks: u64, interval: Option<u64>) -> Result<u64, SourceError> {
         // An interval of 0 is what tools send for "none" (viem's mine does).

@@ -5,10 +5,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parking_lot::RwLock;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{Notify, broadcast, mpsc};
 use w3api_source::Head;
 use w3api_types::Chain;
 
@@ -55,6 +55,9 @@ pub struct Followed {
     config: FollowConfig,
     /// Where the index is kept beyond this process, if anywhere.
     journal: Option<Journal>,
+    /// Cuts the pause between two rounds short: a reader needs a block
+    /// the node has and the index does not have yet.
+    wake: Notify,
 }
 
 /// Why a round of following stopped (the next round tries again).
@@ -98,6 +101,7 @@ impl Followed {
             heads,
             config,
             journal,
+            wake: Notify::new(),
         }
     }
 
@@ -127,7 +131,37 @@ impl Followed {
                     error => tracing::warn!(chain = %self.chain, node = self.node.name(), %error, "following the node"),
                 }
             }
-            tokio::time::sleep(self.config.poll).await;
+            tokio::select! {
+                () = tokio::time::sleep(self.config.poll) => {}
+                () = self.wake.notified() => {}
+            }
+        }
+    }
+
+    /// Waits until the index holds block `number` with hash `hash`, asking
+    /// the follower to look at the node now rather than at its next poll;
+    /// `false` when it does not within `patience` (the node is slow, or
+    /// the block left the chain).
+    pub async fn reach(&self, number: u64, hash: alloy_primitives::B256, patience: Duration) -> bool {
+        let deadline = Instant::now() + patience;
+        let mut heads = self.heads.subscribe();
+        loop {
+            {
+                let index = self.index.read();
+                // A block before the first indexed one has no hash there to
+                // compare; one of another hash is on a branch the follower
+                // has yet to roll back from, so it is waited for too.
+                if index.head().is_some_and(|head| head >= number)
+                    && index.hash_at(number).is_none_or(|ours| ours == hash)
+                {
+                    return true;
+                }
+            }
+            self.wake.notify_one();
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else { return false };
+            if tokio::time::timeout(left, heads.recv()).await.is_err() {
+                return false;
+            }
         }
     }
 

@@ -6,6 +6,7 @@
 //! balance) names the indexed block by hash, which a node that has left
 //! that branch refuses rather than answering from another.
 
+mod execution;
 mod forward;
 mod nfts;
 mod wallet_tokens;
@@ -183,11 +184,16 @@ impl DataSource for NodeSource {
     }
 
     async fn transaction_by_hash(&self, chain: Chain, hash: Hash32) -> Result<Option<Transaction>, SourceError> {
-        forward::by_hash(self.chain(chain)?, "eth_getTransactionByHash", hash).await
+        let followed = self.chain(chain)?;
+        let found: Option<Transaction> = forward::by_hash(followed, "eth_getTransactionByHash", hash).await?;
+        // A pending transaction (no block yet) is the node's to show.
+        Ok(forward::in_view(followed, found, |t| t.block_number.zip(t.block_hash)).await)
     }
 
     async fn receipt(&self, chain: Chain, hash: Hash32) -> Result<Option<Receipt>, SourceError> {
-        forward::by_hash(self.chain(chain)?, "eth_getTransactionReceipt", hash).await
+        let followed = self.chain(chain)?;
+        let found: Option<Receipt> = forward::by_hash(followed, "eth_getTransactionReceipt", hash).await?;
+        Ok(forward::in_view(followed, found, |r| Some((r.block_number, r.block_hash))).await)
     }
 
     async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
@@ -203,7 +209,14 @@ impl DataSource for NodeSource {
     }
 
     async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
-        let count = forward::account_state(self.chain(chain)?, "eth_getTransactionCount", address, block).await?;
+        let followed = self.chain(chain)?;
+        // The next nonce to use counts the node's pool, which the index
+        // does not see: a wallet sending twice in a row needs two nonces.
+        let count: U256 = if block == BlockRef::Pending {
+            forward::request(followed, "eth_getTransactionCount", serde_json::json!([address, "pending"])).await?
+        } else {
+            forward::account_state(followed, "eth_getTransactionCount", address, block).await?
+        };
         u64::try_from(count).map_err(|_| SourceError::Unavailable(format!("the node counts {count} transactions")))
     }
 

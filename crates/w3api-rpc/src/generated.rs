@@ -276,6 +276,194 @@ Calls `eth_feeHistory` with the positional parameters `block_count`, `newest_blo
         newest_block: w3api_types::rpc::BlockNumberOrTag,
         reward_percentiles: Option<Vec<f64>>,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FeeHistory>;
+    /**Executes a call without a transaction
+
+The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_call` with the positional parameters `transaction`, `block`, `state_overrides`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_call", param_kind = array)]
+    async fn call(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        state_overrides: Option<w3api_types::rpc::StateOverrides>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
+    /**Gas a transaction would use
+
+The gas the transaction needs to succeed against the state after the block. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `state_overrides`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_estimateGas", param_kind = array)]
+    async fn estimate_gas(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        state_overrides: Option<w3api_types::rpc::StateOverrides>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Uint>;
+    /**The accounts and slots a transaction touches
+
+An EIP-2930 access list for the transaction, and the gas it uses with that list declared. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_createAccessList` with the positional parameters `transaction`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_createAccessList", param_kind = array)]
+    async fn create_access_list(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccessListResult>;
+    /**A contract's code
+
+The code of the account after the block: empty for an account without code. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getCode` with the positional parameters `address`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_getCode", param_kind = array)]
+    async fn get_code(
+        &self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
+    /**One storage slot of an account
+
+The value in the slot of the account's storage after the block, as 32 bytes. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getStorageAt` with the positional parameters `address`, `slot`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_getStorageAt", param_kind = array)]
+    async fn get_storage_at(
+        &self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Hash32>;
+    /**An account and storage slots with Merkle proofs
+
+EIP-1186: the account and the slots asked for after the block, each with the trie nodes that prove it against the block's state root. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_getProof", param_kind = array)]
+    async fn get_proof(
+        &self,
+        address: w3api_types::rpc::Address,
+        storage_keys: Vec<w3api_types::rpc::Hash32>,
+        block: w3api_types::rpc::BlockId,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccountProof>;
+    /**Sends a signed transaction
+
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_sendRawTransaction", param_kind = array)]
+    async fn send_raw_transaction(
+        &self,
+        transaction: w3api_types::rpc::Bytes,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Hash32>;
+    /**Creates a log filter
+
+A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_newFilter` with the positional parameters `filter`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_newFilter", param_kind = array)]
+    async fn new_filter(
+        &self,
+        filter: w3api_types::rpc::LogFilter,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
+    /**Creates a filter of new blocks
+
+A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_newBlockFilter`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_newBlockFilter", param_kind = array)]
+    async fn new_block_filter(
+        &self,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
+    /**What a filter saw since the last poll
+
+Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_getFilterChanges", param_kind = array)]
+    async fn get_filter_changes(
+        &self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterChanges>;
+    /**Every log a log filter matches
+
+All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_getFilterLogs", param_kind = array)]
+    async fn get_filter_logs(
+        &self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Log>>;
+    /**Removes a filter
+
+Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_uninstallFilter", param_kind = array)]
+    async fn uninstall_filter(
+        &self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> jsonrpsee::core::RpcResult<bool>;
 }
 /// The wire name of each method of the API.
 pub mod method {
@@ -321,6 +509,30 @@ pub mod method {
     pub const ETH_MAX_PRIORITY_FEE_PER_GAS: &str = "eth_maxPriorityFeePerGas";
     ///`eth_feeHistory`: Base fees, gas use and tips of recent blocks
     pub const ETH_FEE_HISTORY: &str = "eth_feeHistory";
+    ///`eth_call`: Executes a call without a transaction
+    pub const ETH_CALL: &str = "eth_call";
+    ///`eth_estimateGas`: Gas a transaction would use
+    pub const ETH_ESTIMATE_GAS: &str = "eth_estimateGas";
+    ///`eth_createAccessList`: The accounts and slots a transaction touches
+    pub const ETH_CREATE_ACCESS_LIST: &str = "eth_createAccessList";
+    ///`eth_getCode`: A contract's code
+    pub const ETH_GET_CODE: &str = "eth_getCode";
+    ///`eth_getStorageAt`: One storage slot of an account
+    pub const ETH_GET_STORAGE_AT: &str = "eth_getStorageAt";
+    ///`eth_getProof`: An account and storage slots with Merkle proofs
+    pub const ETH_GET_PROOF: &str = "eth_getProof";
+    ///`eth_sendRawTransaction`: Sends a signed transaction
+    pub const ETH_SEND_RAW_TRANSACTION: &str = "eth_sendRawTransaction";
+    ///`eth_newFilter`: Creates a log filter
+    pub const ETH_NEW_FILTER: &str = "eth_newFilter";
+    ///`eth_newBlockFilter`: Creates a filter of new blocks
+    pub const ETH_NEW_BLOCK_FILTER: &str = "eth_newBlockFilter";
+    ///`eth_getFilterChanges`: What a filter saw since the last poll
+    pub const ETH_GET_FILTER_CHANGES: &str = "eth_getFilterChanges";
+    ///`eth_getFilterLogs`: Every log a log filter matches
+    pub const ETH_GET_FILTER_LOGS: &str = "eth_getFilterLogs";
+    ///`eth_uninstallFilter`: Removes a filter
+    pub const ETH_UNINSTALL_FILTER: &str = "eth_uninstallFilter";
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         ETH_GET_TOKEN_PRICE,
@@ -344,6 +556,18 @@ pub mod method {
         ETH_GAS_PRICE,
         ETH_MAX_PRIORITY_FEE_PER_GAS,
         ETH_FEE_HISTORY,
+        ETH_CALL,
+        ETH_ESTIMATE_GAS,
+        ETH_CREATE_ACCESS_LIST,
+        ETH_GET_CODE,
+        ETH_GET_STORAGE_AT,
+        ETH_GET_PROOF,
+        ETH_SEND_RAW_TRANSACTION,
+        ETH_NEW_FILTER,
+        ETH_NEW_BLOCK_FILTER,
+        ETH_GET_FILTER_CHANGES,
+        ETH_GET_FILTER_LOGS,
+        ETH_UNINSTALL_FILTER,
     ];
 }
 /// The errors of `components.errors`: code and meaning.
@@ -446,31 +670,16 @@ impl ErrorCode {
 /// Standard methods that need EVM execution, contract state or a
 /// transaction pool (`x-unanswerable-methods`), each with the
 /// reason a server without them gives.
-pub const UNANSWERABLE_METHODS: [(&str, &str); 18usize] = [
-    ("eth_call", "it executes contract code, and the devnet keeps no EVM state"),
-    ("eth_estimateGas", "it executes contract code, and the devnet keeps no EVM state"),
-    (
-        "eth_createAccessList",
-        "it executes contract code, and the devnet keeps no EVM state",
-    ),
+pub const UNANSWERABLE_METHODS: [(&str, &str); 6usize] = [
     ("eth_simulateV1", "it executes contract code, and the devnet keeps no EVM state"),
-    ("eth_getCode", "the devnet keeps no contract code"),
-    ("eth_getStorageAt", "the devnet keeps no contract storage"),
-    ("eth_getProof", "the devnet keeps no state trie"),
-    ("eth_sendRawTransaction", "the devnet accepts no transactions"),
     ("eth_sendTransaction", "the devnet accepts no transactions"),
     ("eth_sign", "the gateway holds no keys"),
     ("eth_signTransaction", "the gateway holds no keys"),
     ("eth_accounts", "the gateway holds no keys"),
-    ("eth_newFilter", "the gateway keeps no filters: call eth_getLogs"),
-    ("eth_newBlockFilter", "the gateway keeps no filters: poll eth_blockNumber"),
     (
         "eth_newPendingTransactionFilter",
         "the gateway keeps no filters and has no transaction pool",
     ),
-    ("eth_getFilterChanges", "the gateway keeps no filters: call eth_getLogs"),
-    ("eth_getFilterLogs", "the gateway keeps no filters: call eth_getLogs"),
-    ("eth_uninstallFilter", "the gateway keeps no filters"),
 ];
 #[cfg(feature = "client")]
 impl crate::RpcClient {
@@ -798,6 +1007,228 @@ Calls `eth_feeHistory` with the positional parameters `block_count`, `newest_blo
             .await
             .map_err(|e| self.error(e))
     }
+    /**Executes a call without a transaction
+
+The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_call` with the positional parameters `transaction`, `block`, `state_overrides`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn call(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        state_overrides: Option<w3api_types::rpc::StateOverrides>,
+    ) -> Result<w3api_types::rpc::Bytes, crate::RpcError> {
+        EthApiClient::call(self.transport(), transaction, block, state_overrides)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Gas a transaction would use
+
+The gas the transaction needs to succeed against the state after the block. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `state_overrides`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn estimate_gas(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        state_overrides: Option<w3api_types::rpc::StateOverrides>,
+    ) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
+        EthApiClient::estimate_gas(self.transport(), transaction, block, state_overrides)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The accounts and slots a transaction touches
+
+An EIP-2930 access list for the transaction, and the gas it uses with that list declared. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_createAccessList` with the positional parameters `transaction`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn create_access_list(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> Result<w3api_types::rpc::AccessListResult, crate::RpcError> {
+        EthApiClient::create_access_list(self.transport(), transaction, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A contract's code
+
+The code of the account after the block: empty for an account without code. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getCode` with the positional parameters `address`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn get_code(
+        &self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> Result<w3api_types::rpc::Bytes, crate::RpcError> {
+        EthApiClient::get_code(self.transport(), address, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**One storage slot of an account
+
+The value in the slot of the account's storage after the block, as 32 bytes. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getStorageAt` with the positional parameters `address`, `slot`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn get_storage_at(
+        &self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> Result<w3api_types::rpc::Hash32, crate::RpcError> {
+        EthApiClient::get_storage_at(self.transport(), address, slot, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**An account and storage slots with Merkle proofs
+
+EIP-1186: the account and the slots asked for after the block, each with the trie nodes that prove it against the block's state root. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn get_proof(
+        &self,
+        address: w3api_types::rpc::Address,
+        storage_keys: Vec<w3api_types::rpc::Hash32>,
+        block: w3api_types::rpc::BlockId,
+    ) -> Result<w3api_types::rpc::AccountProof, crate::RpcError> {
+        EthApiClient::get_proof(self.transport(), address, storage_keys, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Sends a signed transaction
+
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn send_raw_transaction(
+        &self,
+        transaction: w3api_types::rpc::Bytes,
+    ) -> Result<w3api_types::rpc::Hash32, crate::RpcError> {
+        EthApiClient::send_raw_transaction(self.transport(), transaction)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Creates a log filter
+
+A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_newFilter` with the positional parameters `filter`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn new_filter(
+        &self,
+        filter: w3api_types::rpc::LogFilter,
+    ) -> Result<w3api_types::rpc::FilterId, crate::RpcError> {
+        EthApiClient::new_filter(self.transport(), filter)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Creates a filter of new blocks
+
+A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_newBlockFilter`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn new_block_filter(
+        &self,
+    ) -> Result<w3api_types::rpc::FilterId, crate::RpcError> {
+        EthApiClient::new_block_filter(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**What a filter saw since the last poll
+
+Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn get_filter_changes(
+        &self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> Result<w3api_types::rpc::FilterChanges, crate::RpcError> {
+        EthApiClient::get_filter_changes(self.transport(), filter_id)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Every log a log filter matches
+
+All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn get_filter_logs(
+        &self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> Result<Vec<w3api_types::rpc::Log>, crate::RpcError> {
+        EthApiClient::get_filter_logs(self.transport(), filter_id)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Removes a filter
+
+Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+
+Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn uninstall_filter(
+        &self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> Result<bool, crate::RpcError> {
+        EthApiClient::uninstall_filter(self.transport(), filter_id)
+            .await
+            .map_err(|e| self.error(e))
+    }
 }
 #[cfg(feature = "client")]
 impl crate::Batch<'_> {
@@ -1031,6 +1462,187 @@ impl crate::Batch<'_> {
                 if let Some(value) = reward_percentiles {
                     params.insert(value)?;
                 }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_call` call to the batch; its result is read back with the returned handle.
+    pub fn call(
+        &mut self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        state_overrides: Option<w3api_types::rpc::StateOverrides>,
+    ) -> crate::BatchItem<w3api_types::rpc::Bytes> {
+        self.push(
+            method::ETH_CALL,
+            |params| {
+                params.insert(transaction)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                if let Some(value) = state_overrides {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_estimateGas` call to the batch; its result is read back with the returned handle.
+    pub fn estimate_gas(
+        &mut self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        state_overrides: Option<w3api_types::rpc::StateOverrides>,
+    ) -> crate::BatchItem<w3api_types::rpc::Uint> {
+        self.push(
+            method::ETH_ESTIMATE_GAS,
+            |params| {
+                params.insert(transaction)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                if let Some(value) = state_overrides {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_createAccessList` call to the batch; its result is read back with the returned handle.
+    pub fn create_access_list(
+        &mut self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> crate::BatchItem<w3api_types::rpc::AccessListResult> {
+        self.push(
+            method::ETH_CREATE_ACCESS_LIST,
+            |params| {
+                params.insert(transaction)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getCode` call to the batch; its result is read back with the returned handle.
+    pub fn get_code(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> crate::BatchItem<w3api_types::rpc::Bytes> {
+        self.push(
+            method::ETH_GET_CODE,
+            |params| {
+                params.insert(address)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getStorageAt` call to the batch; its result is read back with the returned handle.
+    pub fn get_storage_at(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> crate::BatchItem<w3api_types::rpc::Hash32> {
+        self.push(
+            method::ETH_GET_STORAGE_AT,
+            |params| {
+                params.insert(address)?;
+                params.insert(slot)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getProof` call to the batch; its result is read back with the returned handle.
+    pub fn get_proof(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        storage_keys: Vec<w3api_types::rpc::Hash32>,
+        block: w3api_types::rpc::BlockId,
+    ) -> crate::BatchItem<w3api_types::rpc::AccountProof> {
+        self.push(
+            method::ETH_GET_PROOF,
+            |params| {
+                params.insert(address)?;
+                params.insert(storage_keys)?;
+                params.insert(block)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_sendRawTransaction` call to the batch; its result is read back with the returned handle.
+    pub fn send_raw_transaction(
+        &mut self,
+        transaction: w3api_types::rpc::Bytes,
+    ) -> crate::BatchItem<w3api_types::rpc::Hash32> {
+        self.push(
+            method::ETH_SEND_RAW_TRANSACTION,
+            |params| {
+                params.insert(transaction)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_newFilter` call to the batch; its result is read back with the returned handle.
+    pub fn new_filter(
+        &mut self,
+        filter: w3api_types::rpc::LogFilter,
+    ) -> crate::BatchItem<w3api_types::rpc::FilterId> {
+        self.push(
+            method::ETH_NEW_FILTER,
+            |params| {
+                params.insert(filter)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_newBlockFilter` call to the batch; its result is read back with the returned handle.
+    pub fn new_block_filter(&mut self) -> crate::BatchItem<w3api_types::rpc::FilterId> {
+        self.push(method::ETH_NEW_BLOCK_FILTER, |_| { Ok(()) })
+    }
+    ///Adds a `eth_getFilterChanges` call to the batch; its result is read back with the returned handle.
+    pub fn get_filter_changes(
+        &mut self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> crate::BatchItem<w3api_types::rpc::FilterChanges> {
+        self.push(
+            method::ETH_GET_FILTER_CHANGES,
+            |params| {
+                params.insert(filter_id)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getFilterLogs` call to the batch; its result is read back with the returned handle.
+    pub fn get_filter_logs(
+        &mut self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::Log>> {
+        self.push(
+            method::ETH_GET_FILTER_LOGS,
+            |params| {
+                params.insert(filter_id)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_uninstallFilter` call to the batch; its result is read back with the returned handle.
+    pub fn uninstall_filter(
+        &mut self,
+        filter_id: w3api_types::rpc::FilterId,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::ETH_UNINSTALL_FILTER,
+            |params| {
+                params.insert(filter_id)?;
                 Ok(())
             },
         )

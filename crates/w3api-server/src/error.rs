@@ -169,7 +169,8 @@ impl From<SourceError> for ApiError {
             SourceError::UnknownBlockHash(_)
             | SourceError::TooManyLogs { .. }
             | SourceError::InvalidChange(_)
-            | SourceError::NoChanges(_) => ApiError::bad_request(vec![error.to_string()]),
+            | SourceError::NoChanges(_)
+            | SourceError::NotExecuted => ApiError::bad_request(vec![error.to_string()]),
             // Positions come from our own signed cursors, so a source that
             // cannot read one has a bug; the client cannot fix it.
             SourceError::BadPosition => ApiError::internal(error),

@@ -25,11 +25,12 @@ use jsonrpsee::types::ErrorObjectOwned;
 use tower::ServiceExt;
 use tower::layer::util::{Identity, Stack};
 use w3api_rpc::cheats::CheatApiServer;
-use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS};
+use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS, method};
 use w3api_source::{BlockRef, DataSource, LogQuery, SourceError, TokenPriceQuery};
 use w3api_types::rpc::{
-    Address, Block, BlockCount, BlockId, BlockNumberOrTag, FeeHistory, Hash32, Log, LogFilter, Receipt, SyncingStatus,
-    TokenPrice, TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, Uint, Uint64,
+    AccessListResult, AccountProof, Address, Block, BlockCount, BlockId, BlockNumberOrTag, Bytes, FeeHistory,
+    FilterChanges, FilterId, Hash32, Log, LogFilter, Receipt, StateOverrides, SyncingStatus, TokenPrice,
+    TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, Uint, Uint64,
 };
 use w3api_types::{Chain, U256};
 
@@ -88,7 +89,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         | SourceError::UnknownBlockHash(_)
         | SourceError::TooManyLogs { .. }
         | SourceError::InvalidChange(_) => ErrorCode::InvalidParams,
-        SourceError::NoChanges(_) => ErrorCode::MethodNotSupported,
+        SourceError::NoChanges(_) | SourceError::NotExecuted => ErrorCode::MethodNotSupported,
         SourceError::ChainNotServed(_) => ErrorCode::UnknownChain,
         SourceError::NodeRefused { .. }
         | SourceError::Unavailable(_)
@@ -277,6 +278,96 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
         }
         self.source.fee_history(self.chain, count, newest_block.into(), &percentiles).await.map_err(source_error)
     }
+
+    async fn call(
+        &self,
+        transaction: TransactionRequest,
+        block: Option<BlockId>,
+        state_overrides: Option<StateOverrides>,
+    ) -> RpcResult<Bytes> {
+        let answer = self.source.call(self.chain, transaction, state_block(block), state_overrides).await;
+        answer.map_err(|e| execution_error(method::ETH_CALL, e))
+    }
+
+    async fn estimate_gas(
+        &self,
+        transaction: TransactionRequest,
+        block: Option<BlockId>,
+        state_overrides: Option<StateOverrides>,
+    ) -> RpcResult<Uint> {
+        let answer = self.source.estimate_gas(self.chain, transaction, state_block(block), state_overrides).await;
+        answer.map_err(|e| execution_error(method::ETH_ESTIMATE_GAS, e))
+    }
+
+    async fn create_access_list(
+        &self,
+        transaction: TransactionRequest,
+        block: Option<BlockId>,
+    ) -> RpcResult<AccessListResult> {
+        let answer = self.source.create_access_list(self.chain, transaction, state_block(block)).await;
+        answer.map_err(|e| execution_error(method::ETH_CREATE_ACCESS_LIST, e))
+    }
+
+    async fn get_code(&self, address: Address, block: Option<BlockId>) -> RpcResult<Bytes> {
+        let answer = self.source.code(self.chain, address, state_block(block)).await;
+        answer.map_err(|e| execution_error(method::ETH_GET_CODE, e))
+    }
+
+    async fn get_storage_at(&self, address: Address, slot: Uint, block: Option<BlockId>) -> RpcResult<Hash32> {
+        let answer = self.source.storage_at(self.chain, address, slot, state_block(block)).await;
+        answer.map_err(|e| execution_error(method::ETH_GET_STORAGE_AT, e))
+    }
+
+    async fn get_proof(&self, address: Address, storage_keys: Vec<Hash32>, block: BlockId) -> RpcResult<AccountProof> {
+        let answer = self.source.proof(self.chain, address, storage_keys, block.into()).await;
+        answer.map_err(|e| execution_error(method::ETH_GET_PROOF, e))
+    }
+
+    async fn send_raw_transaction(&self, transaction: Bytes) -> RpcResult<Hash32> {
+        let answer = self.source.send_raw_transaction(self.chain, transaction).await;
+        answer.map_err(|e| execution_error(method::ETH_SEND_RAW_TRANSACTION, e))
+    }
+
+    async fn new_filter(&self, filter: LogFilter) -> RpcResult<FilterId> {
+        let answer = self.source.new_filter(self.chain, filter).await;
+        answer.map_err(|e| execution_error(method::ETH_NEW_FILTER, e))
+    }
+
+    async fn new_block_filter(&self) -> RpcResult<FilterId> {
+        let answer = self.source.new_block_filter(self.chain).await;
+        answer.map_err(|e| execution_error(method::ETH_NEW_BLOCK_FILTER, e))
+    }
+
+    async fn get_filter_changes(&self, filter_id: FilterId) -> RpcResult<FilterChanges> {
+        let answer = self.source.filter_changes(self.chain, filter_id).await;
+        answer.map_err(|e| execution_error(method::ETH_GET_FILTER_CHANGES, e))
+    }
+
+    async fn get_filter_logs(&self, filter_id: FilterId) -> RpcResult<Vec<Log>> {
+        let answer = self.source.filter_logs(self.chain, filter_id).await;
+        answer.map_err(|e| execution_error(method::ETH_GET_FILTER_LOGS, e))
+    }
+
+    async fn uninstall_filter(&self, filter_id: FilterId) -> RpcResult<bool> {
+        let answer = self.source.uninstall_filter(self.chain, filter_id).await;
+        answer.map_err(|e| execution_error(method::ETH_UNINSTALL_FILTER, e))
+    }
+}
+
+/// A failure of an execution method `name`: a source that executes no
+/// contract code says which method and where to go for it.
+fn execution_error(name: &str, error: SourceError) -> ErrorObjectOwned {
+    match error {
+        SourceError::NotExecuted => {
+            rpc_error(ErrorCode::MethodNotSupported, format!("{name} is not supported: {error}"))
+        }
+        other => source_error(other),
+    }
+}
+
+/// A block a state read names; latest when absent.
+fn state_block(block: Option<BlockId>) -> BlockRef {
+    block.map_or(BlockRef::Latest, BlockRef::from)
 }
 
 /// The gateway's methods for one chain: the API trait, and an error naming

@@ -7,6 +7,7 @@
 //! server decides how they are written.
 
 mod control;
+mod execution;
 mod page;
 pub mod scenario;
 mod wallet;
@@ -20,6 +21,7 @@ use w3api_types::rpc::{
 use w3api_types::{Address, Chain, U256};
 
 pub use control::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
+pub use execution::Execution;
 pub use page::{Page, PagePosition, PageRequest};
 pub use wallet::{
     CollectionHolding, CollectionInfo, NftHolding, NftRarity, TokenHolding, TokenInfo, WalletCollectionsPage,
@@ -27,7 +29,7 @@ pub use wallet::{
 };
 
 /// A source of chain data for the API.
-pub trait DataSource: ChainControl {
+pub trait DataSource: ChainControl + Execution {
     /// The newest block of a chain.
     fn latest_block(&self, chain: Chain) -> impl Future<Output = Result<u64, SourceError>> + Send;
 
@@ -334,6 +336,12 @@ pub enum SourceError {
     /// not its own (a real node's), or changes are turned off.
     #[error("{0}")]
     NoChanges(String),
+    /// The source's chain executes no contract code, so it cannot answer
+    /// a call, a gas estimate, contract state or a transaction truthfully.
+    #[error(
+        "the chain executes no contract code here; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode) for it"
+    )]
+    NotExecuted,
     /// The node behind the source refused a call passed on to it. Its
     /// JSON-RPC error reaches the caller as the node gave it: a revert's
     /// code, message and revert data, for one.

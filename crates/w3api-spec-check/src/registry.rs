@@ -146,6 +146,14 @@ pub static RPC: &[RustType] = rust_types! {
     "TopicFilter" => rpc::TopicFilter,
     "LogFilter" => rpc::LogFilter,
     "FeeHistory" => rpc::FeeHistory,
+    "TransactionRequest" => rpc::TransactionRequest,
+    "AccountOverride" => rpc::AccountOverride,
+    "StateOverrides" => rpc::StateOverrides,
+    "AccessListResult" => rpc::AccessListResult,
+    "StorageProof" => rpc::StorageProof,
+    "AccountProof" => rpc::AccountProof,
+    "FilterId" => rpc::FilterId,
+    "FilterChanges" => rpc::FilterChanges,
 };
 
 /// Types of `spec/openrpc-cheats.json`'s components.

@@ -13,8 +13,9 @@ use proptest::option::of as maybe;
 use proptest::prelude::*;
 use proptest::sample::select;
 use w3api_types::rpc::{
-    AccessListItem, Block, BlockNumberOrTag, BlockTransactions, NativePrice, TokenPrice, TokenPriceInclude,
-    TokenPriceParams, Transaction, TransactionIndex, Withdrawal,
+    AccessListItem, AccessListResult, AccountOverride, AccountProof, Block, BlockNumberOrTag, BlockTransactions,
+    FilterChanges, NativePrice, StateOverrides, StorageProof, TokenPrice, TokenPriceInclude, TokenPriceParams,
+    Transaction, TransactionIndex, TransactionRequest, Withdrawal,
 };
 use w3api_types::*;
 
@@ -873,4 +874,74 @@ pub fn block() -> impl Strategy<Value = Block> {
                 withdrawals_root,
             },
         )
+}
+
+/// Any call object, with any subset of its fields.
+pub fn transaction_request() -> impl Strategy<Value = TransactionRequest> {
+    let addresses = (maybe(address()), maybe(address()));
+    let fees = (maybe(any::<u128>()), maybe(any::<u128>()), maybe(any::<u128>()), maybe(any::<u128>()));
+    let body =
+        (maybe(0u8..=4), maybe(any::<u64>()), maybe(u256()), maybe(bytes()), maybe(bytes()), maybe(any::<u64>()));
+    let lists = (maybe(any::<u64>()), maybe(vec(access_list_item(), 0..2)), maybe(vec(b256(), 0..2)));
+    (addresses, fees, body, lists).prop_map(
+        |(
+            (from, to),
+            (gas_price, max_fee_per_gas, max_priority_fee_per_gas, max_fee_per_blob_gas),
+            (tx_type, gas, value, input, data, nonce),
+            (chain_id, access_list, blob_versioned_hashes),
+        )| TransactionRequest {
+            tx_type,
+            from,
+            to,
+            gas,
+            gas_price,
+            max_fee_per_gas,
+            max_priority_fee_per_gas,
+            max_fee_per_blob_gas,
+            value,
+            input,
+            data,
+            nonce,
+            chain_id,
+            access_list,
+            blob_versioned_hashes,
+        },
+    )
+}
+
+/// Any state overrides, for one or two accounts.
+pub fn state_overrides() -> impl Strategy<Value = StateOverrides> {
+    let slots = || maybe(btree_map(b256(), b256(), 0..3));
+    let account = (maybe(u256()), maybe(any::<u64>()), maybe(bytes()), slots(), slots()).prop_map(
+        |(balance, nonce, code, state, state_diff)| AccountOverride { balance, nonce, code, state, state_diff },
+    );
+    btree_map(address(), account, 0..3).prop_map(StateOverrides)
+}
+
+/// Any access list answer.
+pub fn access_list_result() -> impl Strategy<Value = AccessListResult> {
+    (vec(access_list_item(), 0..3), u256(), maybe("[a-z ]{1,20}"))
+        .prop_map(|(access_list, gas_used, error)| AccessListResult { access_list, gas_used, error })
+}
+
+/// Any account proof.
+pub fn account_proof() -> impl Strategy<Value = AccountProof> {
+    let storage =
+        (b256(), u256(), vec(bytes(), 0..3)).prop_map(|(key, value, proof)| StorageProof { key, value, proof });
+    (address(), vec(bytes(), 0..3), u256(), b256(), any::<u64>(), b256(), vec(storage, 0..3)).prop_map(
+        |(address, account_proof, balance, code_hash, nonce, storage_hash, storage_proof)| AccountProof {
+            address,
+            account_proof,
+            balance,
+            code_hash,
+            nonce,
+            storage_hash,
+            storage_proof,
+        },
+    )
+}
+
+/// Any changes of a block filter (log filters' are logs, tested as such).
+pub fn filter_changes() -> impl Strategy<Value = FilterChanges> {
+    vec(b256(), 0..4).prop_map(FilterChanges::Hashes)
 }

@@ -329,26 +329,25 @@ impl Node {
         Ok(header.map(|h| h.hash))
     }
 
-    /// A state read (`eth_getBalance`, `eth_getCode`…) at block `number`
-    /// whose hash is `hash`: `params` are the method's own, and the block
-    /// goes last. Where the node takes EIP-1898 objects, the block is named
-    /// by hash and must be canonical; elsewhere it is named by number and
-    /// its hash checked after, so that an answer from another branch is
-    /// refused either way.
+    /// A state read (`eth_getBalance`, `eth_call`…) at block `number`
+    /// whose hash is `hash`: the block goes between the method's own
+    /// parameters `before` and `after`. Where the node takes EIP-1898
+    /// objects, the block is named by hash and must be canonical; elsewhere
+    /// it is named by number and its hash checked after, so that an answer
+    /// from another branch is refused either way.
     pub async fn state_at<R: Answer>(
         &self,
         method: &'static str,
-        mut params: Vec<Value>,
-        number: u64,
-        hash: B256,
+        before: Vec<Value>,
+        (number, hash): (u64, B256),
+        after: Vec<Value>,
     ) -> Result<R, NodeError> {
-        if self.capabilities().await?.block_objects {
-            params.push(json!({ "blockHash": hash, "requireCanonical": true }));
-            return self.request(method, Value::Array(params)).await.inspect_err(|error| self.reprobe_after(error));
-        }
-        params.push(json!(quantity(number)));
-        let answer = self.request(method, Value::Array(params)).await?;
-        if self.hash_at(number).await? != Some(hash) {
+        let by_object = self.capabilities().await?.block_objects;
+        let block =
+            if by_object { json!({ "blockHash": hash, "requireCanonical": true }) } else { json!(quantity(number)) };
+        let params = before.into_iter().chain([block]).chain(after).collect();
+        let answer = self.request(method, Value::Array(params)).await.inspect_err(|error| self.reprobe_after(error))?;
+        if !by_object && self.hash_at(number).await? != Some(hash) {
             return Err(self.moved(number));
         }
         Ok(answer)

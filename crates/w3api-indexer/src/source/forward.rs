@@ -47,7 +47,11 @@ struct NumberOnly {
     number: U64,
 }
 
-async fn request<R: Answer>(followed: &Followed, method: &'static str, params: Value) -> Result<R, SourceError> {
+pub(super) async fn request<R: Answer>(
+    followed: &Followed,
+    method: &'static str,
+    params: Value,
+) -> Result<R, SourceError> {
     followed.node.request(method, params).await.map_err(passed_on)
 }
 
@@ -142,6 +146,26 @@ pub(super) async fn by_hash<R: Answer>(
     request(followed, method, json!([hash])).await
 }
 
+/// How long a reader waits for the index to reach a block the node has
+/// already mined; the node is polled at once, so this is seldom reached.
+pub(super) const CATCH_UP: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// What the node says of a mined transaction, shown only once the index
+/// holds its block: a client that has seen a receipt through the gateway
+/// finds its effects in the next wallet answer. The index is asked to catch
+/// up first; a block it does not reach in time (or that left the chain) is
+/// past the gateway's view, and the transaction is answered as unknown
+/// there, as a node that has not seen the block yet would answer it.
+pub(super) async fn in_view<T>(
+    followed: &Followed,
+    found: Option<T>,
+    block: impl Fn(&T) -> Option<(u64, B256)>,
+) -> Option<T> {
+    let found = found?;
+    let Some((number, hash)) = block(&found) else { return Some(found) };
+    followed.reach(number, hash, CATCH_UP).await.then_some(found)
+}
+
 /// Every receipt of a block: `eth_getBlockReceipts` where the node has it,
 /// else one `eth_getTransactionReceipt` per transaction.
 pub(super) async fn block_receipts(followed: &Followed, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
@@ -186,19 +210,34 @@ pub(super) async fn account_state(
     address: Address,
     block: BlockRef,
 ) -> Result<U256, SourceError> {
+    at_block(followed, method, vec![json!(address)], block, Vec::new()).await
+}
+
+/// A state read passed to the node at a block of the gateway's view: the
+/// block goes between the method's own parameters `before` and `after`. It
+/// is read at the indexed block where the index knows its hash, so that
+/// the answer comes from the branch the gateway shows.
+pub(super) async fn at_block<R: Answer>(
+    followed: &Followed,
+    method: &'static str,
+    before: Vec<Value>,
+    block: BlockRef,
+    after: Vec<Value>,
+) -> Result<R, SourceError> {
     let number = match existing(followed, block).await? {
         Named::Number(number) => number,
         Named::Hash(hash) => block_number(followed, BlockRef::Hash(hash)).await?.unwrap_or_default(),
     };
-    // Read at the indexed block where the index still knows its hash, so
-    // that the answer comes from the branch the gateway shows.
     let hash = match block {
         BlockRef::Hash(hash) => Some(hash),
         _ => followed.index.read().hash_at(number),
     };
     match hash {
-        Some(hash) => followed.node.state_at(method, vec![json!(address)], number, hash).await.map_err(passed_on),
-        None => request(followed, method, json!([address, format!("{number:#x}")])).await,
+        Some(hash) => followed.node.state_at(method, before, (number, hash), after).await.map_err(passed_on),
+        None => {
+            let params = before.into_iter().chain([json!(format!("{number:#x}"))]).chain(after).collect();
+            request(followed, method, Value::Array(params)).await
+        }
     }
 }
 

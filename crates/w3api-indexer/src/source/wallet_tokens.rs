@@ -50,7 +50,7 @@ async fn native_balance(
     block: u64,
     hash: B256,
 ) -> Result<U256, SourceError> {
-    followed.node.state_at("eth_getBalance", vec![json!(address)], block, hash).await.map_err(|error| {
+    followed.node.state_at("eth_getBalance", vec![json!(address)], (block, hash), Vec::new()).await.map_err(|error| {
         SourceError::Unavailable(format!("{error} (the chain may have reorganised during the answer; ask again)"))
     })
 }

@@ -10,8 +10,9 @@ use serde_json::Value;
 use w3api_spec_check::spec::Document;
 use w3api_spec_check::strategies as s;
 use w3api_types::rpc::{
-    AccessListItem, Block, BlockNumberOrTag, BlockTransactions, NativePrice, TokenPrice, TokenPriceInclude,
-    TokenPriceParams, Transaction, TransactionIndex, Withdrawal,
+    AccessListItem, AccessListResult, AccountProof, Block, BlockNumberOrTag, BlockTransactions, FilterChanges,
+    NativePrice, StateOverrides, TokenPrice, TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex,
+    TransactionRequest, Withdrawal,
 };
 use w3api_types::*;
 
@@ -139,6 +140,11 @@ roundtrip! {
     withdrawal_item: Withdrawal = s::withdrawal() => OpenRpc "Withdrawal";
     access_list_entry: AccessListItem = s::access_list_item() => OpenRpc "AccessListItem";
     transaction_result: Transaction = s::transaction() => OpenRpc "Transaction";
+    call_object: TransactionRequest = s::transaction_request() => OpenRpc "TransactionRequest";
+    state_overrides_param: StateOverrides = s::state_overrides() => OpenRpc "StateOverrides";
+    access_list_answer: AccessListResult = s::access_list_result() => OpenRpc "AccessListResult";
+    account_proof_answer: AccountProof = s::account_proof() => OpenRpc "AccountProof";
+    block_filter_changes: FilterChanges = s::filter_changes() => OpenRpc "FilterChanges";
 }
 
 proptest! {

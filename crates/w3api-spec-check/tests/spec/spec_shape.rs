@@ -260,6 +260,18 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_gasPrice",
         "eth_maxPriorityFeePerGas",
         "eth_feeHistory",
+        "eth_call",
+        "eth_estimateGas",
+        "eth_createAccessList",
+        "eth_getCode",
+        "eth_getStorageAt",
+        "eth_getProof",
+        "eth_sendRawTransaction",
+        "eth_newFilter",
+        "eth_newBlockFilter",
+        "eth_getFilterChanges",
+        "eth_getFilterLogs",
+        "eth_uninstallFilter",
     ]);
     assert_eq!(names, lookups.union(&others).copied().collect());
     for method in methods {

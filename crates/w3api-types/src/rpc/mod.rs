@@ -8,6 +8,7 @@
 
 mod block;
 mod cheat;
+mod execution;
 mod filter;
 mod node;
 mod params;
@@ -17,6 +18,10 @@ mod transaction;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
 pub use cheat::{CreatedWallet, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity};
+pub use execution::{
+    AccessListResult, AccountOverride, AccountProof, FilterChanges, FilterId, StateOverrides, StorageProof,
+    TransactionRequest,
+};
 pub use filter::{AddressFilter, LogFilter, TopicFilter};
 pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};
 pub use params::{
@@ -31,6 +36,9 @@ pub use alloy_primitives::Address;
 
 /// A 32-byte hash (`Hash32` in the spec).
 pub type Hash32 = alloy_primitives::B256;
+/// Bytes of any length in hex, such as call data or code (`Bytes` in the spec).
+pub use alloy_primitives::Bytes;
+
 /// Eight bytes, such as a block's proof-of-work nonce (`Bytes8` in the spec).
 pub type Bytes8 = alloy_primitives::B64;
 /// An unsigned integer written as a hex quantity (`Uint` in the spec).

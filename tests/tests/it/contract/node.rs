@@ -289,6 +289,44 @@ fn fees_come_from_the_blocks_they_describe() {
 }
 
 #[test]
+fn execution_methods_name_node_mode_on_the_devnet() {
+    let session = Session::new();
+    session.run(async {
+        let http = w3api_tests::http_client();
+        let account = "0x00000000000000000000000000000000000000aa";
+        let calls = [
+            (w3api_rpc::method::ETH_CALL, serde_json::json!([{ "to": account, "data": "0x18160ddd" }, "latest"])),
+            (w3api_rpc::method::ETH_ESTIMATE_GAS, serde_json::json!([{ "to": account, "value": "0x1" }])),
+            (w3api_rpc::method::ETH_CREATE_ACCESS_LIST, serde_json::json!([{ "to": account }])),
+            (w3api_rpc::method::ETH_GET_CODE, serde_json::json!([account, "latest"])),
+            (w3api_rpc::method::ETH_GET_STORAGE_AT, serde_json::json!([account, "0x0", "latest"])),
+            (w3api_rpc::method::ETH_GET_PROOF, serde_json::json!([account, [], "latest"])),
+            (w3api_rpc::method::ETH_SEND_RAW_TRANSACTION, serde_json::json!(["0x02f8"])),
+            (w3api_rpc::method::ETH_NEW_FILTER, serde_json::json!([{ "address": account }])),
+            (w3api_rpc::method::ETH_NEW_BLOCK_FILTER, serde_json::json!([])),
+            (w3api_rpc::method::ETH_GET_FILTER_CHANGES, serde_json::json!(["0x1"])),
+            (w3api_rpc::method::ETH_GET_FILTER_LOGS, serde_json::json!(["0x1"])),
+            (w3api_rpc::method::ETH_UNINSTALL_FILTER, serde_json::json!(["0x1"])),
+        ];
+        for (method, params) in calls {
+            let call = serde_json::json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
+            let answer: serde_json::Value =
+                http.post(session.rpc_url()).json(&call).send().await.unwrap().json().await.unwrap();
+            assert_eq!(answer["error"]["code"], ErrorCode::MethodNotSupported.code(), "{method}: {answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains(method) && message.contains("--upstream"), "{message}");
+        }
+        // Parameters are checked before the source is asked: a bad one is named.
+        let call =
+            serde_json::json!({ "jsonrpc": "2.0", "id": 8, "method": "eth_getCode", "params": ["0x12", "latest"] });
+        let answer: serde_json::Value =
+            http.post(session.rpc_url()).json(&call).send().await.unwrap().json().await.unwrap();
+        assert_eq!(answer["error"]["code"], ErrorCode::InvalidParams.code(), "{answer}");
+    });
+    session.finish();
+}
+
+#[test]
 fn methods_that_need_evm_state_say_so() {
     let session = Session::new();
     session.run(async {

@@ -1,0 +1,144 @@
+//! A dApp's execution, state and filter methods, passed to the node.
+//!
+//! Reads at a block name the block in the gateway's view (`latest` is the
+//! newest indexed block), as the other forwarded methods do; the node's
+//! errors, reverts with their data included, reach the caller unchanged.
+//! Filters live on the node, so their ids hold across replicas; what a
+//! filter shows is waited for in the index, as receipts are.
+
+use alloy_primitives::B256;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use w3api_rpc::method;
+use w3api_source::{BlockRef, Execution, SourceError};
+use w3api_types::rpc::{
+    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides,
+    TransactionRequest,
+};
+use w3api_types::{Address, Chain, U256};
+
+use super::NodeSource;
+use super::forward::{CATCH_UP, at_block, request};
+use crate::follow::Followed;
+
+/// State overrides as the parameter after the block, left out when none
+/// are given (a node without overrides may refuse even an empty one).
+fn overrides_param(overrides: Option<StateOverrides>) -> Vec<Value> {
+    overrides.map(|overrides| json!(overrides)).into_iter().collect()
+}
+
+#[derive(Debug, Deserialize)]
+struct NumberOnly {
+    number: alloy_primitives::U64,
+}
+
+/// Waits for the index to hold the newest block that `changes` name, so
+/// that a client seeing them finds them in the wallet answers too. The
+/// changes are the node's to give once only, so they are answered even
+/// when the index does not get there in time.
+async fn bring_into_view(followed: &Followed, changes: &FilterChanges) -> Result<(), SourceError> {
+    let newest = match changes {
+        FilterChanges::Logs(_) => changes.log_blocks().max_by_key(|(number, _)| *number),
+        FilterChanges::Hashes(hashes) => match hashes.last() {
+            None => None,
+            Some(hash) => {
+                let block: Option<NumberOnly> =
+                    request(followed, method::ETH_GET_BLOCK_BY_HASH, json!([hash, false])).await?;
+                block.map(|b| (b.number.to::<u64>(), *hash))
+            }
+        },
+    };
+    if let Some((number, hash)) = newest {
+        followed.reach(number, hash, CATCH_UP).await;
+    }
+    Ok(())
+}
+
+impl Execution for NodeSource {
+    async fn call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> Result<Bytes, SourceError> {
+        let after = overrides_param(overrides);
+        at_block(self.chain(chain)?, method::ETH_CALL, vec![json!(request)], block, after).await
+    }
+
+    async fn estimate_gas(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> Result<U256, SourceError> {
+        let after = overrides_param(overrides);
+        at_block(self.chain(chain)?, method::ETH_ESTIMATE_GAS, vec![json!(request)], block, after).await
+    }
+
+    async fn create_access_list(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+    ) -> Result<AccessListResult, SourceError> {
+        at_block(self.chain(chain)?, method::ETH_CREATE_ACCESS_LIST, vec![json!(request)], block, Vec::new()).await
+    }
+
+    async fn code(&self, chain: Chain, address: Address, block: BlockRef) -> Result<Bytes, SourceError> {
+        at_block(self.chain(chain)?, method::ETH_GET_CODE, vec![json!(address)], block, Vec::new()).await
+    }
+
+    async fn storage_at(
+        &self,
+        chain: Chain,
+        address: Address,
+        slot: U256,
+        block: BlockRef,
+    ) -> Result<Hash32, SourceError> {
+        let before = vec![json!(address), json!(slot)];
+        // Read as a number: Ganache leaves out the leading zeros that the
+        // 32-byte word others give has, and the answer is the word.
+        let word: U256 = at_block(self.chain(chain)?, method::ETH_GET_STORAGE_AT, before, block, Vec::new()).await?;
+        Ok(Hash32::from(word))
+    }
+
+    async fn proof(
+        &self,
+        chain: Chain,
+        address: Address,
+        keys: Vec<Hash32>,
+        block: BlockRef,
+    ) -> Result<AccountProof, SourceError> {
+        let before = vec![json!(address), json!(keys)];
+        at_block(self.chain(chain)?, method::ETH_GET_PROOF, before, block, Vec::new()).await
+    }
+
+    async fn send_raw_transaction(&self, chain: Chain, transaction: Bytes) -> Result<B256, SourceError> {
+        request(self.chain(chain)?, method::ETH_SEND_RAW_TRANSACTION, json!([transaction])).await
+    }
+
+    async fn new_filter(&self, chain: Chain, filter: LogFilter) -> Result<FilterId, SourceError> {
+        request(self.chain(chain)?, method::ETH_NEW_FILTER, json!([filter])).await
+    }
+
+    async fn new_block_filter(&self, chain: Chain) -> Result<FilterId, SourceError> {
+        request(self.chain(chain)?, method::ETH_NEW_BLOCK_FILTER, json!([])).await
+    }
+
+    async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {
+        let followed = self.chain(chain)?;
+        let changes = request(followed, method::ETH_GET_FILTER_CHANGES, json!([id])).await?;
+        bring_into_view(followed, &changes).await?;
+        Ok(changes)
+    }
+
+    async fn filter_logs(&self, chain: Chain, id: FilterId) -> Result<Vec<Log>, SourceError> {
+        request(self.chain(chain)?, method::ETH_GET_FILTER_LOGS, json!([id])).await
+    }
+
+    async fn uninstall_filter(&self, chain: Chain, id: FilterId) -> Result<bool, SourceError> {
+        request(self.chain(chain)?, method::ETH_UNINSTALL_FILTER, json!([id])).await
+    }
+}

@@ -1,0 +1,143 @@
+//! What a dApp asks of a chain that executes contract code: calls, gas
+//! estimates, access lists, code, storage and proofs at a block, sending a
+//! signed transaction, and filters to poll.
+//!
+//! A source whose chain does not execute contract code (the devnet, for
+//! now) keeps the provided methods, which refuse with
+//! [`SourceError::NotExecuted`]; node mode passes each to its node.
+
+use std::future::Future;
+
+use w3api_types::rpc::{
+    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides,
+    TransactionRequest,
+};
+use w3api_types::{Address, Chain, U256};
+
+use crate::{BlockRef, SourceError};
+
+fn refused<T: Send>() -> impl Future<Output = Result<T, SourceError>> + Send {
+    std::future::ready(Err(SourceError::NotExecuted))
+}
+
+/// The execution, state and filter methods of a chain.
+pub trait Execution: Send + Sync {
+    /// The return data of executing `request` after `block`, with
+    /// `overrides` assumed where the chain takes them.
+    fn call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> impl Future<Output = Result<Bytes, SourceError>> + Send {
+        let _ = (chain, request, block, overrides);
+        refused()
+    }
+
+    /// The gas `request` needs after `block`.
+    fn estimate_gas(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> impl Future<Output = Result<U256, SourceError>> + Send {
+        let _ = (chain, request, block, overrides);
+        refused()
+    }
+
+    /// The accounts and slots `request` touches after `block`.
+    fn create_access_list(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<AccessListResult, SourceError>> + Send {
+        let _ = (chain, request, block);
+        refused()
+    }
+
+    /// An account's code after `block`.
+    fn code(
+        &self,
+        chain: Chain,
+        address: Address,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<Bytes, SourceError>> + Send {
+        let _ = (chain, address, block);
+        refused()
+    }
+
+    /// One storage slot of an account after `block`.
+    fn storage_at(
+        &self,
+        chain: Chain,
+        address: Address,
+        slot: U256,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<Hash32, SourceError>> + Send {
+        let _ = (chain, address, slot, block);
+        refused()
+    }
+
+    /// An account and some of its slots after `block`, with proofs.
+    fn proof(
+        &self,
+        chain: Chain,
+        address: Address,
+        keys: Vec<Hash32>,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<AccountProof, SourceError>> + Send {
+        let _ = (chain, address, keys, block);
+        refused()
+    }
+
+    /// Sends a signed transaction; answers its hash.
+    fn send_raw_transaction(
+        &self,
+        chain: Chain,
+        transaction: Bytes,
+    ) -> impl Future<Output = Result<Hash32, SourceError>> + Send {
+        let _ = (chain, transaction);
+        refused()
+    }
+
+    /// A new log filter.
+    fn new_filter(
+        &self,
+        chain: Chain,
+        filter: LogFilter,
+    ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
+        let _ = (chain, filter);
+        refused()
+    }
+
+    /// A new filter of blocks.
+    fn new_block_filter(&self, chain: Chain) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
+        let _ = chain;
+        refused()
+    }
+
+    /// What a filter saw since it was last polled.
+    fn filter_changes(
+        &self,
+        chain: Chain,
+        id: FilterId,
+    ) -> impl Future<Output = Result<FilterChanges, SourceError>> + Send {
+        let _ = (chain, id);
+        refused()
+    }
+
+    /// Every log a log filter matches.
+    fn filter_logs(&self, chain: Chain, id: FilterId) -> impl Future<Output = Result<Vec<Log>, SourceError>> + Send {
+        let _ = (chain, id);
+        refused()
+    }
+
+    /// Removes a filter; whether it existed.
+    fn uninstall_filter(&self, chain: Chain, id: FilterId) -> impl Future<Output = Result<bool, SourceError>> + Send {
+        let _ = (chain, id);
+        refused()
+    }
+}

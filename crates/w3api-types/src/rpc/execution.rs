@@ -1,0 +1,249 @@
+//! What a dApp sends to execute contract code and read contract state
+//! (`eth_call`, `eth_estimateGas`, `eth_createAccessList`, `eth_getProof`),
+//! and the filters it polls (`eth_newFilter` and its kin).
+
+use std::collections::BTreeMap;
+
+use alloy_primitives::{Address, B256, Bytes, U256};
+#[cfg(feature = "schema")]
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_with::serde_as;
+
+use super::{AccessListItem, Log};
+use crate::wire::Hex;
+
+/// A transaction to execute without sending it: every field may be left
+/// out, and the node fills in what it needs (a zero sender, the block's gas
+/// limit, no fees).
+#[serde_as]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionRequest {
+    /// The transaction type (`0x0` legacy, `0x1`, `0x2`, `0x3`, `0x4`).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub tx_type: Option<u8>,
+    /// Sender.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Address>,
+    /// Recipient; absent to create a contract.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<Address>,
+    /// Gas limit.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gas: Option<u64>,
+    /// Gas price (legacy and EIP-2930).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gas_price: Option<u128>,
+    /// Fee cap per gas (EIP-1559 and later).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_fee_per_gas: Option<u128>,
+    /// Tip cap per gas (EIP-1559 and later).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_priority_fee_per_gas: Option<u128>,
+    /// Fee cap per blob gas (EIP-4844).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_fee_per_blob_gas: Option<u128>,
+    /// Wei sent.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<U256>,
+    /// Call data or contract code.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Bytes>,
+    /// The older name of `input`, which clients still send.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Bytes>,
+    /// Sender's nonce.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<u64>,
+    /// Chain id the transaction is for.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_id: Option<u64>,
+    /// Accounts and slots declared in advance (EIP-2930).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_list: Option<Vec<AccessListItem>>,
+    /// Blob hashes (EIP-4844).
+    #[serde_as(as = "Option<Vec<Hex>>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob_versioned_hashes: Option<Vec<B256>>,
+}
+
+/// State to assume for one account during an `eth_call` or
+/// `eth_estimateGas`, where the node takes overrides.
+#[serde_as]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AccountOverride {
+    /// Balance in wei.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance: Option<U256>,
+    /// Nonce.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<u64>,
+    /// Code.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<Bytes>,
+    /// The whole storage, replaced: slot to value.
+    #[serde_as(as = "Option<BTreeMap<Hex, Hex>>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<BTreeMap<B256, B256>>,
+    /// Some slots, changed: slot to value.
+    #[serde_as(as = "Option<BTreeMap<Hex, Hex>>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_diff: Option<BTreeMap<B256, B256>>,
+}
+
+/// State overrides: account to the state assumed for it.
+#[serde_as]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(transparent)]
+pub struct StateOverrides(#[serde_as(as = "BTreeMap<Hex, _>")] pub BTreeMap<Address, AccountOverride>);
+
+/// `eth_createAccessList`: the accounts and slots a transaction touches,
+/// and the gas it uses with them declared.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AccessListResult {
+    /// The accounts and slots.
+    pub access_list: Vec<AccessListItem>,
+    /// Gas used.
+    #[serde_as(as = "Hex")]
+    pub gas_used: U256,
+    /// Why execution failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `eth_getProof`: an account and some of its storage, with Merkle proofs
+/// against the block's state root.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AccountProof {
+    /// The account.
+    #[serde_as(as = "Hex")]
+    pub address: Address,
+    /// Trie nodes from the state root to the account.
+    #[serde_as(as = "Vec<Hex>")]
+    pub account_proof: Vec<Bytes>,
+    /// Balance in wei.
+    #[serde_as(as = "Hex")]
+    pub balance: U256,
+    /// Hash of the account's code.
+    #[serde_as(as = "Hex")]
+    pub code_hash: B256,
+    /// Nonce.
+    #[serde_as(as = "Hex")]
+    pub nonce: u64,
+    /// Root of the account's storage trie.
+    #[serde_as(as = "Hex")]
+    pub storage_hash: B256,
+    /// One proof per slot asked for, in order.
+    pub storage_proof: Vec<StorageProof>,
+}
+
+/// One storage slot's value with its proof.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct StorageProof {
+    /// The slot, as asked for.
+    #[serde_as(as = "Hex")]
+    pub key: B256,
+    /// Its value.
+    #[serde_as(as = "Hex")]
+    pub value: U256,
+    /// Trie nodes from the storage root to the slot.
+    #[serde_as(as = "Vec<Hex>")]
+    pub proof: Vec<Bytes>,
+}
+
+/// A filter's id, as the node that keeps it wrote it: hex, passed back
+/// unchanged (some nodes give leading zeros, which a number would lose).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(transparent)]
+pub struct FilterId(#[cfg_attr(feature = "schema", schemars(regex(pattern = r"^0x[0-9a-fA-F]{1,64}$")))] pub String);
+
+/// What a filter has seen since it was last polled: block hashes for a
+/// block filter, logs for a log filter.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(untagged)]
+pub enum FilterChanges {
+    /// New blocks' hashes (also an empty answer of either kind).
+    Hashes(#[serde_as(as = "Vec<Hex>")] Vec<B256>),
+    /// New logs.
+    Logs(Vec<Log>),
+}
+
+impl FilterChanges {
+    /// The blocks the changes belong to, where the answer names them (logs).
+    pub fn log_blocks(&self) -> impl Iterator<Item = (u64, B256)> + '_ {
+        let logs = match self {
+            FilterChanges::Logs(logs) => logs.as_slice(),
+            FilterChanges::Hashes(_) => &[],
+        };
+        logs.iter().filter_map(|log| log.block_number.zip(log.block_hash))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_object_keeps_what_it_was_given_and_leaves_out_the_rest() {
+        let text = r#"{"from":"0x00000000000000000000000000000000000000aa","to":"0x00000000000000000000000000000000000000bb","data":"0x70a08231","value":"0x0"}"#;
+        let request: TransactionRequest = serde_json::from_str(text).unwrap();
+        assert_eq!(request.value, Some(U256::ZERO));
+        assert_eq!(request.data.as_ref().map(|d| d.len()), Some(4));
+        assert_eq!(request.input, None);
+        let again = serde_json::to_value(&request).unwrap();
+        assert_eq!(again, serde_json::from_str::<serde_json::Value>(text).unwrap());
+    }
+
+    #[test]
+    fn overrides_are_keyed_by_account_and_slot() {
+        let text = r#"{"0x00000000000000000000000000000000000000aa":{"balance":"0xde0b6b3a7640000","stateDiff":{"0x0000000000000000000000000000000000000000000000000000000000000001":"0x00000000000000000000000000000000000000000000000000000000000000ff"}}}"#;
+        let overrides: StateOverrides = serde_json::from_str(text).unwrap();
+        let account = &overrides.0[&Address::with_last_byte(0xaa)];
+        assert_eq!(account.balance, Some(U256::from(10u64.pow(18))));
+        assert_eq!(account.state_diff.as_ref().unwrap()[&B256::with_last_byte(1)], B256::with_last_byte(0xff));
+        assert!(serde_json::from_str::<StateOverrides>(r#"{"not an address":{}}"#).is_err());
+    }
+
+    #[test]
+    fn filter_changes_are_hashes_or_logs() {
+        let hashes: FilterChanges =
+            serde_json::from_str(r#"["0x0000000000000000000000000000000000000000000000000000000000000001"]"#).unwrap();
+        assert!(matches!(hashes, FilterChanges::Hashes(ref h) if h.len() == 1));
+        assert_eq!(hashes.log_blocks().count(), 0);
+        let empty: FilterChanges = serde_json::from_str("[]").unwrap();
+        assert_eq!(serde_json::to_string(&empty).unwrap(), "[]");
+    }
+}
