@@ -240,13 +240,11 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
     }
 
     async fn get_balance(&self, address: Address, block: Option<BlockId>) -> RpcResult<Uint> {
-        let block = block.map_or(BlockRef::Latest, BlockRef::from);
-        self.source.balance(self.chain, address, block).await.map_err(source_error)
+        self.source.balance(self.chain, address, state_block(block)).await.map_err(source_error)
     }
 
     async fn get_transaction_count(&self, address: Address, block: Option<BlockId>) -> RpcResult<Uint64> {
-        let block = block.map_or(BlockRef::Latest, BlockRef::from);
-        self.source.transaction_count(self.chain, address, block).await.map(Uint64).map_err(source_error)
+        self.source.transaction_count(self.chain, address, state_block(block)).await.map(Uint64).map_err(source_error)
     }
 
     async fn gas_price(&self) -> RpcResult<Uint> {

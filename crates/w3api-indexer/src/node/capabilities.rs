@@ -13,11 +13,10 @@
 //! number with the block's hash checked after, `eth_getLogs` over a range,
 //! smaller batches or single calls, and tags counted down from the head.
 
-use alloy_primitives::{Address, B256, U64};
-use serde::Deserialize;
+use alloy_primitives::Address;
 use serde_json::json;
 
-use super::{Node, NodeError, throttle};
+use super::{HeaderLink, Node, NodeError};
 
 /// What one node was found to accept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,17 +67,11 @@ impl Capabilities {
     }
 }
 
-#[derive(Debug, Deserialize)]
-struct HeadWire {
-    hash: B256,
-    number: U64,
-}
-
 impl Node {
     /// Asks the node what it accepts. A refusal of a probe means the
     /// capability is missing; a node that cannot be reached is an error.
     pub(super) async fn probe(&self) -> Result<Capabilities, NodeError> {
-        let head: Option<HeadWire> = self.request("eth_getBlockByNumber", json!(["latest", false])).await?;
+        let head: Option<HeaderLink> = self.request("eth_getBlockByNumber", json!(["latest", false])).await?;
         let head = head.ok_or_else(|| self.failed("eth_getBlockByNumber", "the node has no latest block"))?;
         let number = format!("{:#x}", head.number.to::<u64>());
         let by_object = json!([Address::ZERO, { "blockHash": head.hash, "requireCanonical": true }]);
@@ -109,7 +102,7 @@ impl Node {
 
     /// Whether the node names a block by `tag`.
     async fn accepts_block(&self, tag: &'static str) -> Result<bool, NodeError> {
-        match self.request::<Option<HeadWire>>("eth_getBlockByNumber", json!([tag, false])).await {
+        match self.request::<Option<HeaderLink>>("eth_getBlockByNumber", json!([tag, false])).await {
             Ok(block) => Ok(block.is_some()),
             Err(NodeError::Refused { .. }) => Ok(false),
             Err(error) => Err(error),
@@ -131,26 +124,9 @@ impl Node {
 
     /// Whether a batch of `size` cheap calls comes back answered in full.
     async fn answers_batch(&self, size: usize) -> Result<bool, NodeError> {
-        let sent = self
-            .with_patience("batch", || async {
-                let mut batch = self.client.new_batch();
-                let calls = (0..size)
-                    .map(|_| batch.add_call::<_, U64>("eth_chainId", &json!([])))
-                    .collect::<Result<Vec<_>, _>>()?;
-                batch.send().await?;
-                let mut answers = Vec::with_capacity(size);
-                for call in calls {
-                    match call.await {
-                        // A refusal to answer so many so fast: try again, not smaller.
-                        Err(error) if throttle::rate_limited(&error) => return Err(error),
-                        answer => answers.push(answer),
-                    }
-                }
-                Ok(answers)
-            })
-            .await;
-        match sent {
-            Ok(answers) => Ok(answers.iter().all(Result::is_ok)),
+        let calls = vec![("eth_chainId", json!([])); size];
+        match self.batch(&calls).await {
+            Ok(_) => Ok(true),
             Err(NodeError::Failed { .. } | NodeError::Refused { .. }) => Ok(false),
             Err(error) => Err(error),
         }

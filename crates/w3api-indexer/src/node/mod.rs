@@ -143,8 +143,10 @@ pub struct Node {
     throttled: AtomicBool,
 }
 
+/// A block's number and hash, all a probe or a hash lookup reads of it.
 #[derive(Debug, Deserialize)]
-struct HashOnly {
+struct HeaderLink {
+    number: U64,
     hash: B256,
 }
 
@@ -325,29 +327,36 @@ impl Node {
 
     /// The hash of block `number`; `None` past the head.
     pub async fn hash_at(&self, number: u64) -> Result<Option<B256>, NodeError> {
-        let header: Option<HashOnly> = self.request("eth_getBlockByNumber", json!([quantity(number), false])).await?;
+        let header: Option<HeaderLink> = self.request("eth_getBlockByNumber", json!([quantity(number), false])).await?;
         Ok(header.map(|h| h.hash))
     }
 
-    /// A state read (`eth_getBalance`, `eth_call`…) at block `number`
-    /// whose hash is `hash`: the block goes between the method's own
-    /// parameters `before` and `after`. Where the node takes EIP-1898
-    /// objects, the block is named by hash and must be canonical; elsewhere
-    /// it is named by number and its hash checked after, so that an answer
-    /// from another branch is refused either way.
+    /// A state read (`eth_getBalance`, `eth_call`…) at block `number`:
+    /// the block goes between the method's own parameters `before` and
+    /// `after`. With its `hash` known, an answer from another branch is
+    /// refused: where the node takes EIP-1898 objects, the block is named
+    /// by hash and must be canonical; elsewhere it is named by number and
+    /// its hash checked after. Without, it is named by number alone.
     pub async fn state_at<R: Answer>(
         &self,
         method: &'static str,
         before: Vec<Value>,
-        (number, hash): (u64, B256),
+        (number, hash): (u64, Option<B256>),
         after: Vec<Value>,
     ) -> Result<R, NodeError> {
-        let by_object = self.capabilities().await?.block_objects;
-        let block =
-            if by_object { json!({ "blockHash": hash, "requireCanonical": true }) } else { json!(quantity(number)) };
+        let by_object = match hash {
+            Some(hash) if self.capabilities().await?.block_objects => Some(hash),
+            _ => None,
+        };
+        let block = match by_object {
+            Some(hash) => json!({ "blockHash": hash, "requireCanonical": true }),
+            None => json!(quantity(number)),
+        };
         let params = before.into_iter().chain([block]).chain(after).collect();
         let answer = self.request(method, Value::Array(params)).await.inspect_err(|error| self.reprobe_after(error))?;
-        if !by_object && self.hash_at(number).await? != Some(hash) {
+        if let (Some(hash), None) = (hash, by_object)
+            && self.hash_at(number).await? != Some(hash)
+        {
             return Err(self.moved(number));
         }
         Ok(answer)

@@ -7,7 +7,6 @@
 //! filter shows is waited for in the index, as receipts are.
 
 use alloy_primitives::B256;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use w3api_rpc::method;
 use w3api_source::{BlockRef, Execution, SourceError};
@@ -18,18 +17,13 @@ use w3api_types::rpc::{
 use w3api_types::{Address, Chain, U256};
 
 use super::NodeSource;
-use super::forward::{CATCH_UP, at_block, request};
+use super::forward::{CATCH_UP, at_block, block_number, request};
 use crate::follow::Followed;
 
 /// State overrides as the parameter after the block, left out when none
 /// are given (a node without overrides may refuse even an empty one).
 fn overrides_param(overrides: Option<StateOverrides>) -> Vec<Value> {
     overrides.map(|overrides| json!(overrides)).into_iter().collect()
-}
-
-#[derive(Debug, Deserialize)]
-struct NumberOnly {
-    number: alloy_primitives::U64,
 }
 
 /// Waits for the index to hold the newest block that `changes` name, so
@@ -41,11 +35,7 @@ async fn bring_into_view(followed: &Followed, changes: &FilterChanges) -> Result
         FilterChanges::Logs(_) => changes.log_blocks().max_by_key(|(number, _)| *number),
         FilterChanges::Hashes(hashes) => match hashes.last() {
             None => None,
-            Some(hash) => {
-                let block: Option<NumberOnly> =
-                    request(followed, method::ETH_GET_BLOCK_BY_HASH, json!([hash, false])).await?;
-                block.map(|b| (b.number.to::<u64>(), *hash))
-            }
+            Some(hash) => block_number(followed, BlockRef::Hash(*hash)).await?.map(|number| (number, *hash)),
         },
     };
     if let Some((number, hash)) = newest {

@@ -96,22 +96,17 @@ async fn named(followed: &Followed, block: BlockRef) -> Result<Option<Named>, So
     })
 }
 
-/// The block a reference names, which must exist.
-async fn existing(followed: &Followed, block: BlockRef) -> Result<Named, SourceError> {
-    match named(followed, block).await? {
-        Some(Named::Hash(hash)) if block_number(followed, BlockRef::Hash(hash)).await?.is_none() => {
-            Err(SourceError::UnknownBlockHash(hash))
-        }
-        Some(named) => Ok(named),
-        None => {
-            let latest = indexed_head(followed)?;
-            let requested = match block {
-                BlockRef::Number(number) => number,
-                _ => latest,
-            };
-            Err(SourceError::BlockOutOfRange { requested, latest })
-        }
+/// The number of the block a reference names, which must exist.
+async fn existing(followed: &Followed, block: BlockRef) -> Result<u64, SourceError> {
+    if let Some(number) = block_number(followed, block).await? {
+        return Ok(number);
     }
+    let latest = indexed_head(followed)?;
+    Err(match block {
+        BlockRef::Hash(hash) => SourceError::UnknownBlockHash(hash),
+        BlockRef::Number(requested) => SourceError::BlockOutOfRange { requested, latest },
+        _ => SourceError::BlockOutOfRange { requested: latest, latest },
+    })
 }
 
 pub(super) async fn block(followed: &Followed, block: BlockRef, full: bool) -> Result<Option<Block>, SourceError> {
@@ -215,8 +210,8 @@ pub(super) async fn account_state(
 
 /// A state read passed to the node at a block of the gateway's view: the
 /// block goes between the method's own parameters `before` and `after`. It
-/// is read at the indexed block where the index knows its hash, so that
-/// the answer comes from the branch the gateway shows.
+/// is read by hash where the index knows the block's hash (or the caller
+/// named it so), so that the answer comes from the branch the gateway shows.
 pub(super) async fn at_block<R: Answer>(
     followed: &Followed,
     method: &'static str,
@@ -224,21 +219,12 @@ pub(super) async fn at_block<R: Answer>(
     block: BlockRef,
     after: Vec<Value>,
 ) -> Result<R, SourceError> {
-    let number = match existing(followed, block).await? {
-        Named::Number(number) => number,
-        Named::Hash(hash) => block_number(followed, BlockRef::Hash(hash)).await?.unwrap_or_default(),
-    };
+    let number = existing(followed, block).await?;
     let hash = match block {
         BlockRef::Hash(hash) => Some(hash),
         _ => followed.index.read().hash_at(number),
     };
-    match hash {
-        Some(hash) => followed.node.state_at(method, before, (number, hash), after).await.map_err(passed_on),
-        None => {
-            let params = before.into_iter().chain([json!(format!("{number:#x}"))]).chain(after).collect();
-            request(followed, method, Value::Array(params)).await
-        }
-    }
+    followed.node.state_at(method, before, (number, hash), after).await.map_err(passed_on)
 }
 
 pub(super) async fn fee_history(
@@ -247,10 +233,7 @@ pub(super) async fn fee_history(
     newest: BlockRef,
     percentiles: &[f64],
 ) -> Result<FeeHistory, SourceError> {
-    let newest = match existing(followed, newest).await? {
-        Named::Hash(hash) => block_number(followed, BlockRef::Hash(hash)).await?.unwrap_or_default(),
-        Named::Number(number) => number,
-    };
+    let newest = existing(followed, newest).await?;
     request(followed, "eth_feeHistory", json!([format!("{count:#x}"), format!("{newest:#x}"), percentiles])).await
 }
 

@@ -50,9 +50,11 @@ async fn native_balance(
     block: u64,
     hash: B256,
 ) -> Result<U256, SourceError> {
-    followed.node.state_at("eth_getBalance", vec![json!(address)], (block, hash), Vec::new()).await.map_err(|error| {
-        SourceError::Unavailable(format!("{error} (the chain may have reorganised during the answer; ask again)"))
-    })
+    followed.node.state_at("eth_getBalance", vec![json!(address)], (block, Some(hash)), Vec::new()).await.map_err(
+        |error| {
+            SourceError::Unavailable(format!("{error} (the chain may have reorganised during the answer; ask again)"))
+        },
+    )
 }
 
 /// Whether the native currency is asked for. The index does not follow
