@@ -238,14 +238,18 @@ impl Session<'_> {
             .expect("a client for the local server")
     }
 
-    /// An RPC client for `eth` with the session's key.
+    /// An RPC client for `eth` with the session's key. Retries are off, as
+    /// the REST client's are.
     pub fn rpc(&self) -> RpcClient {
         self.rpc_with_key(&self.key)
     }
 
     /// An RPC client for `eth` with another key.
     pub fn rpc_with_key(&self, key: &str) -> RpcClient {
-        RpcClient::new(self.base(), Chain::Eth, key).expect("an RPC client for the local server")
+        RpcClient::builder(self.base(), Chain::Eth, key)
+            .retry_policy(RetryPolicy::none())
+            .build()
+            .expect("an RPC client for the local server")
     }
 
     /// The raw JSON-RPC endpoint for `eth`, for requests the typed client cannot send.

@@ -11,7 +11,9 @@
 //!   feature and its server half with `server`, so that a server does not
 //!   build an HTTP client and an SDK user does not build a server;
 //! - `method`, the wire name of each method as a constant, so that code
-//!   which routes or caches by method name never spells one by hand;
+//!   which routes or caches by method name never spells one by hand, and
+//!   `method::CHANGES_STATE`, those marked `x-changes-state` (which a
+//!   client's retries never send again);
 //! - `ErrorCode`, the errors of `components.errors`;
 //! - `UNANSWERABLE_METHODS`, the standard methods of `x-unanswerable-methods`
 //!   with the reason a server without EVM state gives for each (when the
@@ -98,6 +100,9 @@ struct Method {
     doc: String,
     params: Vec<Param>,
     result: TokenStream,
+    /// `x-changes-state`: sending it twice may do twice what it does, so a
+    /// client never sends it again on its own.
+    changes_state: bool,
 }
 
 struct Param {
@@ -150,6 +155,7 @@ impl Api {
         let methods = self.methods.iter().map(Method::emit_trait_method);
         let method_names = self.methods.iter().map(Method::emit_name_constant);
         let method_constants = self.methods.iter().map(Method::name_constant);
+        let changing_constants = self.methods.iter().filter(|m| m.changes_state).map(Method::name_constant);
         let client_methods = self.methods.iter().map(|m| m.emit_client_method(&client));
         let batch_methods = self.methods.iter().map(Method::emit_batch_method);
         let error_codes = emit_error_codes(&self.errors);
@@ -187,6 +193,10 @@ impl Api {
                 #(#method_names)*
                 /// Every method, in the spec's order.
                 pub const ALL: &[&str] = &[#(#method_constants),*];
+                /// The methods that change state (`x-changes-state`): sent
+                /// twice, they may do twice what they do, so a client never
+                /// sends them again on its own; every other one is a read.
+                pub const CHANGES_STATE: &[&str] = &[#(#changing_constants),*];
             }
 
             #error_codes
@@ -218,7 +228,18 @@ impl Method {
         only_keys(
             &at,
             method,
-            &["name", "summary", "description", "params", "result", "errors", "examples", "paramStructure", "tags"],
+            &[
+                "name",
+                "summary",
+                "description",
+                "params",
+                "result",
+                "errors",
+                "examples",
+                "paramStructure",
+                "tags",
+                "x-changes-state",
+            ],
         )?;
         match method.get("paramStructure").and_then(Value::as_str) {
             None | Some("by-position") => {}
@@ -238,7 +259,13 @@ impl Method {
         only_keys(&result_at, result_object, &["name", "schema", "summary", "description"])?;
         let result_schema =
             result_object.get("schema").ok_or_else(|| Error::OpenRpc(format!("{result_at}: no schema")))?;
+        let changes_state = match method.get("x-changes-state") {
+            None => false,
+            Some(Value::Bool(flag)) => *flag,
+            Some(other) => return Err(unsupported(&at, format_args!("x-changes-state {other}, not a boolean"))),
+        };
         Ok(Method {
+            changes_state,
             wire_name: wire_name.to_string(),
             doc: method_doc(method, &params, errors)?,
             result: rust_type(&result_at, result_schema, schemas)?,

@@ -1,14 +1,13 @@
 //! `w3api rpc ...`: the JSON-RPC gateway.
 
-use alloy_primitives::utils::format_units;
 use alloy_primitives::{Address, B256, U256};
 use chrono::DateTime;
 use clap::{Args, Subcommand};
 use w3api_rpc::RpcClient;
-use w3api_types::Chain;
 use w3api_types::rpc::{
     Block, BlockNumberOrTag, BlockTransactions, TokenPrice, TokenPriceInclude, TokenPriceParams, Transaction,
 };
+use w3api_types::{Chain, format_units};
 
 use crate::connection::ConnectionArgs;
 use crate::error::CliError;
@@ -141,18 +140,12 @@ fn describe(block: BlockNumberOrTag) -> String {
     }
 }
 
-/// `amount` in units of 10^`decimals`, without trailing zeros.
-fn units(amount: U256, decimals: u8) -> String {
-    let text = format_units(amount, decimals).unwrap_or_else(|_| amount.to_string());
-    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
-}
-
 fn ether(wei: U256) -> String {
-    units(wei, 18)
+    format_units(wei, 18)
 }
 
 fn gwei(wei: u128) -> String {
-    format!("{} gwei", units(U256::from(wei), 9))
+    format!("{} gwei", format_units(U256::from(wei), 9))
 }
 
 fn time(timestamp: u64) -> String {
@@ -228,11 +221,61 @@ pub(crate) fn render_price(price: &TokenPrice) -> String {
     output::fields(&[
         ("token", format!("{name} {}", output::or_dash(price.token_address.map(|a| format!("{a:#x}"))))),
         ("USD price", output::usd(Some(price.usd_price))),
-        ("native price", format!("{} {}", units(native.value, native.decimals), native.symbol)),
+        ("native price", format!("{} {}", format_units(native.value, native.decimals), native.symbol)),
         ("24h change", output::percent(price.percent_change_24hr)),
         ("exchange", format!("{} ({:#x})", price.exchange_name, price.exchange_address)),
         ("pair", output::or_dash(price.pair_address.map(|a| format!("{a:#x}")))),
         ("pair liquidity", output::usd(price.pair_total_liquidity_usd)),
         ("at block", output::or_dash(price.to_block)),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use w3api_types::rpc::NativePrice;
+
+    use super::*;
+
+    #[test]
+    fn amounts_are_exact_without_trailing_zeros() {
+        assert_eq!(ether(U256::from(1_500_000_000_000_000_000u128)), "1.5");
+        assert_eq!(ether(U256::from(1u8)), "0.000000000000000001");
+        assert_eq!(ether(U256::ZERO), "0");
+        assert_eq!(ether(U256::from(2_000_000_000_000_000_000u128)), "2");
+        assert_eq!(gwei(1_000_000_000), "1 gwei");
+        assert_eq!(gwei(1_250_000_007), "1.250000007 gwei");
+        assert_eq!(gwei(0), "0 gwei");
+    }
+
+    fn token_price(name: &str, value: U256, decimals: u8) -> TokenPrice {
+        TokenPrice {
+            token_name: Some(name.into()),
+            token_symbol: Some("\u{1b}[5mTKN".into()),
+            token_logo: None,
+            token_decimals: Some(18),
+            native_price: NativePrice { value, decimals, name: "Ether".into(), symbol: "ETH".into(), address: None },
+            usd_price: 2.5,
+            usd_price_formatted: None,
+            percent_change_24hr: None,
+            exchange_address: Address::ZERO,
+            exchange_name: "Uniswap v2".into(),
+            token_address: Some(Address::repeat_byte(0x11)),
+            to_block: Some(7),
+            possible_spam: None,
+            verified_contract: None,
+            pair_address: None,
+            pair_total_liquidity_usd: None,
+        }
+    }
+
+    #[test]
+    fn a_price_shows_its_native_amount_exactly_and_its_names_escaped() {
+        let text = render_price(&token_price("代币\u{1b}[31m", U256::from(1_230_000_000_000_000u64), 18));
+        assert!(text.contains("native price    0.00123 ETH\n"), "{text}");
+        assert!(text.contains(r"token           代币\u{1b}[31m (\u{1b}[5mTKN) 0x1111"), "{text}");
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        // More decimals than alloy's units go to (77) are still divided.
+        let text = render_price(&token_price("x", U256::from(5u8), 80));
+        assert!(text.contains(&format!("native price    0.{}5 ETH\n", "0".repeat(79))), "{text}");
+    }
 }

@@ -130,7 +130,7 @@ pub(crate) async fn verify(client: &Client, body: SolanaVerifyRequest) -> Result
 
 pub(crate) fn render_challenge(challenge: &SolanaChallengeResponse) -> String {
     let fields = output::fields(&[("id", challenge.id.clone()), ("profile", challenge.profile_id.clone())]);
-    let message: String = challenge.message.lines().map(|line| format!("  | {line}\n")).collect();
+    let message: String = challenge.message.lines().map(|line| format!("  | {}\n", output::printable(line))).collect();
     format!("{fields}message to sign:\n{message}")
 }
 

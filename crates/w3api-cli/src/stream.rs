@@ -583,7 +583,8 @@ fn render_streams(pages: &[EvmStreamsPage]) -> String {
 }
 
 fn render_addresses(pages: &[StreamAddressesPage]) -> String {
-    let lines: String = pages.iter().flat_map(|p| &p.result).map(|a| format!("{}\n", a.address)).collect();
+    let lines: String =
+        pages.iter().flat_map(|p| &p.result).map(|a| format!("{}\n", output::printable(&a.address))).collect();
     lines + &footer(pages, "addresses")
 }
 
@@ -592,7 +593,7 @@ fn render_address_change(done: &str, answer: &StreamAddressResponse) -> String {
     let mut text =
         format!("stream {} {done} {} address{}:\n", answer.stream_id, addresses.len(), plural(addresses.len()));
     for address in addresses {
-        text += &format!("  {address}\n");
+        text += &format!("  {}\n", output::printable(address));
     }
     text
 }
@@ -766,10 +767,12 @@ pub(crate) fn render_payload(payload: &StreamWebhook) -> String {
         ("NFT transfers", payload.nft_transfers.len().to_string()),
     ]);
     for transfer in payload.erc20_transfers.iter().take(10) {
-        out.push_str(&format!(
-            "  {} {} from {} to {}\n",
+        // The symbol is the token deployer's choice.
+        let line = format!(
+            "{} {} from {} to {}",
             transfer.value_with_decimals, transfer.token_symbol, transfer.from, transfer.to
-        ));
+        );
+        out.push_str(&format!("  {}\n", output::printable(&line)));
     }
     out
 }

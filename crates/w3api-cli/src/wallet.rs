@@ -134,7 +134,7 @@ pub(crate) async fn tokens(client: &Client, args: TokensArgs, json: bool) -> Res
         cursor = args.paging.cursor.clone(),
     );
     let pages = fetch(request, args.paging.all).await?;
-    show(pages, args.paging.all, json, |pages| print!("{}", render_tokens(pages)))
+    show(pages, args.paging.all, json, |pages| output::out!("{}", render_tokens(pages)))
 }
 
 pub(crate) async fn nfts(client: &Client, args: NftsArgs, json: bool) -> Result<(), CliError> {
@@ -152,7 +152,7 @@ pub(crate) async fn nfts(client: &Client, args: NftsArgs, json: bool) -> Result<
         cursor = args.paging.cursor.clone(),
     );
     let pages = fetch(request, args.paging.all).await?;
-    show(pages, args.paging.all, json, |pages| print!("{}", render_nfts(pages)))
+    show(pages, args.paging.all, json, |pages| output::out!("{}", render_nfts(pages)))
 }
 
 pub(crate) async fn collections(client: &Client, args: CollectionsArgs, json: bool) -> Result<(), CliError> {
@@ -167,7 +167,7 @@ pub(crate) async fn collections(client: &Client, args: CollectionsArgs, json: bo
         cursor = args.paging.cursor.clone(),
     );
     let pages = fetch(request, args.paging.all).await?;
-    show(pages, args.paging.all, json, |pages| print!("{}", render_collections(pages)))
+    show(pages, args.paging.all, json, |pages| output::out!("{}", render_collections(pages)))
 }
 
 /// The page asked for, or with `all` every page from it to the last.
@@ -218,7 +218,7 @@ pub(crate) fn render_tokens(pages: &[TokenBalancePage]) -> String {
         let symbol = if token.possible_spam { format!("{} (spam)", token.symbol) } else { token.symbol.clone() };
         table.row(vec![
             symbol,
-            shorten(&token.name, 28),
+            output::clip(&token.name, 28),
             token.balance_formatted.clone(),
             output::usd(token.usd_price),
             output::usd(token.usd_value),
@@ -241,7 +241,7 @@ pub(crate) fn render_nfts(pages: &[NftPage]) -> String {
             nft.token_id.clone(),
             nft.contract_type.to_string(),
             output::or_dash(nft.amount),
-            shorten(&nft.name, 28),
+            output::clip(&nft.name, 28),
             nft.symbol.clone(),
         ]);
     }
@@ -262,7 +262,7 @@ pub(crate) fn render_collections(pages: &[NftCollectionPage]) -> String {
         table.row(vec![
             format!("{:#x}", collection.token_address),
             collection.contract_type.to_string(),
-            shorten(&collection.name, 28),
+            output::clip(&collection.name, 28),
             collection.symbol.clone(),
             output::or_dash(collection.count),
             output::or_dash(collection.possible_spam),
@@ -277,9 +277,4 @@ pub(crate) fn render_collections(pages: &[NftCollectionPage]) -> String {
         last.status,
         footer(pages[0].page, pages.len(), items, last.cursor.as_deref())
     )
-}
-
-/// At most `max` characters, with an ellipsis when cut.
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max { text.to_string() } else { text.chars().take(max - 1).chain(['…']).collect() }
 }

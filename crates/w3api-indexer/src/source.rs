@@ -26,7 +26,7 @@ use w3api_types::{Address, Chain, U256};
 
 use crate::follow::{FollowConfig, Followed};
 use crate::journal::Journal;
-use crate::metadata::MetadataReader;
+use crate::metadata::{self, MetadataReader};
 use crate::node::{Node, NodeError};
 
 /// One chain to serve from a node.
@@ -71,7 +71,7 @@ impl NodeSource {
             tokio::spawn(Arc::clone(&followed).follow());
             chains.insert(upstream.chain, followed);
         }
-        let metadata = Arc::new(MetadataReader::new(metadata_hosts, NODE_TIMEOUT));
+        let metadata = Arc::new(MetadataReader::new(metadata_hosts, NODE_TIMEOUT, metadata::CACHE_BYTES));
         Ok(NodeSource { chains: Arc::new(chains), heads, metadata })
     }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use crate::generated::{auth, data, streams};
-use crate::retry::RetryPolicy;
+use w3api_retry::RetryPolicy;
 
 /// Production base address of the sign-in group.
 pub const PRODUCTION_AUTH_URL: &str = "https://authapi.moralis.io";

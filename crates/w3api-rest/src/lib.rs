@@ -41,4 +41,4 @@ pub use client::{
 pub use error::{ApiError, Error};
 pub use generated::{auth, data, streams};
 pub use pagination::{Page, Paginated};
-pub use retry::RetryPolicy;
+pub use w3api_retry::RetryPolicy;

@@ -6,8 +6,8 @@
 // targets of the package use: named so that `unused_crate_dependencies` keeps
 // watching the rest.
 use {
-    bytes as _, fastrand as _, http as _, httpdate as _, progenitor_client as _, reqwest as _, rustls as _, serde as _,
-    thiserror as _, tracing as _,
+    bytes as _, http as _, progenitor_client as _, reqwest as _, rustls as _, serde as _, thiserror as _, tracing as _,
+    w3api_retry as _,
 };
 
 use std::collections::BTreeMap;

@@ -1,14 +1,21 @@
 //! The gateway client: one URL per chain and API key.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use jsonrpsee::core::ClientError;
-use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
+use jsonrpsee::core::client::ClientT;
+use jsonrpsee::http_client::{HttpBackend, HttpClient, HttpClientBuilder, RpcLogger, RpcService};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use w3api_retry::RetryPolicy;
 use w3api_types::Chain;
 
+use crate::retry::{RetryLayer, Retrying};
 use crate::{Batch, RpcError};
+
+/// jsonrpsee's HTTP client over the retrying transport.
+type Transport = HttpClient<RpcLogger<RpcService<Retrying<HttpBackend>>>>;
 
 /// Production base address of the gateway.
 pub const PRODUCTION_RPC_URL: &str = "https://site1.moralis-nodes.com";
@@ -22,7 +29,7 @@ const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remo
 /// `spec/openrpc.json`; [`RpcClient::batch`] groups calls in one request.
 #[derive(Clone)]
 pub struct RpcClient {
-    transport: HttpClient,
+    transport: Transport,
     /// The endpoint with the key replaced, for messages.
     shown_endpoint: String,
     /// Forms of the key that must never be shown.
@@ -36,7 +43,8 @@ impl fmt::Debug for RpcClient {
 }
 
 impl RpcClient {
-    /// A client posting to `{rpc_url}/{chain}/{api_key}`, with a 30-second timeout.
+    /// A client posting to `{rpc_url}/{chain}/{api_key}`, with a 30-second
+    /// timeout per attempt and [`RetryPolicy::default`] for reads.
     pub fn new(rpc_url: &str, chain: Chain, api_key: &str) -> Result<RpcClient, RpcError> {
         RpcClient::builder(rpc_url, chain, api_key).build()
     }
@@ -54,6 +62,7 @@ impl RpcClient {
             api_key: api_key.to_string(),
             timeout: Duration::from_secs(30),
             max_response_size: 64 * 1024 * 1024,
+            retry: RetryPolicy::default(),
         }
     }
 
@@ -67,8 +76,9 @@ impl RpcClient {
         Batch::new(self)
     }
 
-    /// The jsonrpsee client, which implements [`crate::EthApiClient`].
-    pub fn transport(&self) -> &HttpClient {
+    /// The jsonrpsee client, which implements [`crate::EthApiClient`]
+    /// (with this client's retries).
+    pub fn transport(&self) -> &(impl ClientT + Send + Sync) {
         &self.transport
     }
 
@@ -90,6 +100,7 @@ pub struct RpcClientBuilder {
     api_key: String,
     timeout: Duration,
     max_response_size: u32,
+    retry: RetryPolicy,
 }
 
 impl fmt::Debug for RpcClientBuilder {
@@ -100,14 +111,23 @@ impl fmt::Debug for RpcClientBuilder {
             .field("api_key", &"<redacted>")
             .field("timeout", &self.timeout)
             .field("max_response_size", &self.max_response_size)
+            .field("retry", &self.retry)
             .finish()
     }
 }
 
 impl RpcClientBuilder {
-    /// Time allowed for each request, batches included.
+    /// Time allowed for each attempt at a request, batches included.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// How requests of reads alone are retried (as the REST client's GETs
+    /// are); requests with a send, a filter poll or a cheat method are sent
+    /// once whatever the policy. [`RetryPolicy::none`] sends every request once.
+    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
         self
     }
 
@@ -136,8 +156,11 @@ impl RpcClientBuilder {
         let endpoint = format!("{base}/{slug}/{encoded_key}");
         let shown_endpoint = format!("{base}/{slug}/<redacted>");
         let secrets = vec![encoded_key, self.api_key];
+        let retries = RetryLayer { attempt_timeout: self.timeout, policy: Arc::new(self.retry.clone()) };
         let transport = HttpClientBuilder::default()
-            .request_timeout(self.timeout)
+            .set_http_middleware(tower::ServiceBuilder::new().layer(retries))
+            // Each attempt has its own timeout below; this one bounds them all.
+            .request_timeout(self.retry.longest_exchange(self.timeout))
             .max_response_size(self.max_response_size)
             .build(&endpoint)
             .map_err(|e| {

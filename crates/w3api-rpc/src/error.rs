@@ -62,6 +62,7 @@ impl RpcError {
             ClientError::RequestTimeout => RpcError::Timeout,
             ClientError::ParseError(e) => RpcError::InvalidResponse(redact(&e.to_string())),
             ClientError::InvalidRequestId(e) => RpcError::InvalidResponse(redact(&e.to_string())),
+            ClientError::Transport(e) if crate::retry::timed_out(&e) => RpcError::Timeout,
             ClientError::Transport(e) => match e.downcast_ref::<TransportError>() {
                 Some(TransportError::Rejected { status_code }) => RpcError::Http { status: *status_code },
                 _ => RpcError::Transport(redact(&e.to_string())),

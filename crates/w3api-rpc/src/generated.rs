@@ -569,6 +569,16 @@ pub mod method {
         ETH_GET_FILTER_LOGS,
         ETH_UNINSTALL_FILTER,
     ];
+    /// The methods that change state (`x-changes-state`): sent
+    /// twice, they may do twice what they do, so a client never
+    /// sends them again on its own; every other one is a read.
+    pub const CHANGES_STATE: &[&str] = &[
+        ETH_SEND_RAW_TRANSACTION,
+        ETH_NEW_FILTER,
+        ETH_NEW_BLOCK_FILTER,
+        ETH_GET_FILTER_CHANGES,
+        ETH_UNINSTALL_FILTER,
+    ];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

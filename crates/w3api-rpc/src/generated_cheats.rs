@@ -389,6 +389,31 @@ pub mod method {
         W3API_REMOVE_FAULT_RULE,
         W3API_CLEAR_FAULT_RULES,
     ];
+    /// The methods that change state (`x-changes-state`): sent
+    /// twice, they may do twice what they do, so a client never
+    /// sends them again on its own; every other one is a read.
+    pub const CHANGES_STATE: &[&str] = &[
+        EVM_SNAPSHOT,
+        EVM_REVERT,
+        EVM_MINE,
+        ANVIL_MINE,
+        HARDHAT_MINE,
+        EVM_INCREASE_TIME,
+        EVM_SET_NEXT_BLOCK_TIMESTAMP,
+        ANVIL_SET_BALANCE,
+        HARDHAT_SET_BALANCE,
+        ANVIL_RESET,
+        W3API_CREATE_WALLET,
+        W3API_CREATE_TOKEN,
+        W3API_CREATE_COLLECTION,
+        W3API_MINT_TOKEN,
+        W3API_MINT_NFT,
+        W3API_TRANSFER,
+        W3API_SET_PRICE,
+        W3API_ADD_FAULT_RULE,
+        W3API_REMOVE_FAULT_RULE,
+        W3API_CLEAR_FAULT_RULES,
+    ];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

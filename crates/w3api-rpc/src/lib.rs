@@ -36,6 +36,8 @@ mod batch;
 mod client;
 #[cfg(feature = "client")]
 mod error;
+#[cfg(feature = "client")]
+mod retry;
 #[rustfmt::skip]
 mod generated;
 /// The chain-control ("cheat") methods of `spec/openrpc-cheats.json`:
@@ -56,3 +58,5 @@ pub use generated::EthApiClient;
 #[cfg(feature = "server")]
 pub use generated::EthApiServer;
 pub use generated::{ErrorCode, UNANSWERABLE_METHODS, method};
+#[cfg(feature = "client")]
+pub use w3api_retry::RetryPolicy;

@@ -264,9 +264,17 @@ async fn openrpc() -> Response {
 }
 
 async fn not_found(request: Request) -> ApiError {
-    ApiError::not_found(format!("No route for {} {}", request.method(), logging::redact(request.uri().path())))
+    ApiError::not_found(format!(
+        "No route for {} {}",
+        request.method(),
+        logging::redact(request.method(), request.uri().path())
+    ))
 }
 
 async fn method_not_allowed(request: Request) -> ApiError {
-    ApiError::method_not_allowed(request.method().as_str(), &logging::redact(request.uri().path()), None)
+    ApiError::method_not_allowed(
+        request.method().as_str(),
+        &logging::redact(request.method(), request.uri().path()),
+        None,
+    )
 }

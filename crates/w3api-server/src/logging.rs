@@ -7,7 +7,7 @@
 //! only when `debug` is on at the server's start. Server errors are logged at
 //! `error` whatever the level, with the request id the client saw in
 //! `x-request-id`. API keys never appear: the RPC path's key segment is
-//! redacted and headers are not logged.
+//! redacted (only it: REST paths are logged whole) and headers are not logged.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -22,6 +22,8 @@ use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use tower::{Layer, Service};
 use tower_http::request_id::{MakeRequestId, RequestId};
+
+use w3api_types::params::Operation;
 
 use crate::error::{ApiError, FailureCause};
 use crate::random;
@@ -53,7 +55,7 @@ pub(crate) fn request_span(request: &Request) -> tracing::Span {
         "request",
         id = request_id(request).unwrap_or("-"),
         method = %request.method(),
-        path = %redact(request.uri().path()),
+        path = %redact(request.method(), request.uri().path()),
     )
 }
 
@@ -144,7 +146,7 @@ where
 fn log_server_error(response: Response, line: &RequestLine) -> Response {
     let status = response.status();
     let id = line.id.as_ref().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
-    let (method, path) = (&line.method, redact(line.uri.path()));
+    let (method, path) = (&line.method, redact(&line.method, line.uri.path()));
     let Some(FailureCause { cause, public }) = response.extensions().get::<FailureCause>().cloned() else {
         tracing::error!(id, %method, %path, status = status.as_u16(), "server error");
         return response;
@@ -165,8 +167,13 @@ fn request_id(request: &Request) -> Option<&str> {
     request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok())
 }
 
-/// `/{chain}/{key}` becomes `/{chain}/<redacted>`; other paths are kept.
-pub(crate) fn redact(path: &str) -> String {
+/// The path as logged: a request for none of the spec's operations whose
+/// path has two segments is the RPC route, `/{chain}/{key}`, and its key
+/// becomes `<redacted>`; every other path is kept, as it holds no secret.
+pub(crate) fn redact(method: &http::Method, path: &str) -> String {
+    if Operation::find(method.as_str(), path).is_some() {
+        return path.to_string();
+    }
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     match segments.as_slice() {
         [chain, _key] => format!("/{chain}/<redacted>"),
@@ -176,12 +183,22 @@ pub(crate) fn redact(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use http::Method;
+
     use super::*;
 
     #[test]
-    fn rpc_paths_lose_their_key_in_logs() {
-        assert_eq!(redact("/eth/secret"), "/eth/<redacted>");
-        assert_eq!(redact("/streams/evm/1234"), "/streams/evm/1234");
-        assert_eq!(redact("/health"), "/health");
+    fn only_the_rpc_key_is_hidden_in_logs() {
+        assert_eq!(redact(&Method::POST, "/eth/secret"), "/eth/<redacted>");
+        assert_eq!(redact(&Method::GET, "/eth/secret"), "/eth/<redacted>", "a wrong method does not show the key");
+        assert_eq!(redact(&Method::GET, "/streams/evm"), "/streams/evm");
+        assert_eq!(redact(&Method::PUT, "/streams/evm"), "/streams/evm");
+        assert_eq!(
+            redact(&Method::GET, "/stats/0b4c8e52-3c4f-4f6e-9a55-2b8f3c1e7d10"),
+            "/stats/0b4c8e52-3c4f-4f6e-9a55-2b8f3c1e7d10"
+        );
+        assert_eq!(redact(&Method::GET, "/history/logs"), "/history/logs");
+        assert_eq!(redact(&Method::GET, "/streams/evm/1234"), "/streams/evm/1234");
+        assert_eq!(redact(&Method::GET, "/health"), "/health");
     }
 }

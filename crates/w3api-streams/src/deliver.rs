@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use chrono::Utc;
 use reqwest::StatusCode;
-use reqwest::header::CONTENT_TYPE;
+use reqwest::header::{CONTENT_TYPE, LOCATION};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use w3api_source::DataSource;
@@ -128,8 +128,7 @@ async fn attempt<S: DataSource>(inner: &Inner<S>, delivery: Delivery, secret: &s
     };
     let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let (status_code, error) = match posted {
-        Ok(status) if status.is_success() => (Some(status.as_u16()), None),
-        Ok(status) => (Some(status.as_u16()), Some(format!("the receiver answered HTTP {}", status.as_u16()))),
+        Ok(answer) => (Some(answer.status.as_u16()), answer.failure()),
         Err(error) => (None, Some(error)),
     };
     let retries = &inner.config.retries;
@@ -170,14 +169,40 @@ fn with_retries(delivery: &Delivery, retries: u32) -> Result<Vec<u8>, StreamsErr
     serde_json::to_vec(&webhook).map_err(damaged)
 }
 
-/// Posts `body` to `url`, signed with `secret`: the receiver's status, or
-/// why it did not answer.
-pub(crate) async fn post(http: &reqwest::Client, url: &str, body: Vec<u8>, secret: &str) -> Result<StatusCode, String> {
+/// How a receiver answered a post.
+pub(crate) struct Answered {
+    pub(crate) status: StatusCode,
+    /// Where a 3xx pointed; never followed, since a receiver on an allowed
+    /// host could otherwise send the signed body to any host.
+    pub(crate) location: Option<String>,
+}
+
+impl Answered {
+    /// Why the post did not deliver; `None` when the receiver took it (2xx).
+    pub(crate) fn failure(&self) -> Option<String> {
+        let code = self.status.as_u16();
+        match &self.location {
+            _ if self.status.is_success() => None,
+            Some(location) if self.status.is_redirection() => Some(format!(
+                "the receiver answered HTTP {code} redirecting to {location}; webhooks do not follow redirects"
+            )),
+            _ => Some(format!("the receiver answered HTTP {code}")),
+        }
+    }
+}
+
+/// Posts `body` to `url`, signed with `secret`: how the receiver answered,
+/// or why it did not.
+pub(crate) async fn post(http: &reqwest::Client, url: &str, body: Vec<u8>, secret: &str) -> Result<Answered, String> {
     let signed = signature(&body, secret);
     let sent =
         http.post(url).header(CONTENT_TYPE, "application/json").header(SIGNATURE_HEADER, signed).body(body).send();
     match sent.await {
-        Ok(response) => Ok(response.status()),
+        Ok(response) => {
+            let location =
+                response.headers().get(LOCATION).map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+            Ok(Answered { status: response.status(), location })
+        }
         Err(error) if error.is_timeout() => Err("the receiver did not answer in time".into()),
         Err(error) if error.is_connect() => Err(format!("could not connect to the receiver ({error})")),
         Err(error) => Err(format!("posting failed ({error})")),

@@ -115,6 +115,7 @@ impl<S: DataSource> Streams<S> {
             .timeout(config.attempt_timeout)
             .connect_timeout(config.attempt_timeout)
             .user_agent(concat!("w3api-streams/", env!("CARGO_PKG_VERSION")))
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("a client without TLS roots or proxies to read builds");
         let inner = Inner { source, store, config, http, wake: Notify::new(), default_secret };
@@ -475,11 +476,8 @@ impl<S: DataSource> Streams<S> {
         let secret = self.effective_settings().await?.secret_key;
         let body = serde_json::to_vec(&StreamWebhook::test()).expect("the test webhook encodes");
         let rejected = |why: String| StreamsError::WebhookRejected { url: url.to_owned(), why };
-        let response = deliver::post(&self.inner.http, url, body, &secret).await.map_err(rejected)?;
-        if !response.is_success() {
-            return Err(rejected(format!("it answered HTTP {}", response.as_u16())));
-        }
-        Ok(())
+        let answer = deliver::post(&self.inner.http, url, body, &secret).await.map_err(rejected)?;
+        answer.failure().map_or(Ok(()), |why| Err(rejected(why)))
     }
 
     /// Where delivering starts on each chain of `spec`: after the newest

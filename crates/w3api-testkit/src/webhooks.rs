@@ -15,13 +15,16 @@
 //! # }
 //! ```
 
+use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::header::LOCATION;
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use tokio::sync::Notify;
 use w3api_streams::{SIGNATURE_HEADER, signature};
@@ -61,6 +64,8 @@ struct Log {
     failures: Mutex<usize>,
     /// How long each answer waits.
     delay: Mutex<Duration>,
+    /// Where every request is redirected (HTTP 307), when set.
+    redirect: Mutex<Option<String>>,
     arrived: Notify,
 }
 
@@ -72,16 +77,23 @@ pub struct Webhooks {
 }
 
 impl Webhooks {
-    /// A receiver that answers every delivery 200.
+    /// A receiver on 127.0.0.1 that answers every delivery 200.
     pub async fn start() -> Webhooks {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binding 127.0.0.1:0");
-        let address = listener.local_addr().expect("a bound listener has an address");
+        Webhooks::start_on(Ipv4Addr::LOCALHOST).await.expect("binding 127.0.0.1:0")
+    }
+
+    /// A receiver on another loopback address (such as 127.0.0.2, which
+    /// Linux answers and macOS does not without an alias): an error when
+    /// it cannot be bound.
+    pub async fn start_on(ip: Ipv4Addr) -> std::io::Result<Webhooks> {
+        let listener = tokio::net::TcpListener::bind((ip, 0)).await?;
+        let address = listener.local_addr()?;
         let log = Arc::new(Log::default());
         let app = Router::new().route("/hook", post(receive)).with_state(log.clone());
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        Webhooks { url: format!("http://{address}/hook"), log, task }
+        Ok(Webhooks { url: format!("http://{address}/hook"), log, task })
     }
 
     /// The URL to give a stream as its `webhookUrl`.
@@ -92,6 +104,12 @@ impl Webhooks {
     /// Answers the next `n` deliveries (not test webhooks) with a 500.
     pub fn fail_next(&self, n: usize) {
         *self.log.failures.lock().unwrap_or_else(PoisonError::into_inner) = n;
+    }
+
+    /// Answers every request, test webhooks included, with a 307 to `url`
+    /// (a receiver trying to send deliveries elsewhere); `None` stops it.
+    pub fn redirect_to(&self, url: Option<&str>) {
+        *self.log.redirect.lock().unwrap_or_else(PoisonError::into_inner) = url.map(str::to_owned);
     }
 
     /// Answers every request only after `delay` (a slow receiver).
@@ -131,23 +149,31 @@ impl Drop for Webhooks {
     }
 }
 
-async fn receive(State(log): State<Arc<Log>>, headers: HeaderMap, body: Bytes) -> StatusCode {
+async fn receive(State(log): State<Arc<Log>>, headers: HeaderMap, body: Bytes) -> Response {
     let delay = *log.delay.lock().unwrap_or_else(PoisonError::into_inner);
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }
     let webhook = serde_json::from_slice::<StreamWebhook>(&body).ok();
     let test = webhook.as_ref().is_some_and(|webhook| webhook.block.hash.is_empty());
-    let fail = !test && {
+    let redirect = log.redirect.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let fail = !test && redirect.is_none() && {
         let mut failures = log.failures.lock().unwrap_or_else(PoisonError::into_inner);
         let fail = *failures > 0;
         *failures = failures.saturating_sub(1);
         fail
     };
-    let status = if fail { StatusCode::INTERNAL_SERVER_ERROR } else { StatusCode::OK };
+    let status = match (&redirect, fail) {
+        (Some(_), _) => StatusCode::TEMPORARY_REDIRECT,
+        (None, true) => StatusCode::INTERNAL_SERVER_ERROR,
+        (None, false) => StatusCode::OK,
+    };
     let signature = headers.get(SIGNATURE_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
     let received = Received { body, signature, webhook, answered: status.as_u16(), at: Instant::now() };
     log.received.lock().unwrap_or_else(PoisonError::into_inner).push(received);
     log.arrived.notify_waiters();
-    status
+    match redirect {
+        Some(url) => (status, [(LOCATION, url)]).into_response(),
+        None => status.into_response(),
+    }
 }

@@ -3,8 +3,10 @@
 //! HTTP refusals and timeouts come from the real server's injected faults
 //! (`server/faults.rs`).
 
+use std::time::{Duration, Instant};
+
 use serde_json::{Value, json};
-use w3api_rpc::{ErrorCode, RpcClient, RpcError};
+use w3api_rpc::{ErrorCode, RetryPolicy, RpcClient, RpcError};
 use w3api_spec_check::fixtures;
 use w3api_types::Chain;
 use w3api_types::rpc::{BlockNumberOrTag, Hash32, TokenPriceParams, TransactionIndex};
@@ -156,9 +158,14 @@ async fn the_key_is_in_the_url_and_nowhere_else() {
     assert!(client.endpoint().ends_with("/eth/<redacted>"));
     // A transport failure does not show the key either.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let closed = RpcClient::new(&format!("http://127.0.0.1:{port}"), Chain::Eth, KEY).unwrap();
+    // A refused connection is tried again (a read), then reported.
+    let retry = RetryPolicy { max_attempts: 3, initial_backoff: Duration::from_millis(50), ..RetryPolicy::default() };
+    let closed =
+        RpcClient::builder(&format!("http://127.0.0.1:{port}"), Chain::Eth, KEY).retry_policy(retry).build().unwrap();
+    let started = Instant::now();
     let error = closed.get_block_by_number(BlockNumberOrTag::Latest, false).await.unwrap_err();
     assert!(matches!(error, RpcError::Transport(_)), "{error:?}");
+    assert!(started.elapsed() >= Duration::from_millis(75), "two backoffs: {:?}", started.elapsed());
     assert!(!error.to_string().contains(KEY), "{error}");
 }
 

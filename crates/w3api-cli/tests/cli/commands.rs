@@ -6,8 +6,11 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use w3api_tests::local::Session;
-use w3api_types::{TokenBalance, TokenBalancePage};
+use unicode_width::UnicodeWidthStr;
+use w3api_devnet::Scale;
+use w3api_tests::local::{Session, Setup};
+use w3api_types::rpc::{NewCollection, NewToken, NftStandard};
+use w3api_types::{TokenBalance, TokenBalancePage, U256};
 
 /// The session of this binary on the harness's shared server: its key is
 /// the one the commands pass.
@@ -114,6 +117,91 @@ fn every_token_parameter_is_a_flag() {
     let addresses: Vec<&str> =
         filtered["result"].as_array().unwrap().iter().map(|t| t["token_address"].as_str().unwrap()).collect();
     assert!(!addresses.is_empty() && addresses.iter().all(|a| picked.iter().any(|p| p == a)), "{addresses:?}");
+}
+
+/// Whether `c` would act on a terminal instead of being shown: a control
+/// character other than the line end, or a bidirectional override or isolate.
+fn acts_on_a_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// The lines of the table above a listing's one-line footer, and the
+/// terminal column where each line's last cell starts (those cells hold no
+/// space: an address, `-`, `true`, a symbol, the header).
+fn last_column_starts(listing: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = listing.lines().collect();
+    assert!(lines.len() >= 3, "a header, a row and the footer:\n{listing}");
+    let table = &lines[..lines.len() - 1];
+    table.iter().map(|line| (line.width() - line.rsplit(' ').next().unwrap().width(), *line)).collect()
+}
+
+/// Shows that `listing` reaches the terminal inert, holds each of `shown`,
+/// and keeps its last column in one place on every line.
+fn assert_safe_and_aligned(listing: &str, shown: &[&str]) {
+    let raw: Vec<char> = listing.chars().filter(|&c| acts_on_a_terminal(c)).collect();
+    assert!(raw.is_empty(), "{raw:?} reach the terminal in:\n{listing:?}");
+    assert!(listing.bytes().all(|b| b >= 0x20 || b == b'\n') && !listing.contains('\u{7f}'), "{listing:?}");
+    for text in shown {
+        assert!(listing.contains(text), "{text} in:\n{listing}");
+    }
+    let starts = last_column_starts(listing);
+    assert!(starts.iter().all(|(start, _)| *start == starts[0].0), "the last column moves: {starts:#?}");
+}
+
+/// Names and symbols are whoever deployed the contract's choice: the tables
+/// of `w3api tokens`, `nfts` and `collections` show escape sequences and
+/// bidirectional overrides escaped, and keep their columns aligned around
+/// wide characters.
+#[test]
+fn deployer_chosen_names_reach_the_terminal_escaped_and_aligned() {
+    let local = Setup::new().scale(Scale::TINY).start();
+    let session = local.session();
+    let rpc = session.rpc();
+    let (wallet, token) = session.run(async {
+        let wallet = rpc.w3api_create_wallet(Some(U256::from(10u128.pow(18)))).await.unwrap().address;
+        let token = NewToken {
+            name: "\x1b[31m代币🚀".into(),
+            symbol: "\u{202e}\x1b[2J币".into(),
+            decimals: 6,
+            logo: None,
+            spam: false,
+            verified: None,
+            usd_price: Some(2.5),
+            liquidity_usd: None,
+            supply: None,
+        };
+        let token = rpc.w3api_create_token(token).await.unwrap();
+        rpc.w3api_mint_token(token, wallet, U256::from(1_500_000u64)).await.unwrap();
+        let collection = NewCollection {
+            name: "画廊\x1b]0;pwned\x07🖼".into(),
+            symbol: "\u{2066}NFT\x1b[1m".into(),
+            standard: NftStandard::Erc721,
+            spam: false,
+            verified: None,
+            logo: None,
+        };
+        let collection = rpc.w3api_create_collection(collection).await.unwrap();
+        rpc.w3api_mint_nft(collection, wallet, None, None).await.unwrap();
+        (wallet, token)
+    });
+    let wallet = format!("{wallet:#x}");
+    let run = |args: &[&str]| stdout(&w3api_at(session.base(), session.key(), args));
+
+    let tokens = run(&["tokens", &wallet, "--chain", "eth"]);
+    // The wallet's ether and the token: rows of different widths around the name.
+    assert_eq!(last_column_starts(&tokens).len(), 3, "{tokens}");
+    assert_safe_and_aligned(&tokens, &[r"\u{1b}[31m代币🚀", r"\u{202e}\u{1b}[2J币", "ETH"]);
+    let row = tokens.lines().find(|line| line.contains("代币")).unwrap();
+    assert!(row.ends_with(&format!("{token:#x}")), "{row}");
+    // The balance column (right-aligned, after the name) ends where its header does.
+    let end = |line: &str, cell: &str| line[..line.find(cell).unwrap() + cell.len()].width();
+    assert_eq!(end(row, "1.5"), end(tokens.lines().next().unwrap(), "BALANCE"), "{tokens}");
+
+    let collections = run(&["collections", &wallet]);
+    assert_safe_and_aligned(&collections, &[r"画廊\u{1b}]0;pwned\u{7}🖼", r"\u{2066}NFT\u{1b}[1m"]);
+    let nfts = run(&["nfts", &wallet]);
+    assert_safe_and_aligned(&nfts, &[r"画廊\u{1b}]0;pwned\u{7}🖼", r"\u{2066}NFT\u{1b}[1m"]);
+    session.finish();
 }
 
 #[test]

@@ -154,7 +154,7 @@ async fn with_metadata(
         && let Some(document) = reader.document(uri).await
     {
         holding.normalized_metadata = metadata::normalize(&document);
-        holding.metadata = Some(document);
+        holding.metadata = Some(document.to_string());
         holding.last_metadata_sync = Some(Utc::now());
     }
     holding

@@ -203,13 +203,17 @@ fn the_rest_client_gives_up_after_its_attempts_and_never_retries_a_post() {
     assert_eq!(times_left(&rules), [Some(1)], "a POST is sent once");
 }
 
+/// Holds the next five answers to `target` back half a second each.
+fn five_slow_answers(rules: &FaultRules, target: RuleTarget) {
+    let slow = Injection { fault: None, delay: Some(Duration::from_millis(500)) };
+    rules.add(FaultRule { target, injection: slow, times: Some(5) }).unwrap();
+}
+
 #[test]
 fn the_rest_client_retries_timeouts_then_reports_a_transport_error() {
     let (server, rules) = server_with_rules();
     let session = server.session();
-    let slow = Injection { fault: None, delay: Some(Duration::from_millis(500)) };
-    let nfts = RuleTarget::Operation("getWalletNfts".into());
-    rules.add(FaultRule { target: nfts, injection: slow, times: Some(5) }).unwrap();
+    five_slow_answers(&rules, RuleTarget::Operation("getWalletNfts".into()));
     let client = retrying(&session, 2, Duration::from_millis(100));
     let wallet = session.devnet().sample_wallets(1)[0];
     let error =
@@ -222,10 +226,7 @@ fn the_rest_client_retries_timeouts_then_reports_a_transport_error() {
 fn the_rpc_client_reports_each_fault_as_its_error() {
     let (server, rules) = server_with_rules();
     let session = server.session();
-    let client = w3api_rpc::RpcClient::builder(session.base(), w3api_types::Chain::Eth, session.key())
-        .timeout(Duration::from_millis(300))
-        .build()
-        .unwrap();
+    let client = rpc_client(&session, RetryPolicy::none(), Duration::from_millis(300));
     let fail_once = |injection| {
         let target = RuleTarget::RpcMethod("eth_blockNumber".into());
         rules.add(FaultRule { target, injection, times: Some(1) }).unwrap();
@@ -241,6 +242,71 @@ fn the_rpc_client_reports_each_fault_as_its_error() {
     let malformed = fail_once(Injection { fault: Some(Fault::Malformed), delay: None });
     assert!(matches!(malformed, RpcError::InvalidResponse(_) | RpcError::Transport(_)), "{malformed:?}");
     assert!(session.run(client.block_number()).is_ok(), "every rule is spent");
+}
+
+/// An RPC client of `session` with `retry` and a timeout per attempt.
+fn rpc_client(session: &Session<'_>, retry: RetryPolicy, timeout: Duration) -> w3api_rpc::RpcClient {
+    w3api_rpc::RpcClient::builder(session.base(), w3api_types::Chain::Eth, session.key())
+        .timeout(timeout)
+        .retry_policy(retry)
+        .build()
+        .unwrap()
+}
+
+/// `attempts` attempts in all, with short backoff.
+fn attempts(attempts: u32) -> RetryPolicy {
+    RetryPolicy { max_attempts: attempts, initial_backoff: Duration::from_millis(5), ..RetryPolicy::default() }
+}
+
+#[test]
+fn the_rpc_client_retries_rule_made_429s_on_reads_and_succeeds() {
+    let (server, rules) = server_with_rules();
+    let session = server.session();
+    let target = RuleTarget::RpcMethod("eth_blockNumber".into());
+    rules.add(FaultRule { target, injection: status(429), times: Some(2) }).unwrap();
+    let client = rpc_client(&session, attempts(3), Duration::from_secs(30));
+    let started = Instant::now();
+    let head = session.run(client.block_number()).unwrap();
+    assert!(head.0 > 0, "{head:?}");
+    assert!(started.elapsed() >= Duration::from_secs(2), "waited Retry-After twice: {:?}", started.elapsed());
+    assert!(rules.list().is_empty(), "both 429s were spent");
+}
+
+#[test]
+fn the_rpc_client_gives_up_after_its_attempts_and_never_resends_a_send() {
+    let (server, rules) = server_with_rules();
+    let session = server.session();
+    let client = rpc_client(&session, attempts(3), Duration::from_secs(30));
+    let wallet = session.devnet().sample_wallets(1)[0];
+    let balance = RuleTarget::RpcMethod("eth_getBalance".into());
+    rules.add(FaultRule { target: balance, injection: status(503), times: Some(5) }).unwrap();
+    let error = session.run(client.get_balance(wallet, None)).unwrap_err();
+    assert_eq!(error, RpcError::Http { status: 503 });
+    assert_eq!(times_left(&rules), [Some(2)], "three attempts, then the 503 is the answer");
+
+    rules.clear();
+    let send = RuleTarget::RpcMethod("eth_sendRawTransaction".into());
+    rules.add(FaultRule { target: send, injection: status(503), times: Some(3) }).unwrap();
+    let raw = w3api_types::rpc::Bytes::from(vec![0x02, 0xc0]);
+    let error = session.run(client.send_raw_transaction(raw.clone())).unwrap_err();
+    assert_eq!(error, RpcError::Http { status: 503 });
+    assert_eq!(times_left(&rules), [Some(2)], "a send is sent once");
+    let mut batch = client.batch();
+    let _head = batch.block_number();
+    let _hash = batch.send_raw_transaction(raw);
+    let error = session.run(batch.send()).unwrap_err();
+    assert_eq!(error, RpcError::Http { status: 503 });
+    assert_eq!(times_left(&rules), [Some(1)], "a batch with a send is sent once");
+}
+
+#[test]
+fn the_rpc_client_retries_timeouts_then_reports_a_timeout() {
+    let (server, rules) = server_with_rules();
+    let session = server.session();
+    five_slow_answers(&rules, RuleTarget::RpcMethod("eth_blockNumber".into()));
+    let client = rpc_client(&session, attempts(2), Duration::from_millis(100));
+    assert_eq!(session.run(client.block_number()), Err(RpcError::Timeout));
+    assert_eq!(times_left(&rules), [Some(3)], "two attempts");
 }
 
 #[test]

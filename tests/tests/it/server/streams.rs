@@ -117,6 +117,22 @@ fn deliveries_of(received: &[Received], block: u64, confirmed: bool) -> Vec<&Rec
         .collect()
 }
 
+/// The stream once it went to status `error` (within five seconds).
+fn errored(session: &Session<'_>, id: Uuid) -> EvmStream {
+    let rest = session.rest();
+    let streams = rest.streams();
+    session.run(async {
+        for _ in 0..100 {
+            let now = streams.get_stream().id(id).send().await.unwrap().into_inner();
+            if now.status == StreamStatus::Error {
+                return now;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the stream never went to status error")
+    })
+}
+
 fn webhook(received: &Received) -> &StreamWebhook {
     received.webhook.as_ref().expect("a payload")
 }
@@ -269,16 +285,7 @@ fn a_delivery_out_of_retries_puts_its_stream_in_error_and_a_replay_sends_it_agai
     session.run(webhooks.wait_for(WAIT, |r| deliveries_of(r, block, false).len() == 3)).unwrap();
     let rest = session.rest();
     let streams = rest.streams();
-    let errored = session.run(async {
-        for _ in 0..100 {
-            let now = streams.get_stream().id(stream.id).send().await.unwrap().into_inner();
-            if now.status == StreamStatus::Error {
-                return now;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("the stream never went to status error")
-    });
+    let errored = errored(&session, stream.id);
     assert!(errored.status_message.contains("failed after 3 attempts"), "{}", errored.status_message);
     let history = session.run(async { streams.get_history().limit(10u64).stream_id(stream.id).send().await.unwrap() });
     let failed = history.result.iter().find(|h| h.tiny_payload.block == block.to_string()).unwrap();
@@ -293,6 +300,66 @@ fn a_delivery_out_of_retries_puts_its_stream_in_error_and_a_replay_sends_it_agai
     assert_eq!((webhook(again).retries, again.answered), (3, 200), "the replay is a fourth attempt, delivered");
     let unknown = session.run(async { streams.replay_history().stream_id(stream.id).id(Uuid::new_v4()).send().await });
     assert_eq!(unknown.unwrap_err().status(), Some(reqwest::StatusCode::NOT_FOUND));
+    session.finish();
+}
+
+/// A receiver on 127.0.0.2, which the server's `--webhook-host 127.0.0.1`
+/// does not allow; `None` (with the reason printed) where that address
+/// cannot be bound, which is only allowed off Linux.
+fn receiver_elsewhere(session: &Session<'_>) -> Option<Webhooks> {
+    match session.run(Webhooks::start_on(std::net::Ipv4Addr::new(127, 0, 0, 2))) {
+        Ok(webhooks) => Some(webhooks),
+        Err(error) if !cfg!(target_os = "linux") => {
+            eprintln!("skipped: 127.0.0.2 cannot be bound here ({error}); alias it to lo0 to run this test");
+            None
+        }
+        Err(error) => panic!("binding 127.0.0.2 on Linux: {error}"),
+    }
+}
+
+#[test]
+fn webhooks_never_follow_a_redirect_off_the_allowed_hosts() {
+    let local = Setup::new()
+        .config(|config| ServerConfig {
+            streams: StreamsConfig {
+                retries: vec![Duration::from_millis(100)],
+                confirmations: Some(2),
+                poll: Duration::from_millis(50),
+                webhook_hosts: vec!["127.0.0.1".into()],
+                ..StreamsConfig::default()
+            },
+            ..config
+        })
+        .start();
+    let session = local.session();
+    let Some(elsewhere) = receiver_elsewhere(&session) else { return };
+    let allowed = session.run(Webhooks::start());
+    let rest = session.rest();
+    let streams = rest.streams();
+
+    // The test webhook is redirected: the stream is refused.
+    allowed.redirect_to(Some(elsewhere.url()));
+    let refused = session.run(streams.create_stream().body(every_transfer(allowed.url())).send()).unwrap_err();
+    assert_eq!(refused.status(), Some(reqwest::StatusCode::BAD_REQUEST));
+    assert_eq!(allowed.received().len(), 1, "the test webhook reached the allowed receiver once");
+
+    // Deliveries are redirected: each attempt fails, naming where it pointed.
+    allowed.redirect_to(None);
+    let token = new_token(&session);
+    let stream = create(&session, every_transfer(allowed.url()));
+    allowed.redirect_to(Some(elsewhere.url()));
+    let block = mint(&session, token);
+    session.run(allowed.wait_for(WAIT, |r| deliveries_of(r, block, false).len() == 2)).unwrap();
+    let errored = errored(&session, stream.id);
+    assert!(errored.status_message.contains("do not follow redirects"), "{}", errored.status_message);
+    let logs = session.run(async { streams.get_delivery_logs().limit(100u64).send().await.unwrap() });
+    let of_block: Vec<_> = logs.result.iter().filter(|l| l.block_number == block).collect();
+    assert_eq!(of_block.len(), 2, "{of_block:?}");
+    for log in of_block {
+        assert_eq!((log.delivery_status.clone(), log.status_code), (DeliveryStatus::Failed, Some(307)));
+        assert!(log.error_message.contains(elsewhere.url()), "the Location is recorded: {}", log.error_message);
+    }
+    assert!(elsewhere.received().is_empty(), "127.0.0.2 got {} requests", elsewhere.received().len());
     session.finish();
 }
 
