@@ -386,9 +386,11 @@ function startServer(args) {
 /**
  * A webhook receiver on 127.0.0.1 (a free port) that answers 200 and keeps
  * every request: {body (the exact text), json, signature (x-signature),
- * headers, at}. Resolves to {url, requests, close()}.
+ * headers, at, status}. Resolves to {url, requests, close()}.
+ * options.answer(request, earlier): the HTTP status to answer instead
+ * (earlier: the requests kept before this one).
  */
-function startReceiver() {
+function startReceiver(options = {}) {
   const http = require('node:http');
   const requests = [];
   const server = http.createServer((req, res) => {
@@ -400,9 +402,11 @@ function startReceiver() {
       try {
         json = JSON.parse(body);
       } catch { /* kept as text */ }
-      requests.push({ method: req.method, url: req.url, headers: req.headers, signature: req.headers['x-signature'], body, json, at: Date.now() });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"ok":true}');
+      const request = { method: req.method, url: req.url, headers: req.headers, signature: req.headers['x-signature'], body, json, at: Date.now() };
+      request.status = options.answer ? options.answer(request, requests) : 200;
+      requests.push(request);
+      res.writeHead(request.status, { 'content-type': 'application/json' });
+      res.end(request.status < 300 ? '{"ok":true}' : '{"ok":false}');
     });
   });
   return new Promise((resolve, reject) => {

@@ -1,8 +1,9 @@
 'use strict';
 // The official Moralis JS SDK's streams module (npm `moralis`,
 // Moralis.Streams) against a `w3api serve` of its own (a block of ordinary
-// activity every second, confirmed after 2 blocks) and a webhook receiver
-// on loopback that answers 200:
+// activity every second, confirmed after 2 blocks) and webhook receivers
+// on loopback: one that answers 200, one (of a third stream, on 0x89) that
+// answers 500 to the first attempt of each delivery:
 // - every management call (add, update, addAddress, getAddresses,
 //   deleteAddress, updateStatus, getAll, getById, delete, readSettings,
 //   setSettings, getHistory, getLogs, getStats, getStatsById, retry), each
@@ -11,7 +12,21 @@
 //   verifySignature accepts each one (the secret being the API key until
 //   POST /settings changes it, and config streamsSecret after) and rejects
 //   tampered ones; parsedLogs decodes each delivery's logs with its ABI into
-//   what the payload's erc20Transfers say.
+//   what the payload's erc20Transfers say;
+// - production's filters of getAll (status), getHistory (streamId,
+//   transactionHash, chainId, blockNumber, fromTimestamp, toTimestamp) and
+//   getLogs (those and deliveryStatus). The SDK (moralis 2.27.2) cannot send
+//   them: its operations list only limit, cursor (and excludePayload), and
+//   Streams.getAll/getHistory/getLogs refuse any other parameter before
+//   sending (checked, so a newer SDK that sends them is noticed). They are
+//   sent through the SDK's own request pipeline instead: its operation
+//   (getStreamsEvmOperation, getHistoryOperation, getLogsOperation) with the
+//   filters added, run by @moralisweb3/api-utils' PaginatedOperationResolver,
+//   which serializes arrays as axios does (`chainId[]=0x1&chainId[]=0x89`)
+//   and repeats them on every next page. Each answer is compared page by
+//   page with the raw GET of the same query (arrays as repeated keys), and
+//   with what the filter must select from the unfiltered answer, which it
+//   must narrow.
 //
 // The streams module has no base-URL setting (https://api.moralis-streams.com
 // is a constant): as in moralis-js.cjs, an axios request interceptor on the
@@ -21,6 +36,12 @@
 const path = require('node:path');
 const Moralis = require('moralis').default;
 const axios = require(require.resolve('axios', { paths: [path.dirname(require.resolve('@moralisweb3/common-core'))] }));
+// The copies the SDK's streams module uses.
+const sdkPaths = { paths: [path.dirname(require.resolve('@moralisweb3/streams'))] };
+const { PaginatedOperationResolver } = require(require.resolve('@moralisweb3/api-utils', sdkPaths));
+const {
+  getHistoryOperation, getLogsOperation, getStreamsEvmOperation,
+} = require(require.resolve('@moralisweb3/common-streams-utils', sdkPaths));
 const {
   call, startServer, startReceiver, waitFor, sleep, expectSame, runner, assert, mustThrow, show,
 } = require('./lib.cjs');
@@ -40,6 +61,20 @@ const TRANSFER_ABI = [{
 }];
 // Two devnet accounts for the address list (any addresses would do).
 const WATCHED = ['0x00000000000000000000000000000000000000a1', '0x00000000000000000000000000000000000000b2'];
+// The streams module's base URL (a constant of @moralisweb3/streams), rewritten by the interceptor below.
+const STREAMS_URL = 'https://api.moralis-streams.com';
+// Production's filters of each listing, and the SDK operation and path of it.
+const LISTINGS = {
+  getAll: { operation: getStreamsEvmOperation, path: '/streams/evm', filters: ['status'] },
+  getHistory: {
+    operation: getHistoryOperation, path: '/history',
+    filters: ['streamId', 'transactionHash', 'chainId', 'blockNumber', 'fromTimestamp', 'toTimestamp'],
+  },
+  getLogs: {
+    operation: getLogsOperation, path: '/history/logs',
+    filters: ['streamId', 'transactionHash', 'deliveryStatus', 'chainId', 'blockNumber', 'fromTimestamp', 'toTimestamp'],
+  },
+};
 
 let base;
 const sent = [];
@@ -86,6 +121,107 @@ function sameAs(sdkValue, rawValue, what) {
   return expectSame(sdkView(sdkValue), rawValue, what);
 }
 
+/**
+ * Streams[method] as the SDK would run it if its operation listed
+ * production's filters: the SDK's operation with them added (values as
+ * strings, arrays kept: axios sends `name[]=` for each item), run by the
+ * SDK's PaginatedOperationResolver.
+ */
+function filtered(method) {
+  const { operation, filters } = LISTINGS[method];
+  const withFilters = {
+    ...operation,
+    urlSearchParamNames: [...operation.urlSearchParamNames, ...filters],
+    getRequestUrlParams: (request, core) => {
+      const params = operation.getRequestUrlParams(request, core);
+      for (const name of filters) {
+        const value = request[name];
+        if (value !== undefined) params[name] = Array.isArray(value) ? value.map(String) : String(value);
+      }
+      return params;
+    },
+  };
+  return (request) => new PaginatedOperationResolver(withFilters, STREAMS_URL, Moralis.Core).fetch(request);
+}
+
+/** pathname?query; arrays as repeated keys (`repeated`), `name[]=` (`brackets`) or `name[0]=` (`indexed`). */
+function withQuery(pathname, params, arrays = 'repeated') {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v)) q.append(k, String(v));
+    else v.forEach((item, i) => q.append({ repeated: k, brackets: `${k}[]`, indexed: `${k}[${i}]` }[arrays], String(item)));
+  }
+  return `${pathname}?${q}`;
+}
+
+/**
+ * Every page of filtered(method)(params) (following the SDK's next()) and of
+ * the raw GET with the same query (arrays as repeated keys), compared page
+ * by page; every request the SDK sent must carry each filter. Returns the
+ * raw items, the values compared and the SDK's requests.
+ */
+async function filteredPages(method, params) {
+  const { path: pathname, filters } = LISTINGS[method];
+  const from = sent.length;
+  let page = await filtered(method)(params);
+  let cursor;
+  let compared = 0;
+  const items = [];
+  let total;
+  for (let n = 0; ; n++) {
+    assert(n < 50, 'more than 50 pages');
+    const rawPage = await rest('GET', withQuery(pathname, { ...params, cursor }));
+    compared += sameAs(page.result, rawPage.result, `page ${n}`).compared;
+    assert(page.pagination.total === rawPage.total, `page ${n}: total ${page.pagination.total} != raw ${rawPage.total}`);
+    assert((page.pagination.cursor || null) === (rawPage.cursor || null), `page ${n}: cursor ${page.pagination.cursor} != raw ${rawPage.cursor}`);
+    items.push(...rawPage.result);
+    total = rawPage.total;
+    cursor = rawPage.cursor;
+    if (!cursor) break;
+    assert(page.hasNext(), `page ${n}: a cursor, but the SDK has no next page`);
+    page = await page.next();
+  }
+  const requests = sent.slice(from).map((line) => new URL(line.slice(line.indexOf(' ') + 1)));
+  for (const url of requests) {
+    for (const name of filters.filter((f) => params[f] !== undefined)) {
+      const key = Array.isArray(params[name]) ? `${name}[]` : name;
+      const want = [].concat(params[name]).map(String);
+      assert(url.searchParams.getAll(key).join() === want.join(), `the SDK sent ${url.pathname}${url.search}: ${key} is not ${want}`);
+    }
+  }
+  assert(total === items.length, `raw total ${total}, ${items.length} items on its pages`);
+  return { items, compared, pages: requests.length };
+}
+
+/** The items' keys must be the expected ones, in order. */
+function expectItems(items, expected, key, what) {
+  const got = items.map(key);
+  const want = expected.map(key);
+  assert(got.join() === want.join(), `${what}: ${got.length} items (${show(got.slice(0, 4))}…), expected ${want.length} (${show(want.slice(0, 4))}…)`);
+}
+
+/**
+ * An unknown value of one filter: the raw GET answers 400 naming it, and the
+ * SDK's request (filtered) fails with that answer.
+ */
+async function refused(method, params, name) {
+  const res = await rest('GET', withQuery(LISTINGS[method].path, params), undefined, null);
+  const messages = [].concat(res.json && res.json.message);
+  assert(res.status === 400 && messages.some((m) => typeof m === 'string' && m.startsWith(`${name}:`)),
+    `${show(params)}: HTTP ${res.status} ${res.text.slice(0, 200)}, not a 400 naming ${name}`);
+  const e = await mustThrow(() => filtered(method)(params), `${method} ${show(params)}`);
+  assert(e.message.includes('400') && e.message.includes(`${name}:`), `${show(params)}: the SDK's error ${e.message}`);
+  return messages.find((m) => m.startsWith(`${name}:`));
+}
+
+// Small pages, so that the SDK's next() must carry the filters on.
+const PAGE = 5;
+const historyKey = (h) => h.id;
+const logKey = (l) => `${l.id}#${l.retries}@${l.createdAt}`;
+/** A history item's payload carries the transaction (in txs, logs or txsInternal). */
+const carries = (hash) => (h) => ['txs', 'logs', 'txsInternal'].some((k) => (h.payload[k] || []).some((x) => (x.hash || x.transactionHash) === hash));
+
 /** What verifySignature decides: true, or the SDK error's message. */
 function verdict(body, signature) {
   try {
@@ -98,12 +234,22 @@ function verdict(body, signature) {
 async function main() {
   let server;
   let receiver;
+  let failing;
   try {
     receiver = await startReceiver();
+    // 500 to the first attempt of each delivery (a stream, block and confirmed flag); 200 to the test webhooks.
+    failing = await startReceiver({
+      answer: (r, earlier) => {
+        if (!(r.json && r.json.block && r.json.block.hash)) return 200;
+        const same = (o) => o.json && o.json.streamId === r.json.streamId && o.json.block && o.json.block.hash === r.json.block.hash
+          && o.json.confirmed === r.json.confirmed;
+        return earlier.some(same) ? 200 : 500;
+      },
+    });
     server = await startServer(['--api-key', KEY, '--block-time', '1s', '--confirmations', '2', '--stream-retries', '1s,1s']);
     base = server.url;
     await Moralis.start({ apiKey: KEY });
-    await checks(receiver);
+    await checks(receiver, failing);
   } catch (e) {
     fatal(e);
   } finally {
@@ -112,10 +258,11 @@ async function main() {
       await server.stop();
     }
     if (receiver) await receiver.close();
+    if (failing) await failing.close();
   }
 }
 
-async function checks(receiver) {
+async function checks(receiver, failing) {
   const ctx = {};
   const need = (name) => {
     assert(ctx[name], `no ${name} (an earlier check failed)`);
@@ -221,6 +368,44 @@ async function checks(receiver) {
     }
     assert(ids.join() === [ctx.s1, ctx.s2].join(), `streams ${ids}, created ${ctx.s1},${ctx.s2}`);
     return { compared, hidden: new Set(), note: `${ids.length} pages` };
+  });
+
+  // --- Production's filters. moralis 2.27.2 cannot send them (see the header).
+
+  await check('Streams.getAll, getHistory, getLogs refuse production\'s filters before sending anything (moralis 2.27.2: C0005)', async () => {
+    const calls = [
+      ...LISTINGS.getAll.filters.map((f) => ['getAll', { networkType: 'evm', limit: 10 }, f]),
+      ...LISTINGS.getHistory.filters.map((f) => ['getHistory', { limit: 10 }, f]),
+      ...LISTINGS.getLogs.filters.map((f) => ['getLogs', { limit: 10 }, f]),
+    ];
+    const value = { status: 'paused', streamId: need('s1'), transactionHash: `0x${'ab'.repeat(32)}`, chainId: ['0x1'], blockNumber: [1], deliveryStatus: ['failed'], fromTimestamp: 0, toTimestamp: 0 };
+    const before = sent.length;
+    for (const [method, request, name] of calls) {
+      const e = await mustThrow(() => Moralis.Streams[method]({ ...request, [name]: value[name] }), `Streams.${method} with ${name}`);
+      assert(new RegExp(`unknown parameter: ${name}\\b`).test(e.message), `Streams.${method} with ${name}: ${e.message}`);
+    }
+    assert(sent.length === before, `the SDK sent ${sent.slice(before).join(', ')}`);
+    return `${calls.length} calls refused, none sent`;
+  });
+
+  await check('getAll + status (the SDK\'s getStreamsEvm operation with status): each status = raw GET /streams/evm?status; paused: the paused stream only', async () => {
+    const [s1, s2] = [need('s1'), need('s2')];
+    await Moralis.Streams.updateStatus({ id: s2, networkType: 'evm', status: 'paused' });
+    try {
+      const all = (await rest('GET', '/streams/evm?limit=100')).result;
+      assert(all.length === 2, `${all.length} streams unfiltered`);
+      const expected = { paused: [s2], active: [s1], error: [], terminated: [] };
+      let compared = 0;
+      for (const [status, ids] of Object.entries(expected)) {
+        const r = await filteredPages('getAll', { limit: 1, status });
+        expectItems(r.items, all.filter((s) => ids.includes(s.id)), (s) => s.id, `status ${status}`);
+        compared += r.compared;
+      }
+      await refused('getAll', { limit: 10, status: 'stopped' }, 'status');
+      return { compared, hidden: new Set(), note: `paused [s2], active [s1], error [], terminated [] of 2; stopped: 400` };
+    } finally {
+      await Moralis.Streams.updateStatus({ id: s2, networkType: 'evm', status: 'active' });
+    }
   });
 
   await check('Streams.getById = raw GET', async () => {
@@ -332,10 +517,24 @@ async function checks(receiver) {
     return `${later.length} deliveries: refused with the API key, accepted with streamsSecret`;
   });
 
-  // --- History and totals, with both streams paused so they hold still.
+  await check('Streams.add (0x89, allAddresses, topic0 Transfer, ABI) to a receiver that answers 500 to each first attempt: retried, delivered', async () => {
+    const created = await Moralis.Streams.add({
+      chains: ['0x89'], description: 'moralis-streams: polygon transfers', tag: 'sdk-polygon', webhookUrl: failing.url,
+      topic0: ['Transfer(address,address,uint256)'], abi: TRANSFER_ABI, allAddresses: true, includeContractLogs: true,
+    });
+    const id = created.result.id;
+    ctx.s3 = id;
+    const ofS3 = (r) => r.json && r.json.streamId === id && r.json.block && r.json.block.hash;
+    const retried = () => failing.requests.filter((r) => ofS3(r) && r.status === 200);
+    await waitFor('3 deliveries of stream 3 answered 500, then 200', () => retried().length >= 3, 40000);
+    const failed = failing.requests.filter((r) => ofS3(r) && r.status === 500).length;
+    return `${failed} attempts answered 500, ${retried().length} retries answered 200`;
+  });
+
+  // --- History and totals, with every stream paused so they hold still.
 
   await check('Streams.getHistory, getLogs, getStats, getStatsById = raw (streams paused)', async () => {
-    for (const id of [need('s1'), need('s2')]) await Moralis.Streams.updateStatus({ id, networkType: 'evm', status: 'paused' });
+    for (const id of [need('s1'), need('s2'), ...(ctx.s3 ? [ctx.s3] : [])]) await Moralis.Streams.updateStatus({ id, networkType: 'evm', status: 'paused' });
     let previous = '';
     await waitFor('GET /stats to hold still', async () => {
       const now = JSON.stringify(await rest('GET', '/stats'));
@@ -367,6 +566,226 @@ async function checks(receiver) {
     return { compared, hidden: new Set(), note: `${rawStats.totalWebhooksDelivered} delivered` };
   });
 
+  await check('Streams.getHistory excludePayload (a parameter the SDK sends) = raw GET /history?excludePayload=true: no payloads', async () => {
+    need('history');
+    const page = await Moralis.Streams.getHistory({ limit: 10, excludePayload: true });
+    const rawPage = await rest('GET', '/history?limit=10&excludePayload=true');
+    const r = sameAs(page.result, rawPage.result, 'history');
+    const withPayload = (await rest('GET', '/history?limit=10')).result;
+    assert(withPayload.length === 10 && withPayload.every((h) => h.payload), 'the page without excludePayload has no payloads');
+    assert(rawPage.result.length === 10 && rawPage.result.every((h) => !('payload' in h)), 'excludePayload=true: payloads left');
+    expectItems(rawPage.result, withPayload, historyKey, 'the same deliveries');
+    return r;
+  });
+
+  // Everything, unfiltered and raw, for what each filter must select.
+  const everything = async (pathname) => {
+    const items = [];
+    let cursor;
+    for (let n = 0; n < 100; n++) {
+      const page = await rest('GET', withQuery(pathname, { limit: 100, cursor }));
+      items.push(...page.result);
+      cursor = page.cursor;
+      if (!cursor) return { items, total: page.total };
+    }
+    throw new Error(`${pathname}: more than 100 pages`);
+  };
+
+  await check('every delivery and attempt, unfiltered (raw, every page): held still, of 2 chains, with failed attempts', async () => {
+    need('history');
+    const s3 = need('s3');
+    const history = await everything('/history');
+    const logs = await everything('/history/logs');
+    await sleep(1500);
+    const [h2, l2] = [await everything('/history'), await everything('/history/logs')];
+    assert(h2.total === history.total && l2.total === logs.total, `still changing: history ${history.total} → ${h2.total}, logs ${logs.total} → ${l2.total}`);
+    assert(history.items.length === history.total && logs.items.length === logs.total, 'the pages do not add up to the totals');
+    const chains = new Set(history.items.map((h) => h.payload.chainId));
+    assert(chains.has('0x1') && chains.has('0x89'), `deliveries of chains ${[...chains]}`);
+    assert(history.items.some((h) => h.streamId === s3), 'no delivery of stream 3');
+    assert(logs.items.some((l) => l.deliveryStatus === 'failed'), 'no failed attempt');
+    ctx.all = history.items;
+    ctx.allLogs = logs.items;
+    return `${history.total} deliveries (${[...chains].join(', ')}), ${logs.total} attempts`;
+  });
+
+  await check('getHistory + transactionHash (the SDK\'s getHistory operation with it) = raw: only the deliveries carrying it', async () => {
+    const all = need('all');
+    const s3 = need('s3');
+    const item = all.find((h) => h.streamId === s3 && h.payload.logs.length);
+    assert(item, 'no delivery of stream 3 with a log');
+    const hash = item.payload.logs[0].transactionHash;
+    const expected = all.filter(carries(hash));
+    assert(expected.length >= 1 && expected.length < all.length, `${expected.length} of ${all.length} deliveries carry ${hash}`);
+    let r = await filteredPages('getHistory', { limit: PAGE, transactionHash: hash });
+    expectItems(r.items, expected, historyKey, `transactionHash ${hash}`);
+    let { compared } = r;
+    // In capitals: the same deliveries.
+    const upper = await rest('GET', withQuery('/history', { limit: 100, transactionHash: `0x${hash.slice(2).toUpperCase()}` }));
+    expectItems(upper.result, expected, historyKey, 'the hash in capitals');
+    r = await filteredPages('getHistory', { limit: PAGE, transactionHash: `0x${'00'.repeat(31)}01` });
+    expectItems(r.items, [], historyKey, 'a hash nobody sent');
+    compared += r.compared;
+    ctx.tx = { hash, deliveries: new Set(expected.map(historyKey)) };
+    return { compared, hidden: new Set(), note: `${expected.length} of ${all.length} deliveries carry it (${expected.map((h) => `${h.payload.chainId} block ${h.tinyPayload.block}${h.payload.confirmed ? ' confirmed' : ''}`).join(', ')})` };
+  });
+
+  await check('getHistory + chainId (array: the SDK sends chainId[]=) = raw (repeated keys): 0x89 only its deliveries; 0x1,0x89 all; 0x38 none', async () => {
+    const all = need('all');
+    let compared = 0;
+    const cases = [[['0x89'], (h) => h.payload.chainId === '0x89'], [['0x1', '0x89'], () => true], [['0x38'], () => false]];
+    for (const [chainId, select] of cases) {
+      const expected = all.filter(select);
+      const r = await filteredPages('getHistory', { limit: PAGE, chainId });
+      expectItems(r.items, expected, historyKey, `chainId ${chainId}`);
+      compared += r.compared;
+    }
+    const polygon = all.filter(cases[0][1]).length;
+    assert(polygon > 0 && polygon < all.length, `${polygon} of ${all.length} deliveries on 0x89`);
+    for (const arrays of ['brackets', 'indexed']) {
+      const page = await rest('GET', withQuery('/history', { limit: 100, chainId: ['0x89'] }, arrays));
+      expectItems(page.result, all.filter(cases[0][1]).slice(0, 100), historyKey, `chainId 0x89 (${arrays})`);
+    }
+    const both = await filteredPages('getHistory', { limit: PAGE, chainId: ['0x89'], streamId: need('s1') });
+    expectItems(both.items, [], historyKey, 'chainId 0x89 and stream 1 (of 0x1)');
+    compared += both.compared;
+    return { compared, hidden: new Set(), note: `0x89: ${polygon} of ${all.length}` };
+  });
+
+  await check('getHistory + blockNumber (array) = raw, in each array form: the deliveries of those blocks; with chainId 0x1, of 0x1 only', async () => {
+    const all = need('all');
+    const ofEth = [...new Set(all.filter((h) => h.payload.chainId === '0x1').map((h) => Number(h.tinyPayload.block)))];
+    assert(ofEth.length >= 3, `deliveries of ${ofEth.length} blocks of 0x1`);
+    const blocks = [ofEth[0], ofEth[ofEth.length - 1]];
+    const expected = all.filter((h) => blocks.includes(Number(h.tinyPayload.block)));
+    assert(expected.length >= 2 && expected.length < all.length, `${expected.length} of ${all.length} deliveries of blocks ${blocks}`);
+    let r = await filteredPages('getHistory', { limit: PAGE, blockNumber: blocks });
+    expectItems(r.items, expected, historyKey, `blockNumber ${blocks}`);
+    let { compared } = r;
+    for (const arrays of ['brackets', 'indexed']) {
+      const page = await rest('GET', withQuery('/history', { limit: 100, blockNumber: blocks }, arrays));
+      expectItems(page.result, expected, historyKey, `blockNumber ${blocks} (${arrays})`);
+    }
+    r = await filteredPages('getHistory', { limit: PAGE, blockNumber: blocks, chainId: ['0x1'] });
+    expectItems(r.items, expected.filter((h) => h.payload.chainId === '0x1'), historyKey, `blockNumber ${blocks} of 0x1`);
+    compared += r.compared;
+    return { compared, hidden: new Set(), note: `blocks ${blocks}: ${expected.length} of ${all.length} deliveries` };
+  });
+
+  await check('getHistory + fromTimestamp/toTimestamp (queued; seconds or milliseconds; inclusive) = raw', async () => {
+    const all = need('all');
+    const at = (h) => Date.parse(h.date);
+    const t = at(all[Math.floor(all.length / 2)]);
+    const seconds = Math.floor(t / 1000);
+    const cases = [
+      [{ fromTimestamp: t }, (h) => at(h) >= t],
+      [{ toTimestamp: t }, (h) => at(h) <= t],
+      [{ fromTimestamp: t, toTimestamp: t }, (h) => at(h) === t],
+      [{ fromTimestamp: seconds }, (h) => at(h) >= seconds * 1000],
+      [{ toTimestamp: seconds }, (h) => at(h) <= seconds * 1000],
+      [{ fromTimestamp: Math.floor(Date.now() / 1000) + 3600 }, () => false],
+      [{ toTimestamp: Math.floor(Math.min(...all.map(at)) / 1000) - 1 }, () => false],
+    ];
+    let compared = 0;
+    const sizes = [];
+    for (const [bounds, select] of cases) {
+      const expected = all.filter(select);
+      const r = await filteredPages('getHistory', { limit: PAGE, ...bounds });
+      expectItems(r.items, expected, historyKey, show(bounds));
+      compared += r.compared;
+      sizes.push(expected.length);
+    }
+    assert(sizes.slice(0, 5).every((n) => n > 0 && n < all.length), `selected ${sizes} of ${all.length}: no bound narrows`);
+    return { compared, hidden: new Set(), note: `${sizes.join(', ')} of ${all.length}` };
+  });
+
+  await check('getLogs + deliveryStatus (array) = raw: failed: the attempts answered 500 (stream 3\'s receiver) only; success: the rest', async () => {
+    const logs = need('allLogs');
+    const s3 = need('s3');
+    const failedLogs = logs.filter((l) => l.deliveryStatus === 'failed');
+    let compared = 0;
+    for (const [deliveryStatus, expected] of [[['failed'], failedLogs], [['success'], logs.filter((l) => l.deliveryStatus === 'success')], [['failed', 'success'], logs]]) {
+      const r = await filteredPages('getLogs', { limit: PAGE, deliveryStatus });
+      expectItems(r.items, expected, logKey, `deliveryStatus ${deliveryStatus}`);
+      compared += r.compared;
+    }
+    assert(failedLogs.length > 0 && failedLogs.length < logs.length, `${failedLogs.length} of ${logs.length} attempts failed`);
+    const wrong = failedLogs.filter((l) => l.streamId !== s3 || l.statusCode !== 500 || l.webhookUrl !== failing.url);
+    assert(!wrong.length, `failed attempts not of stream 3's receiver answering 500: ${show(wrong.slice(0, 2))}`);
+    const answered500 = failing.requests.filter((r) => r.status === 500).length;
+    assert(failedLogs.length === answered500, `${failedLogs.length} failed attempts logged, the receiver answered 500 ${answered500} times`);
+    const none = await filteredPages('getLogs', { limit: PAGE, deliveryStatus: ['failed'], streamId: need('s1') });
+    expectItems(none.items, [], logKey, 'failed attempts of stream 1 (its receiver answers 200)');
+    compared += none.compared;
+    return { compared, hidden: new Set(), note: `${failedLogs.length} failed of ${logs.length} attempts = the receiver's 500s` };
+  });
+
+  await check('getLogs + streamId, transactionHash, chainId, blockNumber = raw: the attempts of the deliveries selected', async () => {
+    const logs = need('allLogs');
+    const s3 = need('s3');
+    const { hash, deliveries } = need('tx');
+    const block = logs.find((l) => l.chain === '0x1').blockNumber;
+    const cases = [
+      [{ streamId: s3 }, (l) => l.streamId === s3],
+      [{ transactionHash: hash }, (l) => deliveries.has(l.id)],
+      [{ chainId: ['0x89'] }, (l) => l.chain === '0x89'],
+      [{ blockNumber: [block] }, (l) => l.blockNumber === block],
+      [{ blockNumber: [block], chainId: ['0x1'] }, (l) => l.blockNumber === block && l.chain === '0x1'],
+    ];
+    let compared = 0;
+    const sizes = [];
+    for (const [filter, select] of cases) {
+      const expected = logs.filter(select);
+      assert(expected.length > 0 && expected.length < logs.length, `${show(filter)}: ${expected.length} of ${logs.length} attempts`);
+      const r = await filteredPages('getLogs', { limit: PAGE, ...filter });
+      expectItems(r.items, expected, logKey, show(filter));
+      compared += r.compared;
+      sizes.push(expected.length);
+    }
+    return { compared, hidden: new Set(), note: `${sizes.join(', ')} of ${logs.length} attempts` };
+  });
+
+  await check('getLogs + fromTimestamp/toTimestamp (attempted; inclusive) = raw', async () => {
+    const logs = need('allLogs');
+    const at = (l) => Date.parse(l.createdAt);
+    const t = at(logs[Math.floor(logs.length / 2)]);
+    const cases = [
+      [{ fromTimestamp: t }, (l) => at(l) >= t],
+      [{ toTimestamp: t }, (l) => at(l) <= t],
+      [{ fromTimestamp: t, toTimestamp: t }, (l) => at(l) === t],
+      [{ fromTimestamp: Math.floor(t / 1000) }, (l) => at(l) >= Math.floor(t / 1000) * 1000],
+      [{ fromTimestamp: Math.floor(Date.now() / 1000) + 3600 }, () => false],
+    ];
+    let compared = 0;
+    const sizes = [];
+    for (const [bounds, select] of cases) {
+      const expected = logs.filter(select);
+      const r = await filteredPages('getLogs', { limit: PAGE, ...bounds });
+      expectItems(r.items, expected, logKey, show(bounds));
+      compared += r.compared;
+      sizes.push(expected.length);
+    }
+    assert(sizes.slice(0, 4).every((n) => n > 0 && n < logs.length), `selected ${sizes} of ${logs.length}: no bound narrows`);
+    return { compared, hidden: new Set(), note: `${sizes.join(', ')} of ${logs.length}` };
+  });
+
+  await check('unknown filter values: raw 400 naming the parameter; the SDK\'s request fails with it', async () => {
+    const cases = [
+      ['getHistory', { transactionHash: '0x1234' }, 'transactionHash'],
+      ['getHistory', { chainId: ['0x1', 'nochain'] }, 'chainId'],
+      ['getHistory', { blockNumber: ['12', 'twelve'] }, 'blockNumber'],
+      ['getHistory', { fromTimestamp: 'yesterday' }, 'fromTimestamp'],
+      ['getHistory', { toTimestamp: -5 }, 'toTimestamp'],
+      ['getHistory', { streamId: 'stream-1' }, 'streamId'],
+      ['getLogs', { deliveryStatus: ['failed', 'pending'] }, 'deliveryStatus'],
+      ['getLogs', { chainId: ['0xzz'] }, 'chainId'],
+      ['getLogs', { streamId: 'stream-1' }, 'streamId'],
+    ];
+    const said = [];
+    for (const [method, params, name] of cases) said.push(await refused(method, { limit: 10, ...params }, name));
+    return `${cases.length} refused, e.g. ${said[6]}`;
+  });
+
   await check('Streams.retry (replay) = the raw history item; the receiver gets the delivery again', async () => {
     const id = need('s1');
     await Moralis.Streams.updateStatus({ id, networkType: 'evm', status: 'active' });
@@ -384,7 +803,7 @@ async function checks(receiver) {
 
   await check('Streams.delete = the stream as it was; raw GET then 404', async () => {
     let compared = 0;
-    for (const id of [need('s1'), need('s2')]) {
+    for (const id of [need('s1'), need('s2'), ...(ctx.s3 ? [ctx.s3] : [])]) {
       const before = await rest('GET', `/streams/evm/${id}`);
       const deleted = await Moralis.Streams.delete({ id, networkType: 'evm' });
       compared += sameAs(deleted.result.toJSON(), before, 'deleted').compared;

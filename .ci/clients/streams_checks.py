@@ -16,21 +16,43 @@ blocks, retries after 1 s and 1 s) and webhook receivers on loopback
 - every signature verifies (keccak256 of the body bytes and the secret, which
   is the API key until POST /settings changes it, and the new one after);
 - GET /stats totals grow and agree with what the receivers got; the history
-  holds the payloads delivered, and a replay sends one again.
+  holds the payloads delivered, and a replay sends one again;
+- production's filters, with every stream paused (a third one on 0x89 added
+  for them): GET /streams/evm `status`; GET /history `streamId`,
+  `transactionHash`, `chainId`, `blockNumber`, `fromTimestamp`,
+  `toTimestamp`; GET /history/logs those and `deliveryStatus`. Each answer
+  (every page, the filters repeated with the cursor; arrays as repeated keys,
+  `name[]=` and `name[0]=` alike) is what the filter selects from the
+  unfiltered answer, which it must narrow, and agrees with what the receivers
+  got (the deliveries carrying a transaction, the 500s answered); an unknown
+  value is a 400 naming the parameter;
+- the official Python SDK (PyPI `moralis` 0.1.49, streams.history.get_history,
+  streams.logs.get_logs, streams.evm_streams.get_streams) cannot send those
+  filters: each function keeps only the keys of its bundled
+  RequestQueryParams (limit, cursor, and excludePayload for the history) and
+  drops the rest without a word, so its answer is the unfiltered one
+  (checked: a newer SDK that sends them is noticed); what it can send,
+  excludePayload, is compared with the raw answer.
 
 usage: W3API_BIN=target/debug/w3api streams_checks.py
 """
 
 from __future__ import annotations
 
+import calendar
 import itertools
+import re
 import secrets
 import sys
 import threading
 import time
+import urllib.parse
 import uuid
 
-from pylib import Runner, Server, http_json
+import openapi_streams
+from moralis import streams as sdk_streams
+
+from pylib import Runner, Server, expect_same, http_json
 from webhook_receiver import WebhookReceiver
 
 KEY = "streams-checks-key"
@@ -196,6 +218,75 @@ def without(d: dict, *keys) -> dict:
     return {k: v for k, v in d.items() if k not in keys}
 
 
+def point_sdk_at(base_url: str) -> None:
+    """The Moralis SDK's streams calls go to base_url: each builds a fresh
+    openapi_streams Configuration, whose host is the first of its host
+    settings (production's, hard-coded), as in moralis_py_checks.py."""
+    openapi_streams.Configuration.get_host_settings = (
+        lambda self: [{"url": base_url, "description": "w3api serve"}])
+
+
+def with_query(path: str, params: dict, arrays: str = "repeated") -> str:
+    """path?query; an array as repeated keys (production's form), `name[]=`
+    (`brackets`) or `name[0]=` (`indexed`)."""
+    pairs = []
+    for k, v in params.items():
+        if v is None:
+            continue
+        if isinstance(v, list):
+            names = {"repeated": lambda i: k, "brackets": lambda i: f"{k}[]", "indexed": lambda i: f"{k}[{i}]"}[arrays]
+            pairs += [(names(i), str(item)) for i, item in enumerate(v)]
+        else:
+            pairs.append((k, str(v).lower() if isinstance(v, bool) else str(v)))
+    return f"{path}?{urllib.parse.urlencode(pairs)}"
+
+
+def listing(api: Api, path: str, params: dict, arrays: str = "repeated", limit: int = 100) -> list[dict]:
+    """Every item of a listing with these parameters, following the cursors
+    (each next page asked with the same parameters); the pages must add up
+    to the total."""
+    items, cursor = [], None
+    for _ in range(200):
+        page = api.call("GET", with_query(path, {"limit": limit, **params, "cursor": cursor}, arrays))
+        items += page["result"]
+        cursor = page.get("cursor")
+        if not cursor:
+            assert page["total"] == len(items), f"{path} {params}: total {page['total']}, {len(items)} items on the pages"
+            return items
+    raise AssertionError(f"{path} {params}: more than 200 pages")
+
+
+RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?Z")
+
+
+def millis(text: str) -> int:
+    """An RFC 3339 UTC time (`…Z`) in Unix milliseconds."""
+    m = RFC3339.fullmatch(text)
+    assert m, f"{text!r} is not an RFC 3339 UTC time"
+    seconds = calendar.timegm(tuple(int(x) for x in m.groups()[:6]))
+    return seconds * 1000 + int(((m.group(7) or "") + "000")[:3])
+
+
+def history_key(h: dict) -> str:
+    return h["id"]
+
+
+def log_key(x: dict) -> tuple:
+    return (x["id"], x["retries"], x["createdAt"])
+
+
+def carries(tx: str):
+    """Whether a history item's payload carries the transaction (txs, logs, txsInternal)."""
+    return lambda h: any((x.get("hash") or x.get("transactionHash")) == tx
+                         for k in ("txs", "logs", "txsInternal") for x in h["payload"][k])
+
+
+def same_items(got: list[dict], expected: list[dict], key, what: str) -> int:
+    g, e = [key(x) for x in got], [key(x) for x in expected]
+    assert g == e, f"{what}: {len(g)} items ({g[:3]}…), expected the {len(e)} selected ({e[:3]}…)"
+    return len(g)
+
+
 def main() -> int:
     receivers: list[WebhookReceiver] = []
     server = None
@@ -205,12 +296,15 @@ def main() -> int:
         a = WebhookReceiver(secret=KEY)
         b = WebhookReceiver(secret=KEY, fail_first=2)
         c = WebhookReceiver(secret=KEY, fail_first=10**9, fail_tests=True)
-        receivers += [a, b, c]
+        # D: answers 200, for a stream on 0x89 (the filters' checks).
+        d = WebhookReceiver()
+        receivers += [a, b, c, d]
         server = Server(["--api-key", KEY, "--block-time", "1s", "--confirmations", str(CONFIRMATIONS),
                          "--stream-retries", f"{RETRY_WAIT:.0f}s,{RETRY_WAIT:.0f}s"])
         api = Api(server.url, KEY)
+        point_sdk_at(server.url)
         sampler = HeadSampler(api)
-        run_checks(api, sampler, a, b, c)
+        run_checks(api, sampler, a, b, c, d)
     except Exception as e:  # noqa: BLE001
         r.failed += 1
         print(f"FAIL streams: setup\n      {type(e).__name__}: {e}", flush=True)
@@ -227,7 +321,8 @@ def main() -> int:
     return r.done()
 
 
-def run_checks(api: Api, sampler: HeadSampler, a: WebhookReceiver, b: WebhookReceiver, c: WebhookReceiver) -> None:
+def run_checks(api: Api, sampler: HeadSampler, a: WebhookReceiver, b: WebhookReceiver, c: WebhookReceiver,
+               d: WebhookReceiver) -> None:
     ctx: dict = {"secrets": [(0.0, KEY)]}  # (from when, secret) in force
 
     def need(*names):
@@ -654,8 +749,11 @@ def run_checks(api: Api, sampler: HeadSampler, a: WebhookReceiver, b: WebhookRec
 
     r.check("every request to every receiver carries an x-signature that verifies", every_signature)
 
+    filter_checks(api, ctx, need, b, d)
+
     def delete():
-        for name in ("s1", "s2"):
+        names = ("s1", "s2", "s3") if "s3" in ctx else ("s1", "s2")
+        for name in names:
             sid = need(name)
             gone = api.call("DELETE", f"/streams/evm/{sid}")
             assert gone["id"] == sid, f"DELETE answered {gone}"
@@ -663,9 +761,247 @@ def run_checks(api: Api, sampler: HeadSampler, a: WebhookReceiver, b: WebhookRec
             assert status == 404, f"GET a deleted stream: HTTP {status} {answer}"
         left = api.call("GET", "/streams/evm?limit=100")
         assert left["result"] == [] and left.get("total") == 0, f"streams left: {left}"
-        return "both streams deleted"
+        return f"{len(names)} streams deleted"
 
     r.check("DELETE /streams/evm/{id}: gone (404), none listed", delete)
+
+
+def filter_checks(api: Api, ctx: dict, need, b: WebhookReceiver, d: WebhookReceiver) -> None:
+    """Production's filters of GET /streams/evm, /history and /history/logs,
+    with every stream paused (their answers hold still), and what the SDK
+    does with them."""
+
+    def setup():
+        s1, s2 = need("s1", "s2")
+        body = {**stream_body(d.url, "transfers-polygon"), "chainIds": ["0x89"]}
+        s3 = api.call("PUT", "/streams/evm", body)["id"]
+        ctx["s3"] = s3
+        d.wait_for(lambda x: x.stream_id == s3 and x.block_hash, timeout=30, count=3)
+        for sid in (s1, s2, s3):
+            assert api.call("POST", f"/streams/evm/{sid}/status", {"status": "paused"})["status"] == "paused"
+
+        def totals():
+            return (api.call("GET", "/history?limit=1&excludePayload=true")["total"],
+                    api.call("GET", "/history/logs?limit=1")["total"], api.call("GET", "/stats"))
+
+        previous = None
+        deadline = time.monotonic() + 30
+        while True:
+            now = totals()
+            if now == previous:
+                break
+            assert time.monotonic() < deadline, "the history still changes 30 s after every stream was paused"
+            previous = now
+            time.sleep(2.5)
+        everything = listing(api, "/history", {})
+        logs = listing(api, "/history/logs", {})
+        assert totals() == now, "the history changed while it was read"
+        chains = sorted({h["payload"]["chainId"] for h in everything})
+        assert chains == ["0x1", "0x89"], f"deliveries of chains {chains}"
+        failed = sum(1 for x in logs if x["deliveryStatus"] == "failed")
+        assert failed, "no failed attempt (receiver B fails the first two of each block)"
+        ctx["all"], ctx["all_logs"] = everything, logs
+        return (f"stream 3 on 0x89; all paused: {len(everything)} deliveries ({', '.join(chains)}), "
+                f"{len(logs)} attempts ({failed} failed)")
+
+    r.check("filters: a stream on 0x89 too; every stream paused, the history and attempts hold still", setup,
+            timeout=120)
+
+    def sdk_exclude_payload():
+        need("all")
+        sdk = sdk_streams.history.get_history(api_key=KEY, params={"limit": 10, "excludePayload": True})
+        raw = api.call("GET", "/history?limit=10&excludePayload=true")
+        cmp = expect_same(sdk, raw, "history")
+        full = api.call("GET", "/history?limit=10")["result"]
+        assert len(full) == 10 and all("payload" in h for h in full), "the page without excludePayload has no payloads"
+        assert len(raw["result"]) == 10 and not any("payload" in h for h in raw["result"]), "payloads left"
+        same_items(raw["result"], full, history_key, "the same deliveries")
+        return cmp
+
+    r.check("streams.history.get_history excludePayload (a parameter the SDK sends) = raw: no payloads",
+            sdk_exclude_payload)
+
+    def sdk_drops_filters():
+        everything, logs = need("all", "all_logs")
+        s3 = need("s3")
+        tx = next(h for h in everything if h["streamId"] == s3 and h["payload"]["logs"])["payload"]["logs"][0]["transactionHash"]
+        block = int(everything[0]["tinyPayload"]["block"])
+        calls = [
+            (sdk_streams.history.get_history, "/history", {"streamId": s3}),
+            (sdk_streams.history.get_history, "/history", {"transactionHash": tx}),
+            (sdk_streams.history.get_history, "/history", {"chainId": ["0x89"]}),
+            (sdk_streams.history.get_history, "/history", {"blockNumber": [block]}),
+            (sdk_streams.history.get_history, "/history", {"fromTimestamp": int(time.time()) + 3600}),
+            (sdk_streams.history.get_history, "/history", {"toTimestamp": 1}),
+            (sdk_streams.logs.get_logs, "/history/logs", {"deliveryStatus": ["failed"]}),
+            (sdk_streams.logs.get_logs, "/history/logs", {"streamId": s3}),
+            (sdk_streams.logs.get_logs, "/history/logs", {"chainId": ["0x89"]}),
+            (sdk_streams.evm_streams.get_streams, "/streams/evm", {"status": "active"}),
+        ]
+        compared = 0
+        for fn, path, filt in calls:
+            what = f"{fn.__name__}({filt})"
+            sdk = fn(api_key=KEY, params={"limit": 20, **filt})
+            unfiltered = api.call("GET", f"{path}?limit=20")
+            filtered = api.call("GET", with_query(path, {"limit": 20, **filt}))
+            assert filtered["total"] < unfiltered["total"], f"{what}: the filter does not narrow the raw answer"
+            compared += expect_same(sdk, unfiltered, what).compared
+        return f"{len(calls)} calls answered as if unfiltered ({compared} values)"
+
+    r.check("moralis 0.1.49 drops production's filters: get_history, get_logs, get_streams answer unfiltered",
+            sdk_drops_filters)
+
+    def history_transaction():
+        everything, s3 = need("all", "s3")
+        item = next((h for h in everything if h["streamId"] == s3 and h["payload"]["logs"]), None)
+        assert item, "no delivery of stream 3 with a log"
+        tx = item["payload"]["logs"][0]["transactionHash"]
+        expected = [h for h in everything if carries(tx)(h)]
+        assert 0 < len(expected) < len(everything), f"{len(expected)} of {len(everything)} deliveries carry {tx}"
+        same_items(listing(api, "/history", {"transactionHash": tx}, limit=1), expected, history_key, tx)
+        same_items(listing(api, "/history", {"transactionHash": "0x" + tx[2:].upper()}), expected, history_key,
+                   "the hash in capitals")
+        same_items(listing(api, "/history", {"transactionHash": "0x" + "00" * 31 + "01"}), [], history_key,
+                   "a hash nobody sent")
+        # What the receiver got: the same deliveries.
+        received = {x.key() for x in d.deliveries(lambda x: x.block_hash and carries(tx)({"payload": x.json}))}
+        listed = {(h["streamId"], h["payload"]["block"]["hash"], h["payload"]["confirmed"]) for h in expected}
+        assert listed == received, f"listed {sorted(listed)}, receiver D got {sorted(received)}"
+        ctx["tx"] = (tx, {h["id"] for h in expected})
+        return f"{len(expected)} of {len(everything)} deliveries carry {tx[:10]}…, as receiver D got them"
+
+    r.check("GET /history?transactionHash: only the deliveries carrying it (every page, limit 1)", history_transaction)
+
+    def history_chain_block_stream():
+        everything, s1, s2 = need("all", "s1", "s2")
+        polygon = [h for h in everything if h["payload"]["chainId"] == "0x89"]
+        assert 0 < len(polygon) < len(everything), f"{len(polygon)} of {len(everything)} deliveries on 0x89"
+        for arrays in ("repeated", "brackets", "indexed"):
+            same_items(listing(api, "/history", {"chainId": ["0x89"]}, arrays), polygon, history_key, f"0x89 ({arrays})")
+        same_items(listing(api, "/history", {"chainId": ["0x1", "0x89"]}), everything, history_key, "0x1, 0x89")
+        same_items(listing(api, "/history", {"chainId": ["0x38"]}), [], history_key, "0x38")
+        eth_blocks = sorted({int(h["tinyPayload"]["block"]) for h in everything if h["payload"]["chainId"] == "0x1"})
+        blocks = [eth_blocks[0], eth_blocks[-1]]
+        of_blocks = [h for h in everything if int(h["tinyPayload"]["block"]) in blocks]
+        assert 0 < len(of_blocks) < len(everything), f"{len(of_blocks)} of {len(everything)} deliveries of blocks {blocks}"
+        for arrays in ("repeated", "brackets", "indexed"):
+            same_items(listing(api, "/history", {"blockNumber": blocks}, arrays, limit=2), of_blocks, history_key,
+                       f"blocks {blocks} ({arrays})")
+        same_items(listing(api, "/history", {"blockNumber": blocks, "chainId": ["0x1"], "streamId": s2}),
+                   [h for h in of_blocks if h["payload"]["chainId"] == "0x1" and h["streamId"] == s2], history_key,
+                   "the blocks, 0x1, stream 2")
+        of_s1 = [h for h in everything if h["streamId"] == s1]
+        same_items(listing(api, "/history", {"streamId": s1}), of_s1, history_key, "stream 1")
+        same_items(listing(api, "/history", {"streamId": s1, "chainId": ["0x89"]}), [], history_key, "stream 1 on 0x89")
+        return (f"0x89: {len(polygon)}, blocks {blocks}: {len(of_blocks)}, stream 1: {len(of_s1)} "
+                f"of {len(everything)} deliveries")
+
+    r.check("GET /history?chainId, blockNumber (arrays, each form), streamId, and together", history_chain_block_stream)
+
+    def history_times():
+        everything = need("all")
+        at = [millis(h["date"]) for h in everything]
+        t = at[len(at) // 2]
+        seconds = t // 1000
+        cases = [
+            ({"fromTimestamp": t}, lambda x: x >= t),
+            ({"toTimestamp": t}, lambda x: x <= t),
+            ({"fromTimestamp": t, "toTimestamp": t}, lambda x: x == t),
+            ({"fromTimestamp": seconds}, lambda x: x >= seconds * 1000),
+            ({"toTimestamp": seconds}, lambda x: x <= seconds * 1000),
+            ({"fromTimestamp": int(time.time()) + 3600}, lambda x: False),
+            ({"toTimestamp": min(at) // 1000 - 1}, lambda x: False),
+        ]
+        sizes = []
+        for bounds, select in cases:
+            expected = [h for h, x in zip(everything, at) if select(x)]
+            sizes.append(same_items(listing(api, "/history", bounds), expected, history_key, str(bounds)))
+        assert all(0 < n < len(everything) for n in sizes[:5]), f"selected {sizes} of {len(everything)}: no bound narrows"
+        return f"{sizes} of {len(everything)} deliveries"
+
+    r.check("GET /history?fromTimestamp, toTimestamp (when queued; seconds or milliseconds; inclusive)", history_times)
+
+    def logs_status():
+        logs, s1, s2 = need("all_logs", "s1", "s2")
+        failed = [x for x in logs if x["deliveryStatus"] == "failed"]
+        succeeded = [x for x in logs if x["deliveryStatus"] == "success"]
+        assert 0 < len(failed) < len(logs), f"{len(failed)} of {len(logs)} attempts failed"
+        same_items(listing(api, "/history/logs", {"deliveryStatus": ["failed"]}), failed, log_key, "failed")
+        same_items(listing(api, "/history/logs", {"deliveryStatus": ["success"]}, "brackets"), succeeded, log_key, "success")
+        same_items(listing(api, "/history/logs", {"deliveryStatus": ["failed", "success"]}), logs, log_key, "both")
+        wrong = [x for x in failed if x["streamId"] != s2 or x["statusCode"] != 500]
+        assert not wrong, f"failed attempts not of stream 2 (receiver B) answered 500: {wrong[:2]}"
+        answered = b.deliveries(lambda x: x.stream_id == s2 and x.block_hash and x.status == 500)
+        assert len(failed) == len(answered), f"{len(failed)} failed attempts listed, receiver B answered 500 {len(answered)} times"
+        same_items(listing(api, "/history/logs", {"deliveryStatus": ["failed"], "streamId": s1}), [], log_key,
+                   "failed attempts of stream 1 (receiver A answers 200)")
+        return f"failed: {len(failed)} (receiver B's 500s), success: {len(succeeded)}, of {len(logs)} attempts"
+
+    r.check("GET /history/logs?deliveryStatus: failed: the attempts receiver B answered 500; success: the rest",
+            logs_status)
+
+    def logs_filters():
+        logs, s3 = need("all_logs", "s3")
+        tx, deliveries = need("tx")
+        block = next(x["blockNumber"] for x in logs if x["chain"] == "0x1")
+        at = [millis(x["createdAt"]) for x in logs]
+        t = at[len(at) // 2]
+        cases = [
+            ({"streamId": s3}, lambda x, _: x["streamId"] == s3),
+            ({"transactionHash": tx}, lambda x, _: x["id"] in deliveries),
+            ({"chainId": ["0x89"]}, lambda x, _: x["chain"] == "0x89"),
+            ({"blockNumber": [block]}, lambda x, _: x["blockNumber"] == block),
+            ({"blockNumber": [block], "chainId": ["0x1"]}, lambda x, _: x["blockNumber"] == block and x["chain"] == "0x1"),
+            ({"fromTimestamp": t}, lambda x, ms: ms >= t),
+            ({"toTimestamp": t}, lambda x, ms: ms <= t),
+            ({"fromTimestamp": t, "toTimestamp": t}, lambda x, ms: ms == t),
+        ]
+        sizes = []
+        for filt, select in cases:
+            expected = [x for x, ms in zip(logs, at) if select(x, ms)]
+            assert 0 < len(expected) < len(logs), f"{filt}: {len(expected)} of {len(logs)} attempts"
+            sizes.append(same_items(listing(api, "/history/logs", filt), expected, log_key, str(filt)))
+        same_items(listing(api, "/history/logs", {"fromTimestamp": int(time.time()) + 3600}), [], log_key, "the future")
+        return f"{sizes} of {len(logs)} attempts"
+
+    r.check("GET /history/logs?streamId, transactionHash, chainId, blockNumber, fromTimestamp, toTimestamp",
+            logs_filters)
+
+    def unknown_values():
+        cases = [
+            ("/streams/evm", {"status": "stopped"}, "status"),
+            ("/history", {"transactionHash": "0x1234"}, "transactionHash"),
+            ("/history", {"chainId": ["0x1", "nochain"]}, "chainId"),
+            ("/history", {"blockNumber": ["12", "twelve"]}, "blockNumber"),
+            ("/history", {"fromTimestamp": "yesterday"}, "fromTimestamp"),
+            ("/history", {"toTimestamp": -5}, "toTimestamp"),
+            ("/history/logs", {"deliveryStatus": ["failed", "pending"]}, "deliveryStatus"),
+            ("/history/logs", {"streamId": "stream-1"}, "streamId"),
+        ]
+        said = []
+        for path, params, name in cases:
+            status, answer = api.call("GET", with_query(path, {"limit": 10, **params}), expect=None)
+            messages = answer.get("message") if isinstance(answer, dict) else None
+            messages = messages if isinstance(messages, list) else [messages]
+            named = [m for m in messages if isinstance(m, str) and m.startswith(f"{name}:")]
+            assert status == 400 and named, f"{path} {params}: HTTP {status} {answer}, not a 400 naming {name}"
+            said.append(named[0])
+        return f"{len(cases)} refused, e.g. {said[-2]}"
+
+    r.check("unknown filter values: 400 naming the parameter", unknown_values)
+
+    def streams_status():
+        s1, s2, s3 = need("s1", "s2", "s3")
+        api.call("POST", f"/streams/evm/{s1}/status", {"status": "active"})
+        everything = listing(api, "/streams/evm", {})
+        assert [x["id"] for x in everything] == [s1, s2, s3], f"streams {[x['id'] for x in everything]}"
+        expected = {"active": [s1], "paused": [s2, s3], "error": [], "terminated": []}
+        for status, ids in expected.items():
+            same_items(listing(api, "/streams/evm", {"status": status}, limit=1),
+                       [x for x in everything if x["id"] in ids], lambda x: x["id"], f"status {status}")
+        return "active [1], paused [2, 3], error [], terminated [] of 3 streams (every page, limit 1)"
+
+    r.check("GET /streams/evm?status: each status its streams only", streams_status)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,11 @@ const { Node, RpcError, fail, getJson, parseArgs, pool, postJson, readJson, requ
 const NATIVE = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
 const REL_TOLERANCE = 1e-12;
 const PRICE_NOT_FOUND = -32001;
+// The fields production documents for eth_getTokenPrice, each in every
+// answer (null when unknown): the spec's required lists.
+const PRICE_SCHEMAS = JSON.parse(require('fs').readFileSync(require('path').join(__dirname, '../../spec/openrpc.json'), 'utf8')).components.schemas;
+const PRICE_FIELDS = PRICE_SCHEMAS.TokenPrice.required;
+const NATIVE_PRICE_FIELDS = PRICE_SCHEMAS.NativePrice.required;
 
 // ---------------------------------------------------------------- results
 
@@ -404,7 +409,7 @@ async function waitForHead(node, api, wallet, seconds) {
     const head = await node.head();
     try {
       const page = await api.get(`/api/v2.2/wallets/${wallet}/tokens`, { limit: '1' });
-      last = page.status === 200 && page.json ? page.json.block_number : `HTTP ${page.status} ${page.text.slice(0, 200)}`;
+      last = page.status === 200 && page.json ? Number(page.json.block_number) : `HTTP ${page.status} ${page.text.slice(0, 200)}`;
     } catch (error) {
       last = `no answer (${error.message})`;
     }
@@ -432,7 +437,7 @@ function compareTokens(results, contracts, expected, wallet, answer, { latest })
   const block = expected.block;
   const where = `tokens block=${block}${latest ? ' (latest)' : ''} wallet=${wallet}`;
   if (!results.check(answer.error === null, where, 'answer', 'every page with HTTP 200', answer.error)) return;
-  for (const page of answer.pages) results.eq(where, 'block_number', block, page.block_number);
+  for (const page of answer.pages) results.eq(where, 'block_number', String(block), page.block_number);
   const got = new Map();
   for (const item of answer.items) {
     const address = lower(item.token_address);
@@ -496,10 +501,12 @@ function comparePrice(results, contracts, token, block, expected, answer, exchan
   }
   if (!results.check(answer.result !== undefined, where, 'answer', 'a price', answer.error)) return;
   const r = answer.result;
+  for (const field of PRICE_FIELDS) results.check(field in r, where, field, 'present', 'absent');
+  for (const field of NATIVE_PRICE_FIELDS) results.check(r.nativePrice && field in r.nativePrice, where, `nativePrice.${field}`, 'present', 'absent');
   results.close(where, 'usdPrice', expected.usd, r.usdPrice);
   results.eq(where, 'nativePrice.value', expected.nativeWei.toString(), r.nativePrice && r.nativePrice.value);
   results.eq(where, 'nativePrice.decimals', 18, r.nativePrice && r.nativePrice.decimals);
-  if (r.nativePrice && r.nativePrice.address !== undefined) results.eq(where, 'nativePrice.address', contracts.wrapped, lower(r.nativePrice.address));
+  if (r.nativePrice && r.nativePrice.address !== null) results.eq(where, 'nativePrice.address', contracts.wrapped, lower(r.nativePrice.address));
   results.eq(where, 'pairAddress', expected.pair, lower(r.pairAddress));
   results.eq(where, 'exchangeAddress', expected.factory, lower(r.exchangeAddress));
   if (r.pairTotalLiquidityUsd !== undefined) results.close(where, 'pairTotalLiquidityUsd', expected.liquidityUsd, Number(r.pairTotalLiquidityUsd));

@@ -213,7 +213,7 @@ fn chain_lists_that_disagree_with_the_table_are_refused_by_name() {
 #[test]
 fn a_bound_changed_in_the_spec_changes_the_parameter_table() {
     let dir = scratch();
-    edit(dir.path(), OPENAPI_SPEC, "maxItems: 10", "maxItems: 12");
+    edit(dir.path(), OPENAPI_SPEC, "maxItems: 10\n", "maxItems: 12\n");
     edit(dir.path(), OPENAPI_SPEC, "minimum: 15\n          maximum: 120", "minimum: 15\n          maximum: 90");
     let stale = xtask::check(dir.path()).unwrap();
     let paths: Vec<&Path> = stale.iter().map(|s| s.path.as_path()).collect();

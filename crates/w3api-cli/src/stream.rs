@@ -12,10 +12,10 @@ use serde::de::DeserializeOwned;
 use uuid::Uuid;
 use w3api_rest::Client;
 use w3api_types::{
-    AbiItem, AbiParameter, Address, AddressList, Chain, EvmStream, EvmStreamCreate, EvmStreamUpdate, EvmStreamsPage,
-    SettingsRegion, StreamAddressChange, StreamAddressResponse, StreamAddressesPage, StreamBlockRequest,
-    StreamDeliveryLogsPage, StreamHistoryItem, StreamHistoryPage, StreamSettings, StreamStatus, StreamStatusUpdate,
-    StreamUsageStats, StreamWebhook,
+    AbiItem, AbiParameter, Address, AddressList, Chain, DeliveryStatus, EvmStream, EvmStreamCreate, EvmStreamUpdate,
+    EvmStreamsPage, SettingsRegion, StreamAddressChange, StreamAddressResponse, StreamAddressesPage,
+    StreamBlockRequest, StreamDeliveryLogsPage, StreamHistoryItem, StreamHistoryPage, StreamSettings, StreamStatus,
+    StreamStatusUpdate, StreamUsageStats, StreamWebhook, TransactionHash,
 };
 
 use crate::error::CliError;
@@ -25,7 +25,13 @@ use crate::output::{self, Progress, Table, out};
 #[derive(Subcommand, Debug)]
 pub(crate) enum StreamsCommand {
     /// The project's streams, oldest first (getStreams).
-    List(PageArgs),
+    List {
+        /// Only the streams in this status: active, paused, error or terminated.
+        #[arg(long)]
+        status: Option<StreamStatus>,
+        #[command(flatten)]
+        paging: PageArgs,
+    },
     /// One stream's configuration (getStream).
     Get {
         /// Stream id (a UUID).
@@ -88,7 +94,7 @@ pub(crate) enum StreamsCommand {
     /// Deliveries of every stream, or of one, newest first (getHistory).
     History(HistoryArgs),
     /// Every delivery attempt, newest first (getDeliveryLogs).
-    Logs(PageArgs),
+    Logs(LogsArgs),
     /// Send a delivery again (replayHistory).
     Replay {
         /// Stream id (a UUID).
@@ -247,7 +253,68 @@ pub(crate) struct HistoryArgs {
     #[arg(long)]
     with_payload: bool,
     #[command(flatten)]
+    filter: DeliveryFilterArgs,
+    #[command(flatten)]
     paging: PageArgs,
+}
+
+/// `streams logs`.
+#[derive(Args, Debug)]
+pub(crate) struct LogsArgs {
+    /// Only the attempts of this stream's deliveries (a UUID).
+    #[arg(long = "stream", value_name = "ID")]
+    stream: Option<Uuid>,
+    /// Only the attempts with this outcome: success or failed (repeat).
+    #[arg(long = "outcome", value_name = "OUTCOME")]
+    outcomes: Vec<DeliveryStatus>,
+    #[command(flatten)]
+    filter: DeliveryFilterArgs,
+    #[command(flatten)]
+    paging: PageArgs,
+}
+
+/// What `streams history` and `streams logs` filter deliveries by.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct DeliveryFilterArgs {
+    /// Only deliveries that carry this transaction (its hash).
+    #[arg(long = "transaction", value_name = "HASH")]
+    transaction: Option<TransactionHash>,
+    /// Only deliveries of blocks of this chain, by hex id or name (repeat).
+    #[arg(long = "chain", value_name = "CHAIN")]
+    chains: Vec<Chain>,
+    /// Only deliveries of this block (repeat).
+    #[arg(long = "block", value_name = "N")]
+    blocks: Vec<u64>,
+    /// Only from this time on, in Unix seconds (a delivery when queued, an attempt when made).
+    #[arg(long, value_name = "SECONDS")]
+    from: Option<f64>,
+    /// Only up to this time, in Unix seconds.
+    #[arg(long, value_name = "SECONDS")]
+    to: Option<f64>,
+}
+
+/// `$request` with the filters of `$filter` (a [`DeliveryFilterArgs`]) that are given.
+macro_rules! filtered {
+    ($request:expr, $filter:expr) => {{
+        let filter: &DeliveryFilterArgs = $filter;
+        let mut request = $request;
+        if let Some(hash) = filter.transaction {
+            request = request.transaction_hash(hash);
+        }
+        if !filter.chains.is_empty() {
+            request = request.chain_id(filter.chains.clone());
+        }
+        if !filter.blocks.is_empty() {
+            request = request.block_number(filter.blocks.clone());
+        }
+        if let Some(from) = filter.from {
+            request = request.from_timestamp(from);
+        }
+        if let Some(to) = filter.to {
+            request = request.to_timestamp(to);
+        }
+        request
+    }};
 }
 
 /// `streams preview`.
@@ -303,9 +370,13 @@ macro_rules! listing {
 pub(crate) async fn run(client: &Client, command: StreamsCommand, json: bool) -> Result<(), CliError> {
     let streams = client.streams();
     match command {
-        StreamsCommand::List(paging) => {
-            listing!(&paging, json, render_streams, streams.get_streams().limit(paging.limit))
-        }
+        StreamsCommand::List { status, paging } => listing!(&paging, json, render_streams, {
+            let request = streams.get_streams().limit(paging.limit);
+            match status.clone() {
+                Some(status) => request.status(status),
+                None => request,
+            }
+        }),
         StreamsCommand::Get { id } => {
             output::emit(json, &streams.get_stream().id(id).send().await?.into_inner(), render_stream)
         }
@@ -342,17 +413,25 @@ pub(crate) async fn run(client: &Client, command: StreamsCommand, json: bool) ->
             let change = StreamSettings { secret_key: args.secret_key, region: args.region };
             output::emit(json, &streams.set_settings().body(change).send().await?.into_inner(), render_settings)
         }
-        StreamsCommand::History(HistoryArgs { stream, with_payload, paging }) => {
+        StreamsCommand::History(HistoryArgs { stream, with_payload, filter, paging }) => {
             listing!(&paging, json, render_history, {
                 let request = streams.get_history().limit(paging.limit).exclude_payload(!with_payload);
+                let request = filtered!(request, &filter);
                 match stream {
                     Some(stream) => request.stream_id(stream),
                     None => request,
                 }
             })
         }
-        StreamsCommand::Logs(paging) => {
-            listing!(&paging, json, render_logs, streams.get_delivery_logs().limit(paging.limit))
+        StreamsCommand::Logs(LogsArgs { stream, outcomes, filter, paging }) => {
+            listing!(&paging, json, render_logs, {
+                let request = filtered!(streams.get_delivery_logs().limit(paging.limit), &filter);
+                let request = if outcomes.is_empty() { request } else { request.delivery_status(outcomes.clone()) };
+                match stream {
+                    Some(stream) => request.stream_id(stream),
+                    None => request,
+                }
+            })
         }
         StreamsCommand::Replay { stream_id, delivery_id } => {
             let replayed = streams.replay_history().stream_id(stream_id).id(delivery_id).send().await?.into_inner();

@@ -251,7 +251,7 @@ pub(crate) fn render_nfts(pages: &[NftPage]) -> String {
     format!(
         "{}status {}, {total} in total; {}",
         table.render(),
-        last.status,
+        output::or_dash(last.status.as_ref()),
         footer(pages[0].page, pages.len(), items, last.cursor.as_deref())
     )
 }
@@ -274,7 +274,7 @@ pub(crate) fn render_collections(pages: &[NftCollectionPage]) -> String {
     format!(
         "{}status {}; {}",
         table.render(),
-        last.status,
+        output::or_dash(last.status.as_ref()),
         footer(pages[0].page, pages.len(), items, last.cursor.as_deref())
     )
 }

@@ -194,11 +194,13 @@ pub(crate) fn normalize(document: &str) -> Option<NormalizedMetadata> {
     let attributes = object.get("attributes").and_then(|a| a.as_array()).map(|attributes| {
         attributes.iter().filter_map(|a| serde_json::from_value::<NftAttribute>(a.clone()).ok()).collect()
     });
+    let external = text("external_url").or_else(|| text("external_link"));
     Some(NormalizedMetadata {
         name: text("name"),
         description: text("description"),
         image: text("image").or_else(|| text("image_url")),
-        external_link: text("external_url").or_else(|| text("external_link")),
+        external_link: external.clone(),
+        external_url: external,
         animation_url: text("animation_url"),
         attributes,
     })

@@ -305,15 +305,18 @@ pub fn nft_attribute() -> impl Strategy<Value = NftAttribute> {
 
 /// Any normalized metadata.
 pub fn normalized_metadata() -> impl Strategy<Value = NormalizedMetadata> {
-    (maybe(text()), maybe(text()), maybe(url()), maybe(url()), maybe(url()), maybe(vec(nft_attribute(), 0..3)))
-        .prop_map(|(name, description, image, external_link, animation_url, attributes)| NormalizedMetadata {
+    let links = (maybe(url()), maybe(url()), maybe(url()));
+    (maybe(text()), maybe(text()), maybe(url()), links, maybe(vec(nft_attribute(), 0..3))).prop_map(
+        |(name, description, image, (external_link, external_url, animation_url), attributes)| NormalizedMetadata {
             name,
             description,
             image,
             external_link,
+            external_url,
             animation_url,
             attributes,
-        })
+        },
+    )
 }
 
 /// Any preview image.
@@ -332,9 +335,11 @@ pub fn nft_media_collection() -> impl Strategy<Value = NftMediaCollection> {
 
 /// Any preview media.
 pub fn nft_media() -> impl Strategy<Value = NftMedia> {
-    (text(), maybe(url()), maybe(timestamp()), maybe(text()), maybe(text()), maybe(nft_media_collection())).prop_map(
-        |(status, original_media_url, updated_at, mimetype, parent_hash, media_collection)| NftMedia {
+    let described = (maybe(text()), maybe(prop_oneof![Just("image"), Just("audio"), Just("video")]));
+    (described, maybe(url()), maybe(timestamp()), maybe(text()), maybe(text()), maybe(nft_media_collection())).prop_map(
+        |((status, category), original_media_url, updated_at, mimetype, parent_hash, media_collection)| NftMedia {
             status,
+            category: category.map(str::to_owned),
             original_media_url,
             updated_at,
             mimetype,
@@ -438,7 +443,14 @@ pub fn nft() -> impl Strategy<Value = Nft> {
 /// Any page of NFTs.
 pub fn nft_page() -> impl Strategy<Value = NftPage> {
     (sync_status(), maybe(any::<u64>()), any::<u64>(), any::<u64>(), maybe(text()), vec(nft(), 0..3)).prop_map(
-        |(status, total, page, page_size, cursor, result)| NftPage { status, total, page, page_size, cursor, result },
+        |(status, total, page, page_size, cursor, result)| NftPage {
+            status: Some(status),
+            total,
+            page,
+            page_size,
+            cursor,
+            result,
+        },
     )
 }
 
@@ -488,7 +500,13 @@ pub fn nft_collection() -> impl Strategy<Value = NftCollection> {
 /// Any page of collections.
 pub fn nft_collection_page() -> impl Strategy<Value = NftCollectionPage> {
     (sync_status(), any::<u64>(), any::<u64>(), maybe(text()), vec(nft_collection(), 0..3)).prop_map(
-        |(status, page, page_size, cursor, result)| NftCollectionPage { status, page, page_size, cursor, result },
+        |(status, page, page_size, cursor, result)| NftCollectionPage {
+            status: Some(status),
+            page,
+            page_size,
+            cursor,
+            result,
+        },
     )
 }
 
@@ -547,7 +565,10 @@ pub fn stream_native_balances() -> impl Strategy<Value = StreamNativeBalances> {
 
 /// Any trigger argument.
 pub fn trigger_input() -> impl Strategy<Value = TriggerInput> {
-    prop_oneof![text().prop_map(TriggerInput::One), vec(text(), 0..3).prop_map(TriggerInput::Many)]
+    prop_oneof![
+        text().prop_map(TriggerInput::One),
+        vec(text().prop_map(serde_json::Value::from), 0..3).prop_map(TriggerInput::Many)
+    ]
 }
 
 /// Any advanced option.

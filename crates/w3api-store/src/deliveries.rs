@@ -35,12 +35,43 @@ pub struct NewDelivery {
     pub payload: String,
     /// What the payload carries.
     pub records: Records,
+    /// The hashes of the transactions it carries (in its transactions,
+    /// logs and internal transactions), lowercase `0x…`, each once.
+    pub transactions: Vec<String>,
     /// Where it is posted.
     pub webhook_url: String,
     /// The stream's tag, sent with it.
     pub tag: String,
     /// When it was made; it is due then (whole milliseconds are kept).
     pub created_at: DateTime<Utc>,
+}
+
+/// Which deliveries a page of history holds: each condition given must
+/// hold (for a list, one of its values).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeliveryFilter {
+    /// Deliveries of this stream.
+    pub stream: Option<Uuid>,
+    /// Deliveries that carry this transaction (lowercase `0x…`).
+    pub transaction: Option<String>,
+    /// Deliveries of blocks of these chains (`"0x1"`).
+    pub chain_ids: Vec<String>,
+    /// Deliveries of blocks with these numbers.
+    pub block_numbers: Vec<u64>,
+    /// Made at this time or later (for attempts: attempted).
+    pub from: Option<DateTime<Utc>>,
+    /// Made at this time or earlier (for attempts: attempted).
+    pub to: Option<DateTime<Utc>>,
+}
+
+/// Which attempts a page of the log holds: those of the deliveries
+/// `deliveries` selects (its times are the attempts'), with this outcome.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AttemptFilter {
+    /// Conditions on the attempt's delivery, and on when it was made.
+    pub deliveries: DeliveryFilter,
+    /// Attempts that delivered (`true`) or failed (`false`).
+    pub delivered: Option<bool>,
 }
 
 /// Where a delivery stands.

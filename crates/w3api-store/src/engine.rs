@@ -40,12 +40,14 @@ const SQLITE: &[(i64, &str, &str)] = &[
     (2, "nft syncs", include_str!("../migrations/sqlite/0002_nft_syncs.sql")),
     (3, "streams", include_str!("../migrations/sqlite/0003_streams.sql")),
     (4, "index journal", include_str!("../migrations/sqlite/0004_index_journal.sql")),
+    (5, "delivery transactions", include_str!("../migrations/sqlite/0005_delivery_transactions.sql")),
 ];
 const POSTGRES: &[(i64, &str, &str)] = &[
     (1, "challenges", include_str!("../migrations/postgres/0001_challenges.sql")),
     (2, "nft syncs", include_str!("../migrations/postgres/0002_nft_syncs.sql")),
     (3, "streams", include_str!("../migrations/postgres/0003_streams.sql")),
     (4, "index journal", include_str!("../migrations/postgres/0004_index_journal.sql")),
+    (5, "delivery transactions", include_str!("../migrations/postgres/0005_delivery_transactions.sql")),
 ];
 
 /// The migrations compiled into the binary, run at start; sqlx records

@@ -34,7 +34,8 @@ pub mod testing;
 pub use cell::StoreCell;
 pub use challenge::Challenge;
 pub use deliveries::{
-    Attempt, AttemptOutcome, AttemptRecord, Delivery, DeliveryHistory, DeliveryState, NewDelivery, Records, StreamStats,
+    Attempt, AttemptFilter, AttemptOutcome, AttemptRecord, Delivery, DeliveryFilter, DeliveryHistory, DeliveryState,
+    NewDelivery, Records, StreamStats,
 };
 pub use error::StoreError;
 pub use index_journal::IndexBlock;
@@ -101,9 +102,15 @@ pub trait Store: Send + Sync + 'static {
     /// The stream `id`, if there is one.
     fn stream(&self, id: Uuid) -> BoxFuture<'_, Result<Option<StoredStream>, StoreError>>;
 
-    /// Up to `limit` streams created after the one numbered `after` (from
-    /// the first without), oldest first; `total` counts every stream.
-    fn streams(&self, after: Option<i64>, limit: usize) -> BoxFuture<'_, Result<Listing<StoredStream>, StoreError>>;
+    /// Up to `limit` streams (in `status` only, if given) created after the
+    /// one numbered `after` (from the first without), oldest first; `total`
+    /// counts every stream (in `status`).
+    fn streams<'a>(
+        &'a self,
+        status: Option<&'a str>,
+        after: Option<i64>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Listing<StoredStream>, StoreError>>;
 
     /// Sets the settings of the stream `id`, changed `at`; `None` if there
     /// is no such stream.
@@ -187,23 +194,25 @@ pub trait Store: Send + Sync + 'static {
     /// The delivery `id` with its attempts, oldest first.
     fn delivery(&self, id: Uuid) -> BoxFuture<'_, Result<Option<DeliveryHistory>, StoreError>>;
 
-    /// Up to `limit` deliveries (of `stream` only, if given) enqueued
-    /// before the one numbered `before`, newest first; `total` counts every
-    /// delivery (of `stream`).
-    fn deliveries(
-        &self,
-        stream: Option<Uuid>,
+    /// Up to `limit` deliveries that `filter` selects, enqueued before the
+    /// one numbered `before`, newest first; `total` counts every delivery
+    /// it selects.
+    fn deliveries<'a>(
+        &'a self,
+        filter: &'a DeliveryFilter,
         before: Option<i64>,
         limit: usize,
-    ) -> BoxFuture<'_, Result<Listing<Delivery>, StoreError>>;
+    ) -> BoxFuture<'a, Result<Listing<Delivery>, StoreError>>;
 
-    /// Up to `limit` attempts recorded before the one numbered `before`,
-    /// newest first; `total` counts every attempt.
-    fn attempt_log(
-        &self,
+    /// Up to `limit` attempts that `filter` selects, recorded before the
+    /// one numbered `before`, newest first; `total` counts every attempt it
+    /// selects.
+    fn attempt_log<'a>(
+        &'a self,
+        filter: &'a AttemptFilter,
         before: Option<i64>,
         limit: usize,
-    ) -> BoxFuture<'_, Result<Listing<AttemptRecord>, StoreError>>;
+    ) -> BoxFuture<'a, Result<Listing<AttemptRecord>, StoreError>>;
 
     /// Makes the delivery `id` of the stream `stream_id`, in any state,
     /// pending again, due `now`, its lease released; `None` if the stream

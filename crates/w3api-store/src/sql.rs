@@ -27,8 +27,8 @@ use crate::location::Anchor;
 use crate::sql::columns::Columns;
 use crate::sql::run::{Sql, Statement};
 use crate::{
-    ActiveStream, Attempt, AttemptRecord, Challenge, Delivery, DeliveryHistory, IndexBlock, Listing, NewDelivery,
-    NewStream, NftSyncStart, Settings, Store, StoreError, StoredStream, StreamStats,
+    ActiveStream, Attempt, AttemptFilter, AttemptRecord, Challenge, Delivery, DeliveryFilter, DeliveryHistory,
+    IndexBlock, Listing, NewDelivery, NewStream, NftSyncStart, Settings, Store, StoreError, StoredStream, StreamStats,
 };
 
 /// A store in a SQL database reached through a connection pool.
@@ -261,8 +261,13 @@ impl<DB: Sql> Store for SqlStore<DB> {
         Box::pin(streams::get(self, id))
     }
 
-    fn streams(&self, after: Option<i64>, limit: usize) -> BoxFuture<'_, Result<Listing<StoredStream>, StoreError>> {
-        Box::pin(streams::list(self, after, limit))
+    fn streams<'a>(
+        &'a self,
+        status: Option<&'a str>,
+        after: Option<i64>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Listing<StoredStream>, StoreError>> {
+        Box::pin(streams::list(self, status, after, limit))
     }
 
     fn update_stream<'a>(
@@ -343,21 +348,22 @@ impl<DB: Sql> Store for SqlStore<DB> {
         Box::pin(history::delivery(self, id))
     }
 
-    fn deliveries(
-        &self,
-        stream: Option<Uuid>,
+    fn deliveries<'a>(
+        &'a self,
+        filter: &'a DeliveryFilter,
         before: Option<i64>,
         limit: usize,
-    ) -> BoxFuture<'_, Result<Listing<Delivery>, StoreError>> {
-        Box::pin(history::list(self, stream, before, limit))
+    ) -> BoxFuture<'a, Result<Listing<Delivery>, StoreError>> {
+        Box::pin(history::list(self, filter, before, limit))
     }
 
-    fn attempt_log(
-        &self,
+    fn attempt_log<'a>(
+        &'a self,
+        filter: &'a AttemptFilter,
         before: Option<i64>,
         limit: usize,
-    ) -> BoxFuture<'_, Result<Listing<AttemptRecord>, StoreError>> {
-        Box::pin(attempts::log(self, before, limit))
+    ) -> BoxFuture<'a, Result<Listing<AttemptRecord>, StoreError>> {
+        Box::pin(attempts::log(self, filter, before, limit))
     }
 
     fn replay(

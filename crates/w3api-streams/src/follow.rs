@@ -4,7 +4,7 @@
 //! Two servers following the same chain queue a block once: the store
 //! keeps one delivery per stream, block hash and confirmation.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use alloy_primitives::Address;
@@ -165,6 +165,7 @@ impl<S: DataSource> Follower<S> {
                     txs: webhook.txs.len() as u64,
                     txs_internal: webhook.txs_internal.len() as u64,
                 },
+                transactions: carried_transactions(&webhook),
                 payload: serde_json::to_string(&webhook).expect("a payload encodes"),
                 webhook_url: stream.webhook_url.clone(),
                 tag: webhook.tag,
@@ -240,4 +241,15 @@ pub(crate) async fn payload<S: DataSource>(
             .push(StreamNativeBalance { address: format!("{address:#x}"), balance: balance.to_string() });
     }
     Ok(webhook)
+}
+
+/// The hashes of the transactions `webhook` carries (its transactions, and
+/// those its logs and internal transactions come from), lowercase, each
+/// once: what the history is filtered by.
+fn carried_transactions(webhook: &StreamWebhook) -> Vec<String> {
+    let txs = webhook.txs.iter().map(|tx| &tx.hash);
+    let logs = webhook.logs.iter().map(|log| &log.transaction_hash);
+    let internal = webhook.txs_internal.iter().map(|tx| &tx.transaction_hash);
+    let hashes: BTreeSet<String> = txs.chain(logs).chain(internal).map(|hash| hash.to_ascii_lowercase()).collect();
+    hashes.into_iter().collect()
 }

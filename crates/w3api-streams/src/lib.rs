@@ -32,3 +32,4 @@ pub use payload::BlockData;
 pub use service::{DashboardAttempt, DashboardDelivery, Engine, Streams};
 pub use settings::StreamSpec;
 pub use sign::{SIGNATURE_HEADER, signature};
+pub use w3api_store::{AttemptFilter, DeliveryFilter};

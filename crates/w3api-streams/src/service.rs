@@ -11,7 +11,10 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 use uuid::Uuid;
 use w3api_source::{DataSource, SourceError};
-use w3api_store::{AttemptRecord, Delivery, DeliveryState, NewStream, Settings, Store, StoreCell, StoredStream};
+use w3api_store::{
+    AttemptFilter, AttemptRecord, Delivery, DeliveryFilter, DeliveryState, NewStream, Settings, Store, StoreCell,
+    StoredStream,
+};
 use w3api_types::{
     AddressList, Chain, DeliveryStatus, EvmStream, EvmStreamCreate, EvmStreamUpdate, EvmStreamsPage, SettingsRegion,
     StreamAddress, StreamAddressResponse, StreamAddressesPage, StreamBlockRequest, StreamDeliveryLog,
@@ -152,9 +155,15 @@ impl<S: DataSource> Streams<S> {
     }
 
     /// A page of the project's streams, oldest first.
-    pub async fn list(&self, limit: usize, cursor: Option<&str>) -> Result<EvmStreamsPage, StreamsError> {
+    pub async fn list(
+        &self,
+        limit: usize,
+        cursor: Option<&str>,
+        status: Option<&StreamStatus>,
+    ) -> Result<EvmStreamsPage, StreamsError> {
         let after = cursor.map(|c| cursor::decode_number(Listing::Streams, c)).transpose()?;
-        let mut listing = self.store().await?.streams(after, limit + 1).await?;
+        let status = status.map(StreamStatus::as_str);
+        let mut listing = self.store().await?.streams(status, after, limit + 1).await?;
         let next = cut(&mut listing.items, limit).map(|last| last.seq);
         let mut result = Vec::with_capacity(listing.items.len());
         for stored in listing.items {
@@ -334,15 +343,15 @@ impl<S: DataSource> Streams<S> {
         Ok(store.init_settings(&defaults).await?)
     }
 
-    /// A page of deliveries, newest first.
+    /// A page of the deliveries `filter` selects, newest first.
     pub async fn history(
         &self,
         limit: usize,
         cursor: Option<&str>,
         exclude_payload: bool,
-        stream: Option<Uuid>,
+        filter: &DeliveryFilter,
     ) -> Result<StreamHistoryPage, StreamsError> {
-        let scope = stream.map(|id| id.to_string()).unwrap_or_default();
+        let scope = filter.stream.map(|id| id.to_string()).unwrap_or_default();
         let before = cursor
             .map(|c| {
                 let position = cursor::decode(Listing::History, c)?;
@@ -355,7 +364,7 @@ impl<S: DataSource> Streams<S> {
             })
             .transpose()?;
         let store = self.store().await?;
-        let mut listing = store.deliveries(stream, before, limit + 1).await?;
+        let mut listing = store.deliveries(filter, before, limit + 1).await?;
         let next = cut(&mut listing.items, limit).map(|last| last.seq);
         let mut result = Vec::with_capacity(listing.items.len());
         for delivery in &listing.items {
@@ -366,14 +375,15 @@ impl<S: DataSource> Streams<S> {
         Ok(StreamHistoryPage { result, cursor, total: listing.total })
     }
 
-    /// A page of delivery attempts, newest first.
+    /// A page of the delivery attempts `filter` selects, newest first.
     pub async fn delivery_logs(
         &self,
         limit: usize,
         cursor: Option<&str>,
+        filter: &AttemptFilter,
     ) -> Result<StreamDeliveryLogsPage, StreamsError> {
         let before = cursor.map(|c| cursor::decode_number(Listing::Logs, c)).transpose()?;
-        let mut listing = self.store().await?.attempt_log(before, limit + 1).await?;
+        let mut listing = self.store().await?.attempt_log(filter, before, limit + 1).await?;
         let next = cut(&mut listing.items, limit).map(|last| last.seq);
         Ok(StreamDeliveryLogsPage {
             result: listing.items.iter().map(delivery_log).collect(),
@@ -445,11 +455,11 @@ impl<S: DataSource> Streams<S> {
 
     /// The streams and the newest deliveries with their attempts, for the deliveries page.
     pub async fn dashboard(&self, limit: usize) -> Result<(Vec<EvmStream>, Vec<DashboardDelivery>), StreamsError> {
-        let streams = self.list(100, None).await?.result;
+        let streams = self.list(100, None, None).await?.result;
         let store = self.store().await?;
         let secret = self.effective_settings().await?.secret_key;
         let mut deliveries = Vec::new();
-        for delivery in store.deliveries(None, None, limit).await?.items {
+        for delivery in store.deliveries(&DeliveryFilter::default(), None, limit).await?.items {
             let attempts = store.delivery(delivery.id).await?.map(|(_, attempts)| attempts).unwrap_or_default();
             let body = deliver::body_as_sent(&delivery)?;
             deliveries.push(DashboardDelivery {

@@ -33,9 +33,20 @@ fn known_network<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<So
     Err(serde::de::Error::custom(format_args!("unknown variant `{network}`, expected one of {}", accepted.join(", "))))
 }
 
+/// Decodes a whole number of seconds written as any JSON number (`60`,
+/// `60.0`): production types `timeout` a number, so clients typed after it
+/// may send a float; a fraction or a string is refused.
+fn whole_seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    let number = serde_json::Number::deserialize(deserializer)?;
+    let whole = number.as_u64().or_else(|| number.as_f64().filter(|v| v.fract() == 0.0 && *v >= 0.0).map(|v| v as u64));
+    whole.and_then(|v| u32::try_from(v).ok()).ok_or_else(|| {
+        serde::de::Error::invalid_value(serde::de::Unexpected::Other(&number.to_string()), &"a whole number of seconds")
+    })
+}
+
 /// Body of `POST /challenge/request/solana`: what the message to sign will say.
 /// It is what a client sends, so it decodes strictly: optional fields may be
-/// left out, not sent as `null`, and `timeout` is a JSON integer.
+/// left out, not sent as `null`, and `timeout` is a whole JSON number.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -50,6 +61,7 @@ pub struct SolanaChallengeRequest {
     #[serde(deserialize_with = "known_network")]
     pub network: SolanaNetwork,
     /// Seconds the challenge stays valid, 15 to 120 (production requires it).
+    #[serde(deserialize_with = "whole_seconds")]
     pub timeout: u32,
     /// Human-readable ASCII statement shown to the end user, on one line.
     #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "Option::is_none")]
@@ -140,6 +152,7 @@ mod tests {
         };
         assert_eq!(parse(serde_json::json!({})).unwrap().resources, None, "optional fields may be left out");
         assert_eq!(parse(serde_json::json!({"timeout": 60})).unwrap().timeout, 60);
+        assert_eq!(parse(serde_json::json!({"timeout": 60.0})).unwrap().timeout, 60, "production types it a number");
         let without_timeout =
             serde_json::json!({"domain": "a.example", "uri": "u", "address": "x", "network": "devnet"});
         let missing = serde_json::from_value::<SolanaChallengeRequest>(without_timeout).unwrap_err();
@@ -151,6 +164,8 @@ mod tests {
             serde_json::json!({"statement": null}),
             serde_json::json!({"timeout": null}),
             serde_json::json!({"timeout": "60"}),
+            serde_json::json!({"timeout": 60.5}),
+            serde_json::json!({"timeout": -60}),
             serde_json::json!({"expirationTime": null}),
         ] {
             assert!(parse(refused.clone()).is_err(), "{refused}");

@@ -26,6 +26,12 @@ mod wallet_tokens;
 pub mod wire;
 
 pub use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256};
+
+/// A block's number (the spec's `BlockNumber`).
+pub type BlockNumber = u64;
+
+/// A transaction's hash (the spec's `TransactionHash`).
+pub type TransactionHash = B256;
 pub use auth::{
     SolanaChallengeRequest, SolanaChallengeResponse, SolanaNetwork, SolanaVerifiedChallenge, SolanaVerifyRequest,
 };
@@ -35,7 +41,7 @@ pub use lenient::{Lenient, MalformedHex};
 pub use nft::{
     ContractType, InvalidTokenIdFormat, Nft, NftAttribute, NftCollection, NftCollectionPage, NftLastSale, NftMedia,
     NftMediaCollection, NftMediaItem, NftPage, NftPaymentToken, NftPrices, NormalizedMetadata, SyncStatus,
-    TokenIdFormat, TraitValue, nft_token_hash,
+    TokenIdFormat, TraitValue, media_category, nft_token_hash,
 };
 pub use stream::{
     AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalanceType, StreamNativeBalances,

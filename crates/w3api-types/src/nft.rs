@@ -97,17 +97,20 @@ impl std::str::FromStr for TokenIdFormat {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftPage {
     /// Whether the contracts of the result are indexed.
-    pub status: SyncStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<SyncStatus>,
     /// Total number of NFTs across pages; `None` when not counted (production
     /// often sends `null`).
     #[serde_as(as = "Option<wire::NumOrStr>")]
     #[serde(default)]
     pub total: Option<u64>,
-    /// Number of this page, from 1.
+    /// Number of this page, from 1 (0 when an answer leaves it out).
     #[serde_as(as = "wire::NumOrStr")]
+    #[serde(default)]
     pub page: u64,
-    /// Number of items a full page holds.
+    /// Number of items a full page holds (0 when an answer leaves it out).
     #[serde_as(as = "wire::NumOrStr")]
+    #[serde(default)]
     pub page_size: u64,
     /// Cursor of the next page; `None` on the last page.
     #[serde(default)]
@@ -314,6 +317,9 @@ pub struct NormalizedMetadata {
     /// External page of the token.
     #[serde(default)]
     pub external_link: Option<String>,
+    /// The same page, under the second name production answers with.
+    #[serde(default)]
+    pub external_url: Option<String>,
     /// URL of an animation.
     #[serde(default)]
     pub animation_url: Option<String>,
@@ -371,7 +377,11 @@ pub enum TraitValue {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftMedia {
     /// Processing state, such as `success` or `processing`.
-    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// What the original media is: `image`, `audio` or `video`.
+    #[serde(default)]
+    pub category: Option<String>,
     /// The media as the metadata named it.
     #[serde(default)]
     pub original_media_url: Option<String>,
@@ -387,6 +397,13 @@ pub struct NftMedia {
     /// Previews in three sizes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_collection: Option<NftMediaCollection>,
+}
+
+/// What media of `mimetype` is, as `NftMedia::category` says it: `image`,
+/// `audio` or `video`; `None` for any other type.
+pub fn media_category(mimetype: &str) -> Option<&'static str> {
+    let top = mimetype.split('/').next().unwrap_or_default().trim();
+    ["image", "audio", "video"].into_iter().find(|category| top.eq_ignore_ascii_case(category))
 }
 
 /// Previews of an NFT's media in three sizes.
@@ -422,12 +439,15 @@ pub struct NftMediaItem {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NftCollectionPage {
     /// Whether the collections of the result are indexed.
-    pub status: SyncStatus,
-    /// Number of this page, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<SyncStatus>,
+    /// Number of this page, from 1 (0 when an answer leaves it out).
     #[serde_as(as = "wire::NumOrStr")]
+    #[serde(default)]
     pub page: u64,
-    /// Number of items a full page holds.
+    /// Number of items a full page holds (0 when an answer leaves it out).
     #[serde_as(as = "wire::NumOrStr")]
+    #[serde(default)]
     pub page_size: u64,
     /// Cursor of the next page; `None` on the last page.
     #[serde(default)]

@@ -190,8 +190,9 @@ pub struct StreamTrigger {
 pub enum TriggerInput {
     /// A value or a selector such as `$to`.
     One(String),
-    /// Values or selectors for an array argument.
-    Many(Vec<String>),
+    /// Values or selectors for an array argument; production types the
+    /// items as any JSON.
+    Many(Vec<serde_json::Value>),
 }
 
 /// One entry of a contract ABI: an event, a function, a constructor or an error.

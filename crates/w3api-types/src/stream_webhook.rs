@@ -33,18 +33,26 @@ pub struct StreamWebhook {
     pub txs: Vec<StreamTransaction>,
     /// Value moves inside contract calls that matched.
     pub txs_internal: Vec<StreamInternalTransaction>,
-    /// ERC20 `Transfer` events among the logs, decoded.
+    /// ERC20 `Transfer` events among the logs, decoded. This list and the
+    /// five after it are in every delivery; a payload kept by production's
+    /// history may lack them, and reads as empty lists.
+    #[serde(default)]
     pub erc20_transfers: Vec<StreamErc20Transfer>,
     /// ERC20 `Approval` events among the logs, decoded.
+    #[serde(default)]
     pub erc20_approvals: Vec<StreamErc20Approval>,
     /// NFT transfers among the logs, decoded.
+    #[serde(default)]
     pub nft_transfers: Vec<StreamNftTransfer>,
     /// NFT approvals by standard.
+    #[serde(default)]
     pub nft_approvals: StreamNftApprovals,
     /// NFT approvals of either standard.
+    #[serde(default)]
     pub nft_token_approvals: Vec<StreamNftTokenApproval>,
     /// Native balances after the block, of the addresses the stream's
     /// `getNativeBalances` selectors name.
+    #[serde(default)]
     pub native_balances: Vec<StreamNativeBalance>,
 }
 

@@ -24,12 +24,15 @@ pub struct TokenBalancePage {
     /// Number of this page, from 0 (production numbers token pages from 0,
     /// NFT pages from 1).
     #[serde_as(as = "wire::Num")]
+    #[serde(default)]
     pub page: u64,
     /// Number of items a full page holds.
     #[serde_as(as = "wire::Num")]
+    #[serde(default)]
     pub page_size: u64,
-    /// Block the balances are at.
-    #[serde_as(as = "Option<wire::Num>")]
+    /// Block the balances are at, written as decimal text as production
+    /// documents it; a JSON number is accepted on input.
+    #[serde_as(as = "Option<wire::DecStr>")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block_number: Option<u64>,
     /// One item per token, the native currency included unless excluded.

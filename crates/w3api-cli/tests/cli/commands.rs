@@ -113,7 +113,7 @@ fn every_token_parameter_is_a_flag() {
         "--to-block",
         "4000",
     ]);
-    assert_eq!(filtered["block_number"], 4000);
+    assert_eq!(filtered["block_number"], "4000", "a decimal string, as production documents it");
     let addresses: Vec<&str> =
         filtered["result"].as_array().unwrap().iter().map(|t| t["token_address"].as_str().unwrap()).collect();
     assert!(!addresses.is_empty() && addresses.iter().all(|a| picked.iter().any(|p| p == a)), "{addresses:?}");

@@ -55,7 +55,7 @@ fn one_block_a_second_for_ten_seconds_is_about_ten_blocks_that_wallets_follow() 
     for sender in senders.iter().take(3) {
         let before = get(&runtime, &base, &format!("/api/v2.2/wallets/{sender}/tokens?chain=eth&to_block={first}"));
         let now = get(&runtime, &base, &format!("/api/v2.2/wallets/{sender}/tokens?chain=eth")).json();
-        let at = now["block_number"].as_u64().unwrap();
+        let at: u64 = now["block_number"].as_str().unwrap().parse().unwrap();
         assert!(at >= last, "wallet tokens at block {at}, after block {last} was made");
         assert_ne!(native(&now), native(&before.json()), "{sender} paid for gas since block {first}");
         let balance = call(&runtime, &base, "eth_getBalance", json!([sender, format!("{at:#x}")]));

@@ -253,12 +253,34 @@ fn deliveries_their_history_and_the_refusals_of_the_server() {
 
     let logs: StreamDeliveryLogsPage = cli.json("GET", "/history/logs", &["streams", "logs", "--limit", "10"]);
     assert!(logs.result.iter().any(|l| l.stream_id == id && l.status_code == Some(200)), "{logs:?}");
+
+    // Production's filters, as flags.
+    let block = payload.block.number.as_str();
+    let transaction = payload.erc20_transfers[0].transaction_hash.as_str();
+    let carried: StreamHistoryPage =
+        cli.json("GET", "/history", &["streams", "history", "--transaction", transaction, "--chain", "eth"]);
+    assert!(!carried.result.is_empty(), "the delivery that carries {transaction}");
+    assert!(carried.result.iter().all(|d| d.tiny_payload.block == block), "{carried:?}");
+    let elsewhere: StreamHistoryPage = cli.json("GET", "/history", &["streams", "history", "--chain", "polygon"]);
+    assert_eq!(elsewhere.total, 0, "no stream watches polygon");
+    let failed: StreamDeliveryLogsPage =
+        cli.json("GET", "/history/logs", &["streams", "logs", "--stream", &id, "--outcome", "failed"]);
+    assert!(failed.result.is_empty(), "the receiver took every delivery: {failed:?}");
+    let at_block: StreamDeliveryLogsPage = cli.json(
+        "GET",
+        "/history/logs",
+        &["streams", "logs", "--outcome", "success", "--block", block, "--from", "0", "--to", "99999999999"],
+    );
+    assert!(!at_block.result.is_empty() && at_block.result.iter().all(|l| l.block_number.to_string() == block));
+    let paused: EvmStreamsPage = cli.json("GET", "/streams/evm", &["streams", "list", "--status", "paused"]);
+    assert_eq!(paused.total, 0, "the one stream is active");
+    let unknown_status = cli.failure(&["streams", "list", "--status", "deleted"]);
+    assert!(unknown_status.contains("400 Bad Request: status"), "{unknown_status}");
     let all: StreamUsageStats = cli.json("GET", "/stats", &["streams", "stats"]);
     assert!(all.total_webhooks_delivered >= stats.total_webhooks_delivered, "{all:?}");
     assert!(cli.text(&["streams", "stats"]).contains(&id));
 
     // What a stream of these settings gets for a block, without a stream.
-    let block = payload.block.number.as_str();
     let line = format!(
         "streams preview --chain eth --block {block} --topic0 {TRANSFER} --all-addresses --contract-logs --abi {abi}"
     );

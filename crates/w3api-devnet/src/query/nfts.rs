@@ -130,7 +130,8 @@ impl ChainData {
             metadata: Some(metadata.to_json()),
             normalized_metadata: Some(self.normalized_metadata(holding.collection, metadata)),
             media: Some(NftMedia {
-                status: "success".into(),
+                status: Some("success".into()),
+                category: w3api_types::media_category("image/png").map(str::to_owned),
                 original_media_url: Some(metadata.image.clone()),
                 updated_at: Some(synced),
                 mimetype: Some("image/png".into()),
@@ -160,6 +161,7 @@ impl ChainData {
             description: Some(metadata.description.clone()),
             image: Some(metadata.image.clone()),
             external_link: Some(metadata.external_url.clone()),
+            external_url: Some(metadata.external_url.clone()),
             animation_url: None,
             attributes: Some(
                 metadata

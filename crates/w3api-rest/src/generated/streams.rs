@@ -427,10 +427,12 @@ Sends a `GET` request to `/streams/evm`
 Arguments:
 - `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
 - `limit`: Page size, at most 100.
+- `status`: Only the streams in this status.
 ```ignore
 let response = client.get_streams()
     .cursor(cursor)
     .limit(limit)
+    .status(status)
     .send()
     .await;
 ```*/
@@ -605,16 +607,26 @@ let response = client.set_settings()
 Sends a `GET` request to `/history`
 
 Arguments:
+- `block_number`: Only deliveries of blocks with one of these numbers. Sent as repeated keys; servers also accept `blockNumber[]=`.
+- `chain_id`: Only deliveries of blocks of these chains, by hex id. Sent as repeated keys (`chainId=0x1&chainId=0x89`); servers also accept `chainId[]=`.
 - `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
 - `exclude_payload`: Leave out each delivery's payload.
+- `from_timestamp`: Only what happened at this time or later (a delivery when it was queued, an attempt when it was made), in Unix seconds; a value of 10^12 or more is read as Unix milliseconds.
 - `limit`: Page size, at most 100.
 - `stream_id`: Only the deliveries of this stream.
+- `to_timestamp`: Only what happened at this time or earlier, as `fromTimestamp` reads it.
+- `transaction_hash`: Only deliveries that carry this transaction (in `txs`, `logs` or `txsInternal`).
 ```ignore
 let response = client.get_history()
+    .block_number(block_number)
+    .chain_id(chain_id)
     .cursor(cursor)
     .exclude_payload(exclude_payload)
+    .from_timestamp(from_timestamp)
     .limit(limit)
     .stream_id(stream_id)
+    .to_timestamp(to_timestamp)
+    .transaction_hash(transaction_hash)
     .send()
     .await;
 ```*/
@@ -626,12 +638,26 @@ let response = client.get_history()
 Sends a `GET` request to `/history/logs`
 
 Arguments:
+- `block_number`: Only deliveries of blocks with one of these numbers. Sent as repeated keys; servers also accept `blockNumber[]=`.
+- `chain_id`: Only deliveries of blocks of these chains, by hex id. Sent as repeated keys (`chainId=0x1&chainId=0x89`); servers also accept `chainId[]=`.
 - `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `delivery_status`: Only the attempts with one of these outcomes. Sent as repeated keys; servers also accept `deliveryStatus[]=`.
+- `from_timestamp`: Only what happened at this time or later (a delivery when it was queued, an attempt when it was made), in Unix seconds; a value of 10^12 or more is read as Unix milliseconds.
 - `limit`: Page size, at most 100.
+- `stream_id`: Only the attempts of this stream's deliveries.
+- `to_timestamp`: Only what happened at this time or earlier, as `fromTimestamp` reads it.
+- `transaction_hash`: Only deliveries that carry this transaction (in `txs`, `logs` or `txsInternal`).
 ```ignore
 let response = client.get_delivery_logs()
+    .block_number(block_number)
+    .chain_id(chain_id)
     .cursor(cursor)
+    .delivery_status(delivery_status)
+    .from_timestamp(from_timestamp)
     .limit(limit)
+    .stream_id(stream_id)
+    .to_timestamp(to_timestamp)
+    .transaction_hash(transaction_hash)
     .send()
     .await;
 ```*/
@@ -956,6 +982,7 @@ pub mod builder {
         client: &'a super::Client,
         cursor: Result<Option<types::GetStreamsCursor>, String>,
         limit: Result<::std::num::NonZeroU64, String>,
+        status: Result<Option<w3api_types::StreamStatus>, String>,
     }
     impl<'a> GetStreams<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -963,6 +990,7 @@ pub mod builder {
                 client: client,
                 cursor: Ok(None),
                 limit: Err("limit was not initialized".to_string()),
+                status: Ok(None),
             }
         }
         pub fn cursor<V>(mut self, value: V) -> Self
@@ -989,6 +1017,19 @@ pub mod builder {
                 });
             self
         }
+        pub fn status<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::StreamStatus>,
+        {
+            self.status = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: StreamStatus` for status failed"
+                        .to_string()
+                });
+            self
+        }
         ///Sends a `GET` request to `/streams/evm`
         pub async fn send(
             self,
@@ -996,9 +1037,10 @@ pub mod builder {
             ResponseValue<w3api_types::EvmStreamsPage>,
             Error<w3api_types::Error>,
         > {
-            let Self { client, cursor, limit } = self;
+            let Self { client, cursor, limit, status } = self;
             let cursor = cursor.map_err(Error::InvalidRequest)?;
             let limit = limit.map_err(Error::InvalidRequest)?;
+            let status = status.map_err(Error::InvalidRequest)?;
             let url = format!("{}/streams/evm", client.baseurl,);
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -1018,6 +1060,7 @@ pub mod builder {
                 )
                 .query(&progenitor_client::QueryParam::new("cursor", &cursor))
                 .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("status", &status))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -1989,20 +2032,56 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetHistory<'a> {
         client: &'a super::Client,
+        block_number: Result<Option<::std::vec::Vec<w3api_types::BlockNumber>>, String>,
+        chain_id: Result<Option<::std::vec::Vec<w3api_types::Chain>>, String>,
         cursor: Result<Option<types::GetHistoryCursor>, String>,
         exclude_payload: Result<Option<bool>, String>,
+        from_timestamp: Result<Option<f64>, String>,
         limit: Result<::std::num::NonZeroU64, String>,
         stream_id: Result<Option<::uuid::Uuid>, String>,
+        to_timestamp: Result<Option<f64>, String>,
+        transaction_hash: Result<Option<w3api_types::TransactionHash>, String>,
     }
     impl<'a> GetHistory<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
+                block_number: Ok(None),
+                chain_id: Ok(None),
                 cursor: Ok(None),
                 exclude_payload: Ok(None),
+                from_timestamp: Ok(None),
                 limit: Err("limit was not initialized".to_string()),
                 stream_id: Ok(None),
+                to_timestamp: Ok(None),
+                transaction_hash: Ok(None),
             }
+        }
+        pub fn block_number<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::BlockNumber>>,
+        {
+            self.block_number = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: BlockNumber >` for block_number failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Chain>>,
+        {
+            self.chain_id = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Chain >` for chain_id failed"
+                        .to_string()
+                });
+            self
         }
         pub fn cursor<V>(mut self, value: V) -> Self
         where
@@ -2025,6 +2104,18 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `bool` for exclude_payload failed".to_string()
+                });
+            self
+        }
+        pub fn from_timestamp<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<f64>,
+        {
+            self.from_timestamp = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `f64` for from_timestamp failed".to_string()
                 });
             self
         }
@@ -2052,6 +2143,29 @@ pub mod builder {
                 });
             self
         }
+        pub fn to_timestamp<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<f64>,
+        {
+            self.to_timestamp = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `f64` for to_timestamp failed".to_string());
+            self
+        }
+        pub fn transaction_hash<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TransactionHash>,
+        {
+            self.transaction_hash = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TransactionHash` for transaction_hash failed"
+                        .to_string()
+                });
+            self
+        }
         ///Sends a `GET` request to `/history`
         pub async fn send(
             self,
@@ -2059,11 +2173,27 @@ pub mod builder {
             ResponseValue<w3api_types::StreamHistoryPage>,
             Error<w3api_types::Error>,
         > {
-            let Self { client, cursor, exclude_payload, limit, stream_id } = self;
+            let Self {
+                client,
+                block_number,
+                chain_id,
+                cursor,
+                exclude_payload,
+                from_timestamp,
+                limit,
+                stream_id,
+                to_timestamp,
+                transaction_hash,
+            } = self;
+            let block_number = block_number.map_err(Error::InvalidRequest)?;
+            let chain_id = chain_id.map_err(Error::InvalidRequest)?;
             let cursor = cursor.map_err(Error::InvalidRequest)?;
             let exclude_payload = exclude_payload.map_err(Error::InvalidRequest)?;
+            let from_timestamp = from_timestamp.map_err(Error::InvalidRequest)?;
             let limit = limit.map_err(Error::InvalidRequest)?;
             let stream_id = stream_id.map_err(Error::InvalidRequest)?;
+            let to_timestamp = to_timestamp.map_err(Error::InvalidRequest)?;
+            let transaction_hash = transaction_hash.map_err(Error::InvalidRequest)?;
             let url = format!("{}/history", client.baseurl,);
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -2081,6 +2211,8 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("blockNumber", &block_number))
+                .query(&progenitor_client::QueryParam::new("chainId", &chain_id))
                 .query(&progenitor_client::QueryParam::new("cursor", &cursor))
                 .query(
                     &progenitor_client::QueryParam::new(
@@ -2088,8 +2220,18 @@ pub mod builder {
                         &exclude_payload,
                     ),
                 )
+                .query(
+                    &progenitor_client::QueryParam::new("fromTimestamp", &from_timestamp),
+                )
                 .query(&progenitor_client::QueryParam::new("limit", &limit))
                 .query(&progenitor_client::QueryParam::new("streamId", &stream_id))
+                .query(&progenitor_client::QueryParam::new("toTimestamp", &to_timestamp))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "transactionHash",
+                        &transaction_hash,
+                    ),
+                )
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -2125,16 +2267,59 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetDeliveryLogs<'a> {
         client: &'a super::Client,
+        block_number: Result<Option<::std::vec::Vec<w3api_types::BlockNumber>>, String>,
+        chain_id: Result<Option<::std::vec::Vec<w3api_types::Chain>>, String>,
         cursor: Result<Option<types::GetDeliveryLogsCursor>, String>,
+        delivery_status: Result<
+            Option<::std::vec::Vec<w3api_types::DeliveryStatus>>,
+            String,
+        >,
+        from_timestamp: Result<Option<f64>, String>,
         limit: Result<::std::num::NonZeroU64, String>,
+        stream_id: Result<Option<::uuid::Uuid>, String>,
+        to_timestamp: Result<Option<f64>, String>,
+        transaction_hash: Result<Option<w3api_types::TransactionHash>, String>,
     }
     impl<'a> GetDeliveryLogs<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
+                block_number: Ok(None),
+                chain_id: Ok(None),
                 cursor: Ok(None),
+                delivery_status: Ok(None),
+                from_timestamp: Ok(None),
                 limit: Err("limit was not initialized".to_string()),
+                stream_id: Ok(None),
+                to_timestamp: Ok(None),
+                transaction_hash: Ok(None),
             }
+        }
+        pub fn block_number<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::BlockNumber>>,
+        {
+            self.block_number = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: BlockNumber >` for block_number failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Chain>>,
+        {
+            self.chain_id = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Chain >` for chain_id failed"
+                        .to_string()
+                });
+            self
         }
         pub fn cursor<V>(mut self, value: V) -> Self
         where
@@ -2145,6 +2330,31 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `GetDeliveryLogsCursor` for cursor failed".to_string()
+                });
+            self
+        }
+        pub fn delivery_status<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::DeliveryStatus>>,
+        {
+            self.delivery_status = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: DeliveryStatus >` for delivery_status failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn from_timestamp<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<f64>,
+        {
+            self.from_timestamp = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `f64` for from_timestamp failed".to_string()
                 });
             self
         }
@@ -2160,6 +2370,41 @@ pub mod builder {
                 });
             self
         }
+        pub fn stream_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::uuid::Uuid>,
+        {
+            self.stream_id = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for stream_id failed".to_string()
+                });
+            self
+        }
+        pub fn to_timestamp<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<f64>,
+        {
+            self.to_timestamp = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `f64` for to_timestamp failed".to_string());
+            self
+        }
+        pub fn transaction_hash<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TransactionHash>,
+        {
+            self.transaction_hash = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TransactionHash` for transaction_hash failed"
+                        .to_string()
+                });
+            self
+        }
         ///Sends a `GET` request to `/history/logs`
         pub async fn send(
             self,
@@ -2167,9 +2412,27 @@ pub mod builder {
             ResponseValue<w3api_types::StreamDeliveryLogsPage>,
             Error<w3api_types::Error>,
         > {
-            let Self { client, cursor, limit } = self;
+            let Self {
+                client,
+                block_number,
+                chain_id,
+                cursor,
+                delivery_status,
+                from_timestamp,
+                limit,
+                stream_id,
+                to_timestamp,
+                transaction_hash,
+            } = self;
+            let block_number = block_number.map_err(Error::InvalidRequest)?;
+            let chain_id = chain_id.map_err(Error::InvalidRequest)?;
             let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let delivery_status = delivery_status.map_err(Error::InvalidRequest)?;
+            let from_timestamp = from_timestamp.map_err(Error::InvalidRequest)?;
             let limit = limit.map_err(Error::InvalidRequest)?;
+            let stream_id = stream_id.map_err(Error::InvalidRequest)?;
+            let to_timestamp = to_timestamp.map_err(Error::InvalidRequest)?;
+            let transaction_hash = transaction_hash.map_err(Error::InvalidRequest)?;
             let url = format!("{}/history/logs", client.baseurl,);
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
             header_map
@@ -2187,8 +2450,27 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("blockNumber", &block_number))
+                .query(&progenitor_client::QueryParam::new("chainId", &chain_id))
                 .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "deliveryStatus",
+                        &delivery_status,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new("fromTimestamp", &from_timestamp),
+                )
                 .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("streamId", &stream_id))
+                .query(&progenitor_client::QueryParam::new("toTimestamp", &to_timestamp))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "transactionHash",
+                        &transaction_hash,
+                    ),
+                )
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {

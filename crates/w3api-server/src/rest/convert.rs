@@ -192,7 +192,8 @@ mod tests {
             metadata: Some("{}".into()),
             normalized_metadata: Some(Default::default()),
             media: Some(w3api_types::NftMedia {
-                status: "success".into(),
+                status: Some("success".into()),
+                category: None,
                 original_media_url: None,
                 updated_at: None,
                 mimetype: None,

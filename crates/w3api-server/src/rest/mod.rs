@@ -115,7 +115,7 @@ async fn wallet_nfts<S: DataSource>(
     let at_block = WalletNftsQuery { at_block: Some(block), ..query.clone() };
     let answer = app.source.wallet_nfts(at_block, walk.request.clone()).await?;
     Ok(JsonAnswer(NftPage {
-        status: answer.status,
+        status: Some(answer.status),
         total: answer.total,
         page: walk.page,
         page_size: paging.limit,
@@ -133,7 +133,7 @@ async fn wallet_collections<S: DataSource>(
     let at_block = WalletCollectionsQuery { at_block: Some(block), ..query.clone() };
     let answer = app.source.wallet_collections(at_block, walk.request.clone()).await?;
     Ok(JsonAnswer(NftCollectionPage {
-        status: answer.status,
+        status: Some(answer.status),
         page: walk.page,
         page_size: paging.limit,
         cursor: app.cursors.next(&walk, &(&query, token_counts), block, answer.holdings.next),

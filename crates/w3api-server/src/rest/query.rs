@@ -101,16 +101,19 @@ impl<'a> Query<'a> {
         .unwrap_or(false)
     }
 
-    /// A non-negative integer within the parameter's maximum.
+    /// A single-valued parameter read by `parse`, whose error says what
+    /// was expected.
+    pub(crate) fn value<T>(&mut self, param: &Param, parse: impl FnOnce(&str) -> Result<T, String>) -> Option<T> {
+        self.parsed(param.name, parse)
+    }
+
+    /// A non-negative integer within the parameter's maximum, written in
+    /// digits or as any JSON number that is whole (`12.0`, `1.2e1`), as
+    /// clients that type the parameter a number send it.
     pub(crate) fn integer(&mut self, param: &Param) -> Option<u64> {
         let max = param.maximum().unwrap_or(u64::MAX);
         self.parsed(param.name, |v| {
-            let expected = || format!("an integer from 0 to {max}");
-            // Digits past u64 are still an integer: it saturates, so a huge
-            // `to_block` means "the newest block" rather than an error.
-            let parsed =
-                (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())).then(|| v.parse::<u64>().unwrap_or(u64::MAX));
-            parsed.filter(|n| *n <= max).ok_or_else(expected)
+            whole_number(v).filter(|n| *n <= max).ok_or_else(|| format!("an integer from 0 to {max}"))
         })
     }
 
@@ -161,16 +164,23 @@ impl<'a> Query<'a> {
 
     /// An array of addresses, no more than the parameter's `maxItems`.
     pub(crate) fn addresses(&mut self, param: &Param) -> Vec<Address> {
+        self.list(param, "addresses", parse_address)
+    }
+
+    /// Every value of an array parameter, each read by `parse`, whose error
+    /// says what was expected; no more than the parameter's `maxItems` (the
+    /// problem then counts them as `items`).
+    pub(crate) fn list<T>(&mut self, param: &Param, items: &str, parse: impl Fn(&str) -> Result<T, String>) -> Vec<T> {
         let (name, max) = (param.name, param.max_items().map_or(usize::MAX, |m| m as usize));
         let values = self.many(name);
         if values.len() > max {
-            self.problem(name, format_args!("{} addresses given; at most {max} are allowed", values.len()));
+            self.problem(name, format_args!("{} {items} given; at most {max} are allowed", values.len()));
             return Vec::new();
         }
         values
             .into_iter()
-            .filter_map(|value| match parse_address(&value) {
-                Ok(address) => Some(address),
+            .filter_map(|value| match parse(&value) {
+                Ok(parsed) => Some(parsed),
                 Err(expected) => {
                     self.problem(name, format_args!("{value:?} is not {expected}"));
                     None
@@ -219,6 +229,27 @@ fn array_key(key: &str) -> Option<(&str, Option<u64>)> {
         return Some((name, None));
     }
     inner.parse().ok().map(|index| (name, Some(index)))
+}
+
+/// A whole non-negative number: digits (past `u64` it saturates, so a huge
+/// `to_block` means "the newest block" rather than an error), or a JSON
+/// number with no fraction.
+pub(crate) fn whole_number(text: &str) -> Option<u64> {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(text.parse::<u64>().unwrap_or(u64::MAX));
+    }
+    let number = is_json_number(text).then(|| text.parse::<f64>().ok()).flatten()?;
+    // A float past u64 saturates when cast, as digits do.
+    (number >= 0.0 && number.fract() == 0.0).then_some(number as u64)
+}
+
+/// One of the values a version knows of an open enum, by its wire text;
+/// the error lists them.
+pub(crate) fn known_value<T: Clone + std::fmt::Display>(known: &[T], text: &str) -> Result<T, String> {
+    known.iter().find(|value| value.to_string() == text).cloned().ok_or_else(|| {
+        let names: Vec<String> = known.iter().map(ToString::to_string).collect();
+        format!("one of {}", names.join(", "))
+    })
 }
 
 /// An address: `0x` and 40 hex digits, any letter case.
@@ -349,11 +380,25 @@ mod tests {
     }
 
     #[test]
-    fn integers_take_digits_only() {
-        for bad in ["-1", "1.5", "1e3", "", " 5", "+5", "0x10"] {
-            let raw = format!("n={}", bad.replace('+', "%2B").replace(' ', "%20"));
+    fn integers_take_digits_or_whole_json_numbers() {
+        let read = |text: &str| {
+            let raw = format!("n={}", text.replace('+', "%2B").replace(' ', "%20"));
             let mut query = Query::parse(Some(&raw));
-            assert_eq!(query.integer(&Param { name: "n", ..wallet::TO_BLOCK }), None, "{bad:?}");
+            query.integer(&Param { name: "n", ..wallet::TO_BLOCK })
+        };
+        for bad in ["-1", "1.5", "1e-3", "", " 5", "+5", "0x10", "01.0", "1.", "NaN"] {
+            assert_eq!(read(bad), None, "{bad:?}");
         }
+        let whole =
+            [("12", 12), ("12.0", 12), ("1.2e1", 12), ("1e3", 1000), ("-0", 0), ("99999999999999999999", u64::MAX)];
+        for (text, value) in whole {
+            assert_eq!(read(text), Some(value), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn chain_aliases_production_renamed_are_read() {
+        assert_eq!(data_api_chain("0x31769"), Some(Chain::RoninTestnet), "production's newer id");
+        assert_eq!(data_api_chain("0x7e5"), Some(Chain::RoninTestnet), "the id its documentation pages give");
     }
 }

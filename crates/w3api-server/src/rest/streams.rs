@@ -1,6 +1,7 @@
 //! The streams management operations and the deliveries page: requests
 //! read into the streams service's arguments, its answers written as JSON.
 
+use std::str::FromStr;
 use std::sync::Arc;
 
 use axum::Router;
@@ -9,21 +10,22 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
 use w3api_source::DataSource;
-use w3api_streams::{DashboardDelivery, StreamsError};
+use w3api_streams::{AttemptFilter, DashboardDelivery, DeliveryFilter, StreamsError};
 use w3api_types::params::Param;
 use w3api_types::params::operations::{get_delivery_logs, get_history, get_stream_addresses, get_streams};
 use w3api_types::{
-    EvmStream, EvmStreamCreate, EvmStreamUpdate, EvmStreamsPage, StreamAddressChange, StreamAddressResponse,
-    StreamAddressesPage, StreamBlockRequest, StreamDeliveryLogsPage, StreamHistoryItem, StreamHistoryPage,
-    StreamSettings, StreamStatusUpdate, StreamUsageStats, StreamWebhook,
+    Chain, DeliveryStatus, EvmStream, EvmStreamCreate, EvmStreamUpdate, EvmStreamsPage, StreamAddressChange,
+    StreamAddressResponse, StreamAddressesPage, StreamBlockRequest, StreamDeliveryLogsPage, StreamHistoryItem,
+    StreamHistoryPage, StreamSettings, StreamStatus, StreamStatusUpdate, StreamUsageStats, StreamWebhook,
 };
 
 use super::answer::JsonAnswer;
 use super::body::JsonBody;
-use super::query::Query;
+use super::query::{Query, known_value, whole_number};
 use crate::App;
 use crate::error::ApiError;
 
@@ -146,8 +148,11 @@ async fn query_of<T>(parts: &mut Parts, read: impl FnOnce(&mut Query) -> T) -> R
     Ok(value)
 }
 
-/// `getStreams` and `getDeliveryLogs`: a page.
-struct PageRequest(Page);
+/// `getStreams`: a page, of the streams in a status if one is given.
+struct StreamsRequest {
+    page: Page,
+    status: Option<StreamStatus>,
+}
 
 /// `getStreamAddresses`: a page.
 struct AddressesRequest(Page);
@@ -156,21 +161,111 @@ struct AddressesRequest(Page);
 struct HistoryRequest {
     page: Page,
     exclude_payload: bool,
-    stream: Option<Uuid>,
+    filter: DeliveryFilter,
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for PageRequest {
+/// `getDeliveryLogs`.
+struct LogsRequest {
+    page: Page,
+    filter: AttemptFilter,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for StreamsRequest {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        // Both listings take the same parameters (checked in the spec suite).
-        let (limit, cursor) = if parts.uri.path().starts_with("/history") {
-            (get_delivery_logs::LIMIT, get_delivery_logs::CURSOR)
-        } else {
-            (get_streams::LIMIT, get_streams::CURSOR)
-        };
-        query_of(parts, |q| PageRequest(Page::read(q, &limit, &cursor))).await
+        use get_streams as op;
+        query_of(parts, |q| StreamsRequest {
+            page: Page::read(q, &op::LIMIT, &op::CURSOR),
+            status: q.value(&op::STATUS, |v| known_value(StreamStatus::KNOWN, v)),
+        })
+        .await
     }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for LogsRequest {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        use get_delivery_logs as op;
+        query_of(parts, |q| {
+            let page = Page::read(q, &op::LIMIT, &op::CURSOR);
+            let stream = q.value(&op::STREAM_ID, uuid);
+            let outcomes = q.list(&op::DELIVERY_STATUS, "statuses", |v| known_value(DeliveryStatus::KNOWN, v));
+            let where_ = history_where!(op);
+            let deliveries = DeliveryFilter { stream, ..where_.read(q) };
+            // Both outcomes asked for, or none, is no condition.
+            let delivered =
+                match (outcomes.contains(&DeliveryStatus::Success), outcomes.contains(&DeliveryStatus::Failed)) {
+                    (true, false) => Some(true),
+                    (false, true) => Some(false),
+                    _ => None,
+                };
+            LogsRequest { page, filter: AttemptFilter { deliveries, delivered } }
+        })
+        .await
+    }
+}
+
+/// The filters `getHistory` and `getDeliveryLogs` share, by their
+/// parameters in one operation.
+struct HistoryWhere {
+    transaction: &'static Param,
+    chains: &'static Param,
+    blocks: &'static Param,
+    from: &'static Param,
+    to: &'static Param,
+}
+
+/// The [`HistoryWhere`] of the operation whose parameter table is `$op`.
+macro_rules! history_where {
+    ($op:ident) => {
+        HistoryWhere {
+            transaction: &$op::TRANSACTION_HASH,
+            chains: &$op::CHAIN_ID,
+            blocks: &$op::BLOCK_NUMBER,
+            from: &$op::FROM_TIMESTAMP,
+            to: &$op::TO_TIMESTAMP,
+        }
+    };
+}
+use history_where;
+
+impl HistoryWhere {
+    fn read(&self, q: &mut Query) -> DeliveryFilter {
+        let transaction = q.value(self.transaction, transaction_hash);
+        let chains = q.list(self.chains, "chains", |v| {
+            Chain::from_str(v).ok().and_then(Chain::hex_id).ok_or_else(|| "a chain's hex id".to_string())
+        });
+        let blocks = q.list(self.blocks, "blocks", |v| whole_number(v).ok_or_else(|| "a block number".to_string()));
+        let from = q.number(self.from).map(unix_time);
+        let to = q.number(self.to).map(unix_time);
+        if let (Some(from), Some(to)) = (from, to)
+            && from > to
+        {
+            q.problem(self.from.name, format_args!("is after {}", self.to.name));
+        }
+        DeliveryFilter { stream: None, transaction, chain_ids: chains, block_numbers: blocks, from, to }
+    }
+}
+
+/// A UUID, as a query value.
+fn uuid(text: &str) -> Result<Uuid, String> {
+    Uuid::try_parse(text).map_err(|_| "a UUID".into())
+}
+
+/// A transaction hash, lowercase as deliveries keep it.
+fn transaction_hash(text: &str) -> Result<String, String> {
+    let hex = text.strip_prefix("0x").filter(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    hex.map(|hex| format!("0x{}", hex.to_ascii_lowercase())).ok_or_else(|| "a 0x-prefixed 32-byte hex hash".into())
+}
+
+/// A time given in Unix seconds, or in Unix milliseconds when it is 10^12
+/// or more (a time in seconds that large is 30,000 years away).
+fn unix_time(value: f64) -> DateTime<Utc> {
+    let millis = if value >= 1e12 { value } else { value * 1000.0 };
+    // Past what chrono holds, the latest time it holds: a bound beyond it bounds nothing.
+    DateTime::from_timestamp_millis(millis as i64).unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for AddressesRequest {
@@ -187,17 +282,20 @@ impl<S: Send + Sync> FromRequestParts<S> for HistoryRequest {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         use get_history as op;
-        let (page, exclude_payload, stream) = query_of(parts, |q| {
-            (Page::read(q, &op::LIMIT, &op::CURSOR), q.flag(&op::EXCLUDE_PAYLOAD), q.one(&op::STREAM_ID))
+        query_of(parts, |q| {
+            let page = Page::read(q, &op::LIMIT, &op::CURSOR);
+            let exclude_payload = q.flag(&op::EXCLUDE_PAYLOAD);
+            let stream = q.value(&op::STREAM_ID, uuid);
+            let where_ = history_where!(op);
+            HistoryRequest { page, exclude_payload, filter: DeliveryFilter { stream, ..where_.read(q) } }
         })
-        .await?;
-        let stream = stream.map(|id| uuid_of(op::STREAM_ID.name, &id)).transpose()?;
-        Ok(HistoryRequest { page, exclude_payload, stream })
+        .await
     }
 }
 
-async fn list<S: DataSource>(State(app): State<Arc<App<S>>>, PageRequest(page): PageRequest) -> Answer<EvmStreamsPage> {
-    Ok(JsonAnswer(app.streams.list(page.limit, page.cursor.as_deref()).await?))
+async fn list<S: DataSource>(State(app): State<Arc<App<S>>>, request: StreamsRequest) -> Answer<EvmStreamsPage> {
+    let StreamsRequest { page, status } = request;
+    Ok(JsonAnswer(app.streams.list(page.limit, page.cursor.as_deref(), status.as_ref()).await?))
 }
 
 async fn create<S: DataSource>(
@@ -291,15 +389,16 @@ async fn set_settings<S: DataSource>(
 }
 
 async fn history<S: DataSource>(State(app): State<Arc<App<S>>>, request: HistoryRequest) -> Answer<StreamHistoryPage> {
-    let HistoryRequest { page, exclude_payload, stream } = request;
-    Ok(JsonAnswer(app.streams.history(page.limit, page.cursor.as_deref(), exclude_payload, stream).await?))
+    let HistoryRequest { page, exclude_payload, filter } = request;
+    Ok(JsonAnswer(app.streams.history(page.limit, page.cursor.as_deref(), exclude_payload, &filter).await?))
 }
 
 async fn delivery_logs<S: DataSource>(
     State(app): State<Arc<App<S>>>,
-    PageRequest(page): PageRequest,
+    request: LogsRequest,
 ) -> Answer<StreamDeliveryLogsPage> {
-    Ok(JsonAnswer(app.streams.delivery_logs(page.limit, page.cursor.as_deref()).await?))
+    let LogsRequest { page, filter } = request;
+    Ok(JsonAnswer(app.streams.delivery_logs(page.limit, page.cursor.as_deref(), &filter).await?))
 }
 
 async fn replay<S: DataSource>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<StreamHistoryItem> {

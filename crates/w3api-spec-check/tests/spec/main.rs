@@ -9,5 +9,6 @@ use {chrono as _, jsonschema as _, schemars as _, serde_norway as _, serde_with 
 mod drift;
 mod examples;
 mod fixtures;
+mod production_reference;
 mod roundtrip;
 mod spec_shape;

@@ -7,8 +7,9 @@ use uuid::Uuid;
 
 use crate::sql::SqlStore;
 use crate::sql::columns::Columns;
+use crate::sql::history::Conditions;
 use crate::sql::run::{MOST_VALUES, Sql, Statement, Tx, tuples};
-use crate::{Attempt, AttemptOutcome, AttemptRecord, DeliveryState, Listing, StoreError};
+use crate::{Attempt, AttemptFilter, AttemptOutcome, AttemptRecord, DeliveryState, Listing, StoreError};
 
 /// An attempt's columns, with its delivery's, as [`attempt_from`] reads
 /// them; `a` is the attempt, `d` its delivery.
@@ -108,19 +109,32 @@ async fn settle<DB: Sql>(tx: &mut Tx<DB>, batch: &[&Attempt]) -> Result<HashMap<
         .collect()
 }
 
-/// Up to `limit` attempts recorded before the one numbered `before`, newest first.
+/// Up to `limit` attempts that `filter` selects, recorded before the one
+/// numbered `before`, newest first.
 pub(super) async fn log<DB: Sql>(
     store: &SqlStore<DB>,
+    filter: &AttemptFilter,
     before: Option<i64>,
     limit: usize,
 ) -> Result<Listing<AttemptRecord>, StoreError> {
-    let page = format!(
-        "SELECT {ATTEMPT} FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id \
-         WHERE a.seq < $1 ORDER BY a.seq DESC LIMIT $2"
-    );
-    let rows = store.fetch(Statement::new(page).bind(before.unwrap_or(i64::MAX)).bind(limit)).await?;
+    const JOINED: &str = "FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id";
+    let page = conditions(filter, 3);
+    let select = format!("SELECT {ATTEMPT} {JOINED} WHERE a.seq < $1{} ORDER BY a.seq DESC LIMIT $2", page.sql);
+    let select = page.statement(select).bind(before.unwrap_or(i64::MAX)).bind(limit).bind_each(page.values);
+    let counted = conditions(filter, 1);
+    let count = counted.statement(format!("SELECT count(*) {JOINED} WHERE TRUE{}", counted.sql));
+    let rows = store.fetch(select).await?;
     let items = rows.iter().map(attempt_from::<DB>).collect::<Result<_, _>>()?;
-    Ok(Listing { items, total: store.count(Statement::new("SELECT count(*) FROM delivery_attempts")).await? })
+    Ok(Listing { items, total: store.count(count.bind_each(counted.values)).await? })
+}
+
+/// The conditions of `filter` on attempts `a` of deliveries `d`, numbered from `first`.
+fn conditions(filter: &AttemptFilter, first: usize) -> Conditions {
+    let mut conditions = Conditions::of_deliveries(&filter.deliveries, "a.attempted_at", first);
+    if let Some(delivered) = filter.delivered {
+        conditions.add("a.delivered = {}", [delivered]);
+    }
+    conditions
 }
 
 /// An attempt, read as [`ATTEMPT`] lists its columns.

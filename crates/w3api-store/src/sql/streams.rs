@@ -39,13 +39,21 @@ pub(super) async fn get<DB: Sql>(store: &SqlStore<DB>, id: Uuid) -> Result<Optio
 /// Up to `limit` streams created after the one numbered `after`, oldest first.
 pub(super) async fn list<DB: Sql>(
     store: &SqlStore<DB>,
+    status: Option<&str>,
     after: Option<i64>,
     limit: usize,
 ) -> Result<Listing<StoredStream>, StoreError> {
-    let page = format!("SELECT {COLUMNS} FROM streams WHERE seq > $1 ORDER BY seq LIMIT $2");
-    let rows = store.fetch(Statement::new(page).bind(after.unwrap_or(i64::MIN)).bind(limit)).await?;
+    let in_status = if status.is_some() { " AND status = $3" } else { "" };
+    let page = format!("SELECT {COLUMNS} FROM streams WHERE seq > $1{in_status} ORDER BY seq LIMIT $2");
+    let page = Statement::new(page).bind(after.unwrap_or(i64::MIN)).bind(limit).bind_each(status);
+    let rows = store.fetch(page).await?;
     let items = rows.iter().map(stream_from::<DB>).collect::<Result<_, _>>()?;
-    Ok(Listing { items, total: store.count(Statement::new("SELECT count(*) FROM streams")).await? })
+    let count = if status.is_some() {
+        "SELECT count(*) FROM streams WHERE status = $1"
+    } else {
+        "SELECT count(*) FROM streams"
+    };
+    Ok(Listing { items, total: store.count(Statement::new(count).bind_each(status)).await? })
 }
 
 /// Sets the settings of the stream `id`.

@@ -14,8 +14,8 @@ use uuid::Uuid;
 use super::streams::new_stream;
 use super::{CAPACITY, collection, fresh_id, shared, stores};
 use crate::{
-    Attempt, AttemptOutcome, AttemptRecord, Delivery, DeliveryState, Location, NewDelivery, Records, Settings, Store,
-    StreamStats, open,
+    Attempt, AttemptFilter, AttemptOutcome, AttemptRecord, Delivery, DeliveryFilter, DeliveryState, Listing, Location,
+    NewDelivery, Records, Settings, Store, StreamStats, open,
 };
 
 /// No delivery's id: what a claim takes when nothing is due.
@@ -66,10 +66,16 @@ fn delivery(stream_id: Uuid, block: u64, due: DateTime<Utc>) -> NewDelivery {
         confirmed: false,
         payload: format!(r#"{{"block":{{"number":"{block}"}},"logs":[]}}"#),
         records: Records { logs: block % 5, txs: 2, txs_internal: 1 },
+        transactions: vec![format!("0x{block:064x}"), format!("0x{:064x}", block + 1_000_000)],
         webhook_url: "https://example.com/hook".into(),
         tag: format!("tag-{stream_id}"),
         created_at: due,
     }
+}
+
+/// The deliveries of stream `id`.
+fn of_stream(id: Uuid) -> DeliveryFilter {
+    DeliveryFilter { stream: Some(id), ..DeliveryFilter::default() }
 }
 
 /// `new` as kept when enqueued.
@@ -147,13 +153,13 @@ async fn a_delivery_is_enqueued_once_per_stream_block_and_confirmation() {
         assert!(attempts.is_empty(), "{name}");
         assert_eq!(store.delivery(copies[0].id).await.unwrap(), None, "{name}: the copy was not kept");
 
-        let page = store.deliveries(Some(id), None, 3).await.unwrap();
+        let page = store.deliveries(&of_stream(id), None, 3).await.unwrap();
         let ids: Vec<Uuid> = page.items.iter().map(|delivery| delivery.id).collect();
         assert_eq!((ids, page.total), (vec![third.id, next.id, confirmed.id], 4), "{name}: newest first");
         let cut = page.items.last().unwrap().seq;
-        let rest = store.deliveries(Some(id), Some(cut), 3).await.unwrap();
+        let rest = store.deliveries(&of_stream(id), Some(cut), 3).await.unwrap();
         assert_eq!((rest.items, rest.total), (vec![kept], 4), "{name}: before the cut");
-        let everyone = store.deliveries(None, None, 2).await.unwrap();
+        let everyone = store.deliveries(&DeliveryFilter::default(), None, 2).await.unwrap();
         assert!(everyone.total >= 4 && everyone.items[0].seq >= page.items[0].seq, "{name}");
         if !shared(&name) {
             assert_eq!((everyone.total, everyone.items[0].id), (4, third.id), "{name}: every stream's");
@@ -364,7 +370,7 @@ async fn deleting_a_stream_fails_its_pending_deliveries_and_keeps_its_history() 
         let late = attempt(mine[1].id, "w", secs(t, 2), AttemptOutcome::Delivered);
         assert_eq!(store.record_attempts(&[late]).await.unwrap(), 0, "{name}: its claim went with it");
         assert_eq!(read(&store, mine[0].id).await.1.len(), 1, "{name}: attempts are kept");
-        assert_eq!(store.deliveries(Some(id), None, 10).await.unwrap().total, 3, "{name}: deliveries are kept");
+        assert_eq!(store.deliveries(&of_stream(id), None, 10).await.unwrap().total, 3, "{name}: deliveries are kept");
         assert_eq!(read(&store, theirs.id).await.0.state, DeliveryState::Pending, "{name}: another stream's");
         assert_eq!(claim(&store, "w", secs(t, 1), 10).await, vec![theirs.id], "{name}: only that is left");
         forget(&store, &[other]).await;
@@ -449,7 +455,7 @@ async fn the_attempt_log_lists_the_newest_first() {
         let mut before = None;
         let mut mine = Vec::new();
         while mine.len() < 3 {
-            let page = store.attempt_log(before, 2).await.unwrap();
+            let page = store.attempt_log(&AttemptFilter::default(), before, 2).await.unwrap();
             assert!(page.total >= 3 && page.items.len() <= 2, "{name}");
             if !shared(&name) {
                 assert_eq!(page.total, 3, "{name}");
@@ -499,4 +505,70 @@ async fn a_data_directory_keeps_streams_and_deliveries_across_restarts() {
     assert_eq!(claim(&reopened, "other", secs(t, 31), 10).await, vec![pending.id]);
     let later = reopened.create_stream(&new_stream("active")).await.unwrap();
     assert!(later.seq > created.seq, "numbers go on");
+}
+
+#[tokio::test]
+async fn history_and_the_attempt_log_are_filtered_by_what_a_delivery_carries() {
+    let _queue = QUEUE.lock().await;
+    for (name, store, _dir) in stores().await {
+        let t = queue_time();
+        let id = stream(&store).await;
+        let mut batch: Vec<_> = (1..=4).map(|block| delivery(id, block, secs(t, block as i64))).collect();
+        batch[3].chain_id = "0x89".into();
+        enqueue(&store, &batch).await;
+        let ids = |page: Listing<Delivery>| -> (Vec<Uuid>, u64) {
+            (page.items.iter().map(|delivery| delivery.id).collect(), page.total)
+        };
+        let list = |filter: DeliveryFilter| {
+            let store = &store;
+            async move { ids(store.deliveries(&DeliveryFilter { stream: Some(id), ..filter }, None, 10).await.unwrap()) }
+        };
+        let carried =
+            DeliveryFilter { transaction: Some(format!("0x{:064x}", 1_000_002)), ..DeliveryFilter::default() };
+        assert_eq!(list(carried).await, (vec![batch[1].id], 1), "{name}: by a transaction it carries");
+        let absent = DeliveryFilter { transaction: Some(format!("0x{:064x}", 77)), ..DeliveryFilter::default() };
+        assert_eq!(list(absent).await, (vec![], 0), "{name}");
+        let polygon = DeliveryFilter { chain_ids: vec!["0x89".into()], ..DeliveryFilter::default() };
+        assert_eq!(list(polygon).await, (vec![batch[3].id], 1), "{name}: by chain");
+        let blocks = DeliveryFilter { block_numbers: vec![1, 3, 9], ..DeliveryFilter::default() };
+        assert_eq!(list(blocks).await, (vec![batch[2].id, batch[0].id], 2), "{name}: by block");
+        let window = DeliveryFilter { from: Some(secs(t, 2)), to: Some(secs(t, 3)), ..DeliveryFilter::default() };
+        assert_eq!(list(window).await, (vec![batch[2].id, batch[1].id], 2), "{name}: both bounds included");
+        let none =
+            DeliveryFilter { chain_ids: vec!["0x89".into()], block_numbers: vec![1], ..DeliveryFilter::default() };
+        assert_eq!(list(none).await, (vec![], 0), "{name}: every condition holds");
+        let first_three = DeliveryFilter { block_numbers: vec![1, 2, 3], ..of_stream(id) };
+        let page = store.deliveries(&first_three, None, 1).await.unwrap();
+        let rest = store.deliveries(&first_three, Some(page.items[0].seq), 5).await.unwrap();
+        assert_eq!((ids(page).1, ids(rest)), (3, (vec![batch[1].id, batch[0].id], 3)), "{name}: in pages");
+
+        claim(&store, "w", secs(t, 4), 4).await;
+        let outcomes =
+            [AttemptOutcome::Delivered, AttemptOutcome::Failed, AttemptOutcome::Delivered, AttemptOutcome::Failed];
+        let reports: Vec<_> = batch
+            .iter()
+            .zip(outcomes)
+            .enumerate()
+            .map(|(i, (new, outcome))| attempt(new.id, "w", secs(t, 10 + i as i64), outcome))
+            .collect();
+        assert_eq!(store.record_attempts(&reports).await.unwrap(), 4, "{name}");
+        let log = |filter: AttemptFilter| {
+            let store = &store;
+            async move {
+                let filter =
+                    AttemptFilter { deliveries: DeliveryFilter { stream: Some(id), ..filter.deliveries }, ..filter };
+                let page = store.attempt_log(&filter, None, 10).await.unwrap();
+                (page.items.iter().map(|attempt| attempt.delivery_id).collect::<Vec<_>>(), page.total)
+            }
+        };
+        let failed = AttemptFilter { delivered: Some(false), ..AttemptFilter::default() };
+        assert_eq!(log(failed).await, (vec![batch[3].id, batch[1].id], 2), "{name}: failed attempts");
+        let attempted = DeliveryFilter { from: Some(secs(t, 11)), to: Some(secs(t, 12)), ..DeliveryFilter::default() };
+        let attempted = AttemptFilter { deliveries: attempted, delivered: None };
+        assert_eq!(log(attempted).await, (vec![batch[2].id, batch[1].id], 2), "{name}: by when attempted");
+        let carried = DeliveryFilter { transaction: Some(format!("0x{:064x}", 4)), ..DeliveryFilter::default() };
+        let carried = AttemptFilter { deliveries: carried, delivered: Some(false) };
+        assert_eq!(log(carried).await, (vec![batch[3].id], 1), "{name}: by transaction and outcome");
+        forget(&store, &[id]).await;
+    }
 }

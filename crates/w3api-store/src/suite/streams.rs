@@ -50,8 +50,8 @@ async fn every_address(store: &Arc<dyn Store>, id: Uuid) -> Vec<Address> {
 async fn a_stream_reads_back_and_lists_in_pages() {
     for (name, store, _dir) in stores().await {
         let mut created: Vec<StoredStream> = Vec::new();
-        for _ in 0..5 {
-            let new = new_stream("active");
+        for i in 0..5 {
+            let new = new_stream(if i % 2 == 1 { "paused" } else { "active" });
             let stream = store.create_stream(&new).await.unwrap();
             let expected = StoredStream {
                 id: new.id,
@@ -72,7 +72,7 @@ async fn a_stream_reads_back_and_lists_in_pages() {
         let mut after = Some(created[0].seq - 1);
         let mut listed = Vec::new();
         loop {
-            let page = store.streams(after, 2).await.unwrap();
+            let page = store.streams(None, after, 2).await.unwrap();
             assert!(page.total >= 5, "{name}: total {}", page.total);
             if !shared(&name) {
                 assert_eq!(page.total, 5, "{name}: total counts every stream");
@@ -85,8 +85,15 @@ async fn a_stream_reads_back_and_lists_in_pages() {
             listed.extend(page.items.into_iter().filter(|stream| created.contains(stream)));
         }
         assert_eq!(listed, created, "{name}: every stream once, oldest first");
-        let first = store.streams(None, 1).await.unwrap();
+        let first = store.streams(None, None, 1).await.unwrap();
         assert!(first.items[0].seq <= created[0].seq, "{name}: no cut, from the first");
+        let paused = store.streams(Some("paused"), Some(created[0].seq - 1), 10).await.unwrap();
+        let mine: Vec<_> = paused.items.iter().filter(|stream| created.contains(stream)).collect();
+        assert_eq!(mine, vec![&created[1], &created[3]], "{name}: only the paused ones");
+        assert!(paused.items.iter().all(|stream| stream.status == "paused"), "{name}");
+        if !shared(&name) {
+            assert_eq!(paused.total, 2, "{name}: total counts the paused streams");
+        }
     }
 }
 

@@ -392,7 +392,7 @@ pub(super) const TABLE: &[ChainInfo] = &[
         id: 2021,
         data_api_name: Some("ronin-testnet"),
         rpc_slug: Some("ronin-testnet"),
-        aliases: &[],
+        aliases: &["0x31769"],
     },
     ChainInfo {
         chain: Chain::Lisk,

@@ -447,8 +447,66 @@ pub mod get_history {
             format: Some("uuid"),
         },
     };
+    ///Only deliveries that carry this transaction (in `txs`, `logs` or `txsInternal`).
+    pub const TRANSACTION_HASH: Param = Param {
+        name: "transactionHash",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TransactionHash",
+            default: None,
+        },
+    };
+    ///Only deliveries of blocks of these chains, by hex id. Sent as repeated keys (`chainId=0x1&chainId=0x89`); servers also accept `chainId[]=`.
+    pub const CHAIN_ID: Param = Param {
+        name: "chainId",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "Chain",
+            max_items: Some(100u64),
+        },
+    };
+    ///Only deliveries of blocks with one of these numbers. Sent as repeated keys; servers also accept `blockNumber[]=`.
+    pub const BLOCK_NUMBER: Param = Param {
+        name: "blockNumber",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "BlockNumber",
+            max_items: Some(100u64),
+        },
+    };
+    ///Only what happened at this time or later (a delivery when it was queued, an attempt when it was made), in Unix seconds; a value of 10^12 or more is read as Unix milliseconds.
+    pub const FROM_TIMESTAMP: Param = Param {
+        name: "fromTimestamp",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Number {
+            minimum: Some(0f64),
+        },
+    };
+    ///Only what happened at this time or earlier, as `fromTimestamp` reads it.
+    pub const TO_TIMESTAMP: Param = Param {
+        name: "toTimestamp",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Number {
+            minimum: Some(0f64),
+        },
+    };
     /// Every parameter of the operation, in the spec's order.
-    pub const ALL: &[Param] = &[LIMIT, CURSOR, EXCLUDE_PAYLOAD, STREAM_ID];
+    pub const ALL: &[Param] = &[
+        LIMIT,
+        CURSOR,
+        EXCLUDE_PAYLOAD,
+        STREAM_ID,
+        TRANSACTION_HASH,
+        CHAIN_ID,
+        BLOCK_NUMBER,
+        FROM_TIMESTAMP,
+        TO_TIMESTAMP,
+    ];
 }
 ///`getDeliveryLogs`: GET /history/logs.
 pub mod get_delivery_logs {
@@ -480,8 +538,86 @@ pub mod get_delivery_logs {
             format: None,
         },
     };
+    ///Only the attempts of this stream's deliveries.
+    pub const STREAM_ID: Param = Param {
+        name: "streamId",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: None,
+            format: Some("uuid"),
+        },
+    };
+    ///Only deliveries that carry this transaction (in `txs`, `logs` or `txsInternal`).
+    pub const TRANSACTION_HASH: Param = Param {
+        name: "transactionHash",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TransactionHash",
+            default: None,
+        },
+    };
+    ///Only the attempts with one of these outcomes. Sent as repeated keys; servers also accept `deliveryStatus[]=`.
+    pub const DELIVERY_STATUS: Param = Param {
+        name: "deliveryStatus",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "DeliveryStatus",
+            max_items: Some(100u64),
+        },
+    };
+    ///Only deliveries of blocks of these chains, by hex id. Sent as repeated keys (`chainId=0x1&chainId=0x89`); servers also accept `chainId[]=`.
+    pub const CHAIN_ID: Param = Param {
+        name: "chainId",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "Chain",
+            max_items: Some(100u64),
+        },
+    };
+    ///Only deliveries of blocks with one of these numbers. Sent as repeated keys; servers also accept `blockNumber[]=`.
+    pub const BLOCK_NUMBER: Param = Param {
+        name: "blockNumber",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "BlockNumber",
+            max_items: Some(100u64),
+        },
+    };
+    ///Only what happened at this time or later (a delivery when it was queued, an attempt when it was made), in Unix seconds; a value of 10^12 or more is read as Unix milliseconds.
+    pub const FROM_TIMESTAMP: Param = Param {
+        name: "fromTimestamp",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Number {
+            minimum: Some(0f64),
+        },
+    };
+    ///Only what happened at this time or earlier, as `fromTimestamp` reads it.
+    pub const TO_TIMESTAMP: Param = Param {
+        name: "toTimestamp",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Number {
+            minimum: Some(0f64),
+        },
+    };
     /// Every parameter of the operation, in the spec's order.
-    pub const ALL: &[Param] = &[LIMIT, CURSOR];
+    pub const ALL: &[Param] = &[
+        LIMIT,
+        CURSOR,
+        STREAM_ID,
+        TRANSACTION_HASH,
+        DELIVERY_STATUS,
+        CHAIN_ID,
+        BLOCK_NUMBER,
+        FROM_TIMESTAMP,
+        TO_TIMESTAMP,
+    ];
 }
 ///`replayHistory`: POST /history/replay/{streamId}/{id}.
 pub mod replay_history {
@@ -603,8 +739,18 @@ pub mod get_streams {
             format: None,
         },
     };
+    ///Only the streams in this status.
+    pub const STATUS: Param = Param {
+        name: "status",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "StreamStatus",
+            default: None,
+        },
+    };
     /// Every parameter of the operation, in the spec's order.
-    pub const ALL: &[Param] = &[LIMIT, CURSOR];
+    pub const ALL: &[Param] = &[LIMIT, CURSOR, STATUS];
 }
 ///`createStream`: PUT /streams/evm.
 pub mod create_stream {
@@ -932,7 +1078,7 @@ pub mod stream_settings {
 ///Request bodies of schema `EvmStreamCreate`.
 pub mod evm_stream_create {
     ///The schema of `EvmStreamCreate` with every component it reaches, as JSON.
-    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/EvmStreamCreate\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"EvmStreamCreate\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"chainIds\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"demo\":{\"type\":\"boolean\"},\"description\":{\"type\":\"string\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"},\"webhookUrl\":{\"type\":\"string\"}},\"required\":[\"webhookUrl\",\"description\",\"tag\",\"chainIds\"],\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"oneOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/EvmStreamCreate\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"EvmStreamCreate\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"chainIds\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"demo\":{\"type\":\"boolean\"},\"description\":{\"type\":\"string\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"},\"webhookUrl\":{\"type\":\"string\"}},\"required\":[\"webhookUrl\",\"description\",\"tag\",\"chainIds\"],\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
     impl crate::openapi::RequestBody for crate::EvmStreamCreate {
         const SCHEMA: &'static str = SCHEMA;
     }
@@ -940,7 +1086,7 @@ pub mod evm_stream_create {
 ///Request bodies of schema `StreamBlockRequest`.
 pub mod stream_block_request {
     ///The schema of `StreamBlockRequest` with every component it reaches, as JSON.
-    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamBlockRequest\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamBlockRequest\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"addresses\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"}},\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"oneOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamBlockRequest\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamBlockRequest\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"addresses\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"}},\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
     impl crate::openapi::RequestBody for crate::StreamBlockRequest {
         const SCHEMA: &'static str = SCHEMA;
     }
@@ -948,7 +1094,7 @@ pub mod stream_block_request {
 ///Request bodies of schema `EvmStreamUpdate`.
 pub mod evm_stream_update {
     ///The schema of `EvmStreamUpdate` with every component it reaches, as JSON.
-    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/EvmStreamUpdate\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"EvmStreamUpdate\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"chainIds\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"demo\":{\"type\":\"boolean\"},\"description\":{\"type\":\"string\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"},\"webhookUrl\":{\"type\":\"string\"}},\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"oneOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/EvmStreamUpdate\",\"components\":{\"schemas\":{\"AbiItem\":{\"properties\":{\"anonymous\":{\"type\":\"boolean\"},\"constant\":{\"type\":\"boolean\"},\"gas\":{\"minimum\":0,\"type\":\"integer\"},\"inputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"outputs\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"payable\":{\"type\":\"boolean\"},\"stateMutability\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"type\":\"object\"},\"AbiParameter\":{\"properties\":{\"components\":{\"items\":{\"$ref\":\"#/components/schemas/AbiParameter\"},\"type\":\"array\"},\"indexed\":{\"type\":\"boolean\"},\"internalType\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"EvmStreamUpdate\":{\"additionalProperties\":false,\"properties\":{\"abi\":{\"items\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"nullable\":true,\"type\":\"array\"},\"advancedOptions\":{\"items\":{\"$ref\":\"#/components/schemas/StreamAdvancedOption\"},\"nullable\":true,\"type\":\"array\"},\"allAddresses\":{\"type\":\"boolean\"},\"chainIds\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"demo\":{\"type\":\"boolean\"},\"description\":{\"type\":\"string\"},\"filterPossibleSpamAddresses\":{\"type\":\"boolean\"},\"getNativeBalances\":{\"items\":{\"$ref\":\"#/components/schemas/StreamNativeBalances\"},\"type\":\"array\"},\"includeAllTxLogs\":{\"type\":\"boolean\"},\"includeContractLogs\":{\"type\":\"boolean\"},\"includeInternalTxs\":{\"type\":\"boolean\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"tag\":{\"type\":\"string\"},\"topic0\":{\"items\":{\"type\":\"string\"},\"nullable\":true,\"type\":\"array\"},\"triggers\":{\"items\":{\"$ref\":\"#/components/schemas/StreamTrigger\"},\"nullable\":true,\"type\":\"array\"},\"webhookUrl\":{\"type\":\"string\"}},\"type\":\"object\"},\"StreamAdvancedOption\":{\"properties\":{\"filter\":{\"type\":\"object\"},\"includeNativeTxs\":{\"type\":\"boolean\"},\"topic0\":{\"type\":\"string\"}},\"required\":[\"topic0\"],\"type\":\"object\"},\"StreamNativeBalanceType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\",\"internalTx\"],\"type\":\"string\"},\"StreamNativeBalances\":{\"properties\":{\"selectors\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"type\":{\"$ref\":\"#/components/schemas/StreamNativeBalanceType\"}},\"required\":[\"selectors\",\"type\"],\"type\":\"object\"},\"StreamTrigger\":{\"properties\":{\"callFrom\":{\"type\":\"string\"},\"contractAddress\":{\"type\":\"string\"},\"functionAbi\":{\"$ref\":\"#/components/schemas/AbiItem\"},\"inputs\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{},\"type\":\"array\"}]},\"type\":\"array\"},\"topic0\":{\"type\":\"string\"},\"type\":{\"$ref\":\"#/components/schemas/StreamTriggerType\"}},\"required\":[\"type\",\"contractAddress\",\"functionAbi\"],\"type\":\"object\"},\"StreamTriggerType\":{\"enum\":[\"tx\",\"log\",\"erc20transfer\",\"erc20approval\",\"nfttransfer\"],\"type\":\"string\"}}}}";
     impl crate::openapi::RequestBody for crate::EvmStreamUpdate {
         const SCHEMA: &'static str = SCHEMA;
     }
@@ -964,7 +1110,7 @@ pub mod stream_address_change {
 ///Request bodies of schema `StreamStatusUpdate`.
 pub mod stream_status_update {
     ///The schema of `StreamStatusUpdate` with every component it reaches, as JSON.
-    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamStatusUpdate\",\"components\":{\"schemas\":{\"StreamStatusUpdate\":{\"additionalProperties\":false,\"properties\":{\"status\":{\"enum\":[\"active\",\"paused\"],\"type\":\"string\"}},\"required\":[\"status\"],\"type\":\"object\"}}}}";
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamStatusUpdate\",\"components\":{\"schemas\":{\"StreamStatus\":{\"enum\":[\"active\",\"paused\",\"error\",\"terminated\"],\"type\":\"string\"},\"StreamStatusUpdate\":{\"additionalProperties\":false,\"properties\":{\"status\":{\"$ref\":\"#/components/schemas/StreamStatus\"}},\"required\":[\"status\"],\"type\":\"object\"}}}}";
     impl crate::openapi::RequestBody for crate::StreamStatusUpdate {
         const SCHEMA: &'static str = SCHEMA;
     }

@@ -15,17 +15,16 @@ use crate::wire::{self, Hex};
 #[serde(rename_all = "camelCase")]
 pub struct TokenPrice {
     /// Name of the token.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub token_name: Option<String>,
     /// Symbol of the token.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub token_symbol: Option<String>,
     /// URL of the token's logo.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub token_logo: Option<String>,
     /// Decimals of the token, written as a string.
     #[serde_as(as = "Option<wire::DecStr>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_decimals: Option<u8>,
     /// Price in the native currency.
     pub native_price: NativePrice,
@@ -33,12 +32,11 @@ pub struct TokenPrice {
     #[serde_as(as = "wire::Num")]
     pub usd_price: f64,
     /// Price in USD, as text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub usd_price_formatted: Option<String>,
     /// Percent change over 24 hours, as text (with `include: percent_change`).
     #[serde(rename = "24hrPercentChange")]
     #[serde_as(as = "Option<wire::FloatStr>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub percent_change_24hr: Option<f64>,
     /// Factory address of the exchange the price comes from.
     #[serde_as(as = "Hex")]
@@ -47,27 +45,21 @@ pub struct TokenPrice {
     pub exchange_name: String,
     /// Contract of the token.
     #[serde_as(as = "Option<Hex>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_address: Option<Address>,
     /// Block the price is at, as decimal text.
     #[serde_as(as = "Option<wire::DecStr>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub to_block: Option<u64>,
     /// Whether the token looks like spam.
     #[serde_as(as = "Option<wire::FlagOrStr>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub possible_spam: Option<bool>,
     /// Whether the token contract is verified.
     #[serde_as(as = "Option<wire::Flag>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub verified_contract: Option<bool>,
     /// The pair the price comes from.
     #[serde_as(as = "Option<Hex>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pair_address: Option<Address>,
     /// Liquidity of that pair in USD, as text.
     #[serde_as(as = "Option<wire::FloatStr>")]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pair_total_liquidity_usd: Option<f64>,
 }
 
@@ -87,6 +79,6 @@ pub struct NativePrice {
     /// Symbol of the native currency.
     pub symbol: String,
     /// Address of the wrapped native token.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub address: Option<String>,
 }

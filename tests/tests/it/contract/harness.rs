@@ -34,7 +34,7 @@ fn requests_are_routed_to_their_operation() {
 #[test]
 fn rest_answers_that_break_the_spec_are_caught() {
     let tokens = "/api/v2.2/wallets/{address}/tokens";
-    let page = json!({"cursor": null, "page": 1, "page_size": 100, "block_number": 5, "result": []});
+    let page = json!({"cursor": null, "page": 1, "page_size": 100, "block_number": "5", "result": []});
     assert_eq!(check_rest(tokens, "GET", 200, &bytes(&page)), Vec::<String>::new());
     let error = json!({"message": "limit: \"101\" is not an integer from 0 to 100"});
     assert_eq!(check_rest(tokens, "GET", 400, &bytes(&error)), Vec::<String>::new());

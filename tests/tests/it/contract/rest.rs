@@ -161,7 +161,7 @@ mod nfts {
         session.run(async {
             let plain = nfts().normalize_metadata(false).fetch().await.unwrap();
             let rich = nfts().normalize_metadata(true).media_items(true).fetch().await.unwrap();
-            assert_eq!(plain.status, SyncStatus::Synced);
+            assert_eq!(plain.status, Some(SyncStatus::Synced));
             assert_eq!(plain.total, Some(plain.result.len() as u64));
             assert!(plain.result.iter().all(|n| n.normalized_metadata.is_none() && n.media.is_none()));
             assert!(rich.result.iter().all(|n| n.normalized_metadata.is_some() && n.media.is_some()));

@@ -17,7 +17,8 @@ use w3api_tests::local::{Local, Session, Setup};
 use w3api_types::rpc::{LogFilter, TopicFilter};
 use w3api_types::{
     AbiItem, AbiParameter, AddressList, Chain, DeliveryStatus, EvmStream, EvmStreamCreate, EvmStreamUpdate,
-    StreamAddressChange, StreamSettings, StreamStatus, StreamStatusUpdate, StreamWebhook, U256,
+    StreamAddressChange, StreamHistoryPage, StreamSettings, StreamStatus, StreamStatusUpdate, StreamWebhook,
+    TransactionHash, U256,
 };
 
 /// keccak256("Transfer(address,address,uint256)").
@@ -360,6 +361,92 @@ fn webhooks_never_follow_a_redirect_off_the_allowed_hosts() {
         assert!(log.error_message.contains(elsewhere.url()), "the Location is recorded: {}", log.error_message);
     }
     assert!(elsewhere.received().is_empty(), "127.0.0.2 got {} requests", elsewhere.received().len());
+    session.finish();
+}
+
+/// The blocks of `page`'s deliveries, as numbers.
+fn blocks_of(page: &StreamHistoryPage) -> Vec<u64> {
+    page.result.iter().map(|item| item.tiny_payload.block.parse().unwrap()).collect()
+}
+
+#[test]
+fn history_logs_and_streams_are_filtered_by_productions_parameters() {
+    let local = server();
+    let session = local.session();
+    let webhooks = session.run(Webhooks::start());
+    let rest = session.rest();
+    let streams = rest.streams();
+    let token = new_token(&session);
+    let stream = create(&session, every_transfer(webhooks.url()));
+    let paused = create(&session, every_transfer(webhooks.url()));
+    let status = StreamStatusUpdate { status: StreamStatus::Paused };
+    session.run(streams.update_stream_status().id(paused.id).body(status).send()).unwrap();
+    let started = chrono::Utc::now().timestamp() - 1;
+    let first = mint(&session, token);
+    session.run(webhooks.wait_for(WAIT, |r| !deliveries_of(r, first, false).is_empty())).unwrap();
+    webhooks.fail_next(1);
+    let second = mint(&session, token);
+    let all = session.run(webhooks.wait_for(WAIT, |r| deliveries_of(r, second, false).len() == 2)).unwrap();
+    let hash: TransactionHash = webhook(deliveries_of(&all, first, false)[0]).logs[0].transaction_hash.parse().unwrap();
+
+    let history = |build: &dyn Fn(
+        w3api_rest::streams::builder::GetHistory<'_>,
+    ) -> w3api_rest::streams::builder::GetHistory<'_>| {
+        session.run(build(streams.get_history().limit(100u64)).send()).unwrap().into_inner()
+    };
+    let carried = history(&|h| h.transaction_hash(hash));
+    assert_eq!((blocks_of(&carried), carried.total), (vec![first], 1), "only the delivery that carries it");
+    let second_only = history(&|h| h.block_number(vec![second]));
+    assert_eq!(blocks_of(&second_only), vec![second]);
+    assert!(history(&|h| h.chain_id(vec![Chain::Polygon])).result.is_empty(), "no delivery on polygon");
+    assert_eq!(history(&|h| h.chain_id(vec![Chain::Eth, Chain::Polygon])).total, 2, "one of the chains");
+    let later = (chrono::Utc::now().timestamp() + 3600) as f64;
+    assert!(history(&|h| h.from_timestamp(later)).result.is_empty(), "nothing from an hour ahead");
+    assert_eq!(history(&|h| h.from_timestamp(started as f64).to_timestamp(later)).total, 2);
+    let in_millis = history(&|h| h.from_timestamp(started as f64 * 1000.0).stream_id(stream.id));
+    assert_eq!(in_millis.total, 2, "a time of 10^12 or more is read in milliseconds");
+    // The JS SDK sends arrays with brackets; a raw request says so too.
+    let bracketed = session.get("/history", &format!("/history?limit=10&chainId[]=0x1&blockNumber[]={first}"));
+    assert_eq!((bracketed.status, bracketed.body["total"].as_u64()), (200, Some(1)), "{}", bracketed.text);
+
+    let logs = |query: &str| {
+        let answer = session.get("/history/logs", &format!("/history/logs?limit=100&{query}"));
+        assert_eq!(answer.status, 200, "{query}: {}", answer.text);
+        answer.body["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["blockNumber"].as_u64().unwrap(), l["deliveryStatus"].as_str().unwrap().to_owned()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(logs("deliveryStatus=failed"), vec![(second, "failed".to_owned())], "the one refused attempt");
+    let of_stream = logs(&format!("streamId={}&deliveryStatus=success&blockNumber={second}", stream.id));
+    assert_eq!(of_stream, vec![(second, "success".to_owned())]);
+    assert_eq!(logs(&format!("transactionHash={hash:#x}")), vec![(first, "success".to_owned())]);
+    assert_eq!(logs(&format!("streamId={}", paused.id)), vec![], "the paused stream got nothing");
+
+    let listed = |status: StreamStatus| {
+        let page = session.run(streams.get_streams().limit(10u64).status(status).send()).unwrap().into_inner();
+        page.result.iter().map(|s| s.id).collect::<Vec<_>>()
+    };
+    assert_eq!(listed(StreamStatus::Paused), vec![paused.id]);
+    assert_eq!(listed(StreamStatus::Active), vec![stream.id]);
+    assert!(listed(StreamStatus::Error).is_empty());
+
+    for (path, name) in [
+        ("/history?limit=5&transactionHash=0x12", "transactionHash"),
+        ("/history?limit=5&blockNumber=-1", "blockNumber"),
+        ("/history?limit=5&fromTimestamp=soon", "fromTimestamp"),
+        ("/history?limit=5&fromTimestamp=20&toTimestamp=10", "fromTimestamp"),
+        ("/history/logs?limit=5&deliveryStatus=lost", "deliveryStatus"),
+        ("/history/logs?limit=5&streamId=12", "streamId"),
+        ("/streams/evm?limit=5&status=deleted", "status"),
+    ] {
+        let template = path.split('?').next().unwrap();
+        let answer = session.get(template, path);
+        assert_eq!(answer.status, 400, "{path}: {}", answer.text);
+        assert!(answer.text.contains(name), "{path} names {name}: {}", answer.text);
+    }
     session.finish();
 }
 
