@@ -17,6 +17,9 @@ generated value into a genuinely valid one; negative cases are left alone.
   of `createStream` and `updateStream` become a valid stream posting to the
   receiver .ci/conformance.sh runs (W3API_WEBHOOK_URL), and
   `getStreamBlockData` reads an existing block of chain 0x1.
+- `updateStreamStatus`: the spec's enum is production's, which names the
+  statuses the service itself sets (`error`, `terminated`) beside those a
+  client sets; a positive body asks for `paused` instead of those two.
 - `POST /challenge/request/solana`: `address` must decode to exactly 32
   bytes (a length a regular expression over Base58 cannot express), and
   `expirationTime` must be in the future and after `notBefore` (as the spec's
@@ -126,6 +129,9 @@ def make_valid(case):
         make_stream_valid(case.body)
     elif operation == "getStreamBlockData":
         read_an_existing_block(case)
+    elif operation == "updateStreamStatus" and isinstance(case.body, dict):
+        if case.body.get("status") not in ("active", "paused"):
+            case.body["status"] = "paused"
     return case
 
 

@@ -16,6 +16,7 @@ use clap as _;
 use tempfile as _;
 
 mod chains;
+pub mod contracts;
 mod diff;
 mod format;
 mod params;
@@ -92,6 +93,9 @@ pub enum Error {
     /// The OpenRPC document uses something the RPC generator does not support.
     #[error("{OPENRPC_SPEC}: {0}")]
     OpenRpc(String),
+    /// A tool the generator runs (node, npm) is missing or failed.
+    #[error("{0}")]
+    Tool(String),
     /// Generated tokens are not valid Rust (a generator bug).
     #[error("{path}: generated code does not parse: {message}")]
     Format {
@@ -120,6 +124,11 @@ pub fn write(root: &Path, files: &[GeneratedFile]) -> Result<(), Error> {
     for stale in orphans(root, files)? {
         std::fs::remove_file(root.join(&stale)).map_err(|source| Error::Write { path: stale, source })?;
     }
+    write_files(root, files)
+}
+
+/// Writes the files under `root`, removing nothing.
+pub fn write_files(root: &Path, files: &[GeneratedFile]) -> Result<(), Error> {
     for file in files {
         let path = root.join(&file.path);
         if let Some(dir) = path.parent() {
@@ -140,10 +149,12 @@ pub struct StaleFile {
 }
 
 /// Regenerates in memory and lists the committed files that differ (missing
-/// files and files generation no longer makes included). Empty when current.
+/// files and files generation no longer makes included), and the contracts'
+/// manifest when a contract's source changed since its artifacts were
+/// compiled. Empty when current.
 pub fn check(root: &Path) -> Result<Vec<StaleFile>, Error> {
     let files = generate(root)?;
-    let mut stale = Vec::new();
+    let mut stale = contracts::check(root)?;
     for file in &files {
         let committed = std::fs::read_to_string(root.join(&file.path)).unwrap_or_default();
         if committed != file.contents {

@@ -1,6 +1,7 @@
 //! `cargo xtask generate`: regenerate the clients from `spec/`.
 //! `cargo xtask check`: fail, with a diff, when the committed clients are stale.
 //! `cargo xtask dev-cycles`: fail when a package's dev-dependencies reach the package itself.
+//! `cargo xtask contracts`: compile the devnet's contracts (needs Node and npm).
 
 // Dependencies this target reaches only through the library, or that the
 // suites use: named so that `unused_crate_dependencies` keeps watching the rest.
@@ -8,7 +9,7 @@
 use tempfile as _;
 use {
     heck as _, openapiv3 as _, prettyplease as _, proc_macro2 as _, progenitor_impl as _, quote as _,
-    serde_norway as _, similar as _, syn as _, thiserror as _,
+    serde_norway as _, sha2 as _, similar as _, syn as _, thiserror as _,
 };
 
 use std::path::{Path, PathBuf};
@@ -26,6 +27,9 @@ enum Command {
     Check,
     /// Fail if a workspace package's dev-dependencies depend, at any depth, on the package.
     DevCycles,
+    /// Compile contracts/src with the pinned solc (needs Node and npm) into
+    /// crates/w3api-contracts/artifacts.
+    Contracts,
 }
 
 fn main() -> ExitCode {
@@ -34,6 +38,7 @@ fn main() -> ExitCode {
         Command::Generate => generate(&root),
         Command::Check => check(&root),
         Command::DevCycles => Ok(dev_cycles(&root)),
+        Command::Contracts => contracts(&root),
     };
     match outcome {
         Ok(code) => code,
@@ -61,6 +66,17 @@ fn generate(root: &Path) -> Result<ExitCode, xtask::Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn contracts(root: &Path) -> Result<ExitCode, xtask::Error> {
+    let start = Instant::now();
+    let files = xtask::contracts::compile(root)?;
+    xtask::contracts::write(root, &files)?;
+    for file in &files {
+        println!("{:>6} lines  {}", file.lines(), file.path.display());
+    }
+    println!("{} files, compiled in {:.2?}", files.len(), start.elapsed());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn check(root: &Path) -> Result<ExitCode, xtask::Error> {
     let stale = xtask::check(root)?;
     if stale.is_empty() {
@@ -71,7 +87,8 @@ fn check(root: &Path) -> Result<ExitCode, xtask::Error> {
         println!("{}", file.diff);
     }
     eprintln!(
-        "error: {} generated file(s) differ from what spec/ generates: {}\nrun `cargo xtask generate` and commit the result",
+        "error: {} generated file(s) differ from what spec/ or contracts/ generates: {}\nrun `cargo xtask generate` \
+         (or `cargo xtask contracts` for the contracts) and commit the result",
         stale.len(),
         stale.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>().join(", ")
     );

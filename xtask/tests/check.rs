@@ -7,12 +7,14 @@
 // watching the rest.
 use {
     clap as _, heck as _, openapiv3 as _, prettyplease as _, proc_macro2 as _, progenitor_impl as _, quote as _,
-    serde_json as _, serde_norway as _, similar as _, syn as _, thiserror as _,
+    serde_json as _, serde_norway as _, sha2 as _, similar as _, syn as _, thiserror as _,
 };
 
 use std::path::{Path, PathBuf};
 
-use xtask::{CHAIN_FILE, CHEATS_FILE, CHEATS_SPEC, OPENAPI_SPEC, OPENRPC_SPEC, PARAMS_FILE, REST_DIR, RPC_FILE};
+use xtask::{
+    CHAIN_FILE, CHEATS_FILE, CHEATS_SPEC, OPENAPI_SPEC, OPENRPC_SPEC, PARAMS_FILE, REST_DIR, RPC_FILE, contracts,
+};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -33,6 +35,12 @@ fn scratch() -> tempfile::TempDir {
     for entry in std::fs::read_dir(workspace().join(REST_DIR)).unwrap() {
         files.push(Path::new(REST_DIR).join(entry.unwrap().file_name()));
     }
+    // The contracts' inputs and their manifest (the artifacts are not read by a check).
+    for entry in std::fs::read_dir(workspace().join("contracts/src")).unwrap() {
+        files.push(Path::new("contracts/src").join(entry.unwrap().file_name()));
+    }
+    files.extend(["compile.cjs", "package.json", "package-lock.json"].map(|name| Path::new("contracts").join(name)));
+    files.push(PathBuf::from(contracts::MANIFEST));
     for file in files {
         let to = dir.path().join(&file);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -229,4 +237,19 @@ fn a_parameter_schema_the_generator_cannot_read_is_named() {
     edit(dir.path(), OPENAPI_SPEC, "name: to_block\n          in: query", "name: to_block\n          in: header");
     let error = xtask::generate(dir.path()).unwrap_err().to_string();
     assert!(error.contains("getWalletTokenBalancesPrice, parameter to_block") && error.contains("header"), "{error}");
+}
+
+#[test]
+fn a_contract_changed_without_recompiling_is_reported() {
+    let root = scratch();
+    edit(
+        root.path(),
+        "contracts/src/Token.sol",
+        "uint256 public totalSupply;",
+        "uint256 public totalSupply; // changed",
+    );
+    let stale = xtask::check(root.path()).unwrap();
+    let manifest = stale.iter().find(|s| s.path == Path::new(contracts::MANIFEST)).expect("the manifest is stale");
+    assert!(manifest.diff.contains("contracts/src/Token.sol"), "{}", manifest.diff);
+    assert_eq!(stale.len(), 1, "nothing else: {:?}", stale.iter().map(|s| &s.path).collect::<Vec<_>>());
 }
