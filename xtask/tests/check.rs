@@ -245,8 +245,8 @@ fn a_contract_changed_without_recompiling_is_reported() {
     edit(
         root.path(),
         "contracts/src/Token.sol",
-        "uint256 public totalSupply;",
-        "uint256 public totalSupply; // changed",
+        "uint8 public immutable decimals;",
+        "uint8 public immutable decimals; // changed",
     );
     let stale = xtask::check(root.path()).unwrap();
     let manifest = stale.iter().find(|s| s.path == Path::new(contracts::MANIFEST)).expect("the manifest is stale");
