@@ -37,9 +37,10 @@ fn known_network<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<So
 /// `60.0`): production types `timeout` a number, so clients typed after it
 /// may send a float; a fraction or a string is refused.
 fn whole_seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    use wire::Numeric;
     let number = serde_json::Number::deserialize(deserializer)?;
-    let whole = number.as_u64().or_else(|| number.as_f64().filter(|v| v.fract() == 0.0 && *v >= 0.0).map(|v| v as u64));
-    whole.and_then(|v| u32::try_from(v).ok()).ok_or_else(|| {
+    let whole = number.as_u64().and_then(u32::from_u64).or_else(|| number.as_f64().and_then(u32::from_f64));
+    whole.ok_or_else(|| {
         serde::de::Error::invalid_value(serde::de::Unexpected::Other(&number.to_string()), &"a whole number of seconds")
     })
 }
