@@ -5,8 +5,8 @@ import {Owned} from "./Owned.sol";
 import {Decimal} from "./Decimal.sol";
 import {IERC721Receiver} from "./Receivers.sol";
 
-/// An ERC721 collection whose owner mints; a token's URI is the collection's
-/// base URI followed by the token id in decimal.
+/// An ERC721 collection anyone mints from, as an open drop; a token's URI is
+/// the collection's base URI, the token id in decimal, and ".json".
 contract Collectible is Owned {
     string public name;
     string public symbol;
@@ -47,7 +47,7 @@ contract Collectible is Owned {
 
     function tokenURI(uint256 tokenId) external view returns (string memory) {
         ownerOf(tokenId);
-        return string.concat(baseURI, Decimal.text(tokenId));
+        return string.concat(baseURI, Decimal.text(tokenId), ".json");
     }
 
     function approve(address to, uint256 tokenId) external {
@@ -62,7 +62,7 @@ contract Collectible is Owned {
         emit ApprovalForAll(msg.sender, operator, approved);
     }
 
-    function safeMint(address to, uint256 tokenId) external onlyOwner {
+    function safeMint(address to, uint256 tokenId) external {
         if (to == address(0)) revert ZeroAddress();
         if (owners[tokenId] != address(0)) revert TokenExists(tokenId);
         owners[tokenId] = to;

@@ -23,9 +23,8 @@
 // Dev-dependencies of the package's other targets (its suites and doc
 // examples), named so that `unused_crate_dependencies` keeps watching the rest.
 #[cfg(test)]
-use {alloy_rpc_types_eth as _, criterion as _, proptest as _};
+use {alloy_rpc_types_eth as _, alloy_trie as _, criterion as _, proptest as _};
 
-mod abi;
 mod accounts;
 mod control;
 mod generate;

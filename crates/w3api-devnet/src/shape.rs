@@ -17,7 +17,6 @@ use crate::world::{Collection, Token, TokenKind, World};
 use crate::{Devnet, MEDIA_HOST};
 use w3api_ledger::Asset;
 use w3api_ledger::pricing::PriceFilter;
-use w3api_ledger::pricing::to_f64;
 
 const DEFAULT_LIQUIDITY_USD: f64 = 1_000_000.0;
 const DEFAULT_SUPPLY_WHOLE: u128 = 1_000_000_000;
@@ -249,6 +248,15 @@ impl Devnet {
     }
 }
 
+/// How much goes into a constant-product pool with a 0.3% fee, whose
+/// reserves are `r_in` and `r_out`, for it to hold `ratio` units of the
+/// out side per unit of the in side after the swap:
+/// (1000 r_in + 997 x)(r_in + x) = 1000 r_in r_out / ratio.
+fn swap_in_for_ratio(r_in: f64, r_out: f64, ratio: f64) -> f64 {
+    let (a, b, c) = (997.0, 1997.0 * r_in, 1000.0 * r_in * (r_in - r_out / ratio));
+    ((b * b - 4.0 * a * c).max(0.0).sqrt() - b) / (2.0 * a)
+}
+
 /// The raw amount as the ledger keeps it.
 fn raw(amount: U256, what: &str) -> Result<u128, SourceError> {
     u128::try_from(amount).map_err(|_| invalid(format!("{what} {amount} is more than 2^128 raw units")))
@@ -351,8 +359,8 @@ fn transfer_action(
 }
 
 /// The donation (by `deployer`) to one side of the pair pricing `asset`,
-/// the `sync()` that makes its reserves so, for a price of `usd`, and the
-/// liquidity taken out again.
+/// swapped in so that the reserves price it at `usd`, and the liquidity
+/// the swap's fee added taken out again.
 fn price_actions(data: &ChainData, deployer: Address, asset: Asset, usd: f64) -> Result<Vec<Action>, SourceError> {
     if !usd.is_finite() || usd <= 0.0 {
         return Err(invalid(format!("a price of {usd} USD: a positive number")));
@@ -374,37 +382,26 @@ fn price_actions(data: &ChainData, deployer: Address, asset: Asset, usd: f64) ->
     let holder = data.ledger.find(pair.address).expect("a pair that prices holds reserves");
     let (reserve_token, reserve_quote) = (data.ledger.balance(holder, asset), data.ledger.balance(holder, quote));
     let (token_decimals, quote_decimals) = (data.world.decimals(asset), data.world.decimals(quote));
-    let whole_token = to_f64(reserve_token, token_decimals);
-    let whole_quote = to_f64(reserve_quote, quote_decimals);
-    // Quote units per token at the target: more quote raises the price, more token lowers it.
-    let wanted_quote = whole_token * usd / quote_usd;
-    let (side, amount) = if wanted_quote >= whole_quote {
-        (quote, ((wanted_quote - whole_quote) * 10f64.powi(i32::from(quote_decimals))) as u128)
+    // Raw quote units per raw token unit at the target.
+    let target = usd / quote_usd * 10f64.powi(i32::from(quote_decimals)) / 10f64.powi(i32::from(token_decimals));
+    let (r_token, r_quote) = (reserve_token as f64, reserve_quote as f64);
+    // Quote goes in to raise the price, the token to lower it; `ratio` is
+    // what the other side per unit of it must end at.
+    let (side, r_in, r_out, ratio) = if r_quote / r_token < target {
+        (quote, r_quote, r_token, 1.0 / target)
     } else {
-        let wanted_token = whole_quote * quote_usd / usd;
-        (asset, ((wanted_token - whole_token) * 10f64.powi(i32::from(token_decimals))) as u128)
+        (asset, r_token, r_quote, target)
     };
+    let amount = swap_in_for_ratio(r_in, r_out, ratio) as u128;
     if amount == 0 {
         return Ok(vec![Action::PairSync(price.pair)]);
     }
+    // What an arbitrageur does: the donation is swapped in, moving the
+    // price to the target; then the liquidity the swap's fee added comes
+    // out, so that prices set again and again do not deepen the pool.
     let mut actions = donate(data, deployer, side, pair.address, amount);
-    actions.push(Action::PairSync(price.pair));
-    // Then liquidity comes out, both sides alike, so that the pool is as
-    // deep as before (its reserves' product too) at the new price: prices
-    // set again and again do not grow it without end.
-    let (mut after_token, mut after_quote) = (reserve_token, reserve_quote);
-    if side == asset {
-        after_token += amount;
-    } else {
-        after_quote += amount;
-    }
-    let kept = ((reserve_token as f64 * reserve_quote as f64) / (after_token as f64 * after_quote as f64)).sqrt();
-    let out = |reserve: u128| (reserve as f64 * (1.0 - kept)) as u128;
-    let (out_token, out_quote) = (out(after_token), out(after_quote));
-    let (amount0, amount1) = if pair.token0 == asset { (out_token, out_quote) } else { (out_quote, out_token) };
-    if amount0 > 0 && amount1 > 0 {
-        actions.push(Action::PairBurn { pair: price.pair, amount0, amount1 });
-    }
+    actions.push(Action::PairSwap { pair: price.pair, asset_in: side });
+    actions.push(Action::PairBurn { pair: price.pair, product: r_token * r_quote });
     Ok(actions)
 }
 

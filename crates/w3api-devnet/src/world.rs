@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use alloy_primitives::{Address, B256, keccak256};
+use alloy_primitives::{Address, keccak256};
+use alloy_sol_types::SolValue;
 use w3api_ledger::{Asset, Contracts};
 use w3api_types::{Chain, ContractType};
 
@@ -157,10 +158,6 @@ pub struct World {
     token_by_address: HashMap<Address, Asset>,
     collection_by_address: HashMap<Address, u16>,
 }
-
-/// Code hash that pair addresses are derived with (CREATE2), as in
-/// constant-product DEX factories.
-const PAIR_INIT_CODE_HASH: B256 = B256::new([0x96; 32]);
 
 const TOKEN_WORDS: &[&str] = &[
     "Aurora", "Basalt", "Cinder", "Drift", "Ember", "Fjord", "Glacier", "Harbor", "Indigo", "Juniper", "Kestrel",
@@ -471,8 +468,11 @@ fn plan_pairs(rng: &mut fastrand::Rng, tokens: &[Token], exchanges: &[Exchange])
 /// address its factory gives it (CREATE2 of the sorted addresses).
 fn new_pair(exchanges: &[Exchange], exchange: usize, a: (Asset, Address), b: (Asset, Address), liquidity: f64) -> Pair {
     let ((token0, low), (token1, high)) = if a.1 < b.1 { (a, b) } else { (b, a) };
+    // The factory creates each pair with CREATE2, salted with the tokens,
+    // from the pair's creation code and its constructor arguments.
     let salt = keccak256([low.as_slice(), high.as_slice()].concat());
-    let address = exchanges[exchange].factory.create2(salt, PAIR_INIT_CODE_HASH);
+    let init_code = [w3api_contracts::Pair::BYTECODE.as_ref(), &(low, high).abi_encode_params()].concat();
+    let address = exchanges[exchange].factory.create2(salt, keccak256(init_code));
     Pair { exchange, address, token0, token1, launch_liquidity_usd: liquidity }
 }
 

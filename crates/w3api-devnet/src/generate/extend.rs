@@ -5,6 +5,7 @@
 
 use alloy_primitives::Address;
 use alloy_signer_local::PrivateKeySigner;
+use w3api_chain::ChainState;
 use w3api_source::SourceError;
 
 use super::model::{BLOCK_TIME, ChainData, GENESIS_TIMESTAMP};
@@ -95,17 +96,24 @@ impl ChainData {
         let timestamp = self.next_timestamp(parent_header.timestamp, plan.interval);
         let bases = (self.transactions.len() as u32, self.logs.len() as u32);
         let ledger = std::mem::take(&mut self.ledger);
+        let state = std::mem::replace(&mut self.state, ChainState::new(0));
         let memory = self.producer.memory.clone();
         let signers = Signers::new(accounts, &self.producer.created);
+        let parts = (ledger, state);
         let mut simulation =
-            Simulation::resume(self.chain, seed, scale, signers, &self.world, ledger, memory, bases, &parent_header);
+            Simulation::resume(self.chain, seed, scale, signers, &self.world, parts, memory, bases, &parent_header);
         let made = simulation.live_block(number as u32, timestamp, plan.transactions, plan.activity);
         let memory = simulation.memory();
-        let Simulation { ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
+        let Simulation { ledger, chain: mut state, unsigned, pending, receipts, logs, sales, .. } = simulation;
         self.ledger = match (&made, before) {
             (Err(_), Some(before)) => before,
             _ => ledger,
         };
+        if made.is_err() {
+            // What the block's first transactions executed goes with it.
+            state.truncate_after(number - 1);
+        }
+        self.state = state;
         made.map_err(SourceError::InvalidChange)?;
         let transactions = sign(unsigned, Signers::new(accounts, &self.producer.created));
         let mut blocks = seal(seed, self.chain, pending, &transactions, parent_hash);
@@ -116,6 +124,7 @@ impl ChainData {
             self.producer.regular_through = number;
         }
         for block in &mut blocks {
+            self.state.archive_mut().set_block_hash(block.header.number, block.hash);
             block.first_tx += bases.0;
             self.block_by_hash.insert(block.hash, block.header.number);
         }

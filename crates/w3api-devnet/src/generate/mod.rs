@@ -5,6 +5,8 @@
 //! logs bloom, and each header's hash linked to the next as its parent).
 //! What comes out, [`ChainData`], is described in `model`.
 
+mod calls;
+mod execution;
 mod extend;
 mod model;
 mod sealing;
@@ -36,10 +38,13 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     let mut simulation = Simulation::new(chain, seed, scale, accounts, &world);
     simulation.run();
     let memory = simulation.memory();
-    let Simulation { mut ledger, unsigned, pending, receipts, logs, sales, .. } = simulation;
+    let Simulation { mut ledger, chain: mut state, unsigned, pending, receipts, logs, sales, .. } = simulation;
     ledger.pack();
     let transactions = sign(unsigned, crate::accounts::Signers::new(accounts, &[]));
     let blocks = seal(seed, chain, pending, &transactions, alloy_primitives::B256::ZERO);
+    for block in &blocks {
+        state.archive_mut().set_block_hash(block.header.number, block.hash);
+    }
     let producer = Producer::new(memory, blocks.len() as u64 - 1);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
     let tx_by_hash = transactions.iter().enumerate().map(|(i, tx)| (tx.hash, i as u32)).collect();
@@ -60,6 +65,7 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
         logs,
         sales,
         ledger,
+        state,
         price_index: PriceIndex::default(),
         block_by_hash,
         tx_by_hash,

@@ -8,6 +8,7 @@ use alloy_primitives::{Address, B256, Log};
 use w3api_types::Chain;
 
 use crate::world::World;
+use w3api_chain::ChainState;
 use w3api_ledger::Asset;
 use w3api_ledger::Ledger;
 
@@ -48,6 +49,8 @@ pub struct TxRecord {
 /// [`ChainData::logs`].
 #[derive(Clone, Copy, Debug)]
 pub struct ReceiptRecord {
+    /// Whether it succeeded (a reverted transaction is included, without logs).
+    pub success: bool,
     /// Gas used by the block's transactions up to and including this one.
     pub cumulative_gas_used: u64,
     /// Gas used by this transaction.
@@ -99,6 +102,8 @@ pub struct ChainData {
     pub sales: Vec<SaleRecord>,
     /// Balances and NFT ownership over time.
     pub ledger: Ledger,
+    /// The EVM's state after every block.
+    pub state: ChainState,
     pub(crate) price_index: crate::query::prices::PriceIndex,
     pub(super) block_by_hash: HashMap<B256, u64>,
     pub(super) tx_by_hash: HashMap<B256, u32>,

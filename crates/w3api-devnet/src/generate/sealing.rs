@@ -116,7 +116,8 @@ impl Simulation<'_> {
         let bloom = receipts.iter().fold(Bloom::ZERO, |bloom, r| bloom | r.logs_bloom());
         let root = if receipts.is_empty() { EMPTY_ROOT_HASH } else { calculate_receipt_root(&receipts) };
         self.keep_receipts(receipts);
-        let header = self.header(u64::from(number), self.base_fee, self.gas_used, root, bloom);
+        let state_root = self.chain.seal(u64::from(number));
+        let header = self.header(u64::from(number), self.gas_used, (state_root, root), bloom);
         self.parent = (self.gas_used, self.base_fee);
         let tx_count = self.unsigned.len() as u32 - self.first_tx;
         self.pending.push(PendingBlock { header, first_tx: self.first_tx, tx_count });
@@ -128,8 +129,10 @@ impl Simulation<'_> {
         let mut previous = 0;
         for receipt in receipts {
             let cumulative_gas_used = receipt.cumulative_gas_used();
+            let success = receipt.status();
             let logs = receipt.into_logs();
             self.receipts.push(ReceiptRecord {
+                success,
                 cumulative_gas_used,
                 gas_used: cumulative_gas_used - previous,
                 first_log: self.log_base + self.logs.len() as u32,
@@ -140,21 +143,15 @@ impl Simulation<'_> {
         }
     }
 
-    pub(super) fn header(
-        &self,
-        number: u64,
-        base_fee: u64,
-        gas_used: u64,
-        receipts_root: B256,
-        logs_bloom: Bloom,
-    ) -> Header {
-        let chain = self.chain_id.to_be_bytes();
+    /// Block `number`'s header but for its parent hash and transactions
+    /// root; `roots` are its state root and receipts root.
+    pub(super) fn header(&self, number: u64, gas_used: u64, roots: (B256, B256), logs_bloom: Bloom) -> Header {
+        let (state_root, receipts_root) = roots;
         Header {
             parent_hash: B256::ZERO,
             ommers_hash: EMPTY_OMMER_ROOT_HASH,
             beneficiary: self.world.miner,
-            // No state trie is kept; the root is a stable stand-in.
-            state_root: seed::derive(self.seed, &[b"state-root", &chain, &number.to_be_bytes()]),
+            state_root,
             transactions_root: EMPTY_ROOT_HASH,
             receipts_root,
             logs_bloom,
@@ -164,9 +161,9 @@ impl Simulation<'_> {
             gas_used,
             timestamp: self.timestamp,
             extra_data: Bytes::from_static(EXTRA_DATA),
-            mix_hash: seed::derive(self.seed, &[b"prevrandao", &chain, &number.to_be_bytes()]),
+            mix_hash: self.prevrandao(number),
             nonce: B64::ZERO,
-            base_fee_per_gas: Some(base_fee),
+            base_fee_per_gas: Some(self.base_fee),
             withdrawals_root: Some(EMPTY_ROOT_HASH),
             blob_gas_used: Some(0),
             excess_blob_gas: Some(0),

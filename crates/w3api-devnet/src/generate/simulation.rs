@@ -1,56 +1,33 @@
 //! What happens on a chain, block by block: setup (deployments, pairs and
 //! their liquidity, hand-outs), then wallets and traders sending, swapping,
-//! minting, trading NFTs and receiving spam. Each transaction is built,
-//! applied to the ledger, and given its receipt; signing and sealing come
-//! after (`sealing`).
+//! minting, trading NFTs and receiving spam. The simulation decides what
+//! happens; each action's transactions (`calls`) are executed by the EVM
+//! (`execution`), whose receipts and logs the ledger reads. Signing and
+//! sealing come after (`sealing`).
 
 use std::collections::{HashMap, VecDeque};
 
-use alloy_consensus::{EMPTY_ROOT_HASH, Eip658Value, Header, Receipt, ReceiptEnvelope, TxEip1559, TxLegacy};
+use alloy_consensus::{Header, ReceiptEnvelope};
 use alloy_eips::eip1559::{BaseFeeParams, calc_next_block_base_fee};
-use alloy_primitives::{Address, Bloom, Bytes, Log, TxKind, U256};
-use alloy_sol_types::{SolCall, SolEvent, SolValue};
+use alloy_primitives::{Address, B256, Log, U256};
+use alloy_sol_types::SolCall;
+use w3api_chain::{Account, ChainState};
 use w3api_types::{Chain, ContractType};
 
+use super::execution::NotSent;
 use super::model::{BLOCK_TIME, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord};
 use super::sealing::{PendingBlock, Unsigned};
-use crate::abi::{IDex, IERC20, IERC721, IERC1155, IMarketplace};
 use crate::accounts::{Accounts, Role, Signers};
 use crate::scale::Scale;
 use crate::seed;
 use crate::world::{TokenKind, World, log_uniform};
-use w3api_ledger::{Asset, Holder, Ledger, events};
+use w3api_ledger::{Asset, Holder, Ledger};
 
 const GENESIS_BASE_FEE: u64 = 1_000_000_000;
 /// USD worth of each token a trader is handed.
 const TRADER_HANDOUT_USD: f64 = 200_000.0;
 /// USD worth of each token the showcase wallet is handed.
 const SHOWCASE_HANDOUT_USD: f64 = 5_000.0;
-/// Leading bytes of every contract-creation input; the constructor arguments follow.
-const INIT_CODE_PREFIX: [u8; 5] = [0x60, 0x80, 0x60, 0x40, 0x52];
-
-/// Gas each kind of transaction uses.
-mod gas {
-    pub(super) const NATIVE_TRANSFER: u64 = 21_000;
-    pub(super) const ERC20_TRANSFER: u64 = 51_683;
-    pub(super) const ERC20_MINT: u64 = 68_951;
-    pub(super) const PAIR_SYNC: u64 = 43_117;
-    pub(super) const PAIR_BURN: u64 = 104_260;
-    pub(super) const DEPOSIT: u64 = 45_038;
-    pub(super) const DEPLOY_TOKEN: u64 = 1_154_212;
-    pub(super) const DEPLOY_COLLECTION: u64 = 2_310_455;
-    pub(super) const DEPLOY_DEX: u64 = 2_950_873;
-    pub(super) const CREATE_PAIR: u64 = 2_012_301;
-    pub(super) const PAIR_MINT: u64 = 112_419;
-    pub(super) const SWAP: u64 = 127_046;
-    pub(super) const MINT_721: u64 = 93_012;
-    pub(super) const MINT_1155: u64 = 61_337;
-    pub(super) const TRANSFER_721: u64 = 57_164;
-    pub(super) const TRANSFER_1155: u64 = 54_290;
-    pub(super) const DEPLOY_MARKETPLACE: u64 = 3_402_117;
-    pub(super) const SALE_NATIVE: u64 = 98_735;
-    pub(super) const SALE_ERC20: u64 = 121_906;
-}
 
 /// USD a collection's tokens sell for at least, before a sale's premium.
 const FLOOR_USD: (f64, f64) = (25.0, 25_000.0);
@@ -60,7 +37,7 @@ const FLOOR_USD: (f64, f64) = (25.0, 25_000.0);
 pub(crate) enum Action {
     DeployToken(Asset),
     DeployCollection(u16),
-    DeployFactory(usize),
+    DeployFactory,
     DeployRouter(usize),
     CreatePair(usize),
     Wrap {
@@ -118,12 +95,18 @@ pub(crate) enum Action {
     },
     /// A pair's reserves set to its balances (`sync()`), after a donation.
     PairSync(usize),
-    /// Liquidity taken out of a pair by the deployer: these raw amounts of
-    /// its token0 and token1 (`burn(to)`).
+    /// What was donated to one side of a pair, swapped in by the
+    /// deployer (`swap`, paid out to it).
+    PairSwap {
+        pair: usize,
+        asset_in: Asset,
+    },
+    /// Liquidity taken out of a pair by the deployer, of both sides alike,
+    /// until the product of its reserves is `product` (the LP tokens sent
+    /// back, then `burn(to)`).
     PairBurn {
         pair: usize,
-        amount0: u128,
-        amount1: u128,
+        product: f64,
     },
     DeployMarketplace,
     Sale {
@@ -136,45 +119,32 @@ pub(crate) enum Action {
     },
 }
 
-/// A transaction ready to be built: target, value, calldata, gas and logs.
-/// The ledger learns what it moves from its logs, as an indexer would,
-/// besides value, fees and what the called contract forwards.
-struct Call {
-    sender: u32,
-    to: TxKind,
-    value: u128,
-    input: Vec<u8>,
-    gas: u64,
-    logs: Vec<Log>,
-    /// Native currency the called contract passes on (a marketplace paying
-    /// the seller): to whom, and how much.
-    forwarded: Option<(Address, u128)>,
-}
-
 pub(super) struct Simulation<'a> {
     pub(super) seed: u64,
     pub(super) chain_id: u64,
-    scale: Scale,
+    pub(super) scale: Scale,
     pub(super) world: &'a World,
-    accounts: Signers<'a>,
+    pub(super) accounts: Signers<'a>,
     pub(super) ledger: Ledger,
-    rng: fastrand::Rng,
-    nonces: Vec<u64>,
+    /// The EVM's state at every block.
+    pub(super) chain: ChainState,
+    pub(super) rng: fastrand::Rng,
+    pub(super) nonces: Vec<u64>,
     setup: VecDeque<Action>,
     next_721: HashMap<u16, u32>,
     minted_721: Vec<(u16, u32)>,
     holdings_1155: Vec<(u32, u16, u32)>,
     pub(super) unsigned: Vec<Unsigned>,
     pub(super) pending: Vec<PendingBlock>,
-    executed: u64,
+    pub(super) executed: u64,
     /// Where this run's transactions and logs start in the chain's (0 for
     /// a chain generated from genesis).
-    tx_base: u32,
+    pub(super) tx_base: u32,
     pub(super) log_base: u32,
     /// Gas used and base fee of the block before the one in progress.
     pub(super) parent: (u64, u64),
     // Per block in progress.
-    block: u32,
+    pub(super) block: u32,
     pub(super) timestamp: u64,
     pub(super) first_tx: u32,
     pub(super) base_fee: u64,
@@ -203,23 +173,15 @@ impl<'a> Simulation<'a> {
         let before_genesis =
             Header { base_fee_per_gas: Some(GENESIS_BASE_FEE), timestamp: GENESIS_TIMESTAMP, ..Header::default() };
         let signers = Signers::new(accounts, &[]);
+        let state = ChainState::new(crate::chain_id(chain));
         let mut simulation =
-            Simulation::resume(chain, seed, scale, signers, world, ledger, memory, (0, 0), &before_genesis);
+            Simulation::resume(chain, seed, scale, signers, world, (ledger, state), memory, (0, 0), &before_genesis);
         simulation.plan_setup();
         simulation
     }
 
-    fn address(&self, account: u32) -> Address {
+    pub(super) fn address(&self, account: u32) -> Address {
         self.accounts.address(account)
-    }
-
-    /// The ledger's holder of an account or created wallet.
-    fn holder_of(&mut self, account: u32) -> Holder {
-        if (account as usize) < self.accounts.len() {
-            account_holder(account)
-        } else {
-            self.ledger.holder(self.address(account))
-        }
     }
 
     /// Genesis balances: plenty for the deployer, the spammer and the traders,
@@ -239,9 +201,16 @@ impl<'a> Simulation<'a> {
             };
             let amount = (whole * unit as f64) as u128;
             self.move_native(Holder::NOBODY, account_holder(account), amount);
+            let funded = Account { balance: U256::from(amount), ..Account::default() };
+            let address = self.address(account);
+            self.chain.archive_mut().set_account(0, address, funded);
         }
-        let header = self.header(0, GENESIS_BASE_FEE, 0, EMPTY_ROOT_HASH, Bloom::ZERO);
-        self.pending.push(PendingBlock { header, first_tx: 0, tx_count: 0 });
+        self.close_block(0);
+    }
+
+    /// PREVRANDAO of block `number` (its header's mix hash): drawn from the seed.
+    pub(super) fn prevrandao(&self, number: u64) -> B256 {
+        seed::derive(self.seed, &[b"prevrandao", &self.chain_id.to_be_bytes(), &number.to_be_bytes()])
     }
 
     /// Deployments, pairs and their liquidity, and the first hand-outs, in
@@ -252,7 +221,7 @@ impl<'a> Simulation<'a> {
             world.assets().skip(1).partition(|a| world.token(*a).is_some_and(|t| t.kind == TokenKind::Spam));
         self.setup.extend(owned.into_iter().map(Action::DeployToken));
         self.setup.extend((0..world.collections.len() as u16).map(Action::DeployCollection));
-        self.setup.extend((0..world.exchanges.len()).map(Action::DeployFactory));
+        self.setup.extend((0..world.exchanges.len()).map(|_| Action::DeployFactory));
         self.setup.extend((0..world.exchanges.len()).map(Action::DeployRouter));
         self.setup.push_back(Action::DeployMarketplace);
         self.setup.extend(spam.into_iter().map(Action::DeployToken));
@@ -356,7 +325,7 @@ impl<'a> Simulation<'a> {
         scale: &Scale,
         accounts: Signers<'a>,
         world: &'a World,
-        ledger: Ledger,
+        (ledger, state): (Ledger, ChainState),
         memory: Memory,
         (tx_base, log_base): (u32, u32),
         parent: &Header,
@@ -369,6 +338,7 @@ impl<'a> Simulation<'a> {
             world,
             accounts,
             ledger,
+            chain: state,
             rng,
             nonces,
             setup: VecDeque::new(),
@@ -407,17 +377,18 @@ impl<'a> Simulation<'a> {
         self.open_block(number, timestamp);
         for action in planned {
             let described = format!("{action:?}");
-            if !self.execute(action) {
-                return Err(format!("the sender cannot pay for {described}"));
+            match self.execute(action) {
+                Ok(()) => {}
+                Err(NotSent::Unaffordable) => return Err(format!("the sender cannot pay for {described}")),
+                Err(NotSent::BlockFull) => return Err(format!("{described} does not fit in one block")),
             }
         }
         if activity {
             for _ in 0..self.live_quota() {
                 let Some(action) = self.random_action() else { continue };
-                if !self.fits(&action) {
+                if self.execute(action) == Err(NotSent::BlockFull) {
                     break;
                 }
-                self.execute(action);
             }
         }
         self.close_block(number);
@@ -440,21 +411,22 @@ impl<'a> Simulation<'a> {
 
     fn run_block(&mut self, number: u32) {
         self.open_block(number, GENESIS_TIMESTAMP + BLOCK_TIME * u64::from(number));
-        while let Some(action) = self.setup.front().cloned() {
-            if !self.fits(&action) {
-                break;
+        while let Some(action) = self.setup.pop_front() {
+            match self.execute(action.clone()) {
+                Ok(()) => {}
+                Err(NotSent::BlockFull) => {
+                    self.setup.push_front(action);
+                    break;
+                }
+                Err(NotSent::Unaffordable) => panic!("setup cannot pay for {action:?}"),
             }
-            self.setup.pop_front();
-            let done = self.execute(action);
-            assert!(done, "setup actions always succeed");
         }
         if self.setup.is_empty() {
             for _ in 0..self.quota(number) {
                 let Some(action) = self.random_action() else { continue };
-                if !self.fits(&action) {
+                if self.execute(action) == Err(NotSent::BlockFull) {
                     break;
                 }
-                self.execute(action);
             }
         }
         self.close_block(number);
@@ -485,361 +457,36 @@ impl<'a> Simulation<'a> {
         whole + u64::from(self.rng.f64() < drawn - whole as f64)
     }
 
-    /// Blocks are filled up to the EIP-1559 gas target, half the limit: above
-    /// it the base fee grows an eighth per block, and a long run of full
-    /// blocks would price every account out.
-    fn fits(&self, action: &Action) -> bool {
-        let transactions = self.unsigned.len() as u32 - self.first_tx;
-        self.gas_used + gas_of(action) <= GAS_LIMIT / 2 && transactions < self.scale.max_block_transactions
+    /// Sends `action`'s transactions in the block in progress. `BlockFull`
+    /// leaves the rest for the next block (those sent stay sent: an
+    /// approval given is not given again); `Unaffordable` drops the rest.
+    fn execute(&mut self, action: Action) -> Result<(), NotSent> {
+        for call in self.calls_for(&action) {
+            let before = self.unsigned.len();
+            let succeeded = self.send(call)?;
+            if !succeeded {
+                tracing::warn!(block = self.block, ?action, "a generated transaction reverted");
+            }
+            if let Action::Sale { buyer, seller, collection, id, payment, price } = action
+                && succeeded
+                && self.is_buy(before)
+            {
+                let tx = self.tx_base + before as u32;
+                let (buyer, seller) = (self.address(buyer), self.address(seller));
+                let sale = SaleRecord { block: self.block, tx, collection, id, buyer, seller, payment, price };
+                self.sales.push(sale);
+            }
+        }
+        Ok(())
     }
 
-    /// Builds the call for `action` and commits it; `false` when the sender
-    /// cannot afford it (random actions only).
-    fn execute(&mut self, action: Action) -> bool {
-        let sale = match action {
-            Action::Sale { buyer, seller, collection, id, payment, price } => Some(SaleRecord {
-                block: self.block,
-                tx: self.tx_base + self.unsigned.len() as u32,
-                collection,
-                id,
-                buyer: self.address(buyer),
-                seller: self.address(seller),
-                payment,
-                price,
-            }),
-            _ => None,
+    /// Whether the transaction at `index` of this run buys on the marketplace.
+    fn is_buy(&self, index: usize) -> bool {
+        let input = match &self.unsigned[index] {
+            Unsigned::Legacy(tx, _) => &tx.input,
+            Unsigned::Eip1559(tx, _) => &tx.input,
         };
-        let call = self.call_for(action);
-        let done = self.commit(call);
-        if done && let Some(sale) = sale {
-            self.sales.push(sale);
-        }
-        done
-    }
-
-    fn call_for(&mut self, action: Action) -> Call {
-        let world = self.world;
-        let deployer = Accounts::DEPLOYER;
-        match action {
-            Action::DeployToken(asset) => {
-                let token = world.token(asset).expect("deployed assets are tokens");
-                let args =
-                    (token.name.clone(), token.symbol.clone(), U256::from(token.decimals), U256::from(token.supply));
-                let mut logs = Vec::new();
-                if token.supply > 0 {
-                    let owner = self.address(token.owner);
-                    let event = IERC20::Transfer { from: Address::ZERO, to: owner, value: U256::from(token.supply) };
-                    logs.push(log(token.address, &event));
-                }
-                creation(token.owner, &args.abi_encode_params(), gas::DEPLOY_TOKEN, logs)
-            }
-            Action::DeployCollection(index) => {
-                let collection = &world.collections[usize::from(index)];
-                let args = (collection.name.clone(), collection.symbol.clone(), U256::from(collection.ids()));
-                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_COLLECTION, Vec::new())
-            }
-            Action::DeployFactory(index) | Action::DeployRouter(index) => {
-                let args = (world.exchanges[index].name.clone(), U256::from(index));
-                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_DEX, Vec::new())
-            }
-            Action::DeployMarketplace => {
-                let args = ("DevMarket".to_string(),);
-                creation(deployer, &args.abi_encode_params(), gas::DEPLOY_MARKETPLACE, Vec::new())
-            }
-            Action::Sale { buyer, seller, collection, id, payment, price } => {
-                self.sale(buyer, seller, collection, id, payment, price)
-            }
-            Action::CreatePair(index) => {
-                let pair = &world.pairs[index];
-                let (a, b) = (self.token_address(pair.token0), self.token_address(pair.token1));
-                let factory = world.exchanges[pair.exchange].factory;
-                let event = IDex::PairCreated { token0: a, token1: b, pair: pair.address, index: U256::from(index) };
-                let input = IDex::createPairCall { tokenA: a, tokenB: b }.abi_encode();
-                call(deployer, factory, 0, input, gas::CREATE_PAIR, vec![log(factory, &event)])
-            }
-            Action::Wrap { amount } => {
-                let wrapped = self.token_address(Asset::WRAPPED);
-                let to = self.address(deployer);
-                let event = IERC20::Deposit { dst: to, wad: U256::from(amount) };
-                call(
-                    deployer,
-                    wrapped,
-                    amount,
-                    IERC20::depositCall {}.abi_encode(),
-                    gas::DEPOSIT,
-                    vec![log(wrapped, &event)],
-                )
-            }
-            Action::Erc20Transfer { from, asset, to, amount } => self.erc20_transfer(from, asset, to, amount),
-            Action::Erc20Mint { asset, to, amount } => {
-                let token = world.token(asset).expect("minted assets are tokens");
-                let event = IERC20::Transfer { from: Address::ZERO, to, value: U256::from(amount) };
-                let input = IERC20::mintCall { to, amount: U256::from(amount) }.abi_encode();
-                call(token.owner, token.address, 0, input, gas::ERC20_MINT, vec![log(token.address, &event)])
-            }
-            Action::PairBurn { pair: index, amount0, amount1 } => {
-                let pair = &world.pairs[index];
-                let to = self.address(deployer);
-                let holder = self.ledger.holder(pair.address);
-                let (r0, r1) = (self.ledger.balance(holder, pair.token0), self.ledger.balance(holder, pair.token1));
-                let (t0, t1) = (self.token_address(pair.token0), self.token_address(pair.token1));
-                let logs = vec![
-                    log(t0, &IERC20::Transfer { from: pair.address, to, value: U256::from(amount0) }),
-                    log(t1, &IERC20::Transfer { from: pair.address, to, value: U256::from(amount1) }),
-                    log(
-                        pair.address,
-                        &IDex::Sync { reserve0: clamp_u112(r0 - amount0), reserve1: clamp_u112(r1 - amount1) },
-                    ),
-                    log(
-                        pair.address,
-                        &IDex::Burn { sender: to, amount0: U256::from(amount0), amount1: U256::from(amount1), to },
-                    ),
-                ];
-                let input = IDex::burnCall { to }.abi_encode();
-                call(deployer, pair.address, 0, input, gas::PAIR_BURN, logs)
-            }
-            Action::PairSync(index) => {
-                let pair = &world.pairs[index];
-                let holder = self.ledger.holder(pair.address);
-                let (r0, r1) = (self.ledger.balance(holder, pair.token0), self.ledger.balance(holder, pair.token1));
-                let event = IDex::Sync { reserve0: clamp_u112(r0), reserve1: clamp_u112(r1) };
-                let input = IDex::syncCall {}.abi_encode();
-                call(deployer, pair.address, 0, input, gas::PAIR_SYNC, vec![log(pair.address, &event)])
-            }
-            Action::PairMint(index) => {
-                let pair = &world.pairs[index];
-                let holder = self.ledger.holder(pair.address);
-                let (r0, r1) = (self.ledger.balance(holder, pair.token0), self.ledger.balance(holder, pair.token1));
-                let event = IDex::Sync { reserve0: clamp_u112(r0), reserve1: clamp_u112(r1) };
-                let input = IDex::mintCall { to: self.address(deployer) }.abi_encode();
-                call(deployer, pair.address, 0, input, gas::PAIR_MINT, vec![log(pair.address, &event)])
-            }
-            Action::NativeTransfer { from, to, amount } => {
-                call(from, to, amount, Vec::new(), gas::NATIVE_TRANSFER, Vec::new())
-            }
-            Action::Swap { trader, pair, asset_in, amount_in } => self.swap(trader, pair, asset_in, amount_in),
-            Action::Mint721 { sender, to, collection, id } => {
-                let contract = world.collections[usize::from(collection)].address;
-                let event = IERC721::Transfer { from: Address::ZERO, to, tokenId: U256::from(id) };
-                let input = IERC721::safeMintCall { to, tokenId: U256::from(id) }.abi_encode();
-                call(sender, contract, 0, input, gas::MINT_721, vec![log(contract, &event)])
-            }
-            Action::Mint1155 { sender, to, collection, id, amount } => {
-                let contract = world.collections[usize::from(collection)].address;
-                let operator = self.address(sender);
-                let event = IERC1155::TransferSingle {
-                    operator,
-                    from: Address::ZERO,
-                    to,
-                    id: U256::from(id),
-                    value: U256::from(amount),
-                };
-                let input =
-                    IERC1155::mintCall { to, id: U256::from(id), amount: U256::from(amount), data: Bytes::new() }
-                        .abi_encode();
-                call(sender, contract, 0, input, gas::MINT_1155, vec![log(contract, &event)])
-            }
-            Action::Transfer721 { from, to, collection, id } => {
-                let contract = world.collections[usize::from(collection)].address;
-                let from_address = self.address(from);
-                let event = IERC721::Transfer { from: from_address, to, tokenId: U256::from(id) };
-                let input = IERC721::transferFromCall { from: from_address, to, tokenId: U256::from(id) }.abi_encode();
-                call(from, contract, 0, input, gas::TRANSFER_721, vec![log(contract, &event)])
-            }
-            Action::Transfer1155 { from, to, collection, id, amount } => {
-                let contract = world.collections[usize::from(collection)].address;
-                let from_address = self.address(from);
-                let event = IERC1155::TransferSingle {
-                    operator: from_address,
-                    from: from_address,
-                    to,
-                    id: U256::from(id),
-                    value: U256::from(amount),
-                };
-                let input = IERC1155::safeTransferFromCall {
-                    from: from_address,
-                    to,
-                    id: U256::from(id),
-                    amount: U256::from(amount),
-                    data: Bytes::new(),
-                }
-                .abi_encode();
-                call(from, contract, 0, input, gas::TRANSFER_1155, vec![log(contract, &event)])
-            }
-        }
-    }
-
-    /// The buyer pays the seller through the marketplace, which hands the
-    /// token over: native payments travel as the call's value and are
-    /// forwarded, ERC20 payments move straight from buyer to seller.
-    fn sale(&self, buyer: u32, seller: u32, collection: u16, id: u32, payment: Asset, price: u128) -> Call {
-        let world = self.world;
-        let contract = world.collections[usize::from(collection)].address;
-        let (sender, buyer, seller) = (buyer, self.address(buyer), self.address(seller));
-        let payment_token = world.token(payment).map_or(Address::ZERO, |t| t.address);
-        let input = IMarketplace::buyCall {
-            collection: contract,
-            tokenId: U256::from(id),
-            seller,
-            paymentToken: payment_token,
-            price: U256::from(price),
-        }
-        .abi_encode();
-        let mut logs = Vec::new();
-        if payment != Asset::NATIVE {
-            logs.push(log(payment_token, &IERC20::Transfer { from: buyer, to: seller, value: U256::from(price) }));
-        }
-        logs.push(log(contract, &IERC721::Transfer { from: seller, to: buyer, tokenId: U256::from(id) }));
-        let sale = IMarketplace::Sale {
-            collection: contract,
-            tokenId: U256::from(id),
-            buyer,
-            seller,
-            paymentToken: payment_token,
-            price: U256::from(price),
-        };
-        logs.push(log(world.marketplace, &sale));
-        let (value, gas) = if payment == Asset::NATIVE { (price, gas::SALE_NATIVE) } else { (0, gas::SALE_ERC20) };
-        let forwarded = (payment == Asset::NATIVE).then_some((seller, price));
-        Call { forwarded, ..call(sender, world.marketplace, value, input, gas, logs) }
-    }
-
-    fn token_address(&self, asset: Asset) -> Address {
-        self.world.token(asset).expect("a token").address
-    }
-
-    fn erc20_transfer(&mut self, from: u32, asset: Asset, to: Address, amount: u128) -> Call {
-        let contract = self.token_address(asset);
-        let sender = self.address(from);
-        let event = IERC20::Transfer { from: sender, to, value: U256::from(amount) };
-        let input = IERC20::transferCall { to, amount: U256::from(amount) }.abi_encode();
-        call(from, contract, 0, input, gas::ERC20_TRANSFER, vec![log(contract, &event)])
-    }
-
-    /// A constant-product swap with a 0.3% fee, through the exchange's router.
-    fn swap(&mut self, trader: u32, pair_index: usize, asset_in: Asset, amount_in: u128) -> Call {
-        let pair = &self.world.pairs[pair_index];
-        let asset_out = pair.other(asset_in);
-        let holder = self.ledger.holder(pair.address);
-        let reserve_in = self.ledger.balance(holder, asset_in);
-        let reserve_out = self.ledger.balance(holder, asset_out);
-        let amount_out = swap_output(amount_in, reserve_in, reserve_out);
-        let trader_address = self.address(trader);
-        let (token_in, token_out) = (self.token_address(asset_in), self.token_address(asset_out));
-        let (in0, out0) = if asset_in == pair.token0 { (amount_in, 0) } else { (0, amount_out) };
-        let (in1, out1) = if asset_in == pair.token0 { (0, amount_out) } else { (amount_in, 0) };
-        let (new0, new1) = if asset_in == pair.token0 {
-            (reserve_in + amount_in, reserve_out - amount_out)
-        } else {
-            (reserve_out - amount_out, reserve_in + amount_in)
-        };
-        let logs = vec![
-            log(token_in, &IERC20::Transfer { from: trader_address, to: pair.address, value: U256::from(amount_in) }),
-            log(token_out, &IERC20::Transfer { from: pair.address, to: trader_address, value: U256::from(amount_out) }),
-            log(pair.address, &IDex::Sync { reserve0: clamp_u112(new0), reserve1: clamp_u112(new1) }),
-            log(
-                pair.address,
-                &IDex::Swap {
-                    sender: self.world.exchanges[pair.exchange].router,
-                    amount0In: U256::from(in0),
-                    amount1In: U256::from(in1),
-                    amount0Out: U256::from(out0),
-                    amount1Out: U256::from(out1),
-                    to: trader_address,
-                },
-            ),
-        ];
-        let input = IDex::swapExactTokensForTokensCall {
-            amountIn: U256::from(amount_in),
-            amountOutMin: U256::from(amount_out - amount_out / 100),
-            path: vec![token_in, token_out],
-            to: trader_address,
-            deadline: U256::from(self.timestamp + 1_200),
-        }
-        .abi_encode();
-        let router = self.world.exchanges[pair.exchange].router;
-        call(trader, router, 0, input, gas::SWAP, logs)
-    }
-
-    /// Builds, applies and records a transaction. Fails (changing nothing)
-    /// when the sender cannot pay value plus the most the gas may cost.
-    fn commit(&mut self, call: Call) -> bool {
-        let sender = self.holder_of(call.sender);
-        if self.nonces.len() <= call.sender as usize {
-            self.nonces.resize(call.sender as usize + 1, 0);
-        }
-        let tip = self.rng.u64(100_000_000..2_000_000_000);
-        let legacy = self.accounts.role(call.sender) == Role::Wallet && self.rng.u8(..10) < 3;
-        let max_fee = u128::from(self.base_fee) * 2 + u128::from(tip);
-        let gas_limit = call.gas + call.gas / 5;
-        let worst_case = call.value + u128::from(gas_limit) * max_fee;
-        if self.ledger.balance(sender, Asset::NATIVE) < worst_case {
-            return false;
-        }
-        let block = self.block;
-        let nonce = self.nonces[call.sender as usize];
-        self.nonces[call.sender as usize] += 1;
-        let to_address = match call.to {
-            TxKind::Call(address) => address,
-            TxKind::Create => self.address(call.sender).create(nonce),
-        };
-        let to_holder = self.ledger.holder(to_address);
-        self.move_native(sender, to_holder, call.value);
-        if let Some((recipient, amount)) = call.forwarded {
-            let recipient = self.ledger.holder(recipient);
-            self.move_native(to_holder, recipient, amount);
-        }
-        for log in &call.logs {
-            if let Some(event) = events::decode(log.topics(), &log.data.data) {
-                let applied = self.ledger.apply_event(block, log.address, &event, self.world);
-                applied
-                    .unwrap_or_else(|refused| panic!("the generator logged a movement the ledger refuses: {refused}"));
-            }
-        }
-        let burned = u128::from(call.gas) * u128::from(self.base_fee);
-        let tipped = u128::from(call.gas) * u128::from(tip);
-        self.move_native(sender, Holder::NOBODY, burned);
-        let miner = self.ledger.holder(self.world.miner);
-        self.move_native(sender, miner, tipped);
-        let input = Bytes::from(call.input);
-        let value = U256::from(call.value);
-        let chain_id = self.chain_id;
-        self.unsigned.push(if legacy {
-            let gas_price = u128::from(self.base_fee) + u128::from(tip);
-            let tx = TxLegacy { chain_id: Some(chain_id), nonce, gas_price, gas_limit, to: call.to, value, input };
-            Unsigned::Legacy(tx, call.sender)
-        } else {
-            let tx = TxEip1559 {
-                chain_id,
-                nonce,
-                gas_limit,
-                max_fee_per_gas: max_fee,
-                max_priority_fee_per_gas: u128::from(tip),
-                to: call.to,
-                value,
-                access_list: Default::default(),
-                input,
-            };
-            Unsigned::Eip1559(tx, call.sender)
-        });
-        self.gas_used += call.gas;
-        let receipt =
-            Receipt { status: Eip658Value::Eip658(true), cumulative_gas_used: self.gas_used, logs: call.logs }
-                .with_bloom();
-        self.block_receipts.push(if legacy {
-            ReceiptEnvelope::Legacy(receipt)
-        } else {
-            ReceiptEnvelope::Eip1559(receipt)
-        });
-        self.executed += 1;
-        true
-    }
-
-    /// Moves native currency in the block in progress; the generator only
-    /// plans what senders can pay, so a refusal is a bug there.
-    fn move_native(&mut self, from: Holder, to: Holder, amount: u128) {
-        let moved = self.ledger.move_fungible(self.block, Asset::NATIVE, from, to, amount);
-        moved.unwrap_or_else(|refused| panic!("the generator planned a payment it cannot make: {refused}"));
+        input.starts_with(&w3api_contracts::Marketplace::buyCall::SELECTOR)
     }
 
     fn random_wallet(&mut self) -> u32 {
@@ -1071,49 +718,8 @@ pub fn swap_output(amount_in: u128, reserve_in: u128, reserve_out: u128) -> u128
     out.to::<u128>()
 }
 
-fn gas_of(action: &Action) -> u64 {
-    match action {
-        Action::DeployToken(_) => gas::DEPLOY_TOKEN,
-        Action::DeployCollection(_) => gas::DEPLOY_COLLECTION,
-        Action::DeployFactory(_) | Action::DeployRouter(_) => gas::DEPLOY_DEX,
-        Action::CreatePair(_) => gas::CREATE_PAIR,
-        Action::Wrap { .. } => gas::DEPOSIT,
-        Action::Erc20Transfer { .. } => gas::ERC20_TRANSFER,
-        Action::PairMint(_) => gas::PAIR_MINT,
-        Action::NativeTransfer { .. } => gas::NATIVE_TRANSFER,
-        Action::Swap { .. } => gas::SWAP,
-        Action::Mint721 { .. } => gas::MINT_721,
-        Action::Erc20Mint { .. } => gas::ERC20_MINT,
-        Action::PairSync(_) => gas::PAIR_SYNC,
-        Action::PairBurn { .. } => gas::PAIR_BURN,
-        Action::Mint1155 { .. } => gas::MINT_1155,
-        Action::Transfer721 { .. } => gas::TRANSFER_721,
-        Action::Transfer1155 { .. } => gas::TRANSFER_1155,
-        Action::DeployMarketplace => gas::DEPLOY_MARKETPLACE,
-        Action::Sale { payment: Asset::NATIVE, .. } => gas::SALE_NATIVE,
-        Action::Sale { .. } => gas::SALE_ERC20,
-    }
-}
-
-fn clamp_u112(value: u128) -> alloy_primitives::aliases::U112 {
-    alloy_primitives::aliases::U112::saturating_from(value)
-}
-
-fn log<E: SolEvent>(address: Address, event: &E) -> Log {
-    Log { address, data: event.encode_log_data() }
-}
-
-fn call(sender: u32, to: Address, value: u128, input: Vec<u8>, gas: u64, logs: Vec<Log>) -> Call {
-    Call { sender, to: TxKind::Call(to), value, input, gas, logs, forwarded: None }
-}
-
 /// The ledger's holder of a world account.
 fn account_holder(account: u32) -> Holder {
     // Accounts are added right after the zero address, in order.
     Holder(account + 1)
-}
-
-fn creation(sender: u32, constructor_args: &[u8], gas: u64, logs: Vec<Log>) -> Call {
-    let input = [INIT_CODE_PREFIX.as_slice(), constructor_args].concat();
-    Call { sender, to: TxKind::Create, value: 0, input, gas, logs, forwarded: None }
 }

@@ -63,7 +63,7 @@ impl ChainData {
                 .collect(),
             logs_bloom: logs_bloom(logs),
             tx_type: envelope.tx_type() as u8,
-            status: Some(1),
+            status: Some(u8::from(receipt.success)),
             root: None,
             effective_gas_price: envelope.effective_gas_price(block.header.base_fee_per_gas),
             blob_gas_used: None,

@@ -9,6 +9,7 @@ use {
 };
 
 mod chain;
+mod execution;
 mod ledger;
 mod live;
 mod queries;

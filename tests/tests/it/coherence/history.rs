@@ -37,6 +37,9 @@ pub(super) enum Call {
     /// native currency, sent as value, when it is zero) to `seller` for
     /// ERC721 token `id` of `collection`.
     Sale { marketplace: Address, collection: Address, id: U256, seller: Address, payment_token: Address, price: U256 },
+    /// An ERC20 `approve` or an NFT `setApprovalForAll`, or a marketplace
+    /// `list`: permissions and offers, which move nothing.
+    Permission { target: Address },
     /// Anything else (deployments' follow-ups, wrapping, pair funding).
     Other { target: Address, selector: Vec<u8> },
 }
@@ -160,6 +163,9 @@ pub(super) fn decode(tx: &Transaction) -> Call {
             payment_token: c.paymentToken,
             price: c.price,
         }),
+        Erc20::approveCall::SELECTOR | Erc721::setApprovalForAllCall::SELECTOR | Marketplace::listCall::SELECTOR => {
+            return Call::Permission { target };
+        }
         _ => return Call::Other { target, selector: input[..input.len().min(4)].to_vec() },
     };
     decoded.unwrap_or_else(|e| panic!("transaction {}: input with a known selector does not decode: {e}", tx.hash))
@@ -178,8 +184,8 @@ impl History {
 
     /// Why `wallet`'s ERC20 balances might not be the sum of `transfer`
     /// calls and marketplace payments: it sent something other than a native
-    /// transfer, an ERC20 `transfer`, an NFT call or a purchase, or a swap
-    /// paid out to it. `None` when its tokens only ever moved by those.
+    /// transfer, an ERC20 `transfer`, an NFT call, a purchase, an approval
+    /// or a listing, or a swap paid out to it. `None` when its tokens only ever moved by those.
     pub(super) fn other_token_movements(&self, wallet: Address) -> Option<String> {
         self.calls.iter().find_map(|c| {
             let sent_other = c.from == wallet
@@ -190,6 +196,7 @@ impl History {
                         | Call::Erc721 { .. }
                         | Call::Erc1155 { .. }
                         | Call::Sale { .. }
+                        | Call::Permission { .. }
                 );
             let swapped_to = matches!(c.call, Call::Swap { to } if to == wallet);
             (sent_other || swapped_to).then(|| format!("block {}: {:?} from {}", c.block, c.call, c.from))

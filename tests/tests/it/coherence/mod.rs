@@ -23,10 +23,12 @@ mod abi {
     alloy_sol_types::sol! {
         interface Erc20 {
             function transfer(address to, uint256 amount) external returns (bool);
+            function approve(address spender, uint256 amount) external returns (bool);
         }
         interface Erc721 {
             function safeMint(address to, uint256 tokenId) external;
             function transferFrom(address from, address to, uint256 tokenId) external;
+            function setApprovalForAll(address operator, bool approved) external;
         }
         interface Erc1155 {
             function mint(address to, uint256 id, uint256 amount, bytes data) external;
@@ -36,6 +38,7 @@ mod abi {
             function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) external returns (uint256[] amounts);
         }
         interface Marketplace {
+            function list(address collection, uint256 tokenId, address paymentToken, uint256 price) external;
             function buy(address collection, uint256 tokenId, address seller, address paymentToken, uint256 price) external payable;
         }
     }

@@ -1,0 +1,86 @@
+//! Running the EVM over the archive: a transaction in a block, to commit or
+//! not, and calls that only read.
+
+use std::convert::Infallible;
+
+use alloy_primitives::{Address, B256, U256};
+use revm::context::result::{EVMError, ExecResultAndState, ExecutionResult};
+use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
+use revm::primitives::hardfork::SpecId;
+use revm::state::EvmState;
+use revm::{ExecuteEvm, MainBuilder, MainContext};
+
+use crate::archive::StateAt;
+
+/// The fork the chain runs: its blocks are Prague's.
+pub const SPEC: SpecId = SpecId::PRAGUE;
+
+/// What a block tells the transactions in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockSpec {
+    /// Its number.
+    pub number: u64,
+    /// Unix seconds.
+    pub timestamp: u64,
+    /// Who is paid the priority fees.
+    pub beneficiary: Address,
+    /// Wei per gas burned.
+    pub base_fee: u64,
+    /// Most gas the block holds.
+    pub gas_limit: u64,
+    /// PREVRANDAO (the header's mix hash).
+    pub prevrandao: B256,
+}
+
+impl BlockSpec {
+    fn env(&self) -> BlockEnv {
+        BlockEnv {
+            number: U256::from(self.number),
+            beneficiary: self.beneficiary,
+            timestamp: U256::from(self.timestamp),
+            gas_limit: self.gas_limit,
+            basefee: self.base_fee,
+            prevrandao: Some(self.prevrandao),
+            ..BlockEnv::default()
+        }
+    }
+}
+
+/// How strictly a transaction is checked before it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checks {
+    /// As a block includes it: nonce, balance, fees and chain id.
+    Block,
+    /// As `eth_call` runs it: any sender, nonce and fee, no base fee
+    /// unless a gas price is given (geth's rules).
+    Call {
+        /// Whether the request named a gas price.
+        priced: bool,
+    },
+}
+
+/// The outcome of one transaction and the state it leaves, not yet committed.
+pub type Outcome = ExecResultAndState<ExecutionResult, EvmState>;
+
+/// Why the EVM refused to run a transaction (it is not included).
+pub type Refused = EVMError<Infallible>;
+
+/// Runs `tx` over `state` in `block`.
+pub fn transact(
+    state: StateAt<'_>,
+    chain_id: u64,
+    block: &BlockSpec,
+    tx: TxEnv,
+    checks: Checks,
+) -> Result<Outcome, Refused> {
+    let mut cfg = CfgEnv::new_with_spec(SPEC);
+    cfg.chain_id = chain_id;
+    if let Checks::Call { priced } = checks {
+        cfg.disable_nonce_check = true;
+        cfg.disable_base_fee = !priced;
+        cfg.disable_balance_check = !priced;
+        cfg.disable_block_gas_limit = true;
+    }
+    let mut evm = Context::mainnet().with_ref_db(state).with_cfg(cfg).with_block(block.env()).build_mainnet();
+    evm.transact(tx)
+}

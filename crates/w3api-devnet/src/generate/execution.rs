@@ -1,0 +1,173 @@
+//! Sending one transaction on the embedded chain: the EVM runs it over the
+//! block in progress, and when it is included its receipt, its logs and
+//! the balances it moved are kept.
+//!
+//! The generator sends as a wallet does: it runs the call first with room
+//! to spare, then signs it with the gas it used and a margin. The devnet's
+//! contracts do not depend on the gas they are given, so the run is the
+//! transaction's outcome and is not repeated.
+
+use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, TxEip1559, TxLegacy};
+use alloy_primitives::{Address, Bytes, U256};
+use w3api_chain::revm::context::TxEnv;
+use w3api_chain::revm::context::result::ExecutionResult;
+use w3api_chain::revm::state::EvmState;
+use w3api_chain::{BlockSpec, Checks};
+use w3api_ledger::{Asset, Holder, events};
+
+use super::calls::Call;
+use super::model::GAS_LIMIT;
+use super::sealing::Unsigned;
+use super::simulation::Simulation;
+use crate::accounts::Role;
+
+/// Gas every transaction costs at least.
+const BASE_GAS: u64 = 21_000;
+
+/// Why a transaction was not included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NotSent {
+    /// The sender cannot pay for its value and gas.
+    Unaffordable,
+    /// The block in progress has no room left for it.
+    BlockFull,
+}
+
+impl Simulation<'_> {
+    /// What the block in progress tells its transactions.
+    pub(super) fn block_spec(&self) -> BlockSpec {
+        BlockSpec {
+            number: u64::from(self.block),
+            timestamp: self.timestamp,
+            beneficiary: self.world.miner,
+            base_fee: self.base_fee,
+            gas_limit: GAS_LIMIT,
+            prevrandao: self.prevrandao(u64::from(self.block)),
+        }
+    }
+
+    /// Runs `call` and includes it in the block in progress; whether it
+    /// succeeded (a revert is included too, as on any chain).
+    pub(super) fn send(&mut self, call: Call) -> Result<bool, NotSent> {
+        let transactions = self.unsigned.len() as u32 - self.first_tx;
+        if transactions >= self.scale.max_block_transactions {
+            return Err(NotSent::BlockFull);
+        }
+        let sender = self.address(call.sender);
+        if self.nonces.len() <= call.sender as usize {
+            self.nonces.resize(call.sender as usize + 1, 0);
+        }
+        let tip = self.rng.u64(100_000_000..2_000_000_000);
+        let legacy = self.accounts.role(call.sender) == Role::Wallet && self.rng.u8(..10) < 3;
+        let max_fee = u128::from(self.base_fee) * 2 + u128::from(tip);
+        let price = if legacy { u128::from(self.base_fee) + u128::from(tip) } else { max_fee };
+        let block = u64::from(self.block);
+        let balance = self.chain.archive().account(sender, block).balance.saturating_to::<u128>();
+        let room = GAS_LIMIT / 2 - self.gas_used;
+        let affordable = u64::try_from(balance.saturating_sub(call.value) / price).unwrap_or(u64::MAX);
+        if balance < call.value || affordable < BASE_GAS {
+            return Err(NotSent::Unaffordable);
+        }
+        if room < BASE_GAS {
+            return Err(NotSent::BlockFull);
+        }
+        let limit = call.cap().min(room).min(affordable);
+        let nonce = self.nonces[call.sender as usize];
+        let tx = TxEnv {
+            tx_type: if legacy { 0 } else { 2 },
+            caller: sender,
+            gas_limit: limit,
+            gas_price: price,
+            kind: call.to,
+            value: U256::from(call.value),
+            data: Bytes::from(call.input.clone()),
+            nonce,
+            chain_id: Some(self.chain_id),
+            gas_priority_fee: (!legacy).then_some(u128::from(tip)),
+            ..TxEnv::default()
+        };
+        let outcome = self.chain.transact(block, &self.block_spec(), tx, Checks::Block);
+        let outcome = outcome.unwrap_or_else(|refused| panic!("the generator sent what the EVM refuses: {refused}"));
+        // Short of its full allowance, a failure may only mean too little
+        // gas (a sub-call or creation runs out and reverts): it waits for
+        // a block with room, or is not sent.
+        if !outcome.result.is_success() && limit < call.cap() {
+            return Err(if limit == room { NotSent::BlockFull } else { NotSent::Unaffordable });
+        }
+        // Signed with what it used and a fifth more, as an estimate would give.
+        let spent = outcome.result.gas().total_gas_spent();
+        let gas_limit = (spent + spent / 5).min(affordable).max(spent);
+        self.nonces[call.sender as usize] += 1;
+        self.include(sender, outcome.state, &outcome.result);
+        self.record(call, nonce, gas_limit, (legacy, tip, max_fee), &outcome.result);
+        Ok(outcome.result.is_success())
+    }
+
+    /// Keeps what a transaction changed: the EVM's state, the native
+    /// balances it moved, and the movements its logs tell the ledger.
+    fn include(&mut self, sender: Address, state: EvmState, result: &ExecutionResult) {
+        let block = self.block;
+        for (address, account) in &state {
+            let before = self.chain.archive().account(*address, u64::from(block)).balance.saturating_to::<u128>();
+            let after = account.info.balance.saturating_to::<u128>();
+            if before != after {
+                let holder = self.ledger.holder(*address);
+                let (from, to) = if after > before { (Holder::NOBODY, holder) } else { (holder, Holder::NOBODY) };
+                self.move_native(from, to, after.abs_diff(before));
+            }
+        }
+        let _ = sender;
+        self.chain.commit(u64::from(block), state);
+        if !result.is_success() {
+            return;
+        }
+        for log in result.logs() {
+            if let Some(event) = events::decode(log.topics(), &log.data.data) {
+                let applied = self.ledger.apply_event(block, log.address, &event, self.world);
+                applied.unwrap_or_else(|refused| panic!("the EVM logged a movement the ledger refuses: {refused}"));
+            }
+        }
+    }
+
+    /// The transaction to sign, and its receipt.
+    fn record(&mut self, call: Call, nonce: u64, gas_limit: u64, fees: (bool, u64, u128), result: &ExecutionResult) {
+        let (legacy, tip, max_fee) = fees;
+        let input = Bytes::from(call.input);
+        let value = U256::from(call.value);
+        let chain_id = self.chain_id;
+        self.unsigned.push(if legacy {
+            let gas_price = u128::from(self.base_fee) + u128::from(tip);
+            let tx = TxLegacy { chain_id: Some(chain_id), nonce, gas_price, gas_limit, to: call.to, value, input };
+            Unsigned::Legacy(tx, call.sender)
+        } else {
+            let tx = TxEip1559 {
+                chain_id,
+                nonce,
+                gas_limit,
+                max_fee_per_gas: max_fee,
+                max_priority_fee_per_gas: u128::from(tip),
+                to: call.to,
+                value,
+                access_list: Default::default(),
+                input,
+            };
+            Unsigned::Eip1559(tx, call.sender)
+        });
+        self.gas_used += result.tx_gas_used();
+        let logs = if result.is_success() { result.logs().to_vec() } else { Vec::new() };
+        let status = Eip658Value::Eip658(result.is_success());
+        let receipt = Receipt { status, cumulative_gas_used: self.gas_used, logs }.with_bloom();
+        self.block_receipts.push(if legacy {
+            ReceiptEnvelope::Legacy(receipt)
+        } else {
+            ReceiptEnvelope::Eip1559(receipt)
+        });
+        self.executed += 1;
+    }
+
+    /// Moves native currency in the block in progress, as the EVM did.
+    pub(super) fn move_native(&mut self, from: Holder, to: Holder, amount: u128) {
+        let moved = self.ledger.move_fungible(self.block, Asset::NATIVE, from, to, amount);
+        moved.unwrap_or_else(|refused| panic!("the ledger disagrees with the EVM's balances: {refused}"));
+    }
+}
