@@ -118,7 +118,7 @@ impl Archive {
         self.codes.get(&hash).cloned().unwrap_or_default()
     }
 
-    /// Every account that exists at `block`, with its non-zero slots when `slots`.
+    /// Every account that exists at `block`.
     pub fn accounts_at(&self, block: u64) -> impl Iterator<Item = (Address, Account)> + '_ {
         self.accounts
             .iter()
@@ -198,12 +198,9 @@ impl Archive {
         std::mem::take(&mut self.touched)
     }
 
-    /// The latest value of every account and slot in `touched`.
-    pub fn latest_of(&self, address: Address) -> (Account, impl Iterator<Item = (U256, U256)> + '_) {
-        let record = self.accounts.get(&address);
-        let account = record.map_or_else(Account::default, |r| r.info.latest());
-        let slots = record.into_iter().flat_map(|r| r.storage.iter().map(|(slot, h)| (*slot, h.latest())));
-        (account, slots)
+    /// An account as the newest write left it.
+    pub fn latest_account(&self, address: Address) -> Account {
+        self.accounts.get(&address).map_or_else(Account::default, |record| record.info.latest())
     }
 
     /// The latest value of one slot.

@@ -34,7 +34,7 @@ impl StateTries {
                 }
             }
             let storage_root = trie.root();
-            let (account, _) = archive.latest_of(address);
+            let account = archive.latest_account(address);
             let roots = self.storage_roots.entry(address).or_default();
             if roots.at(block) != storage_root {
                 roots.set(block, storage_root);

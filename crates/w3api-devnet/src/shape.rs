@@ -116,7 +116,7 @@ impl Devnet {
     pub(crate) fn deploy_token(&self, data: &mut ChainData, token: NewToken) -> Result<Address, SourceError> {
         check_token(&token)?;
         let owner = if token.spam { Accounts::SPAMMER } else { Accounts::DEPLOYER };
-        let address = self.accounts().address(owner).create(data.producer.memory.nonce(owner));
+        let address = data.next_contract_of(self.accounts().address(owner));
         let unit = 10f64.powi(i32::from(token.decimals));
         let supply = match token.supply {
             Some(supply) => raw(supply, "the supply")?,
@@ -178,8 +178,7 @@ impl Devnet {
         if collection.name.trim().is_empty() || collection.symbol.trim().is_empty() {
             return Err(invalid("a collection needs a name and a symbol".into()));
         }
-        let address =
-            self.accounts().address(Accounts::DEPLOYER).create(data.producer.memory.nonce(Accounts::DEPLOYER));
+        let address = data.next_contract_of(self.accounts().address(Accounts::DEPLOYER));
         let world_before = data.world.clone();
         let index = data.world.add_collection(Collection {
             address,

@@ -234,7 +234,7 @@ impl Simulation<'_> {
         let market = self.world.marketplace;
         let contract = self.world.collections[usize::from(collection)].address;
         let payment_token = self.world.token(payment).map_or(Address::ZERO, |t| t.address);
-        let (buyer_address, seller_address) = (self.address(buyer), self.address(seller));
+        let seller_address = self.address(seller);
         let mut calls = Vec::new();
         let approved = Collectible::isApprovedForAllCall::new((seller_address, market));
         if self.view(contract, approved) != Some(true) {
@@ -260,7 +260,6 @@ impl Simulation<'_> {
         };
         let value = if payment_token == Address::ZERO { price.to::<u128>() } else { 0 };
         calls.push(Call { value, ..Call::to(buyer, market, buy) });
-        let _ = buyer_address;
         calls
     }
 

@@ -8,7 +8,7 @@
 //! transaction's outcome and is not repeated.
 
 use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, TxEip1559, TxLegacy};
-use alloy_primitives::{Address, Bytes, U256};
+use alloy_primitives::{Bytes, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::ExecutionResult;
 use w3api_chain::revm::state::EvmState;
@@ -54,15 +54,13 @@ impl Simulation<'_> {
             return Err(NotSent::BlockFull);
         }
         let sender = self.address(call.sender);
-        if self.nonces.len() <= call.sender as usize {
-            self.nonces.resize(call.sender as usize + 1, 0);
-        }
         let tip = self.rng.u64(100_000_000..2_000_000_000);
         let legacy = self.accounts.role(call.sender) == Role::Wallet && self.rng.u8(..10) < 3;
         let max_fee = u128::from(self.base_fee) * 2 + u128::from(tip);
         let price = if legacy { u128::from(self.base_fee) + u128::from(tip) } else { max_fee };
         let block = u64::from(self.block);
-        let balance = self.chain.archive().account(sender, block).balance.saturating_to::<u128>();
+        let account = self.chain.archive().account(sender, block);
+        let balance = account.balance.saturating_to::<u128>();
         let room = GAS_LIMIT / 2 - self.gas_used;
         let affordable = u64::try_from(balance.saturating_sub(call.value) / price).unwrap_or(u64::MAX);
         if balance < call.value || affordable < BASE_GAS {
@@ -72,7 +70,7 @@ impl Simulation<'_> {
             return Err(NotSent::BlockFull);
         }
         let limit = call.cap().min(room).min(affordable);
-        let nonce = self.nonces[call.sender as usize];
+        let nonce = account.nonce;
         let tx = TxEnv {
             tx_type: if legacy { 0 } else { 2 },
             caller: sender,
@@ -97,15 +95,14 @@ impl Simulation<'_> {
         // Signed with what it used and a fifth more, as an estimate would give.
         let spent = outcome.result.gas().total_gas_spent();
         let gas_limit = (spent + spent / 5).min(affordable).max(spent);
-        self.nonces[call.sender as usize] += 1;
-        self.include(sender, outcome.state, &outcome.result);
+        self.include(outcome.state, &outcome.result);
         self.record(call, nonce, gas_limit, (legacy, tip, max_fee), &outcome.result);
         Ok(outcome.result.is_success())
     }
 
     /// Keeps what a transaction changed: the EVM's state, the native
     /// balances it moved, and the movements its logs tell the ledger.
-    fn include(&mut self, sender: Address, state: EvmState, result: &ExecutionResult) {
+    fn include(&mut self, state: EvmState, result: &ExecutionResult) {
         let block = self.block;
         for (address, account) in &state {
             let before = self.chain.archive().account(*address, u64::from(block)).balance.saturating_to::<u128>();
@@ -116,7 +113,6 @@ impl Simulation<'_> {
                 self.move_native(from, to, after.abs_diff(before));
             }
         }
-        let _ = sender;
         self.chain.commit(u64::from(block), state);
         if !result.is_success() {
             return;

@@ -87,9 +87,6 @@ impl ChainData {
         accounts: &Accounts,
         plan: BlockPlan,
     ) -> Result<u64, SourceError> {
-        // One transaction that cannot be paid for changes nothing; several
-        // may have changed the ledger before one fails.
-        let before = (plan.transactions.len() > 1).then(|| self.ledger.clone());
         let number = self.latest() + 1;
         let parent = self.blocks.last().expect("a chain has its genesis block");
         let (parent_header, parent_hash) = (parent.header.clone(), parent.hash);
@@ -104,16 +101,13 @@ impl ChainData {
             Simulation::resume(self.chain, seed, scale, signers, &self.world, parts, memory, bases, &parent_header);
         let made = simulation.live_block(number as u32, timestamp, plan.transactions, plan.activity);
         let memory = simulation.memory();
-        let Simulation { ledger, chain: mut state, unsigned, pending, receipts, logs, sales, .. } = simulation;
-        self.ledger = match (&made, before) {
-            (Err(_), Some(before)) => before,
-            _ => ledger,
-        };
+        let Simulation { mut ledger, chain: mut state, unsigned, pending, receipts, logs, sales, .. } = simulation;
         if made.is_err() {
-            // What the block's first transactions executed goes with it.
+            // What the block's first transactions did goes with it.
+            ledger.rollback_to(number as u32 - 1);
             state.truncate_after(number - 1);
         }
-        self.state = state;
+        (self.ledger, self.state) = (ledger, state);
         made.map_err(SourceError::InvalidChange)?;
         let transactions = sign(unsigned, Signers::new(accounts, &self.producer.created));
         let mut blocks = seal(seed, self.chain, pending, &transactions, parent_hash);

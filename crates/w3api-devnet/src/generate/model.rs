@@ -121,6 +121,11 @@ impl ChainData {
         self.blocks.len() as u64 - 1
     }
 
+    /// The address of the next contract `deployer` creates, by its nonce now.
+    pub(crate) fn next_contract_of(&self, deployer: Address) -> Address {
+        deployer.create(self.state.archive().account(deployer, self.latest()).nonce)
+    }
+
     /// The number of the block with this hash.
     pub fn block_number(&self, hash: &B256) -> Option<u64> {
         self.block_by_hash.get(hash).copied()

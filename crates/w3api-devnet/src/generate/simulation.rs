@@ -10,7 +10,6 @@ use std::collections::{HashMap, VecDeque};
 use alloy_consensus::{Header, ReceiptEnvelope};
 use alloy_eips::eip1559::{BaseFeeParams, calc_next_block_base_fee};
 use alloy_primitives::{Address, B256, Log, U256};
-use alloy_sol_types::SolCall;
 use w3api_chain::{Account, ChainState};
 use w3api_types::{Chain, ContractType};
 
@@ -129,7 +128,6 @@ pub(super) struct Simulation<'a> {
     /// The EVM's state at every block.
     pub(super) chain: ChainState,
     pub(super) rng: fastrand::Rng,
-    pub(super) nonces: Vec<u64>,
     setup: VecDeque<Action>,
     next_721: HashMap<u16, u32>,
     minted_721: Vec<(u16, u32)>,
@@ -164,7 +162,6 @@ impl<'a> Simulation<'a> {
         }
         let memory = Memory {
             rng: seed::rng(seed, &[b"activity", &crate::chain_id(chain).to_be_bytes()]),
-            nonces: vec![0; accounts.len()],
             next_721: HashMap::new(),
             minted_721: Vec::new(),
             holdings_1155: Vec::new(),
@@ -309,7 +306,6 @@ impl<'a> Simulation<'a> {
     pub(super) fn memory(&self) -> Memory {
         Memory {
             rng: self.rng.clone(),
-            nonces: self.nonces.clone(),
             next_721: self.next_721.clone(),
             minted_721: self.minted_721.clone(),
             holdings_1155: self.holdings_1155.clone(),
@@ -330,7 +326,7 @@ impl<'a> Simulation<'a> {
         (tx_base, log_base): (u32, u32),
         parent: &Header,
     ) -> Self {
-        let Memory { rng, nonces, next_721, minted_721, holdings_1155 } = memory;
+        let Memory { rng, next_721, minted_721, holdings_1155 } = memory;
         Simulation {
             seed,
             chain_id: crate::chain_id(chain),
@@ -340,7 +336,6 @@ impl<'a> Simulation<'a> {
             ledger,
             chain: state,
             rng,
-            nonces,
             setup: VecDeque::new(),
             next_721,
             minted_721,
@@ -461,32 +456,23 @@ impl<'a> Simulation<'a> {
     /// leaves the rest for the next block (those sent stay sent: an
     /// approval given is not given again); `Unaffordable` drops the rest.
     fn execute(&mut self, action: Action) -> Result<(), NotSent> {
-        for call in self.calls_for(&action) {
-            let before = self.unsigned.len();
-            let succeeded = self.send(call)?;
+        let calls = self.calls_for(&action);
+        let mut succeeded = !calls.is_empty();
+        for call in calls {
+            succeeded = self.send(call)?;
             if !succeeded {
                 tracing::warn!(block = self.block, ?action, "a generated transaction reverted");
             }
-            if let Action::Sale { buyer, seller, collection, id, payment, price } = action
-                && succeeded
-                && self.is_buy(before)
-            {
-                let tx = self.tx_base + before as u32;
-                let (buyer, seller) = (self.address(buyer), self.address(seller));
-                let sale = SaleRecord { block: self.block, tx, collection, id, buyer, seller, payment, price };
-                self.sales.push(sale);
-            }
+        }
+        // A sale's last transaction is the purchase.
+        if let Action::Sale { buyer, seller, collection, id, payment, price } = action
+            && succeeded
+        {
+            let tx = self.tx_base + self.unsigned.len() as u32 - 1;
+            let (buyer, seller) = (self.address(buyer), self.address(seller));
+            self.sales.push(SaleRecord { block: self.block, tx, collection, id, buyer, seller, payment, price });
         }
         Ok(())
-    }
-
-    /// Whether the transaction at `index` of this run buys on the marketplace.
-    fn is_buy(&self, index: usize) -> bool {
-        let input = match &self.unsigned[index] {
-            Unsigned::Legacy(tx, _) => &tx.input,
-            Unsigned::Eip1559(tx, _) => &tx.input,
-        };
-        input.starts_with(&w3api_contracts::Marketplace::buyCall::SELECTOR)
     }
 
     fn random_wallet(&mut self) -> u32 {
@@ -682,22 +668,16 @@ impl<'a> Simulation<'a> {
 }
 
 /// What a chain's activity carries from one block to the next, besides
-/// its ledger: the random draws, nonces, and which NFTs exist to trade.
+/// its ledger and state: the random draws, and which NFTs exist to trade.
 #[derive(Clone, Debug)]
 pub(crate) struct Memory {
     rng: fastrand::Rng,
-    nonces: Vec<u64>,
     next_721: HashMap<u16, u32>,
     minted_721: Vec<(u16, u32)>,
     holdings_1155: Vec<(u32, u16, u32)>,
 }
 
 impl Memory {
-    /// The nonce of the next transaction `account` sends.
-    pub(crate) fn nonce(&self, account: u32) -> u64 {
-        self.nonces.get(account as usize).copied().unwrap_or(0)
-    }
-
     /// Takes the next unminted token id of an ERC721 collection for a test's
     /// mint. Random activity never trades it: it stays where the test put it.
     pub(crate) fn take_721_id(&mut self, collection: u16) -> u32 {

@@ -45,9 +45,9 @@ pub(crate) fn nft_rich_wallet() -> Address {
                 let request = rest.data().get_wallet_nft_collections().address(wallet).token_counts(true);
                 let page = w3api_rest::Paginated::fetch(request).await.unwrap();
                 let tokens: u64 = page.result.iter().map(|c| c.count.unwrap()).sum();
-                best = best.max((page.result.len(), tokens, wallet));
+                best = best.max((tokens, page.result.len(), wallet));
             }
-            let (collections, tokens, wallet) = best;
+            let (tokens, collections, wallet) = best;
             assert!(collections >= 3 && tokens >= 8, "no sample wallet holds many NFTs: {best:?}");
             wallet
         });

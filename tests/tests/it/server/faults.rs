@@ -9,6 +9,7 @@ use w3api_rest::RetryPolicy;
 use w3api_rpc::{ErrorCode, RpcError};
 use w3api_server::{FAULT_HEADER, Fault, FaultRule, FaultRules, Injection, RuleTarget, ServerConfig};
 use w3api_tests::local::{Session, Setup};
+use w3api_types::Chain;
 
 /// The answer of a raw request, or the transport error that ended it.
 struct Raw {
@@ -227,6 +228,9 @@ fn the_rpc_client_reports_each_fault_as_its_error() {
     let (server, rules) = server_with_rules();
     let session = server.session();
     let client = rpc_client(&session, RetryPolicy::none(), Duration::from_millis(300));
+    // The chain is made on its first read, which may take longer than the
+    // client waits: made first, only the faults are timed.
+    drop(server.devnet().chain(Chain::Eth));
     let fail_once = |injection| {
         let target = RuleTarget::RpcMethod("eth_blockNumber".into());
         rules.add(FaultRule { target, injection, times: Some(1) }).unwrap();
@@ -246,7 +250,7 @@ fn the_rpc_client_reports_each_fault_as_its_error() {
 
 /// An RPC client of `session` with `retry` and a timeout per attempt.
 fn rpc_client(session: &Session<'_>, retry: RetryPolicy, timeout: Duration) -> w3api_rpc::RpcClient {
-    w3api_rpc::RpcClient::builder(session.base(), w3api_types::Chain::Eth, session.key())
+    w3api_rpc::RpcClient::builder(session.base(), Chain::Eth, session.key())
         .timeout(timeout)
         .retry_policy(retry)
         .build()
