@@ -10,7 +10,7 @@ use revm::primitives::hardfork::SpecId;
 use revm::state::EvmState;
 use revm::{ExecuteEvm, MainBuilder, MainContext};
 
-use crate::archive::StateAt;
+use revm::DatabaseRef;
 
 /// The fork the chain runs: its blocks are Prague's.
 pub const SPEC: SpecId = SpecId::PRAGUE;
@@ -66,8 +66,8 @@ pub type Outcome = ExecResultAndState<ExecutionResult, EvmState>;
 pub type Refused = EVMError<Infallible>;
 
 /// Runs `tx` over `state` in `block`.
-pub fn transact(
-    state: StateAt<'_>,
+pub(crate) fn transact(
+    state: impl DatabaseRef<Error = Infallible>,
     chain_id: u64,
     block: &BlockSpec,
     tx: TxEnv,

@@ -9,15 +9,18 @@
 
 mod archive;
 mod evm;
+mod overrides;
 mod roots;
 
 use alloy_primitives::{Address, B256};
 
 pub use archive::{Account, Archive, StateAt};
-pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC, transact};
+pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC};
+pub use overrides::{AccountOverride, Overrides};
 pub use revm;
 pub use roots::Proof;
 
+use evm::transact;
 use revm::context::TxEnv;
 use revm::state::EvmState;
 use roots::StateTries;
@@ -55,6 +58,19 @@ impl ChainState {
     /// before, or `block` itself for one in progress); commits nothing.
     pub fn transact(&self, after: u64, block: &BlockSpec, tx: TxEnv, checks: Checks) -> Result<Outcome, Refused> {
         transact(self.archive.at(after), self.chain_id, block, tx, checks)
+    }
+
+    /// Runs `tx` as [`ChainState::transact`] does, with `overrides` assumed.
+    pub fn transact_overridden(
+        &self,
+        after: u64,
+        block: &BlockSpec,
+        tx: TxEnv,
+        checks: Checks,
+        overrides: &Overrides,
+    ) -> Result<Outcome, Refused> {
+        let state = overrides::Overridden::new(self.archive.at(after), overrides);
+        transact(state, self.chain_id, block, tx, checks)
     }
 
     /// Keeps what a transaction of `block` changed.

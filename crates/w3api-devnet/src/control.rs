@@ -6,7 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use w3api_source::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError};
+use w3api_source::{
+    BlockRef, ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError,
+};
+use w3api_types::rpc::{AccessListResult, AccountProof, Bytes, Hash32, StateOverrides, TransactionRequest};
 use w3api_types::{Address, Chain, U256};
 
 use crate::Devnet;
@@ -101,8 +104,62 @@ impl Devnet {
     }
 }
 
-/// The devnet keeps balances, not EVM state: every execution method refuses.
-impl w3api_source::Execution for Devnet {}
+/// Calls, estimates, code, storage and proofs are the EVM's over the
+/// chain's state at the block; sending and filters are not taken yet.
+impl w3api_source::Execution for Devnet {
+    async fn call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> Result<Bytes, SourceError> {
+        self.ready(chain).await?.call(&request, block, overrides.as_ref())
+    }
+
+    async fn estimate_gas(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> Result<U256, SourceError> {
+        self.ready(chain).await?.estimate_gas(&request, block, overrides.as_ref())
+    }
+
+    async fn create_access_list(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+    ) -> Result<AccessListResult, SourceError> {
+        self.ready(chain).await?.create_access_list(&request, block)
+    }
+
+    async fn code(&self, chain: Chain, address: Address, block: BlockRef) -> Result<Bytes, SourceError> {
+        self.ready(chain).await?.code(address, block)
+    }
+
+    async fn storage_at(
+        &self,
+        chain: Chain,
+        address: Address,
+        slot: U256,
+        block: BlockRef,
+    ) -> Result<Hash32, SourceError> {
+        self.ready(chain).await?.storage_at(address, slot, block)
+    }
+
+    async fn proof(
+        &self,
+        chain: Chain,
+        address: Address,
+        keys: Vec<Hash32>,
+        block: BlockRef,
+    ) -> Result<AccountProof, SourceError> {
+        self.ready(chain).await?.proof(address, &keys, block)
+    }
+}
 
 impl ChainControl for Devnet {
     async fn mine(&self, chain: Chain, blocks: u64, interval: Option<u64>) -> Result<u64, SourceError> {

@@ -278,14 +278,16 @@ Calls `eth_feeHistory` with the positional parameters `block_count`, `newest_blo
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FeeHistory>;
     /**Executes a call without a transaction
 
-The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet executes it with revm over the state after the block, with geth's state overrides; a revert is error 3, "execution reverted" (with the reason when the data is an Error(string)), with the revert data.
 
 Calls `eth_call` with the positional parameters `transaction`, `block`, `state_overrides`.
 
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
+- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why*/
     #[method(name = "eth_call", param_kind = array)]
     async fn call(
         &self,
@@ -295,14 +297,16 @@ Calls `eth_call` with the positional parameters `transaction`, `block`, `state_o
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
     /**Gas a transaction would use
 
-The gas the transaction needs to succeed against the state after the block. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+The gas the transaction needs to succeed against the state after the block. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet searches, as geth does, for the least gas with which the transaction succeeds; a revert is error 3 with its data.
 
 Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `state_overrides`.
 
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
+- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why*/
     #[method(name = "eth_estimateGas", param_kind = array)]
     async fn estimate_gas(
         &self,
@@ -312,7 +316,7 @@ Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Uint>;
     /**The accounts and slots a transaction touches
 
-An EIP-2930 access list for the transaction, and the gas it uses with that list declared. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+An EIP-2930 access list for the transaction, and the gas it uses with that list declared. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet runs the transaction and lists every account and slot it touched but the sender and the precompiles (the recipient only with its slots), then the gas it uses with them declared.
 
 Calls `eth_createAccessList` with the positional parameters `transaction`, `block`.
 
@@ -328,7 +332,7 @@ Calls `eth_createAccessList` with the positional parameters `transaction`, `bloc
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccessListResult>;
     /**A contract's code
 
-The code of the account after the block: empty for an account without code. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+The code of the account after the block: empty for an account without code. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers from its state at every block.
 
 Calls `eth_getCode` with the positional parameters `address`, `block`.
 
@@ -344,7 +348,7 @@ Calls `eth_getCode` with the positional parameters `address`, `block`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
     /**One storage slot of an account
 
-The value in the slot of the account's storage after the block, as 32 bytes. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+The value in the slot of the account's storage after the block, as 32 bytes. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers from its state at every block.
 
 Calls `eth_getStorageAt` with the positional parameters `address`, `slot`, `block`.
 
@@ -361,7 +365,7 @@ Calls `eth_getStorageAt` with the positional parameters `address`, `slot`, `bloc
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Hash32>;
     /**An account and storage slots with Merkle proofs
 
-EIP-1186: the account and the slots asked for after the block, each with the trie nodes that prove it against the block's state root. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+EIP-1186: the account and the slots asked for after the block, each with the trie nodes that prove it against the block's state root. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet proves against the block's state root, at any block.
 
 Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `block`.
 
@@ -378,7 +382,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccountProof>;
     /**Sends a signed transaction
 
-Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it takes transactions.
 
 Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
@@ -393,7 +397,7 @@ Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Hash32>;
     /**Creates a log filter
 
-A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_newFilter` with the positional parameters `filter`.
 
@@ -408,7 +412,7 @@ Calls `eth_newFilter` with the positional parameters `filter`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
     /**Creates a filter of new blocks
 
-A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_newBlockFilter`.
 
@@ -421,7 +425,7 @@ Calls `eth_newBlockFilter`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
     /**What a filter saw since the last poll
 
-Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
 
@@ -436,7 +440,7 @@ Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterChanges>;
     /**Every log a log filter matches
 
-All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
 
@@ -451,7 +455,7 @@ Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
     ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Log>>;
     /**Removes a filter
 
-Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
 
@@ -583,6 +587,10 @@ pub mod method {
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
+    ///VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
+    ExecutionHalted,
+    ///execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
+    ExecutionReverted,
     ///Internal error
     InternalError,
     ///Invalid params: the message names the parameter and what was wrong
@@ -606,7 +614,9 @@ pub enum ErrorCode {
 }
 impl ErrorCode {
     /// Every error code, by name.
-    pub const ALL: [ErrorCode; 10usize] = [
+    pub const ALL: [ErrorCode; 12usize] = [
+        ErrorCode::ExecutionHalted,
+        ErrorCode::ExecutionReverted,
         ErrorCode::InternalError,
         ErrorCode::InvalidParams,
         ErrorCode::InvalidRequest,
@@ -621,6 +631,8 @@ impl ErrorCode {
     /// The JSON-RPC error code.
     pub const fn code(self) -> i32 {
         match self {
+            ErrorCode::ExecutionHalted => -32015i32,
+            ErrorCode::ExecutionReverted => 3i32,
             ErrorCode::InternalError => -32603i32,
             ErrorCode::InvalidParams => -32602i32,
             ErrorCode::InvalidRequest => -32600i32,
@@ -636,6 +648,12 @@ impl ErrorCode {
     /// What the spec says the error means.
     pub const fn description(self) -> &'static str {
         match self {
+            ErrorCode::ExecutionHalted => {
+                "VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why"
+            }
+            ErrorCode::ExecutionReverted => {
+                "execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)"
+            }
             ErrorCode::InternalError => "Internal error",
             ErrorCode::InvalidParams => {
                 "Invalid params: the message names the parameter and what was wrong"
@@ -663,6 +681,8 @@ impl ErrorCode {
     /// The error with this code, if the spec declares one.
     pub const fn from_code(code: i32) -> Option<ErrorCode> {
         match code {
+            -32015i32 => Some(ErrorCode::ExecutionHalted),
+            3i32 => Some(ErrorCode::ExecutionReverted),
             -32603i32 => Some(ErrorCode::InternalError),
             -32602i32 => Some(ErrorCode::InvalidParams),
             -32600i32 => Some(ErrorCode::InvalidRequest),
@@ -681,7 +701,10 @@ impl ErrorCode {
 /// transaction pool (`x-unanswerable-methods`), each with the
 /// reason a server without them gives.
 pub const UNANSWERABLE_METHODS: [(&str, &str); 6usize] = [
-    ("eth_simulateV1", "it executes contract code, and the devnet keeps no EVM state"),
+    (
+        "eth_simulateV1",
+        "it simulates blocks of calls with their own overrides, which the gateway does not implement",
+    ),
     ("eth_sendTransaction", "the devnet accepts no transactions"),
     ("eth_sign", "the gateway holds no keys"),
     ("eth_signTransaction", "the gateway holds no keys"),
@@ -1019,14 +1042,16 @@ Calls `eth_feeHistory` with the positional parameters `block_count`, `newest_blo
     }
     /**Executes a call without a transaction
 
-The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet executes it with revm over the state after the block, with geth's state overrides; a revert is error 3, "execution reverted" (with the reason when the data is an Error(string)), with the revert data.
 
 Calls `eth_call` with the positional parameters `transaction`, `block`, `state_overrides`.
 
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
+- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why*/
     pub async fn call(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,
@@ -1039,14 +1064,16 @@ Calls `eth_call` with the positional parameters `transaction`, `block`, `state_o
     }
     /**Gas a transaction would use
 
-The gas the transaction needs to succeed against the state after the block. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+The gas the transaction needs to succeed against the state after the block. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet searches, as geth does, for the least gas with which the transaction succeeds; a revert is error 3 with its data.
 
 Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `state_overrides`.
 
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
+- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why*/
     pub async fn estimate_gas(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,
@@ -1059,7 +1086,7 @@ Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `
     }
     /**The accounts and slots a transaction touches
 
-An EIP-2930 access list for the transaction, and the gas it uses with that list declared. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+An EIP-2930 access list for the transaction, and the gas it uses with that list declared. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet runs the transaction and lists every account and slot it touched but the sender and the precompiles (the recipient only with its slots), then the gas it uses with them declared.
 
 Calls `eth_createAccessList` with the positional parameters `transaction`, `block`.
 
@@ -1078,7 +1105,7 @@ Calls `eth_createAccessList` with the positional parameters `transaction`, `bloc
     }
     /**A contract's code
 
-The code of the account after the block: empty for an account without code. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+The code of the account after the block: empty for an account without code. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers from its state at every block.
 
 Calls `eth_getCode` with the positional parameters `address`, `block`.
 
@@ -1097,7 +1124,7 @@ Calls `eth_getCode` with the positional parameters `address`, `block`.
     }
     /**One storage slot of an account
 
-The value in the slot of the account's storage after the block, as 32 bytes. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+The value in the slot of the account's storage after the block, as 32 bytes. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers from its state at every block.
 
 Calls `eth_getStorageAt` with the positional parameters `address`, `slot`, `block`.
 
@@ -1117,7 +1144,7 @@ Calls `eth_getStorageAt` with the positional parameters `address`, `slot`, `bloc
     }
     /**An account and storage slots with Merkle proofs
 
-EIP-1186: the account and the slots asked for after the block, each with the trie nodes that prove it against the block's state root. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+EIP-1186: the account and the slots asked for after the block, each with the trie nodes that prove it against the block's state root. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet proves against the block's state root, at any block.
 
 Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `block`.
 
@@ -1137,7 +1164,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     }
     /**Sends a signed transaction
 
-Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it takes transactions.
 
 Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
@@ -1155,7 +1182,7 @@ Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
     }
     /**Creates a log filter
 
-A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_newFilter` with the positional parameters `filter`.
 
@@ -1173,7 +1200,7 @@ Calls `eth_newFilter` with the positional parameters `filter`.
     }
     /**Creates a filter of new blocks
 
-A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_newBlockFilter`.
 
@@ -1187,7 +1214,7 @@ Calls `eth_newBlockFilter`.
     }
     /**What a filter saw since the last poll
 
-Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
 
@@ -1205,7 +1232,7 @@ Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
     }
     /**Every log a log filter matches
 
-All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
 
@@ -1223,7 +1250,7 @@ Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
     }
     /**Removes a filter
 
-Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported until it executes contract code.
+Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
 
 Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
 

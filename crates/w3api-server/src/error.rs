@@ -170,6 +170,9 @@ impl From<SourceError> for ApiError {
             | SourceError::TooManyLogs { .. }
             | SourceError::InvalidChange(_)
             | SourceError::NoChanges(_)
+            | SourceError::InvalidRequest(_)
+            | SourceError::Reverted { .. }
+            | SourceError::Halted(_)
             | SourceError::NotExecuted => ApiError::bad_request(vec![error.to_string()]),
             // Positions come from our own signed cursors, so a source that
             // cannot read one has a bug; the client cannot fix it.

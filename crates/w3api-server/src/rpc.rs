@@ -82,12 +82,19 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
             }
         };
     }
+    if let SourceError::Reverted { data, .. } = &error {
+        // As geth: the revert data, hex, beside the message.
+        return ErrorObjectOwned::owned(ErrorCode::ExecutionReverted.code(), error.to_string(), Some(data.to_string()));
+    }
     let code = match &error {
         SourceError::NoPrice { .. } => ErrorCode::PriceNotFound,
+        SourceError::Reverted { .. } => ErrorCode::ExecutionReverted,
+        SourceError::Halted(_) => ErrorCode::ExecutionHalted,
         SourceError::UnknownExchange { .. }
         | SourceError::BlockOutOfRange { .. }
         | SourceError::UnknownBlockHash(_)
         | SourceError::TooManyLogs { .. }
+        | SourceError::InvalidRequest(_)
         | SourceError::InvalidChange(_) => ErrorCode::InvalidParams,
         SourceError::NoChanges(_) | SourceError::NotExecuted => ErrorCode::MethodNotSupported,
         SourceError::ChainNotServed(_) => ErrorCode::UnknownChain,
@@ -352,8 +359,8 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
     }
 }
 
-/// A failure of an execution method `name`: a source that executes no
-/// contract code says which method and where to go for it.
+/// A failure of an execution method `name`: a source that does not take
+/// the method says which and where to go for it.
 fn execution_error(name: &str, error: SourceError) -> ErrorObjectOwned {
     match error {
         SourceError::NotExecuted => {

@@ -2,8 +2,8 @@
 //! estimates, access lists, code, storage and proofs at a block, sending a
 //! signed transaction, and filters to poll.
 //!
-//! A source whose chain does not execute contract code (the devnet, for
-//! now) keeps the provided methods, which refuse with
+//! A source keeps the provided methods for what it does not take (the
+//! devnet, for now, sent transactions and filters), which refuse with
 //! [`SourceError::NotExecuted`]; node mode passes each to its node.
 
 use std::future::Future;

@@ -18,7 +18,7 @@ use w3api_types::rpc::{
     Block, BlockId, BlockNumberOrTag, FeeHistory, Hash32, Log, LogFilter, Receipt, SyncingStatus, TokenPrice,
     Transaction,
 };
-use w3api_types::{Address, Chain, U256};
+use w3api_types::{Address, Bytes, Chain, U256};
 
 pub use control::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
 pub use execution::Execution;
@@ -336,12 +336,27 @@ pub enum SourceError {
     /// not its own (a real node's), or changes are turned off.
     #[error("{0}")]
     NoChanges(String),
-    /// The source's chain executes no contract code, so it cannot answer
-    /// a call, a gas estimate, contract state or a transaction truthfully.
+    /// The source does not take this execution method (the devnet takes
+    /// no sent transactions and keeps no filters yet).
     #[error(
-        "the chain executes no contract code here; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode) for it"
+        "this chain takes no sent transactions and keeps no filters here; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode) for it"
     )]
     NotExecuted,
+    /// A call the chain ran stopped at a REVERT: geth's error 3.
+    #[error("execution reverted{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
+    Reverted {
+        /// The revert data.
+        data: Bytes,
+        /// The reason, when the data is an `Error(string)`.
+        reason: Option<String>,
+    },
+    /// A call the chain ran stopped without reverting: out of gas, an
+    /// invalid opcode, a stack error.
+    #[error("{0}")]
+    Halted(String),
+    /// A request the chain cannot run as given (it names what was wrong).
+    #[error("{0}")]
+    InvalidRequest(String),
     /// The node behind the source refused a call passed on to it. Its
     /// JSON-RPC error reaches the caller as the node gave it: a revert's
     /// code, message and revert data, for one.

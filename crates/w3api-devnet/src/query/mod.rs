@@ -2,6 +2,7 @@
 
 pub(crate) mod blocks;
 mod contracts;
+mod execution;
 pub(crate) mod nfts;
 pub(crate) mod node;
 pub(crate) mod prices;

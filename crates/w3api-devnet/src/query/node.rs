@@ -130,7 +130,7 @@ impl ChainData {
     }
 
     /// The number of a block that must exist for a state query.
-    fn existing_block(&self, block: BlockRef) -> Result<u64, SourceError> {
+    pub(crate) fn existing_block(&self, block: BlockRef) -> Result<u64, SourceError> {
         self.block_number_of(block).ok_or_else(|| match block {
             BlockRef::Hash(hash) => SourceError::UnknownBlockHash(hash),
             BlockRef::Number(requested) => SourceError::BlockOutOfRange { requested, latest: self.latest() },

@@ -177,3 +177,122 @@ fn each_state_root_is_the_root_of_the_state_and_proofs_verify_against_it() {
         }
     }
 }
+
+/// The execution methods answer through the source trait, as the gateway asks.
+mod methods {
+    use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
+    use alloy_sol_types::SolCall;
+    use w3api_contracts::{Collectible, Token};
+    use w3api_devnet::{Devnet, Scale};
+    use w3api_ledger::Asset;
+    use w3api_source::{BlockRef, Execution, SourceError};
+    use w3api_types::Chain;
+    use w3api_types::rpc::{AccountOverride, StateOverrides, TransactionRequest};
+
+    fn request(to: Address, data: Vec<u8>) -> TransactionRequest {
+        TransactionRequest { to: Some(to), input: Some(data.into()), ..TransactionRequest::default() }
+    }
+
+    fn run<T>(future: impl Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+    }
+
+    #[test]
+    fn calls_read_contract_state_at_any_block_and_reverts_carry_their_data() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let data = devnet.chain(Chain::Eth);
+        let token = data.world.token(Asset::STABLE).unwrap().address;
+        // A holder of the stablecoin at the newest block.
+        let holder = (1..data.ledger.holders() as u32)
+            .map(w3api_ledger::Holder)
+            .find(|h| data.ledger.balance(*h, Asset::STABLE) > 0 && data.ledger.address(*h) != token)
+            .unwrap();
+        let address = data.ledger.address(holder);
+        let latest = data.latest();
+        for block in [latest / 2, latest] {
+            let call = Token::balanceOfCall::new((address,)).abi_encode();
+            let output = run(devnet.call(Chain::Eth, request(token, call), BlockRef::Number(block), None)).unwrap();
+            let balance = Token::balanceOfCall::abi_decode_returns(&output).unwrap();
+            let held = data.ledger.balance_at(holder, Asset::STABLE, block as u32);
+            assert_eq!(balance, U256::from(held), "balanceOf at {block}");
+        }
+        // ownerOf a token never minted reverts with the contract's own error.
+        let collection = data.world.collections.iter().find(|c| c.kind == w3api_types::ContractType::Erc721).unwrap();
+        let missing = Collectible::ownerOfCall { tokenId: U256::from(999_999) }.abi_encode();
+        let refused = run(devnet.call(Chain::Eth, request(collection.address, missing), BlockRef::Latest, None));
+        let Err(SourceError::Reverted { data: revert, reason: None }) = refused else { panic!("{refused:?}") };
+        let expected = Collectible::NoSuchToken { tokenId: U256::from(999_999) };
+        assert_eq!(revert, Bytes::from(alloy_sol_types::SolError::abi_encode(&expected)));
+        // A block past the newest is named.
+        let late = run(devnet.call(Chain::Eth, request(token, Vec::new()), BlockRef::Number(latest + 1), None));
+        assert!(matches!(late, Err(SourceError::BlockOutOfRange { .. })), "{late:?}");
+        // Input and data that differ are refused, naming both.
+        let both = TransactionRequest { data: Some(Bytes::from_static(&[1])), ..request(token, vec![2]) };
+        let refused = run(devnet.call(Chain::Eth, both, BlockRef::Latest, None)).unwrap_err();
+        assert!(refused.to_string().contains("input and data"), "{refused}");
+    }
+
+    #[test]
+    fn overrides_replace_code_and_storage_for_one_call() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let target = Address::repeat_byte(0x51);
+        // SLOAD slot 0 and return it.
+        let code = Bytes::from_static(&[0x60, 0x00, 0x54, 0x60, 0x00, 0x52, 0x60, 0x20, 0x60, 0x00, 0xf3]);
+        let with = |account: AccountOverride| StateOverrides([(target, account)].into_iter().collect());
+        let diff = AccountOverride {
+            code: Some(code.clone()),
+            state_diff: Some([(B256::ZERO, B256::from(U256::from(7)))].into_iter().collect()),
+            ..AccountOverride::default()
+        };
+        let answered = run(devnet.call(Chain::Eth, request(target, Vec::new()), BlockRef::Latest, Some(with(diff))));
+        assert_eq!(U256::from_be_slice(&answered.unwrap()), U256::from(7));
+        let both = AccountOverride {
+            code: Some(code),
+            state: Some(Default::default()),
+            state_diff: Some(Default::default()),
+            ..AccountOverride::default()
+        };
+        let refused = run(devnet.call(Chain::Eth, request(target, Vec::new()), BlockRef::Latest, Some(with(both))));
+        assert!(refused.unwrap_err().to_string().contains("both state"));
+        // Without overrides the account has no code: the call returns nothing.
+        let plain = run(devnet.call(Chain::Eth, request(target, Vec::new()), BlockRef::Latest, None)).unwrap();
+        assert!(plain.is_empty());
+    }
+
+    #[test]
+    fn estimates_suffice_code_storage_and_access_lists_are_the_chains() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let data = devnet.chain(Chain::Eth);
+        let token = data.world.token(Asset::STABLE).unwrap().address;
+        let owner = data.ledger.address(w3api_ledger::Holder(1));
+        let transfer = Token::transferCall { to: Address::repeat_byte(9), amount: U256::from(1) }.abi_encode();
+        let send = TransactionRequest { from: Some(owner), ..request(token, transfer) };
+        let estimate = run(devnet.estimate_gas(Chain::Eth, send.clone(), BlockRef::Latest, None)).unwrap();
+        let at = |gas: u64| {
+            run(devnet.call(Chain::Eth, TransactionRequest { gas: Some(gas), ..send.clone() }, BlockRef::Latest, None))
+        };
+        let gas = estimate.to::<u64>();
+        assert!(at(gas).is_ok(), "the estimate {gas} suffices");
+        assert!(
+            matches!(at(gas * 9 / 10), Err(SourceError::Halted(_) | SourceError::Reverted { .. })),
+            "a tenth less does not"
+        );
+        assert!(gas > 21_000 && gas < 100_000, "{gas}");
+        // Code and storage.
+        let code = run(devnet.code(Chain::Eth, token, BlockRef::Latest)).unwrap();
+        assert_eq!(keccak256(&code), data.state.archive().account(token, data.latest()).code_hash);
+        assert!(run(devnet.code(Chain::Eth, owner, BlockRef::Latest)).unwrap().is_empty());
+        let (slot, value) = data.state.archive().slots_at(token, data.latest())[0];
+        assert_eq!(run(devnet.storage_at(Chain::Eth, token, slot, BlockRef::Latest)).unwrap(), B256::from(value));
+        // The transfer touches the sender's and the recipient's balances: two slots of the token.
+        let listed = run(devnet.create_access_list(Chain::Eth, send, BlockRef::Latest)).unwrap();
+        assert_eq!(listed.error, None);
+        let item = listed.access_list.iter().find(|i| i.address == token).expect("the token, with its slots");
+        assert!(item.storage_keys.len() >= 2, "{listed:?}");
+        assert!(listed.access_list.iter().all(|i| i.address != owner), "the sender is left out");
+        // A proof through the trait holds the account the archive has.
+        let proof = run(devnet.proof(Chain::Eth, token, vec![B256::from(slot)], BlockRef::Latest)).unwrap();
+        assert_eq!(proof.storage_proof[0].value, value);
+        assert!(!proof.account_proof.is_empty());
+    }
+}

@@ -289,18 +289,38 @@ fn fees_come_from_the_blocks_they_describe() {
 }
 
 #[test]
-fn execution_methods_name_node_mode_on_the_devnet() {
+fn execution_reads_answer_on_the_devnet_and_sending_names_node_mode() {
     let session = Session::new();
     session.run(async {
         let http = w3api_tests::http_client();
         let account = "0x00000000000000000000000000000000000000aa";
-        let calls = [
-            (w3api_rpc::method::ETH_CALL, serde_json::json!([{ "to": account, "data": "0x18160ddd" }, "latest"])),
-            (w3api_rpc::method::ETH_ESTIMATE_GAS, serde_json::json!([{ "to": account, "value": "0x1" }])),
-            (w3api_rpc::method::ETH_CREATE_ACCESS_LIST, serde_json::json!([{ "to": account }])),
-            (w3api_rpc::method::ETH_GET_CODE, serde_json::json!([account, "latest"])),
-            (w3api_rpc::method::ETH_GET_STORAGE_AT, serde_json::json!([account, "0x0", "latest"])),
-            (w3api_rpc::method::ETH_GET_PROOF, serde_json::json!([account, [], "latest"])),
+        let ask = |method: &str, params: serde_json::Value| {
+            let call = serde_json::json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
+            let request = http.post(session.rpc_url()).json(&call);
+            async move { request.send().await.unwrap().json::<serde_json::Value>().await.unwrap() }
+        };
+        // An account without code: the call returns nothing, the code is
+        // empty, the slot zero, and the proof shows the account absent.
+        let reads = [
+            (w3api_rpc::method::ETH_CALL, serde_json::json!([{ "to": account, "data": "0x18160ddd" }, "latest"]), "0x"),
+            (w3api_rpc::method::ETH_ESTIMATE_GAS, serde_json::json!([{ "to": account }]), "0x5208"),
+            (w3api_rpc::method::ETH_GET_CODE, serde_json::json!([account, "latest"]), "0x"),
+            (
+                w3api_rpc::method::ETH_GET_STORAGE_AT,
+                serde_json::json!([account, "0x0", "latest"]),
+                "0x0000000000000000000000000000000000000000000000000000000000000000",
+            ),
+        ];
+        for (method, params, expected) in reads {
+            let answer = ask(method, params).await;
+            assert_eq!(answer["result"], expected, "{method}: {answer}");
+        }
+        let listed = ask(w3api_rpc::method::ETH_CREATE_ACCESS_LIST, serde_json::json!([{ "to": account }])).await;
+        assert_eq!(listed["result"]["accessList"], serde_json::json!([]), "{listed}");
+        let proof = ask(w3api_rpc::method::ETH_GET_PROOF, serde_json::json!([account, [], "latest"])).await;
+        assert_eq!(proof["result"]["nonce"], "0x0", "{proof}");
+        assert!(proof["result"]["accountProof"].as_array().is_some_and(|nodes| !nodes.is_empty()), "{proof}");
+        let refused = [
             (w3api_rpc::method::ETH_SEND_RAW_TRANSACTION, serde_json::json!(["0x02f8"])),
             (w3api_rpc::method::ETH_NEW_FILTER, serde_json::json!([{ "address": account }])),
             (w3api_rpc::method::ETH_NEW_BLOCK_FILTER, serde_json::json!([])),
@@ -308,10 +328,8 @@ fn execution_methods_name_node_mode_on_the_devnet() {
             (w3api_rpc::method::ETH_GET_FILTER_LOGS, serde_json::json!(["0x1"])),
             (w3api_rpc::method::ETH_UNINSTALL_FILTER, serde_json::json!(["0x1"])),
         ];
-        for (method, params) in calls {
-            let call = serde_json::json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
-            let answer: serde_json::Value =
-                http.post(session.rpc_url()).json(&call).send().await.unwrap().json().await.unwrap();
+        for (method, params) in refused {
+            let answer = ask(method, params).await;
             assert_eq!(answer["error"]["code"], ErrorCode::MethodNotSupported.code(), "{method}: {answer}");
             let message = answer["error"]["message"].as_str().unwrap();
             assert!(message.contains(method) && message.contains("--upstream"), "{message}");

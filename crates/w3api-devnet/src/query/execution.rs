@@ -1,0 +1,319 @@
+//! The execution methods on the devnet: the EVM runs each request over the
+//! chain's state after the block asked for, in that block's environment,
+//! as geth's `eth_call` does. Calls take geth's state overrides; gas is
+//! estimated by geth's search; access lists list what the run touched.
+
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
+use alloy_sol_types::{Panic, Revert, SolError};
+use w3api_chain::revm::context::TxEnv;
+use w3api_chain::revm::context::result::{EVMError, ExecutionResult, HaltReason, InvalidTransaction, OutOfGasError};
+use w3api_chain::revm::context::transaction::{AccessList, AccessListItem as EvmAccessListItem};
+use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused};
+use w3api_source::{BlockRef, SourceError};
+use w3api_types::rpc::{
+    AccessListItem, AccessListResult, AccountProof, StateOverrides, StorageProof, TransactionRequest,
+};
+
+use crate::generate::ChainData;
+
+/// The gas a call stipend adds, which geth's first guess allows for.
+const CALL_STIPEND: u64 = 2_300;
+
+impl ChainData {
+    /// The return data of `request` run after `block`.
+    pub fn call(
+        &self,
+        request: &TransactionRequest,
+        block: BlockRef,
+        overrides: Option<&StateOverrides>,
+    ) -> Result<Bytes, SourceError> {
+        let number = self.existing_block(block)?;
+        let overrides = overrides.map(evm_overrides).transpose()?.unwrap_or_default();
+        let gas = request.gas.unwrap_or(self.blocks[number as usize].header.gas_limit);
+        answer(self.run(request, number, gas, &overrides, None)?).map(|(output, _)| output)
+    }
+
+    /// The least gas with which `request` succeeds after `block`, found as
+    /// geth finds it: a run with all the gas there is, then what it spent,
+    /// a guess from that, and a binary search.
+    pub fn estimate_gas(
+        &self,
+        request: &TransactionRequest,
+        block: BlockRef,
+        overrides: Option<&StateOverrides>,
+    ) -> Result<U256, SourceError> {
+        let number = self.existing_block(block)?;
+        let overrides = overrides.map(evm_overrides).transpose()?.unwrap_or_default();
+        let mut high = request.gas.unwrap_or(self.blocks[number as usize].header.gas_limit);
+        let succeeds = |gas: u64| -> Result<bool, SourceError> {
+            Ok(self.run(request, number, gas, &overrides, None)?.result.is_success())
+        };
+        let first = self.run(request, number, high, &overrides, None)?;
+        let (_, spent) = answer(first)?;
+        // What it spent is enough unless a sub-call needed the 64th kept
+        // back (a plain transfer: exactly 21,000).
+        if succeeds(spent)? {
+            return Ok(U256::from(spent));
+        }
+        let mut low = spent;
+        let guess = (spent + CALL_STIPEND) * 64 / 63;
+        if guess < high {
+            match succeeds(guess)? {
+                true => high = guess,
+                false => low = guess,
+            }
+        }
+        // Within 1.5%, as geth stops: a little over is what the answer is for.
+        while low + 1 < high && (high - low) * 1000 / high > 15 {
+            let middle = low + (high - low) / 2;
+            match succeeds(middle)? {
+                true => high = middle,
+                false => low = middle,
+            }
+        }
+        Ok(U256::from(high))
+    }
+
+    /// The accounts and slots `request` touches after `block` (but its
+    /// sender and the precompiles; its recipient only with slots), and the
+    /// gas it uses with them declared.
+    pub fn create_access_list(
+        &self,
+        request: &TransactionRequest,
+        block: BlockRef,
+    ) -> Result<AccessListResult, SourceError> {
+        let number = self.existing_block(block)?;
+        let gas = request.gas.unwrap_or(self.blocks[number as usize].header.gas_limit);
+        let overrides = Overrides::default();
+        let first = self.run(request, number, gas, &overrides, None)?;
+        let (from, to) = (request.from.unwrap_or_default(), request.to);
+        let beneficiary = self.blocks[number as usize].header.beneficiary;
+        let mut list: Vec<AccessListItem> = first
+            .state
+            .iter()
+            .filter(|(address, _)| **address != from && **address != beneficiary && !is_precompile(address))
+            .map(|(address, account)| {
+                let mut storage_keys: Vec<B256> = account.storage.keys().map(|slot| B256::from(*slot)).collect();
+                storage_keys.sort();
+                AccessListItem { address: *address, storage_keys }
+            })
+            .filter(|item| Some(item.address) != to || !item.storage_keys.is_empty())
+            .collect();
+        list.sort_by_key(|item| item.address);
+        let declared = self.run(request, number, gas, &overrides, Some(&list))?;
+        let error = match &declared.result {
+            ExecutionResult::Success { .. } => None,
+            ExecutionResult::Revert { output, .. } => Some(reverted(output.clone()).to_string()),
+            ExecutionResult::Halt { reason, .. } => Some(halt_message(reason)),
+        };
+        Ok(AccessListResult { access_list: list, gas_used: U256::from(declared.result.tx_gas_used()), error })
+    }
+
+    /// An account's code after `block`.
+    pub fn code(&self, address: Address, block: BlockRef) -> Result<Bytes, SourceError> {
+        let number = self.existing_block(block)?;
+        let archive = self.state.archive();
+        Ok(archive.code(archive.account(address, number).code_hash).original_bytes())
+    }
+
+    /// One storage slot after `block`, as 32 bytes.
+    pub fn storage_at(&self, address: Address, slot: U256, block: BlockRef) -> Result<B256, SourceError> {
+        let number = self.existing_block(block)?;
+        Ok(B256::from(self.state.archive().storage(address, slot, number)))
+    }
+
+    /// An account and `keys` of its storage after `block`, with their
+    /// proofs against that block's state root.
+    pub fn proof(&self, address: Address, keys: &[B256], block: BlockRef) -> Result<AccountProof, SourceError> {
+        let number = self.existing_block(block)?;
+        let proof = self.state.proof(number, address, keys);
+        Ok(AccountProof {
+            address,
+            account_proof: proof.account_proof,
+            balance: proof.account.balance,
+            code_hash: proof.account.code_hash,
+            nonce: proof.account.nonce,
+            storage_hash: proof.storage_root,
+            storage_proof: proof
+                .storage
+                .into_iter()
+                .map(|(key, value, proof)| StorageProof { key, value, proof })
+                .collect(),
+        })
+    }
+
+    /// Runs `request` with `gas` after block `number`, in that block.
+    fn run(
+        &self,
+        request: &TransactionRequest,
+        number: u64,
+        gas: u64,
+        overrides: &Overrides,
+        access_list: Option<&[AccessListItem]>,
+    ) -> Result<Outcome, SourceError> {
+        let header = &self.blocks[number as usize].header;
+        let spec = BlockSpec {
+            number,
+            timestamp: header.timestamp,
+            beneficiary: header.beneficiary,
+            base_fee: header.base_fee_per_gas.unwrap_or_default(),
+            gas_limit: header.gas_limit,
+            prevrandao: header.mix_hash,
+        };
+        let (mut tx, checks) = self.tx_env(request, number, gas)?;
+        if let Some(list) = access_list {
+            tx.access_list = evm_access_list(list);
+        }
+        self.state.transact_overridden(number, &spec, tx, checks, overrides).map_err(refusal)
+    }
+
+    /// The EVM's transaction for `request`: the sender's nonce unless one is
+    /// named, fees only when a price is named (geth's rules).
+    fn tx_env(&self, request: &TransactionRequest, number: u64, gas: u64) -> Result<(TxEnv, Checks), SourceError> {
+        let data = match (&request.input, &request.data) {
+            (Some(input), Some(data)) if input != data => {
+                return Err(invalid("both input and data are given, and they differ; send one".into()));
+            }
+            (Some(input), _) | (None, Some(input)) => input.clone(),
+            (None, None) => Bytes::new(),
+        };
+        let chain_id = self.state.chain_id();
+        if let Some(asked) = request.chain_id.filter(|id| *id != chain_id) {
+            return Err(invalid(format!("chainId {asked}: this chain's id is {chain_id}")));
+        }
+        if request.gas_price.is_some()
+            && (request.max_fee_per_gas.is_some() || request.max_priority_fee_per_gas.is_some())
+        {
+            return Err(invalid(
+                "both gasPrice and maxFeePerGas or maxPriorityFeePerGas are given; send one kind".into(),
+            ));
+        }
+        if request.blob_versioned_hashes.as_ref().is_some_and(|h| !h.is_empty()) {
+            return Err(invalid("blob transactions are not executed on the devnet".into()));
+        }
+        let from = request.from.unwrap_or_default();
+        let dynamic = request.max_fee_per_gas.is_some() || request.max_priority_fee_per_gas.is_some();
+        let tx_type = request.tx_type.unwrap_or(match (dynamic, &request.access_list) {
+            (true, _) => 2,
+            (false, Some(_)) => 1,
+            (false, None) => 0,
+        });
+        let priority = request.max_priority_fee_per_gas.unwrap_or_default();
+        let tx = TxEnv {
+            tx_type,
+            caller: from,
+            gas_limit: gas,
+            gas_price: request.gas_price.or(request.max_fee_per_gas).unwrap_or(priority),
+            gas_priority_fee: (tx_type >= 2).then_some(priority),
+            kind: request.to.map_or(TxKind::Create, TxKind::Call),
+            value: request.value.unwrap_or_default(),
+            data,
+            nonce: request.nonce.unwrap_or_else(|| self.state.archive().account(from, number).nonce),
+            chain_id: Some(chain_id),
+            access_list: request.access_list.as_deref().map(evm_access_list).unwrap_or_default(),
+            ..TxEnv::default()
+        };
+        let priced = request.gas_price.is_some() || request.max_fee_per_gas.is_some();
+        Ok((tx, Checks::Call { priced }))
+    }
+}
+
+/// A run's return data and the gas it spent (refunds not taken off), or
+/// why it failed.
+fn answer(outcome: Outcome) -> Result<(Bytes, u64), SourceError> {
+    let spent = outcome.result.gas().total_gas_spent();
+    match outcome.result {
+        ExecutionResult::Success { output, .. } => Ok((output.into_data(), spent)),
+        ExecutionResult::Revert { output, .. } => Err(reverted(output)),
+        ExecutionResult::Halt { reason, .. } => Err(SourceError::Halted(halt_message(&reason))),
+    }
+}
+
+/// A revert, with its reason when the data is an `Error(string)` or a `Panic(uint256)`.
+fn reverted(data: Bytes) -> SourceError {
+    let reason = Revert::abi_decode(&data)
+        .map(|revert| revert.reason)
+        .or_else(|_| Panic::abi_decode(&data).map(|panic| panic.to_string()))
+        .ok();
+    SourceError::Reverted { data, reason }
+}
+
+/// What geth says when a call stops without reverting.
+fn halt_message(reason: &HaltReason) -> String {
+    match reason {
+        HaltReason::OutOfGas(OutOfGasError::Basic | OutOfGasError::Memory | OutOfGasError::MemoryLimit) => {
+            "out of gas".into()
+        }
+        HaltReason::OutOfGas(other) => format!("out of gas ({other:?})"),
+        HaltReason::OpcodeNotFound | HaltReason::InvalidFEOpcode => "invalid opcode".into(),
+        HaltReason::StackUnderflow => "stack underflow".into(),
+        HaltReason::StackOverflow => "stack limit reached 1024".into(),
+        HaltReason::InvalidJump => "invalid jump destination".into(),
+        HaltReason::CreateCollision => "contract address collision".into(),
+        HaltReason::CreateContractSizeLimit => "max code size exceeded".into(),
+        other => format!("execution halted: {other:?}"),
+    }
+}
+
+/// Why the EVM would not run the request, in geth's words where it has them.
+fn refusal(error: Refused) -> SourceError {
+    let message = match error {
+        EVMError::Transaction(InvalidTransaction::LackOfFundForMaxFee { fee, balance }) => {
+            format!("insufficient funds for gas * price + value: have {balance} want {fee}")
+        }
+        EVMError::Transaction(InvalidTransaction::CallGasCostMoreThanGasLimit { initial_gas, gas_limit }) => {
+            format!("intrinsic gas too low: have {gas_limit}, want {initial_gas}")
+        }
+        EVMError::Transaction(InvalidTransaction::GasPriceLessThanBasefee) => {
+            "max fee per gas less than block base fee".into()
+        }
+        EVMError::Transaction(invalid) => invalid.to_string(),
+        other => return SourceError::Unavailable(format!("the EVM failed: {other}")),
+    };
+    SourceError::InvalidRequest(message)
+}
+
+fn invalid(message: String) -> SourceError {
+    SourceError::InvalidRequest(message)
+}
+
+/// Prague's precompiles: 0x01 to 0x11.
+fn is_precompile(address: &Address) -> bool {
+    address[..19].iter().all(|byte| *byte == 0) && (1..=0x11).contains(&address[19])
+}
+
+fn evm_access_list(list: &[AccessListItem]) -> AccessList {
+    AccessList(
+        list.iter()
+            .map(|item| EvmAccessListItem { address: item.address, storage_keys: item.storage_keys.clone() })
+            .collect(),
+    )
+}
+
+/// The overrides as the EVM reads them; an account may not both replace
+/// and change its storage.
+fn evm_overrides(overrides: &StateOverrides) -> Result<Overrides, SourceError> {
+    overrides
+        .0
+        .iter()
+        .map(|(address, assumed)| {
+            if assumed.state.is_some() && assumed.state_diff.is_some() {
+                return Err(invalid(format!(
+                    "state override of {address}: both state (replacing the storage) and stateDiff (changing it) \
+                     are given; send one"
+                )));
+            }
+            let slots = |map: &std::collections::BTreeMap<B256, B256>| {
+                map.iter().map(|(slot, value)| (U256::from_be_bytes(slot.0), U256::from_be_bytes(value.0))).collect()
+            };
+            let account = AccountOverride {
+                balance: assumed.balance,
+                nonce: assumed.nonce,
+                code: assumed.code.clone(),
+                storage: assumed.state.as_ref().map(slots),
+                storage_diff: assumed.state_diff.as_ref().map(slots).unwrap_or_default(),
+            };
+            Ok((*address, account))
+        })
+        .collect()
+}
