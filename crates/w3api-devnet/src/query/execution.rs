@@ -27,9 +27,8 @@ impl ChainData {
         block: BlockRef,
         overrides: Option<&StateOverrides>,
     ) -> Result<Bytes, SourceError> {
-        let number = self.existing_block(block)?;
+        let (number, gas) = self.execution_start(request, block)?;
         let overrides = overrides.map(evm_overrides).transpose()?.unwrap_or_default();
-        let gas = request.gas.unwrap_or(self.blocks[number as usize].header.gas_limit);
         answer(self.run(request, number, gas, &overrides, None)?).map(|(output, _)| output)
     }
 
@@ -42,9 +41,8 @@ impl ChainData {
         block: BlockRef,
         overrides: Option<&StateOverrides>,
     ) -> Result<U256, SourceError> {
-        let number = self.existing_block(block)?;
+        let (number, mut high) = self.execution_start(request, block)?;
         let overrides = overrides.map(evm_overrides).transpose()?.unwrap_or_default();
-        let mut high = request.gas.unwrap_or(self.blocks[number as usize].header.gas_limit);
         let succeeds = |gas: u64| -> Result<bool, SourceError> {
             Ok(self.run(request, number, gas, &overrides, None)?.result.is_success())
         };
@@ -82,8 +80,7 @@ impl ChainData {
         request: &TransactionRequest,
         block: BlockRef,
     ) -> Result<AccessListResult, SourceError> {
-        let number = self.existing_block(block)?;
-        let gas = request.gas.unwrap_or(self.blocks[number as usize].header.gas_limit);
+        let (number, gas) = self.execution_start(request, block)?;
         let overrides = Overrides::default();
         let first = self.run(request, number, gas, &overrides, None)?;
         let (from, to) = (request.from.unwrap_or_default(), request.to);
@@ -140,6 +137,13 @@ impl ChainData {
                 .map(|(key, value, proof)| StorageProof { key, value, proof })
                 .collect(),
         })
+    }
+
+    /// The block a request runs after, and the gas it runs with: its own,
+    /// or all the block holds.
+    fn execution_start(&self, request: &TransactionRequest, block: BlockRef) -> Result<(u64, u64), SourceError> {
+        let number = self.existing_block(block)?;
+        Ok((number, request.gas.unwrap_or(self.blocks[number as usize].header.gas_limit)))
     }
 
     /// Runs `request` with `gas` after block `number`, in that block.
