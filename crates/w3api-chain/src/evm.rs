@@ -65,6 +65,35 @@ pub type Outcome = ExecResultAndState<ExecutionResult, EvmState>;
 /// Why the EVM refused to run a transaction (it is not included).
 pub type Refused = EVMError<Infallible>;
 
+/// Why the EVM refused a transaction, in geth's words where it has them
+/// (clients match on them: viem's and ethers' nonce and funds errors).
+pub fn describe(refused: &Refused) -> String {
+    use revm::context::result::InvalidTransaction as Invalid;
+    match refused {
+        EVMError::Transaction(Invalid::NonceTooLow { tx, state }) => {
+            format!("nonce too low: next nonce {state}, tx nonce {tx}")
+        }
+        EVMError::Transaction(Invalid::NonceTooHigh { tx, state }) => {
+            format!("nonce too high: next nonce {state}, tx nonce {tx}")
+        }
+        EVMError::Transaction(Invalid::LackOfFundForMaxFee { fee, balance }) => {
+            format!("insufficient funds for gas * price + value: have {balance} want {fee}")
+        }
+        EVMError::Transaction(Invalid::CallGasCostMoreThanGasLimit { initial_gas, gas_limit }) => {
+            format!("intrinsic gas too low: have {gas_limit}, want {initial_gas}")
+        }
+        EVMError::Transaction(Invalid::GasPriceLessThanBasefee) => {
+            "transaction underpriced: max fee per gas less than block base fee".into()
+        }
+        EVMError::Transaction(Invalid::InvalidChainId) => "invalid chain id for signer".into(),
+        EVMError::Transaction(Invalid::PriorityFeeGreaterThanMaxFee) => {
+            "max priority fee per gas higher than max fee per gas".into()
+        }
+        EVMError::Transaction(invalid) => invalid.to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// Runs `tx` over `state` in `block`.
 pub(crate) fn transact(
     state: impl DatabaseRef<Error = Infallible>,

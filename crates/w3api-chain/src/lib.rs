@@ -15,7 +15,7 @@ mod roots;
 use alloy_primitives::{Address, B256};
 
 pub use archive::{Account, Archive, StateAt};
-pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC};
+pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC, describe};
 pub use overrides::{AccountOverride, Overrides};
 pub use revm;
 pub use roots::Proof;

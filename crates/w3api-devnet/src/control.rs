@@ -13,8 +13,11 @@ use w3api_types::rpc::{AccessListResult, AccountProof, Bytes, Hash32, StateOverr
 use w3api_types::{Address, Chain, U256};
 
 use crate::Devnet;
-use crate::generate::{BlockPlan, ChainData};
+use crate::generate::{BlockPlan, ChainData, SignedTransaction};
 use crate::live::LiveChain;
+use alloy_consensus::transaction::SignerRecoverable;
+use alloy_consensus::{TxEnvelope, TxType};
+use alloy_eips::eip2718::Decodable2718;
 
 /// Most blocks one call may mine: each is a real block, made one by one.
 pub const MAX_MINED_BLOCKS: u64 = 100_000;
@@ -159,6 +162,27 @@ impl w3api_source::Execution for Devnet {
     ) -> Result<AccountProof, SourceError> {
         self.ready(chain).await?.proof(address, &keys, block)
     }
+
+    /// Mined at once into a block of its own, as Anvil and Hardhat automine.
+    async fn send_raw_transaction(&self, chain: Chain, transaction: Bytes) -> Result<Hash32, SourceError> {
+        let signed = decode_signed(&transaction)?;
+        let hash = *signed.envelope.tx_hash();
+        self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::signed(signed))).await?;
+        Ok(hash)
+    }
+}
+
+/// A raw transaction as the chain takes it: decoded, and its sender
+/// recovered; blob and set-code transactions are not taken.
+fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError> {
+    let refused = |message: String| SourceError::InvalidRequest(message);
+    let envelope = TxEnvelope::decode_2718_exact(raw).map_err(|e| refused(format!("rlp: {e}")))?;
+    if matches!(envelope.tx_type(), TxType::Eip4844 | TxType::Eip7702) {
+        let kind = envelope.tx_type();
+        return Err(refused(format!("transaction type not supported: the devnet takes no {kind} transactions")));
+    }
+    let sender = envelope.recover_signer().map_err(|e| refused(format!("invalid sender: {e}")))?;
+    Ok(SignedTransaction { envelope, sender })
 }
 
 impl ChainControl for Devnet {

@@ -27,6 +27,7 @@ use {alloy_rpc_types_eth as _, alloy_trie as _, criterion as _, proptest as _};
 
 mod accounts;
 mod control;
+mod dev_accounts;
 mod generate;
 mod indexing;
 mod live;
@@ -54,6 +55,7 @@ use w3api_types::{Address, Chain, U256};
 
 pub use accounts::{Accounts, Role};
 pub use control::MAX_MINED_BLOCKS;
+pub use dev_accounts::{DEV_ACCOUNTS, DEV_BALANCE, DEV_MNEMONIC, dev_addresses, dev_signers};
 pub use generate::{
     BLOCK_TIME, BlockPlan, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
     swap_output,

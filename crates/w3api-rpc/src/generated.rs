@@ -382,7 +382,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccountProof>;
     /**Sends a signed transaction
 
-Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it takes transactions.
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is InvalidParams in geth's words, and makes no block.
 
 Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
@@ -1164,7 +1164,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     }
     /**Sends a signed transaction
 
-Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it takes transactions.
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is InvalidParams in geth's words, and makes no block.
 
 Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 

@@ -3,7 +3,7 @@
 //! signed transaction, and filters to poll.
 //!
 //! A source keeps the provided methods for what it does not take (the
-//! devnet, for now, sent transactions and filters), which refuse with
+//! devnet, for now, filters), which refuse with
 //! [`SourceError::NotExecuted`]; node mode passes each to its node.
 
 use std::future::Future;

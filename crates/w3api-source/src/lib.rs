@@ -336,10 +336,10 @@ pub enum SourceError {
     /// not its own (a real node's), or changes are turned off.
     #[error("{0}")]
     NoChanges(String),
-    /// The source does not take this execution method (the devnet takes
-    /// no sent transactions and keeps no filters yet).
+    /// The source does not take this execution method (the devnet keeps
+    /// no filters yet).
     #[error(
-        "this chain takes no sent transactions and keeps no filters here; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode) for it"
+        "this chain keeps no filters here; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode) for them"
     )]
     NotExecuted,
     /// A call the chain ran stopped at a REVERT: geth's error 3.

@@ -188,7 +188,7 @@ const CURL_PAGE_ANSWERS: [Answer; 57] = [
     Answer::Rpc(method::ETH_GET_CODE),
     Answer::Rpc(method::ETH_GET_STORAGE_AT),
     Answer::Rpc(method::ETH_GET_PROOF),
-    Answer::RpcRefused(method::ETH_SEND_RAW_TRANSACTION),
+    Answer::Rpc(method::ETH_SEND_RAW_TRANSACTION),
     Answer::RpcRefused(method::ETH_NEW_FILTER),
     Answer::RpcRefused(method::ETH_NEW_BLOCK_FILTER),
     Answer::RpcRefused(method::ETH_GET_FILTER_CHANGES),

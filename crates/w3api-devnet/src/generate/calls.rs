@@ -119,6 +119,8 @@ impl Simulation<'_> {
             Action::Sale { buyer, seller, collection, id, payment, price } => {
                 self.sale(buyer, seller, collection, id, payment, price)
             }
+            // Sent as signed, never built here.
+            Action::Signed(_) => Vec::new(),
         }
     }
 

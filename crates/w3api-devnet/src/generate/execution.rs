@@ -7,30 +7,32 @@
 //! contracts do not depend on the gas they are given, so the run is the
 //! transaction's outcome and is not repeated.
 
-use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, TxEip1559, TxLegacy};
+use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, Transaction, TxEip1559, TxLegacy, TxType};
 use alloy_primitives::{Bytes, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::ExecutionResult;
 use w3api_chain::revm::state::EvmState;
-use w3api_chain::{BlockSpec, Checks};
+use w3api_chain::{BlockSpec, Checks, describe};
 use w3api_ledger::{Asset, Holder, events};
 
 use super::calls::Call;
 use super::model::GAS_LIMIT;
 use super::sealing::Unsigned;
-use super::simulation::Simulation;
+use super::simulation::{SignedTransaction, Simulation};
 use crate::accounts::Role;
 
 /// Gas every transaction costs at least.
 const BASE_GAS: u64 = 21_000;
 
 /// Why a transaction was not included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum NotSent {
     /// The sender cannot pay for its value and gas.
     Unaffordable,
     /// The block in progress has no room left for it.
     BlockFull,
+    /// The EVM refuses it (a user's transaction): why, in geth's words.
+    Refused(String),
 }
 
 impl Simulation<'_> {
@@ -125,6 +127,35 @@ impl Simulation<'_> {
         }
     }
 
+    /// Runs a transaction a user signed and includes it as it was sent;
+    /// whether it succeeded. Refused (changing nothing) when the EVM will
+    /// not run it: its nonce, funds, fees or chain id.
+    pub(super) fn send_signed(&mut self, signed: SignedTransaction) -> Result<bool, NotSent> {
+        let SignedTransaction { envelope, sender } = signed;
+        let tx = TxEnv {
+            tx_type: envelope.tx_type() as u8,
+            caller: sender,
+            gas_limit: envelope.gas_limit(),
+            gas_price: envelope.max_fee_per_gas(),
+            gas_priority_fee: envelope.max_priority_fee_per_gas(),
+            kind: envelope.kind(),
+            value: envelope.value(),
+            data: envelope.input().clone(),
+            nonce: envelope.nonce(),
+            chain_id: envelope.chain_id(),
+            access_list: envelope.access_list().cloned().unwrap_or_default(),
+            ..TxEnv::default()
+        };
+        let block = u64::from(self.block);
+        let outcome = self.chain.transact(block, &self.block_spec(), tx, Checks::Block);
+        let outcome = outcome.map_err(|refused| NotSent::Refused(describe(&refused)))?;
+        self.include(outcome.state, &outcome.result);
+        let tx_type = envelope.tx_type();
+        self.unsigned.push(Unsigned::Signed(Box::new(envelope), sender));
+        self.keep_receipt(tx_type, &outcome.result);
+        Ok(outcome.result.is_success())
+    }
+
     /// The transaction to sign, and its receipt.
     fn record(&mut self, call: Call, nonce: u64, gas_limit: u64, fees: (bool, u64, u128), result: &ExecutionResult) {
         let (legacy, tip, max_fee) = fees;
@@ -149,14 +180,21 @@ impl Simulation<'_> {
             };
             Unsigned::Eip1559(tx, call.sender)
         });
+        self.keep_receipt(if legacy { TxType::Legacy } else { TxType::Eip1559 }, result);
+    }
+
+    /// The receipt of the transaction just included: what the EVM did.
+    fn keep_receipt(&mut self, tx_type: TxType, result: &ExecutionResult) {
         self.gas_used += result.tx_gas_used();
         let logs = if result.is_success() { result.logs().to_vec() } else { Vec::new() };
         let status = Eip658Value::Eip658(result.is_success());
         let receipt = Receipt { status, cumulative_gas_used: self.gas_used, logs }.with_bloom();
-        self.block_receipts.push(if legacy {
-            ReceiptEnvelope::Legacy(receipt)
-        } else {
-            ReceiptEnvelope::Eip1559(receipt)
+        self.block_receipts.push(match tx_type {
+            TxType::Legacy => ReceiptEnvelope::Legacy(receipt),
+            TxType::Eip2930 => ReceiptEnvelope::Eip2930(receipt),
+            TxType::Eip1559 => ReceiptEnvelope::Eip1559(receipt),
+            TxType::Eip4844 => ReceiptEnvelope::Eip4844(receipt),
+            TxType::Eip7702 => ReceiptEnvelope::Eip7702(receipt),
         });
         self.executed += 1;
     }

@@ -10,7 +10,7 @@ use w3api_source::SourceError;
 
 use super::model::{BLOCK_TIME, ChainData, GENESIS_TIMESTAMP};
 use super::sealing::{seal, sign};
-use super::simulation::{Action, Memory, Simulation};
+use super::simulation::{Action, Memory, SignedTransaction, Simulation};
 use crate::accounts::{Accounts, Signers};
 use crate::scale::Scale;
 
@@ -65,6 +65,11 @@ impl BlockPlan {
     /// native currency from the devnet's faucet (its deployer) to `to`.
     pub fn funding(to: Address, amount: u128) -> BlockPlan {
         BlockPlan::with(vec![Action::NativeTransfer { from: Accounts::DEPLOYER, to, amount }])
+    }
+
+    /// A block of one transaction a user signed (automine).
+    pub(crate) fn signed(signed: SignedTransaction) -> BlockPlan {
+        BlockPlan::with(vec![Action::Signed(Box::new(signed))])
     }
 
     /// A block of these transactions.

@@ -22,8 +22,8 @@ pub(crate) use extend::Producer;
 pub use model::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
 };
-pub(crate) use simulation::Action;
 pub use simulation::swap_output;
+pub(crate) use simulation::{Action, SignedTransaction};
 
 use crate::accounts::Accounts;
 use crate::query::prices::PriceIndex;

@@ -11,7 +11,7 @@ use alloy_consensus::{
 };
 use alloy_eips::eip4895::Withdrawals;
 use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
-use alloy_primitives::{B64, B256, Bloom, Bytes, U256};
+use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256};
 use alloy_signer::SignerSync;
 use rayon::prelude::*;
 use w3api_types::Chain;
@@ -27,24 +27,27 @@ const EXTRA_DATA: &[u8] = b"w3api devnet";
 pub(super) enum Unsigned {
     Legacy(TxLegacy, u32),
     Eip1559(TxEip1559, u32),
+    /// Signed already, by a user: kept as sent.
+    Signed(Box<TxEnvelope>, Address),
 }
 
 pub(super) fn sign(unsigned: Vec<Unsigned>, accounts: Signers<'_>) -> Vec<TxRecord> {
     unsigned
         .into_par_iter()
         .map(|tx| {
-            let (envelope, signer) = match tx {
+            let (envelope, sender) = match tx {
                 Unsigned::Legacy(tx, signer) => {
                     let signature = sign_hash(accounts, signer, tx.signature_hash());
-                    (TxEnvelope::from(tx.into_signed(signature)), signer)
+                    (TxEnvelope::from(tx.into_signed(signature)), accounts.address(signer))
                 }
                 Unsigned::Eip1559(tx, signer) => {
                     let signature = sign_hash(accounts, signer, tx.signature_hash());
-                    (TxEnvelope::from(tx.into_signed(signature)), signer)
+                    (TxEnvelope::from(tx.into_signed(signature)), accounts.address(signer))
                 }
+                Unsigned::Signed(envelope, sender) => (*envelope, sender),
             };
             let hash = *envelope.tx_hash();
-            TxRecord { envelope, sender: accounts.address(signer), hash }
+            TxRecord { envelope, sender, hash }
         })
         .collect()
 }

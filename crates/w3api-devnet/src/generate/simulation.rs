@@ -17,6 +17,7 @@ use super::execution::NotSent;
 use super::model::{BLOCK_TIME, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord};
 use super::sealing::{PendingBlock, Unsigned};
 use crate::accounts::{Accounts, Role, Signers};
+use crate::dev_accounts::DEV_BALANCE;
 use crate::scale::Scale;
 use crate::seed;
 use crate::world::{TokenKind, World, log_uniform};
@@ -108,6 +109,8 @@ pub(crate) enum Action {
         product: f64,
     },
     DeployMarketplace,
+    /// A transaction a user signed, sent as it is.
+    Signed(Box<SignedTransaction>),
     Sale {
         buyer: u32,
         seller: u32,
@@ -116,6 +119,13 @@ pub(crate) enum Action {
         payment: Asset,
         price: u128,
     },
+}
+
+/// A signed transaction and its sender, recovered from the signature.
+#[derive(Clone, Debug)]
+pub(crate) struct SignedTransaction {
+    pub(crate) envelope: alloy_consensus::TxEnvelope,
+    pub(crate) sender: Address,
 }
 
 pub(super) struct Simulation<'a> {
@@ -200,6 +210,12 @@ impl<'a> Simulation<'a> {
             self.move_native(Holder::NOBODY, account_holder(account), amount);
             let funded = Account { balance: U256::from(amount), ..Account::default() };
             let address = self.address(account);
+            self.chain.archive_mut().set_account(0, address, funded);
+        }
+        for address in crate::dev_accounts::dev_addresses() {
+            let holder = self.ledger.holder(address);
+            self.move_native(Holder::NOBODY, holder, DEV_BALANCE);
+            let funded = Account { balance: U256::from(DEV_BALANCE), ..Account::default() };
             self.chain.archive_mut().set_account(0, address, funded);
         }
         self.close_block(0);
@@ -376,6 +392,7 @@ impl<'a> Simulation<'a> {
                 Ok(()) => {}
                 Err(NotSent::Unaffordable) => return Err(format!("the sender cannot pay for {described}")),
                 Err(NotSent::BlockFull) => return Err(format!("{described} does not fit in one block")),
+                Err(NotSent::Refused(why)) => return Err(why),
             }
         }
         if activity {
@@ -413,7 +430,7 @@ impl<'a> Simulation<'a> {
                     self.setup.push_front(action);
                     break;
                 }
-                Err(NotSent::Unaffordable) => panic!("setup cannot pay for {action:?}"),
+                Err(NotSent::Unaffordable | NotSent::Refused(_)) => panic!("setup cannot send {action:?}"),
             }
         }
         if self.setup.is_empty() {
@@ -456,6 +473,9 @@ impl<'a> Simulation<'a> {
     /// leaves the rest for the next block (those sent stay sent: an
     /// approval given is not given again); `Unaffordable` drops the rest.
     fn execute(&mut self, action: Action) -> Result<(), NotSent> {
+        if let Action::Signed(signed) = action {
+            return self.send_signed(*signed).map(|_| ());
+        }
         let calls = self.calls_for(&action);
         let mut succeeded = !calls.is_empty();
         for call in calls {

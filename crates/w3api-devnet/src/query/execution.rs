@@ -6,9 +6,9 @@
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use alloy_sol_types::{Panic, Revert, SolError};
 use w3api_chain::revm::context::TxEnv;
-use w3api_chain::revm::context::result::{EVMError, ExecutionResult, HaltReason, InvalidTransaction, OutOfGasError};
+use w3api_chain::revm::context::result::{EVMError, ExecutionResult, HaltReason, OutOfGasError};
 use w3api_chain::revm::context::transaction::{AccessList, AccessListItem as EvmAccessListItem};
-use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused};
+use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused, describe};
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::rpc::{
     AccessListItem, AccessListResult, AccountProof, StateOverrides, StorageProof, TransactionRequest,
@@ -259,22 +259,12 @@ fn halt_message(reason: &HaltReason) -> String {
     }
 }
 
-/// Why the EVM would not run the request, in geth's words where it has them.
+/// Why the EVM would not run the request.
 fn refusal(error: Refused) -> SourceError {
-    let message = match error {
-        EVMError::Transaction(InvalidTransaction::LackOfFundForMaxFee { fee, balance }) => {
-            format!("insufficient funds for gas * price + value: have {balance} want {fee}")
-        }
-        EVMError::Transaction(InvalidTransaction::CallGasCostMoreThanGasLimit { initial_gas, gas_limit }) => {
-            format!("intrinsic gas too low: have {gas_limit}, want {initial_gas}")
-        }
-        EVMError::Transaction(InvalidTransaction::GasPriceLessThanBasefee) => {
-            "max fee per gas less than block base fee".into()
-        }
-        EVMError::Transaction(invalid) => invalid.to_string(),
-        other => return SourceError::Unavailable(format!("the EVM failed: {other}")),
-    };
-    SourceError::InvalidRequest(message)
+    match error {
+        EVMError::Transaction(_) => SourceError::InvalidRequest(describe(&error)),
+        other => SourceError::Unavailable(format!("the EVM failed: {other}")),
+    }
 }
 
 fn invalid(message: String) -> SourceError {

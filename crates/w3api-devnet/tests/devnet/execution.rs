@@ -296,3 +296,131 @@ mod methods {
         assert!(!proof.account_proof.is_empty());
     }
 }
+
+/// Transactions users sign, from the accounts Hardhat and Anvil give, are
+/// mined at once; bad ones are refused in geth's words and change nothing.
+mod sending {
+    use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope, TxLegacy};
+    use alloy_eips::eip2718::Encodable2718;
+    use alloy_primitives::{Address, Bytes, TxKind, U256, address};
+    use alloy_signer::SignerSync;
+    use alloy_signer_local::PrivateKeySigner;
+    use alloy_sol_types::{SolCall, SolConstructor};
+    use w3api_contracts::{Collectible, Token};
+    use w3api_devnet::{DEV_BALANCE, Devnet, Scale, dev_signers};
+    use w3api_source::{BlockRef, DataSource, Execution};
+    use w3api_types::Chain;
+    use w3api_types::rpc::TransactionRequest;
+
+    fn run<T>(future: impl Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+    }
+
+    struct Tx {
+        nonce: u64,
+        to: TxKind,
+        value: u128,
+        input: Vec<u8>,
+        gas: u64,
+        max_fee: u128,
+        chain_id: u64,
+    }
+
+    fn signed(signer: &PrivateKeySigner, tx: Tx) -> Bytes {
+        let unsigned = TxEip1559 {
+            chain_id: tx.chain_id,
+            nonce: tx.nonce,
+            gas_limit: tx.gas,
+            max_fee_per_gas: tx.max_fee,
+            max_priority_fee_per_gas: tx.max_fee.min(1_000_000_000),
+            to: tx.to,
+            value: U256::from(tx.value),
+            access_list: Default::default(),
+            input: tx.input.into(),
+        };
+        let signature = signer.sign_hash_sync(&unsigned.signature_hash()).unwrap();
+        TxEnvelope::from(unsigned.into_signed(signature)).encoded_2718().into()
+    }
+
+    fn transfer(nonce: u64, to: Address, value: u128) -> Tx {
+        Tx { nonce, to: TxKind::Call(to), value, input: Vec::new(), gas: 21_000, max_fee: 100_000_000_000, chain_id: 1 }
+    }
+
+    #[test]
+    fn the_standard_accounts_are_funded_and_their_transactions_mined_at_once() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let [first, second, ..] = dev_signers() else { unreachable!() };
+        // The addresses every Hardhat and Anvil user knows.
+        assert_eq!(first.address(), address!("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"));
+        assert_eq!(second.address(), address!("0x70997970C51812dc3A010C7d01b50e0d17dc79C8"));
+        let balance = |who: Address, block: BlockRef| run(devnet.balance(Chain::Eth, who, block)).unwrap();
+        assert_eq!(balance(first.address(), BlockRef::Earliest), U256::from(DEV_BALANCE));
+        let before = devnet.chain(Chain::Eth).latest();
+        let to = Address::repeat_byte(0x33);
+        let hash = run(devnet.send_raw_transaction(Chain::Eth, signed(first, transfer(0, to, 12_345)))).unwrap();
+        let data = devnet.chain(Chain::Eth);
+        assert_eq!(data.latest(), before + 1, "mined into a block of its own");
+        let index = data.transaction_index(&hash).expect("the chain holds it") as usize;
+        assert!(data.receipts[index].success);
+        assert_eq!(data.receipts[index].gas_used, 21_000);
+        drop(data);
+        assert_eq!(balance(to, BlockRef::Latest), U256::from(12_345));
+        // A contract deployed by a user runs at once.
+        let constructor = Token::constructorCall {
+            name_: "Mine".into(),
+            symbol_: "MINE".into(),
+            decimals_: 6,
+            owner_: second.address(),
+            initialSupply: U256::from(1_000_000),
+        };
+        let code = [Token::BYTECODE.as_ref(), &constructor.abi_encode()].concat();
+        let deploy = Tx { to: TxKind::Create, input: code, gas: 3_000_000, value: 0, ..transfer(0, to, 0) };
+        run(devnet.send_raw_transaction(Chain::Eth, signed(second, deploy))).unwrap();
+        let token = second.address().create(0);
+        let read = TransactionRequest {
+            to: Some(token),
+            input: Some(Token::balanceOfCall::new((second.address(),)).abi_encode().into()),
+            ..TransactionRequest::default()
+        };
+        let held = run(devnet.call(Chain::Eth, read, BlockRef::Latest, None)).unwrap();
+        assert_eq!(Token::balanceOfCall::abi_decode_returns(&held).unwrap(), U256::from(1_000_000));
+        // A transaction that reverts is mined, failed, and charged.
+        let mint = Collectible::safeMintCall { to: Address::ZERO, tokenId: U256::from(1) }.abi_encode();
+        let collection = devnet.chain(Chain::Eth).world.collections[0].address;
+        let failing = Tx { to: TxKind::Call(collection), input: mint, gas: 100_000, ..transfer(1, to, 0) };
+        let hash = run(devnet.send_raw_transaction(Chain::Eth, signed(first, failing))).unwrap();
+        let data = devnet.chain(Chain::Eth);
+        let index = data.transaction_index(&hash).unwrap() as usize;
+        assert!(!data.receipts[index].success, "reverted");
+    }
+
+    #[test]
+    fn bad_transactions_are_refused_in_geths_words_and_change_nothing() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let signer = &dev_signers()[2];
+        let to = Address::repeat_byte(0x44);
+        let latest = devnet.chain(Chain::Eth).latest();
+        let refused = |raw: Bytes| run(devnet.send_raw_transaction(Chain::Eth, raw)).unwrap_err().to_string();
+        assert!(refused(signed(signer, transfer(3, to, 1))).contains("nonce too high"));
+        assert!(refused(signed(signer, Tx { chain_id: 5, ..transfer(0, to, 1) })).contains("invalid chain id"));
+        assert!(refused(signed(signer, Tx { gas: 20_000, ..transfer(0, to, 1) })).contains("intrinsic gas too low"));
+        assert!(refused(signed(signer, Tx { max_fee: 1, ..transfer(0, to, 1) })).contains("underpriced"));
+        let too_much = transfer(0, to, 20_000 * 10u128.pow(18));
+        assert!(refused(signed(signer, too_much)).contains("insufficient funds"));
+        assert!(refused(Bytes::from_static(&[0x02, 0xf8])).starts_with("rlp:"));
+        // A legacy transaction signed without a chain id is recovered, and its
+        // nonce is checked like any other.
+        run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(0, to, 1)))).unwrap();
+        let replay = TxLegacy {
+            nonce: 0,
+            gas_price: 100_000_000_000,
+            gas_limit: 21_000,
+            to: TxKind::Call(to),
+            ..TxLegacy::default()
+        };
+        let signature = signer.sign_hash_sync(&replay.signature_hash()).unwrap();
+        let raw: Bytes = TxEnvelope::from(replay.into_signed(signature)).encoded_2718().into();
+        assert!(refused(raw).contains("nonce too low"));
+        assert_eq!(devnet.chain(Chain::Eth).latest(), latest + 1, "only the good transaction made a block");
+    }
+}

@@ -289,7 +289,7 @@ fn fees_come_from_the_blocks_they_describe() {
 }
 
 #[test]
-fn execution_reads_answer_on_the_devnet_and_sending_names_node_mode() {
+fn execution_methods_answer_on_the_devnet_and_filters_name_node_mode() {
     let session = Session::new();
     session.run(async {
         let http = w3api_tests::http_client();
@@ -320,8 +320,11 @@ fn execution_reads_answer_on_the_devnet_and_sending_names_node_mode() {
         let proof = ask(w3api_rpc::method::ETH_GET_PROOF, serde_json::json!([account, [], "latest"])).await;
         assert_eq!(proof["result"]["nonce"], "0x0", "{proof}");
         assert!(proof["result"]["accountProof"].as_array().is_some_and(|nodes| !nodes.is_empty()), "{proof}");
+        // A raw transaction that does not decode is refused, saying so.
+        let malformed = ask(w3api_rpc::method::ETH_SEND_RAW_TRANSACTION, serde_json::json!(["0x02f8"])).await;
+        assert_eq!(malformed["error"]["code"], ErrorCode::InvalidParams.code(), "{malformed}");
+        assert!(malformed["error"]["message"].as_str().is_some_and(|m| m.starts_with("rlp:")), "{malformed}");
         let refused = [
-            (w3api_rpc::method::ETH_SEND_RAW_TRANSACTION, serde_json::json!(["0x02f8"])),
             (w3api_rpc::method::ETH_NEW_FILTER, serde_json::json!([{ "address": account }])),
             (w3api_rpc::method::ETH_NEW_BLOCK_FILTER, serde_json::json!([])),
             (w3api_rpc::method::ETH_GET_FILTER_CHANGES, serde_json::json!(["0x1"])),
