@@ -705,7 +705,10 @@ pub const UNANSWERABLE_METHODS: [(&str, &str); 6usize] = [
         "eth_simulateV1",
         "it simulates blocks of calls with their own overrides, which the gateway does not implement",
     ),
-    ("eth_sendTransaction", "the devnet accepts no transactions"),
+    (
+        "eth_sendTransaction",
+        "the gateway holds no keys: sign locally and send with eth_sendRawTransaction",
+    ),
     ("eth_sign", "the gateway holds no keys"),
     ("eth_signTransaction", "the gateway holds no keys"),
     ("eth_accounts", "the gateway holds no keys"),
