@@ -56,8 +56,10 @@ server=$W3API_PID
 echo "--- w3api serve at $W3API_URL ($W3API_BIN)"
 
 W3API_WALLETS=$("$W3API_BIN" devnet --seed 0 wallets --count 3 | paste -sd, -)
+# Wallets to find one holding NFTs on eth and base among (discover.py).
+W3API_NFT_CANDIDATES=$("$W3API_BIN" devnet --seed 0 wallets --count 40 | paste -sd, -)
 W3API_SOLANA_ADDRESS=$("$W3API_BIN" devnet --seed 0 solana-key | grep -oE '[1-9A-HJ-NP-Za-km-z]{32,44}' | head -n 1)
-export W3API_WALLETS W3API_SOLANA_ADDRESS
+export W3API_WALLETS W3API_NFT_CANDIDATES W3API_SOLANA_ADDRESS
 export W3API_CLIENTS_FIXTURE=$work/fixture.json
 timeout 300 "$venv/bin/python" "$clients/discover.py" "$W3API_CLIENTS_FIXTURE"
 

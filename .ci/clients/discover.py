@@ -3,11 +3,12 @@
 one JSON file: a busy block and a few of its transactions (the first, the
 last, one of each type, an ERC20 transfer), the block range and topics of
 that transfer's log, a priced token, the wallets and the Solana account
-given by .ci/clients.sh. (The devnet has no streams: the streams checks
-create their own.)
+given by .ci/clients.sh, and a wallet besides the first that holds NFTs on
+eth and base. (The devnet has no streams: the streams checks create their
+own.)
 
 usage: discover.py OUT.json   (environment: W3API_URL, W3API_API_KEY,
-W3API_WALLETS, W3API_SOLANA_ADDRESS)
+W3API_WALLETS, W3API_NFT_CANDIDATES, W3API_SOLANA_ADDRESS)
 """
 
 from __future__ import annotations
@@ -50,6 +51,21 @@ def blocks(numbers, full=False):
                 raise SystemExit(f"discover: block {n}: {by_id[n]['error']}")
             out.append(by_id[n]["result"])
     return out
+
+
+def holds_nfts(wallet: str, chain: str) -> bool:
+    req = urllib.request.Request(f"{URL}/api/v2.2/{wallet}/nft?chain={chain}&limit=1", headers={"x-api-key": KEY})
+    with urllib.request.urlopen(req, timeout=60) as res:
+        return bool(json.loads(res.read())["result"])
+
+
+def nft_wallet(showcase: str) -> str:
+    """The first candidate, the showcase wallet aside, holding NFTs on eth and base."""
+    candidates = [w for w in os.environ["W3API_NFT_CANDIDATES"].split(",") if w and w != showcase]
+    for wallet in candidates:
+        if holds_nfts(wallet, "eth") and holds_nfts(wallet, "base"):
+            return wallet
+    raise SystemExit(f"discover: none of {len(candidates)} wallets holds NFTs on eth and base")
 
 
 def main(out_path: str) -> None:
@@ -102,6 +118,7 @@ def main(out_path: str) -> None:
         raise SystemExit("discover: the wallet holds no priced token")
 
     fixture = {
+        "nftWallet": nft_wallet(wallets[0]),
         "latest": latest,
         "busy": {"number": number, "hash": busy["hash"], "txCount": len(txs)},
         "picks": picks,

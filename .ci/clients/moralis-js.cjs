@@ -137,7 +137,9 @@ async function main() {
   await Moralis.start({ apiKey: KEY, evmApiBaseUrl: `${BASE}/api/v2.2` });
   // The SDK takes chains as hex ids (or EvmChain), not names; the raw calls use names.
   const CHAINS = { eth: '0x1', polygon: '0x89', base: '0x2105' };
-  const [w0, , w2] = fx.wallets;
+  const [w0] = fx.wallets;
+  // A wallet besides the showcase holding NFTs on eth and base (discover.py).
+  const holder = fx.nftWallet;
   const short = (w) => w.slice(0, 8);
 
   for (const [wallet, chain, limit] of [[w0, 'eth', 5], [w0, 'polygon', 7]]) {
@@ -163,18 +165,18 @@ async function main() {
     return summary(comparePages(sdk, raw, 'tokens', (x) => x, {}, true));
   });
 
-  await check(`getWalletNFTs (${short(w2)}, eth, tokenAddresses [1]): axios array form`, async () => {
-    const all = await rawGet(`/api/v2.2/${w2}/nft`, { chain: 'eth' });
+  await check(`getWalletNFTs (${short(holder)}, eth, tokenAddresses [1]): axios array form`, async () => {
+    const all = await rawGet(`/api/v2.2/${holder}/nft`, { chain: 'eth' });
     const tokenAddresses = [all.result[0].token_address];
     // A collection first named in token_addresses reports SYNCING for the
     // server's index delay: wait (raw) until it is SYNCED, then compare.
     const deadline = Date.now() + 15000;
-    while ((await rawGet(`/api/v2.2/${w2}/nft`, { chain: 'eth', token_addresses: tokenAddresses })).status !== 'SYNCED') {
+    while ((await rawGet(`/api/v2.2/${holder}/nft`, { chain: 'eth', token_addresses: tokenAddresses })).status !== 'SYNCED') {
       assert(Date.now() < deadline, 'the collection is still SYNCING after 15 s');
       await new Promise((r) => setTimeout(r, 100));
     }
-    const sdk = await sdkPages(await Moralis.EvmApi.nft.getWalletNFTs({ address: w2, chain: '0x1', tokenAddresses }));
-    const raw = await rawPages(`/api/v2.2/${w2}/nft`, { chain: 'eth', token_addresses: tokenAddresses });
+    const sdk = await sdkPages(await Moralis.EvmApi.nft.getWalletNFTs({ address: holder, chain: '0x1', tokenAddresses }));
+    const raw = await rawPages(`/api/v2.2/${holder}/nft`, { chain: 'eth', token_addresses: tokenAddresses });
     assert(raw[0].result.length < all.result.length || new Set(all.result.map((n) => n.token_address)).size === 1,
       'the token_addresses filter selects nothing less than every NFT');
     return summary(comparePages(sdk, raw, 'nfts', (x) => x.toJSON(), { metadata: (m) => JSON.parse(m), amount: (a) => Number(a) }, true));
@@ -182,9 +184,9 @@ async function main() {
 
   const NOBODY = '0x0000000000000000000000000000000000000001';
   const nftCases = [
-    [w2, 'eth', 2, { format: 'decimal' }, true],
+    [holder, 'eth', 2, { format: 'decimal' }, true],
     [w0, 'polygon', 3, { normalizeMetadata: true, mediaItems: true }, true],
-    [w2, 'base', 2, { format: 'hex' }, true],
+    [holder, 'base', 2, { format: 'hex' }, true],
     // The showcase wallet collects NFTs on every chain; an address nobody
     // sends to holds none.
     [w0, 'eth', 2, {}, true],
@@ -203,7 +205,7 @@ async function main() {
   }
 
   const collectionCases = [
-    [w2, 'eth', 1, false, true], [w0, 'polygon', 2, true, true], [w0, 'eth', 2, false, true], [NOBODY, 'eth', 2, false, false],
+    [holder, 'eth', 1, false, true], [w0, 'polygon', 2, true, true], [w0, 'eth', 2, false, true], [NOBODY, 'eth', 2, false, false],
   ];
   for (const [wallet, chain, limit, tokenCounts, nonEmpty] of collectionCases) {
     await check(`getWalletNFTCollections (${short(wallet)}, ${chain}, limit ${limit}${tokenCounts ? ', tokenCounts' : ''}): every page`, async () => {
