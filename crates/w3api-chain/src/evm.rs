@@ -8,9 +8,7 @@ use revm::context::result::{EVMError, ExecResultAndState, ExecutionResult};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::primitives::hardfork::SpecId;
 use revm::state::EvmState;
-use revm::{ExecuteEvm, MainBuilder, MainContext};
-
-use revm::DatabaseRef;
+use revm::{DatabaseRef, ExecuteEvm, MainBuilder, MainContext};
 
 /// The fork the chain runs: its blocks are Prague's.
 pub const SPEC: SpecId = SpecId::PRAGUE;

@@ -131,7 +131,6 @@ impl ChainData {
         for tx in transactions {
             let index = self.transactions.len() as u32;
             self.tx_by_hash.insert(tx.hash, index);
-            self.sent_by.entry(tx.sender).or_default().push(index);
             self.transactions.push(tx);
         }
         self.receipts.extend(receipts);

@@ -14,7 +14,6 @@ mod simulation;
 
 use std::collections::HashMap;
 
-use alloy_primitives::Address;
 use w3api_types::Chain;
 
 pub use extend::BlockPlan;
@@ -48,10 +47,6 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     let producer = Producer::new(memory, blocks.len() as u64 - 1);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
     let tx_by_hash = transactions.iter().enumerate().map(|(i, tx)| (tx.hash, i as u32)).collect();
-    let mut sent_by: HashMap<Address, Vec<u32>> = HashMap::new();
-    for (index, tx) in transactions.iter().enumerate() {
-        sent_by.entry(tx.sender).or_default().push(index as u32);
-    }
     let mut sales_by_collection: HashMap<u16, Vec<u32>> = HashMap::new();
     for (index, sale) in sales.iter().enumerate() {
         sales_by_collection.entry(sale.collection).or_default().push(index as u32);
@@ -69,7 +64,6 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
         price_index: PriceIndex::default(),
         block_by_hash,
         tx_by_hash,
-        sent_by,
         sales_by_collection,
         producer,
     };

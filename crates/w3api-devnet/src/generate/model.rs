@@ -107,8 +107,6 @@ pub struct ChainData {
     pub(crate) price_index: crate::query::prices::PriceIndex,
     pub(super) block_by_hash: HashMap<B256, u64>,
     pub(super) tx_by_hash: HashMap<B256, u32>,
-    /// Indexes in `transactions` of what each account sent, in order: its nonces.
-    pub(super) sent_by: HashMap<Address, Vec<u32>>,
     /// Indexes in `sales` of each collection's sales, in order.
     pub(crate) sales_by_collection: HashMap<u16, Vec<u32>>,
     /// What the next block starts from.
@@ -140,11 +138,6 @@ impl ChainData {
     /// Where the transaction with this hash is in [`ChainData::transactions`].
     pub fn transaction_index(&self, hash: &B256) -> Option<u32> {
         self.tx_by_hash.get(hash).copied()
-    }
-
-    /// The indexes in [`ChainData::transactions`] of what `sender` sent, in order.
-    pub fn sent_by(&self, sender: &Address) -> &[u32] {
-        self.sent_by.get(sender).map(Vec::as_slice).unwrap_or_default()
     }
 
     /// The logs of one transaction.

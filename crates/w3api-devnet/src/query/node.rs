@@ -9,7 +9,6 @@ use w3api_source::{BlockRef, FeeSuggestion, LogQuery, SourceError};
 use w3api_types::rpc::{AddressFilter, FeeHistory, Log, LogFilter, Receipt, TopicFilter};
 
 use crate::generate::{BlockRecord, ChainData};
-use w3api_ledger::Asset;
 
 /// Blocks looked back through for a tip to suggest.
 const TIP_LOOKBACK: u64 = 20;
@@ -113,20 +112,17 @@ impl ChainData {
         Ok(found)
     }
 
-    /// The native balance of `address` after a block.
+    /// The native balance of `address` after a block, as the EVM holds it.
     pub fn native_balance(&self, address: &Address, block: BlockRef) -> Result<U256, SourceError> {
         let number = self.existing_block(block)?;
-        let balance =
-            self.ledger.find(*address).map_or(0, |holder| self.ledger.balance_at(holder, Asset::NATIVE, number as u32));
-        Ok(U256::from(balance))
+        Ok(self.state.archive().account(*address, number).balance)
     }
 
-    /// How many transactions `address` sent up to and including a block.
+    /// The nonce of `address` after a block, as the EVM holds it: the
+    /// transactions an account sent, the contracts a contract created.
     pub fn nonce(&self, address: &Address, block: BlockRef) -> Result<u64, SourceError> {
         let number = self.existing_block(block)?;
-        let record = &self.blocks[number as usize];
-        let end = record.first_tx + record.tx_count;
-        Ok(self.sent_by(address).partition_point(|index| *index < end) as u64)
+        Ok(self.state.archive().account(*address, number).nonce)
     }
 
     /// The number of a block that must exist for a state query.

@@ -223,6 +223,12 @@ mod methods {
         let Err(SourceError::Reverted { data: revert, reason: None }) = refused else { panic!("{refused:?}") };
         let expected = Collectible::NoSuchToken { tokenId: U256::from(999_999) };
         assert_eq!(revert, Bytes::from(alloy_sol_types::SolError::abi_encode(&expected)));
+        // A factory's nonce counts the pairs it created, as the EVM keeps it.
+        let exchange = &data.world.exchanges[0];
+        let pairs = data.world.pairs.iter().filter(|p| p.exchange == 0).count() as u64;
+        let nonce =
+            run(w3api_source::DataSource::transaction_count(&devnet, Chain::Eth, exchange.factory, BlockRef::Latest));
+        assert_eq!(nonce.unwrap(), 1 + pairs, "EIP-161: a contract starts at nonce 1");
         // A block past the newest is named.
         let late = run(devnet.call(Chain::Eth, request(token, Vec::new()), BlockRef::Number(latest + 1), None));
         assert!(matches!(late, Err(SourceError::BlockOutOfRange { .. })), "{late:?}");
