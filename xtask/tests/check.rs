@@ -152,7 +152,7 @@ fn unsupported_openrpc_constructs_are_named() {
             "\"schema\": {\n            \"type\": \"object\"\n          }",
             "the schema {\"type\":\"object\"}",
         ),
-        ("\"reason\": \"the gateway holds no keys: sign locally", "\"why\": \"no keys: sign locally", "key \"why\""),
+        ("\"reason\": \"the gateway holds no keys\"", "\"why\": \"no keys\"", "key \"why\""),
         (
             "\"paramStructure\": \"by-position\",",
             "\"paramStructure\": \"by-position\", \"links\": [],",

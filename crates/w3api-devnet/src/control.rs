@@ -9,10 +9,14 @@ use std::time::Duration;
 use w3api_source::{
     BlockRef, ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError,
 };
-use w3api_types::rpc::{AccessListResult, AccountProof, Bytes, Hash32, StateOverrides, TransactionRequest};
+use w3api_types::rpc::{
+    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides,
+    TransactionRequest, TypedData,
+};
 use w3api_types::{Address, Chain, U256};
 
 use crate::Devnet;
+use crate::dev_accounts::dev_addresses;
 use crate::generate::{BlockPlan, ChainData, SignedTransaction};
 use crate::live::LiveChain;
 use alloy_consensus::transaction::SignerRecoverable;
@@ -169,6 +173,53 @@ impl w3api_source::Execution for Devnet {
         let hash = *signed.envelope.tx_hash();
         self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::signed(signed))).await?;
         Ok(hash)
+    }
+
+    async fn new_filter(&self, chain: Chain, filter: LogFilter) -> Result<FilterId, SourceError> {
+        self.inner.filters.install(&*self.ready(chain).await?, Some(filter))
+    }
+
+    async fn new_block_filter(&self, chain: Chain) -> Result<FilterId, SourceError> {
+        self.inner.filters.install(&*self.ready(chain).await?, None)
+    }
+
+    async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {
+        self.inner.filters.changes(&*self.ready(chain).await?, &id)
+    }
+
+    async fn filter_logs(&self, chain: Chain, id: FilterId) -> Result<Vec<Log>, SourceError> {
+        self.inner.filters.logs(&*self.ready(chain).await?, &id)
+    }
+
+    async fn uninstall_filter(&self, chain: Chain, id: FilterId) -> Result<bool, SourceError> {
+        self.ready(chain).await?;
+        Ok(self.inner.filters.uninstall(chain, &id))
+    }
+
+    async fn signing_accounts(&self, _chain: Chain) -> Result<Vec<Address>, SourceError> {
+        Ok(dev_addresses().collect())
+    }
+
+    async fn send_transaction(&self, chain: Chain, request: TransactionRequest) -> Result<Hash32, SourceError> {
+        // Filled in and mined under one hold of the chain, so that two sends
+        // from one account never take the same nonce.
+        self.change(chain, move |devnet, data| {
+            let signed = data.dev_transaction(&request)?;
+            let hash = *signed.envelope.tx_hash();
+            devnet.append(data, BlockPlan::signed(signed))?;
+            Ok(hash)
+        })
+        .await
+    }
+
+    async fn sign(&self, chain: Chain, address: Address, message: Bytes) -> Result<Bytes, SourceError> {
+        self.ready(chain).await?;
+        crate::dev_accounts::sign_message(address, &message)
+    }
+
+    async fn sign_typed_data(&self, chain: Chain, address: Address, typed: TypedData) -> Result<Bytes, SourceError> {
+        self.ready(chain).await?;
+        crate::dev_accounts::sign_typed_data(address, &typed.0)
     }
 }
 

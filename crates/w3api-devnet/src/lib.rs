@@ -28,6 +28,7 @@ use {alloy_rpc_types_eth as _, alloy_trie as _, criterion as _, proptest as _};
 mod accounts;
 mod control;
 mod dev_accounts;
+mod filters;
 mod generate;
 mod indexing;
 mod live;
@@ -99,6 +100,8 @@ struct Inner {
     indexing: Indexing,
     /// Every change of a chain's newest block, for whoever follows them.
     heads: tokio::sync::broadcast::Sender<Head>,
+    /// The log and block filters dApps installed.
+    filters: filters::Filters,
 }
 
 /// Head changes a slow follower may fall behind by before it is told it
@@ -142,6 +145,7 @@ impl Devnet {
             others: Mutex::new(HashMap::new()),
             indexing,
             heads: tokio::sync::broadcast::channel(HEADS_KEPT).0,
+            filters: filters::Filters::default(),
         };
         Devnet { inner: Arc::new(inner) }
     }

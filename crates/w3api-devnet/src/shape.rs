@@ -80,7 +80,7 @@ impl Devnet {
         to: Address,
         amount: U256,
     ) -> Result<(), SourceError> {
-        let asset = token_asset(&data.world, token)?;
+        let asset = devnet_token(&data.world, token)?;
         let amount = raw(amount, "the amount")?;
         self.append(data, BlockPlan::with(mint(asset, to, amount))).map(drop)
     }
@@ -103,7 +103,7 @@ impl Devnet {
     /// the pair that prices it: a donation to one side, then `sync()`.
     /// Returns the price the chain then reads.
     pub(crate) fn set_price_now(&self, data: &mut ChainData, token: Address, usd: f64) -> Result<f64, SourceError> {
-        let asset = if token == NATIVE_TOKEN_ADDRESS { Asset::WRAPPED } else { token_asset(&data.world, token)? };
+        let asset = if token == NATIVE_TOKEN_ADDRESS { Asset::WRAPPED } else { devnet_token(&data.world, token)? };
         let deployer = self.accounts().address(Accounts::DEPLOYER);
         let actions = price_actions(data, deployer, asset, usd)?;
         let latest = self.append(data, BlockPlan::with(actions))?;
@@ -189,6 +189,7 @@ impl Devnet {
             spam: collection.spam,
             logo: collection.logo,
             banner: None,
+            user: false,
             metadata: Vec::new(),
             rarity: Vec::new(),
             trait_counts: Default::default(),
@@ -212,6 +213,12 @@ impl Devnet {
                 data.world.collections.iter().map(|c| format!("{} ({:#x})", c.name, c.address)).collect();
             invalid(format!("no NFT collection at {collection}; the chain's are {}", known.join(", ")))
         })?;
+        if data.world.collections[usize::from(index)].user {
+            return Err(invalid(format!(
+                "{collection} was deployed by a user's transaction: the devnet holds no key that mints it; \
+                 mint through the contract itself"
+            )));
+        }
         let erc721 = data.world.collections[usize::from(index)].kind == ContractType::Erc721;
         if amount == 0 || (erc721 && amount != 1) {
             return Err(invalid(format!("amount {amount}: an ERC721 mints 1, an ERC1155 at least 1")));
@@ -263,6 +270,19 @@ fn raw(amount: U256, what: &str) -> Result<u128, SourceError> {
 
 fn token_asset(world: &World, token: Address) -> Result<Asset, SourceError> {
     world.asset_at(token).ok_or_else(|| invalid(format!("no ERC20 token at {token} on chain {}", world.chain)))
+}
+
+/// A token the devnet deployed (it holds the key that mints it, and its
+/// code is the devnet's).
+fn devnet_token(world: &World, token: Address) -> Result<Asset, SourceError> {
+    let asset = token_asset(world, token)?;
+    if world.token(asset).is_some_and(|t| t.kind == TokenKind::User) {
+        return Err(invalid(format!(
+            "{token} was deployed by a user's transaction: the devnet holds no key that mints it, and its code \
+             is the user's; send its transactions yourself"
+        )));
+    }
+    Ok(asset)
 }
 
 fn check_token(token: &NewToken) -> Result<(), SourceError> {

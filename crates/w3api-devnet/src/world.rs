@@ -25,6 +25,10 @@ pub enum TokenKind {
     Regular,
     /// Worthless, airdropped to many wallets.
     Spam,
+    /// Deployed by a user's transaction and found by its logs: what it
+    /// says of itself was read from it, and the devnet's traffic leaves it
+    /// alone (its code is the user's).
+    User,
 }
 
 /// An ERC20 token.
@@ -69,6 +73,9 @@ pub struct Collection {
     pub verified: bool,
     /// Whether it is spam (airdropped by the spammer).
     pub spam: bool,
+    /// Whether a user's transaction deployed it (found by its logs): its
+    /// tokens have no metadata of the devnet's, and its traffic is the user's.
+    pub user: bool,
     /// Logo URL.
     pub logo: Option<String>,
     /// Banner URL.
@@ -307,6 +314,13 @@ impl World {
         self.pairs.len() - 1
     }
 
+    /// Adds a pair a user's transaction had one of the exchanges' factories
+    /// create (found by its `PairCreated`); returns its index.
+    pub(crate) fn add_found_pair(&mut self, pair: Pair) -> usize {
+        self.pairs.push(pair);
+        self.pairs.len() - 1
+    }
+
     /// Sets the metadata of token id `id` of a collection (one past its
     /// last id adds one), and counts its traits again.
     pub(crate) fn set_nft_metadata(&mut self, collection: u16, id: u32, metadata: NftMetadata) {
@@ -426,6 +440,7 @@ fn plan_collections(
             spam,
             logo: (!spam).then(|| format!("{base}/logo.png")),
             banner: (!spam && rng.bool()).then(|| format!("{base}/banner.png")),
+            user: false,
             metadata,
             rarity,
             trait_counts,

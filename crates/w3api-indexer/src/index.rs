@@ -3,6 +3,8 @@
 
 use alloy_primitives::{Address, B256, U256};
 use foldhash::HashMap;
+use w3api_ledger::discovery;
+pub use w3api_ledger::discovery::{CollectionMeta, Discovery, TokenMeta};
 use w3api_ledger::events::{self, Event};
 use w3api_ledger::pricing::{self, PairBook, PairSides, Price, PriceFilter};
 use w3api_ledger::{Asset, Contracts, Ledger, LedgerError, PairReserves};
@@ -18,44 +20,6 @@ pub struct Anchors {
     pub wrapped: Option<Address>,
     /// A USD stablecoin.
     pub stable: Option<Address>,
-}
-
-/// What a token's contract answers about itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TokenMeta {
-    /// `name()`.
-    pub name: String,
-    /// `symbol()`.
-    pub symbol: String,
-    /// `decimals()`.
-    pub decimals: u8,
-}
-
-/// A contract a block names that the index does not know yet: its
-/// metadata must be read (at that block) and registered before the block
-/// is applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Discovery {
-    /// An ERC20 token (a three-topic `Transfer`, or a side of a new pair).
-    Token(Address),
-    /// An NFT collection (an ERC721 `Transfer` or an ERC1155 transfer).
-    Collection {
-        /// The contract.
-        address: Address,
-        /// Whether its transfers are ERC1155's.
-        erc1155: bool,
-    },
-}
-
-/// What an NFT collection's contract answers about itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CollectionMeta {
-    /// `name()`.
-    pub name: String,
-    /// `symbol()`.
-    pub symbol: String,
-    /// Whether it is an ERC1155 collection (else ERC721).
-    pub erc1155: bool,
 }
 
 /// How a block relates to the indexed chain.
@@ -239,21 +203,8 @@ impl ChainIndex {
     pub fn discoveries(&self, block: &IndexedBlock) -> Vec<Discovery> {
         let mut found = Vec::new();
         for log in &block.logs {
-            let named = match events::decode(&log.topics, &log.data) {
-                Some(Event::Erc20Transfer { .. }) => vec![Discovery::Token(log.address)],
-                Some(Event::NftTransfers { erc1155, .. }) => {
-                    vec![Discovery::Collection { address: log.address, erc1155 }]
-                }
-                Some(Event::Deposit { .. } | Event::Withdrawal { .. })
-                    if Some(log.address) == self.registry.anchors.wrapped =>
-                {
-                    vec![Discovery::Token(log.address)]
-                }
-                Some(Event::PairCreated { token0, token1, .. }) => {
-                    vec![Discovery::Token(token0), Discovery::Token(token1)]
-                }
-                _ => Vec::new(),
-            };
+            let Some(event) = events::decode(&log.topics, &log.data) else { continue };
+            let named = discovery::named_by(log.address, &event, self.registry.anchors.wrapped);
             found.extend(named.into_iter().filter(|d| !self.knows(*d)));
         }
         found.sort_unstable();

@@ -1,12 +1,14 @@
 //! The one reading of a chain's token activity, shared by the devnet and
 //! the indexer of a real node:
 //! - [`events`]: logs decoded into the token standards' events;
+//! - [`discovery`]: the contracts logs name, and their metadata calls;
 //! - [`Ledger`]: balances, NFT owners and supplies from those events, with
 //!   their history by block ([`History`]);
 //! - [`pricing`]: token prices from DEX pair reserves, which [`PairReserves`]
 //!   follows from pairs' own events.
 
 mod apply;
+pub mod discovery;
 pub mod events;
 mod history;
 mod ledger;

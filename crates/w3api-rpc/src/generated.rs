@@ -397,7 +397,7 @@ Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Hash32>;
     /**Creates a log filter
 
-A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_newFilter` with the positional parameters `filter`.
 
@@ -412,7 +412,7 @@ Calls `eth_newFilter` with the positional parameters `filter`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
     /**Creates a filter of new blocks
 
-A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_newBlockFilter`.
 
@@ -425,7 +425,7 @@ Calls `eth_newBlockFilter`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
     /**What a filter saw since the last poll
 
-Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
 
@@ -440,7 +440,7 @@ Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterChanges>;
     /**Every log a log filter matches
 
-All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
 
@@ -455,7 +455,7 @@ Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
     ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Log>>;
     /**Removes a filter
 
-Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
 
@@ -468,6 +468,82 @@ Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
         &self,
         filter_id: w3api_types::rpc::FilterId,
     ) -> jsonrpsee::core::RpcResult<bool>;
+    /**The accounts whose keys the node holds
+
+The dev accounts, in order. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `eth_accounts`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_accounts", param_kind = array)]
+    async fn accounts(
+        &self,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Address>>;
+    /**Signs a transaction with a dev account's key and sends it
+
+What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once, a revert included as a failed receipt. A sender that is not a dev account, or a transaction the chain refuses (funds, fees, a revert while estimating), is InvalidParams naming why. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `eth_sendTransaction` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_sendTransaction", param_kind = array)]
+    async fn send_transaction(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Hash32>;
+    /**Signs a message with a dev account's key (EIP-191)
+
+The 65-byte signature (r, s, v with v 27 or 28) of keccak256("\x19Ethereum Signed Message:\n" + length + message), as geth's eth_sign gives it. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `eth_sign` with the positional parameters `address`, `message`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_sign", param_kind = array)]
+    async fn sign(
+        &self,
+        address: w3api_types::rpc::Address,
+        message: w3api_types::rpc::Bytes,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
+    /**Signs a message with a dev account's key (EIP-191), message first
+
+As eth_sign, with the parameters in the order wallets take them. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `personal_sign` with the positional parameters `message`, `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "personal_sign", param_kind = array)]
+    async fn personal_sign(
+        &self,
+        message: w3api_types::rpc::Bytes,
+        address: w3api_types::rpc::Address,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
+    /**Signs EIP-712 typed data with a dev account's key
+
+The 65-byte signature (v 27 or 28) of the typed data's EIP-712 signing hash. Typed data that does not parse, or whose types do not describe its message, is InvalidParams naming what was wrong. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `eth_signTypedData_v4` with the positional parameters `address`, `typed_data`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_signTypedData_v4", param_kind = array)]
+    async fn sign_typed_data_v4(
+        &self,
+        address: w3api_types::rpc::Address,
+        typed_data: w3api_types::rpc::TypedData,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
 }
 /// The wire name of each method of the API.
 pub mod method {
@@ -537,6 +613,16 @@ pub mod method {
     pub const ETH_GET_FILTER_LOGS: &str = "eth_getFilterLogs";
     ///`eth_uninstallFilter`: Removes a filter
     pub const ETH_UNINSTALL_FILTER: &str = "eth_uninstallFilter";
+    ///`eth_accounts`: The accounts whose keys the node holds
+    pub const ETH_ACCOUNTS: &str = "eth_accounts";
+    ///`eth_sendTransaction`: Signs a transaction with a dev account's key and sends it
+    pub const ETH_SEND_TRANSACTION: &str = "eth_sendTransaction";
+    ///`eth_sign`: Signs a message with a dev account's key (EIP-191)
+    pub const ETH_SIGN: &str = "eth_sign";
+    ///`personal_sign`: Signs a message with a dev account's key (EIP-191), message first
+    pub const PERSONAL_SIGN: &str = "personal_sign";
+    ///`eth_signTypedData_v4`: Signs EIP-712 typed data with a dev account's key
+    pub const ETH_SIGN_TYPED_DATA_V4: &str = "eth_signTypedData_v4";
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         ETH_GET_TOKEN_PRICE,
@@ -572,6 +658,11 @@ pub mod method {
         ETH_GET_FILTER_CHANGES,
         ETH_GET_FILTER_LOGS,
         ETH_UNINSTALL_FILTER,
+        ETH_ACCOUNTS,
+        ETH_SEND_TRANSACTION,
+        ETH_SIGN,
+        PERSONAL_SIGN,
+        ETH_SIGN_TYPED_DATA_V4,
     ];
     /// The methods that change state (`x-changes-state`): sent
     /// twice, they may do twice what they do, so a client never
@@ -582,6 +673,7 @@ pub mod method {
         ETH_NEW_BLOCK_FILTER,
         ETH_GET_FILTER_CHANGES,
         ETH_UNINSTALL_FILTER,
+        ETH_SEND_TRANSACTION,
     ];
 }
 /// The errors of `components.errors`: code and meaning.
@@ -700,21 +792,15 @@ impl ErrorCode {
 /// Standard methods that need EVM execution, contract state or a
 /// transaction pool (`x-unanswerable-methods`), each with the
 /// reason a server without them gives.
-pub const UNANSWERABLE_METHODS: [(&str, &str); 6usize] = [
+pub const UNANSWERABLE_METHODS: [(&str, &str); 3usize] = [
     (
         "eth_simulateV1",
         "it simulates blocks of calls with their own overrides, which the gateway does not implement",
     ),
-    (
-        "eth_sendTransaction",
-        "the gateway holds no keys: sign locally and send with eth_sendRawTransaction",
-    ),
-    ("eth_sign", "the gateway holds no keys"),
     ("eth_signTransaction", "the gateway holds no keys"),
-    ("eth_accounts", "the gateway holds no keys"),
     (
         "eth_newPendingTransactionFilter",
-        "the gateway keeps no filters and has no transaction pool",
+        "the gateway has no pool of pending transactions to filter",
     ),
 ];
 #[cfg(feature = "client")]
@@ -1185,7 +1271,7 @@ Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
     }
     /**Creates a log filter
 
-A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+A filter of logs by block range, addresses and topics, polled with eth_getFilterChanges (logs since the last poll) or eth_getFilterLogs (every match). Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_newFilter` with the positional parameters `filter`.
 
@@ -1203,7 +1289,7 @@ Calls `eth_newFilter` with the positional parameters `filter`.
     }
     /**Creates a filter of new blocks
 
-A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+A filter whose changes are the hashes of the blocks added since the last poll. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_newBlockFilter`.
 
@@ -1217,7 +1303,7 @@ Calls `eth_newBlockFilter`.
     }
     /**What a filter saw since the last poll
 
-Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
 
@@ -1235,7 +1321,7 @@ Calls `eth_getFilterChanges` with the positional parameters `filter_id`.
     }
     /**Every log a log filter matches
 
-All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+All logs matching the log filter's range, addresses and topics. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
 
@@ -1253,7 +1339,7 @@ Calls `eth_getFilterLogs` with the positional parameters `filter_id`.
     }
     /**Removes a filter
 
-Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet answers MethodNotSupported, naming node mode, until it keeps filters.
+Whether the filter existed; it is gone either way. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
 
 Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
 
@@ -1266,6 +1352,95 @@ Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
         filter_id: w3api_types::rpc::FilterId,
     ) -> Result<bool, crate::RpcError> {
         EthApiClient::uninstall_filter(self.transport(), filter_id)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The accounts whose keys the node holds
+
+The dev accounts, in order. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `eth_accounts`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn accounts(
+        &self,
+    ) -> Result<Vec<w3api_types::rpc::Address>, crate::RpcError> {
+        EthApiClient::accounts(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**Signs a transaction with a dev account's key and sends it
+
+What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once, a revert included as a failed receipt. A sender that is not a dev account, or a transaction the chain refuses (funds, fees, a revert while estimating), is InvalidParams naming why. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `eth_sendTransaction` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn send_transaction(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+    ) -> Result<w3api_types::rpc::Hash32, crate::RpcError> {
+        EthApiClient::send_transaction(self.transport(), transaction)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Signs a message with a dev account's key (EIP-191)
+
+The 65-byte signature (r, s, v with v 27 or 28) of keccak256("\x19Ethereum Signed Message:\n" + length + message), as geth's eth_sign gives it. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `eth_sign` with the positional parameters `address`, `message`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn sign(
+        &self,
+        address: w3api_types::rpc::Address,
+        message: w3api_types::rpc::Bytes,
+    ) -> Result<w3api_types::rpc::Bytes, crate::RpcError> {
+        EthApiClient::sign(self.transport(), address, message)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Signs a message with a dev account's key (EIP-191), message first
+
+As eth_sign, with the parameters in the order wallets take them. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `personal_sign` with the positional parameters `message`, `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn personal_sign(
+        &self,
+        message: w3api_types::rpc::Bytes,
+        address: w3api_types::rpc::Address,
+    ) -> Result<w3api_types::rpc::Bytes, crate::RpcError> {
+        EthApiClient::personal_sign(self.transport(), message, address)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Signs EIP-712 typed data with a dev account's key
+
+The 65-byte signature (v 27 or 28) of the typed data's EIP-712 signing hash. Typed data that does not parse, or whose types do not describe its message, is InvalidParams naming what was wrong. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+
+Calls `eth_signTypedData_v4` with the positional parameters `address`, `typed_data`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn sign_typed_data_v4(
+        &self,
+        address: w3api_types::rpc::Address,
+        typed_data: w3api_types::rpc::TypedData,
+    ) -> Result<w3api_types::rpc::Bytes, crate::RpcError> {
+        EthApiClient::sign_typed_data_v4(self.transport(), address, typed_data)
             .await
             .map_err(|e| self.error(e))
     }
@@ -1683,6 +1858,68 @@ impl crate::Batch<'_> {
             method::ETH_UNINSTALL_FILTER,
             |params| {
                 params.insert(filter_id)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_accounts` call to the batch; its result is read back with the returned handle.
+    pub fn accounts(&mut self) -> crate::BatchItem<Vec<w3api_types::rpc::Address>> {
+        self.push(method::ETH_ACCOUNTS, |_| { Ok(()) })
+    }
+    ///Adds a `eth_sendTransaction` call to the batch; its result is read back with the returned handle.
+    pub fn send_transaction(
+        &mut self,
+        transaction: w3api_types::rpc::TransactionRequest,
+    ) -> crate::BatchItem<w3api_types::rpc::Hash32> {
+        self.push(
+            method::ETH_SEND_TRANSACTION,
+            |params| {
+                params.insert(transaction)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_sign` call to the batch; its result is read back with the returned handle.
+    pub fn sign(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        message: w3api_types::rpc::Bytes,
+    ) -> crate::BatchItem<w3api_types::rpc::Bytes> {
+        self.push(
+            method::ETH_SIGN,
+            |params| {
+                params.insert(address)?;
+                params.insert(message)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `personal_sign` call to the batch; its result is read back with the returned handle.
+    pub fn personal_sign(
+        &mut self,
+        message: w3api_types::rpc::Bytes,
+        address: w3api_types::rpc::Address,
+    ) -> crate::BatchItem<w3api_types::rpc::Bytes> {
+        self.push(
+            method::PERSONAL_SIGN,
+            |params| {
+                params.insert(message)?;
+                params.insert(address)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_signTypedData_v4` call to the batch; its result is read back with the returned handle.
+    pub fn sign_typed_data_v4(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        typed_data: w3api_types::rpc::TypedData,
+    ) -> crate::BatchItem<w3api_types::rpc::Bytes> {
+        self.push(
+            method::ETH_SIGN_TYPED_DATA_V4,
+            |params| {
+                params.insert(address)?;
+                params.insert(typed_data)?;
                 Ok(())
             },
         )

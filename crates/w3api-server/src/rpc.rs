@@ -30,7 +30,7 @@ use w3api_source::{BlockRef, DataSource, LogQuery, SourceError, TokenPriceQuery}
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, Block, BlockCount, BlockId, BlockNumberOrTag, Bytes, FeeHistory,
     FilterChanges, FilterId, Hash32, Log, LogFilter, Receipt, StateOverrides, SyncingStatus, TokenPrice,
-    TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, Uint, Uint64,
+    TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
 };
 use w3api_types::{Chain, U256};
 
@@ -356,6 +356,31 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
     async fn uninstall_filter(&self, filter_id: FilterId) -> RpcResult<bool> {
         let answer = self.source.uninstall_filter(self.chain, filter_id).await;
         answer.map_err(|e| execution_error(method::ETH_UNINSTALL_FILTER, e))
+    }
+
+    async fn accounts(&self) -> RpcResult<Vec<Address>> {
+        let answer = self.source.signing_accounts(self.chain).await;
+        answer.map_err(|e| execution_error(method::ETH_ACCOUNTS, e))
+    }
+
+    async fn send_transaction(&self, transaction: TransactionRequest) -> RpcResult<Hash32> {
+        let answer = self.source.send_transaction(self.chain, transaction).await;
+        answer.map_err(|e| execution_error(method::ETH_SEND_TRANSACTION, e))
+    }
+
+    async fn sign(&self, address: Address, message: Bytes) -> RpcResult<Bytes> {
+        let answer = self.source.sign(self.chain, address, message).await;
+        answer.map_err(|e| execution_error(method::ETH_SIGN, e))
+    }
+
+    async fn personal_sign(&self, message: Bytes, address: Address) -> RpcResult<Bytes> {
+        let answer = self.source.sign(self.chain, address, message).await;
+        answer.map_err(|e| execution_error(method::PERSONAL_SIGN, e))
+    }
+
+    async fn sign_typed_data_v4(&self, address: Address, typed_data: TypedData) -> RpcResult<Bytes> {
+        let answer = self.source.sign_typed_data(self.chain, address, typed_data).await;
+        answer.map_err(|e| execution_error(method::ETH_SIGN_TYPED_DATA_V4, e))
     }
 }
 

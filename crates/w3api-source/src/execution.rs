@@ -1,6 +1,7 @@
 //! What a dApp asks of a chain that executes contract code: calls, gas
 //! estimates, access lists, code, storage and proofs at a block, sending a
-//! signed transaction, and filters to poll.
+//! signed transaction, filters to poll, and signing with the accounts a
+//! development node holds.
 //!
 //! A source keeps the provided methods for what it does not take (the
 //! devnet, for now, filters), which refuse with
@@ -10,7 +11,7 @@ use std::future::Future;
 
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides,
-    TransactionRequest,
+    TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -138,6 +139,44 @@ pub trait Execution: Send + Sync {
     /// Removes a filter; whether it existed.
     fn uninstall_filter(&self, chain: Chain, id: FilterId) -> impl Future<Output = Result<bool, SourceError>> + Send {
         let _ = (chain, id);
+        refused()
+    }
+
+    /// The accounts whose keys the chain holds (`eth_accounts`).
+    fn signing_accounts(&self, chain: Chain) -> impl Future<Output = Result<Vec<Address>, SourceError>> + Send {
+        let _ = chain;
+        refused()
+    }
+
+    /// Fills in `request`, signs it with its sender's key, and sends it.
+    fn send_transaction(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+    ) -> impl Future<Output = Result<Hash32, SourceError>> + Send {
+        let _ = (chain, request);
+        refused()
+    }
+
+    /// The EIP-191 signature of `message` by `address` (`eth_sign`, `personal_sign`).
+    fn sign(
+        &self,
+        chain: Chain,
+        address: Address,
+        message: Bytes,
+    ) -> impl Future<Output = Result<Bytes, SourceError>> + Send {
+        let _ = (chain, address, message);
+        refused()
+    }
+
+    /// The EIP-712 signature of `typed` by `address` (`eth_signTypedData_v4`).
+    fn sign_typed_data(
+        &self,
+        chain: Chain,
+        address: Address,
+        typed: TypedData,
+    ) -> impl Future<Output = Result<Bytes, SourceError>> + Send {
+        let _ = (chain, address, typed);
         refused()
     }
 }

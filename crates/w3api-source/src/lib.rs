@@ -336,11 +336,8 @@ pub enum SourceError {
     /// not its own (a real node's), or changes are turned off.
     #[error("{0}")]
     NoChanges(String),
-    /// The source does not take this execution method (the devnet keeps
-    /// no filters yet).
-    #[error(
-        "this chain keeps no filters here; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode) for them"
-    )]
+    /// The source does not take this execution method.
+    #[error("this source does not answer it; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode)")]
     NotExecuted,
     /// A call the chain ran stopped at a REVERT: geth's error 3.
     #[error("execution reverted{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]

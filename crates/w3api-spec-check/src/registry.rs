@@ -156,6 +156,7 @@ pub static RPC: &[RustType] = rust_types! {
     "AccountProof" => rpc::AccountProof,
     "FilterId" => rpc::FilterId,
     "FilterChanges" => rpc::FilterChanges,
+    "TypedData" => rpc::TypedData,
 };
 
 /// Types of `spec/openrpc-cheats.json`'s components.

@@ -8,7 +8,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use w3api_rpc::{ErrorCode, method};
+use w3api_rpc::method;
 use w3api_spec_check::spec::Document;
 use w3api_types::Address;
 
@@ -136,7 +136,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 57] = [
+const CURL_PAGE_ANSWERS: [Answer; 62] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -189,18 +189,21 @@ const CURL_PAGE_ANSWERS: [Answer; 57] = [
     Answer::Rpc(method::ETH_GET_STORAGE_AT),
     Answer::Rpc(method::ETH_GET_PROOF),
     Answer::Rpc(method::ETH_SEND_RAW_TRANSACTION),
-    Answer::RpcRefused(method::ETH_NEW_FILTER),
-    Answer::RpcRefused(method::ETH_NEW_BLOCK_FILTER),
-    Answer::RpcRefused(method::ETH_GET_FILTER_CHANGES),
-    Answer::RpcRefused(method::ETH_GET_FILTER_LOGS),
-    Answer::RpcRefused(method::ETH_UNINSTALL_FILTER),
+    Answer::Rpc(method::ETH_NEW_FILTER),
+    Answer::Rpc(method::ETH_NEW_BLOCK_FILTER),
+    Answer::Rpc(method::ETH_GET_FILTER_CHANGES),
+    Answer::Rpc(method::ETH_GET_FILTER_LOGS),
+    Answer::Rpc(method::ETH_UNINSTALL_FILTER),
+    Answer::Rpc(method::ETH_ACCOUNTS),
+    Answer::Rpc(method::ETH_SEND_TRANSACTION),
+    Answer::Rpc(method::ETH_SIGN),
+    Answer::Rpc(method::PERSONAL_SIGN),
+    Answer::Rpc(method::ETH_SIGN_TYPED_DATA_V4),
 ];
 
 enum Answer {
     Rest(&'static str, &'static str, u16),
     Rpc(&'static str),
-    /// A method the devnet refuses, naming node mode.
-    RpcRefused(&'static str),
 }
 
 impl Answer {
@@ -211,15 +214,6 @@ impl Answer {
                 Some(result) if !result.is_null() => Document::check_rpc_result(method, result),
                 _ => Err(format!("{method} answered without a result: {body}")),
             },
-            Answer::RpcRefused(method) => {
-                let error = &body["error"];
-                let named = error["message"].as_str().is_some_and(|m| m.contains(method) && m.contains("--upstream"));
-                if error["code"] == ErrorCode::MethodNotSupported.code() && named {
-                    Ok(())
-                } else {
-                    Err(format!("{method}: expected MethodNotSupported naming node mode, got {body}"))
-                }
-            }
         }
     }
 }
@@ -230,7 +224,7 @@ fn the_curl_page_covers_every_operation() {
         .iter()
         .map(|answer| match answer {
             Answer::Rest(method, template, _) => format!("{method} {template}"),
-            Answer::Rpc(method) | Answer::RpcRefused(method) => (*method).to_string(),
+            Answer::Rpc(method) => (*method).to_string(),
         })
         .collect();
     covered.push("POST /challenge/request/solana".into());

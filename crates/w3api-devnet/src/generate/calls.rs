@@ -6,8 +6,6 @@
 
 use alloy_primitives::{Address, Bytes, TxKind, U256};
 use alloy_sol_types::{SolCall, SolConstructor};
-use w3api_chain::Checks;
-use w3api_chain::revm::context::TxEnv;
 use w3api_contracts::{Collectible, Factory, Marketplace, MultiToken, Pair, Router, Token, WrappedNative};
 use w3api_types::ContractType;
 
@@ -281,16 +279,7 @@ impl Simulation<'_> {
 
     /// What a view function answers in the block in progress; `None` when it reverts.
     pub(super) fn view<C: SolCall>(&self, to: Address, call: C) -> Option<C::Return> {
-        let tx = TxEnv {
-            caller: Address::ZERO,
-            kind: TxKind::Call(to),
-            data: call.abi_encode().into(),
-            gas_limit: CALL_CAP,
-            ..TxEnv::default()
-        };
-        let outcome =
-            self.chain.transact(u64::from(self.block), &self.block_spec(), tx, Checks::Call { priced: false });
-        let output = outcome.ok()?.result.into_output()?;
+        let output = self.view_raw(to, call.abi_encode().into())?;
         C::abi_decode_returns(&output).ok()
     }
 }

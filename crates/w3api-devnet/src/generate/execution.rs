@@ -16,6 +16,7 @@ use w3api_chain::{BlockSpec, Checks, describe};
 use w3api_ledger::{Asset, Holder, events};
 
 use super::calls::Call;
+use super::found::Known;
 use super::model::GAS_LIMIT;
 use super::sealing::Unsigned;
 use super::simulation::{SignedTransaction, Simulation};
@@ -97,14 +98,17 @@ impl Simulation<'_> {
         // Signed with what it used and a fifth more, as an estimate would give.
         let spent = outcome.result.gas().total_gas_spent();
         let gas_limit = (spent + spent / 5).min(affordable).max(spent);
-        self.include(outcome.state, &outcome.result);
+        self.include(outcome.state, &outcome.result, false);
         self.record(call, nonce, gas_limit, (legacy, tip, max_fee), &outcome.result);
         Ok(outcome.result.is_success())
     }
 
     /// Keeps what a transaction changed: the EVM's state, the native
-    /// balances it moved, and the movements its logs tell the ledger.
-    fn include(&mut self, state: EvmState, result: &ExecutionResult) {
+    /// balances it moved, and the movements its logs tell the ledger. A
+    /// user's transaction may reveal contracts of theirs (`found`), and its
+    /// logs are the user's code speaking: a movement the ledger refuses
+    /// (a token breaking its standard) is left out, as an indexer leaves it.
+    fn include(&mut self, state: EvmState, result: &ExecutionResult, user: bool) {
         let block = self.block;
         for (address, account) in &state {
             let before = self.chain.archive().account(*address, u64::from(block)).balance.saturating_to::<u128>();
@@ -120,9 +124,15 @@ impl Simulation<'_> {
             return;
         }
         for log in result.logs() {
-            if let Some(event) = events::decode(log.topics(), &log.data.data) {
-                let applied = self.ledger.apply_event(block, log.address, &event, self.world);
-                applied.unwrap_or_else(|refused| panic!("the EVM logged a movement the ledger refuses: {refused}"));
+            let Some(event) = events::decode(log.topics(), &log.data.data) else { continue };
+            if user {
+                self.discover(log, &event);
+            }
+            let known = Known { world: self.world, found: &self.found };
+            match self.ledger.apply_event(block, log.address, &event, &known) {
+                Ok(()) => {}
+                Err(refused) if user => tracing::warn!(%refused, contract = %log.address, "a log left out"),
+                Err(refused) => panic!("the EVM logged a movement the ledger refuses: {refused}"),
             }
         }
     }
@@ -149,7 +159,7 @@ impl Simulation<'_> {
         let block = u64::from(self.block);
         let outcome = self.chain.transact(block, &self.block_spec(), tx, Checks::Block);
         let outcome = outcome.map_err(|refused| NotSent::Refused(describe(&refused)))?;
-        self.include(outcome.state, &outcome.result);
+        self.include(outcome.state, &outcome.result, true);
         let tx_type = envelope.tx_type();
         self.unsigned.push(Unsigned::Signed(Box::new(envelope), sender));
         self.keep_receipt(tx_type, &outcome.result);

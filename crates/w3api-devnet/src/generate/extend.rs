@@ -106,7 +106,8 @@ impl ChainData {
             Simulation::resume(self.chain, seed, scale, signers, &self.world, parts, memory, bases, &parent_header);
         let made = simulation.live_block(number as u32, timestamp, plan.transactions, plan.activity);
         let memory = simulation.memory();
-        let Simulation { mut ledger, chain: mut state, unsigned, pending, receipts, logs, sales, .. } = simulation;
+        let Simulation { mut ledger, chain: mut state, unsigned, pending, receipts, logs, sales, found, .. } =
+            simulation;
         if made.is_err() {
             // What the block's first transactions did goes with it.
             ledger.rollback_to(number as u32 - 1);
@@ -114,6 +115,7 @@ impl ChainData {
         }
         (self.ledger, self.state) = (ledger, state);
         made.map_err(SourceError::InvalidChange)?;
+        found.into_world(&mut self.world);
         let transactions = sign(unsigned, Signers::new(accounts, &self.producer.created));
         let mut blocks = seal(seed, self.chain, pending, &transactions, parent_hash);
         self.producer.memory = memory;

@@ -8,6 +8,7 @@
 mod calls;
 mod execution;
 mod extend;
+mod found;
 mod model;
 mod sealing;
 mod simulation;

@@ -14,6 +14,7 @@ use w3api_chain::{Account, ChainState};
 use w3api_types::{Chain, ContractType};
 
 use super::execution::NotSent;
+use super::found::Found;
 use super::model::{BLOCK_TIME, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord};
 use super::sealing::{PendingBlock, Unsigned};
 use crate::accounts::{Accounts, Role, Signers};
@@ -162,6 +163,8 @@ pub(super) struct Simulation<'a> {
     pub(super) receipts: Vec<ReceiptRecord>,
     pub(super) logs: Vec<Log>,
     pub(super) sales: Vec<SaleRecord>,
+    /// Users' contracts found in this run's blocks, for the world to take.
+    pub(super) found: Found,
 }
 
 impl<'a> Simulation<'a> {
@@ -371,6 +374,7 @@ impl<'a> Simulation<'a> {
             receipts: Vec::new(),
             logs: Vec::new(),
             sales: Vec::new(),
+            found: Found::default(),
         }
     }
 
@@ -543,6 +547,7 @@ impl<'a> Simulation<'a> {
             .holdings_of(holder)
             .filter(|(asset, history)| *asset != Asset::NATIVE && history.last().is_some_and(|b| b > 0))
             .map(|(asset, _)| asset)
+            .filter(|asset| self.world.token(*asset).is_some_and(|t| t.kind != TokenKind::User))
             .collect();
         let asset = *held.get(self.rng.usize(..held.len().max(1)))?;
         let balance = self.ledger.balance(holder, asset);
@@ -555,6 +560,10 @@ impl<'a> Simulation<'a> {
         let trader = self.rng.u32(self.accounts.traders());
         let pair = self.rng.usize(..self.world.pairs.len());
         let (token0, token1) = (self.world.pairs[pair].token0, self.world.pairs[pair].token1);
+        let user = |asset| self.world.token(asset).is_some_and(|t| t.kind == TokenKind::User);
+        if user(token0) || user(token1) {
+            return None;
+        }
         let asset_in = if self.rng.bool() { token0 } else { token1 };
         let balance = self.ledger.balance(account_holder(trader), asset_in);
         let amount_in = balance / 1000 * u128::from(self.rng.u8(1..40));
@@ -575,7 +584,8 @@ impl<'a> Simulation<'a> {
         let world = self.world;
         (0..world.collections.len() as u16)
             .filter(|i| {
-                world.collections[usize::from(*i)].kind == kind && world.collections[usize::from(*i)].spam == spam
+                let collection = &world.collections[usize::from(*i)];
+                collection.kind == kind && collection.spam == spam && !collection.user
             })
             .collect()
     }

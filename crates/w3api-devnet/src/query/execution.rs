@@ -32,6 +32,13 @@ impl ChainData {
         answer(self.run(request, number, gas, &overrides, None)?).map(|(output, _)| output)
     }
 
+    /// What a call of `input` to `to` returns after block `number`; `None`
+    /// when it fails. The devnet reads users' contracts with it.
+    pub(crate) fn view(&self, to: Address, input: Bytes, number: u64) -> Option<Bytes> {
+        let request = TransactionRequest { to: Some(to), input: Some(input), ..TransactionRequest::default() };
+        self.call(&request, BlockRef::Number(number), None).ok()
+    }
+
     /// The least gas with which `request` succeeds after `block`, found as
     /// geth finds it: a run with all the gas there is, then what it spent,
     /// a guess from that, and a binary search.
@@ -174,17 +181,8 @@ impl ChainData {
     /// The EVM's transaction for `request`: the sender's nonce unless one is
     /// named, fees only when a price is named (geth's rules).
     fn tx_env(&self, request: &TransactionRequest, number: u64, gas: u64) -> Result<(TxEnv, Checks), SourceError> {
-        let data = match (&request.input, &request.data) {
-            (Some(input), Some(data)) if input != data => {
-                return Err(invalid("both input and data are given, and they differ; send one".into()));
-            }
-            (Some(input), _) | (None, Some(input)) => input.clone(),
-            (None, None) => Bytes::new(),
-        };
-        let chain_id = self.state.chain_id();
-        if let Some(asked) = request.chain_id.filter(|id| *id != chain_id) {
-            return Err(invalid(format!("chainId {asked}: this chain's id is {chain_id}")));
-        }
+        let data = input_of(request)?;
+        let chain_id = self.checked_chain_id(request)?;
         if request.gas_price.is_some()
             && (request.max_fee_per_gas.is_some() || request.max_priority_fee_per_gas.is_some())
         {
@@ -219,6 +217,28 @@ impl ChainData {
         };
         let priced = request.gas_price.is_some() || request.max_fee_per_gas.is_some();
         Ok((tx, Checks::Call { priced }))
+    }
+}
+
+impl ChainData {
+    /// The chain id a request may name: this chain's.
+    pub(super) fn checked_chain_id(&self, request: &TransactionRequest) -> Result<u64, SourceError> {
+        let chain_id = self.state.chain_id();
+        match request.chain_id.filter(|id| *id != chain_id) {
+            Some(asked) => Err(invalid(format!("chainId {asked}: this chain's id is {chain_id}"))),
+            None => Ok(chain_id),
+        }
+    }
+}
+
+/// A request's input: `input` or `data`, which must agree when both are given.
+pub(super) fn input_of(request: &TransactionRequest) -> Result<Bytes, SourceError> {
+    match (&request.input, &request.data) {
+        (Some(input), Some(data)) if input != data => {
+            Err(invalid("both input and data are given, and they differ; send one".into()))
+        }
+        (Some(input), _) | (None, Some(input)) => Ok(input.clone()),
+        (None, None) => Ok(Bytes::new()),
     }
 }
 

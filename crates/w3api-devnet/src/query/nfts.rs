@@ -13,8 +13,9 @@ use w3api_types::{
 };
 
 use crate::generate::ChainData;
-use crate::metadata::NftMetadata;
+use crate::metadata::{NftMetadata, Rarity};
 use w3api_ledger::Holder;
+use w3api_ledger::discovery;
 
 /// One page of an NFT answer, before its indexing status is known: the
 /// status depends on when the collections it `concerns` started indexing,
@@ -113,46 +114,75 @@ impl ChainData {
 
     fn nft(&self, holding: &Holding, owner: alloy_primitives::Address, block: u64, include_prices: bool) -> NftHolding {
         let collection = &self.world.collections[usize::from(holding.collection)];
-        let index = holding.id as usize - 1;
-        let metadata = &collection.metadata[index];
-        let rarity = &collection.rarity[index];
         let minted = self.ledger.minted_at(holding.collection, holding.id).unwrap_or(holding.since);
         let synced = self.block_time(u64::from(minted));
         let token_id = U256::from(holding.id);
-        NftHolding {
+        let described = holding.id.checked_sub(1).and_then(|index| {
+            let index = index as usize;
+            Some((collection.metadata.get(index)?, collection.rarity.get(index)?))
+        });
+        let mut nft = NftHolding {
             collection: self.collection_info(holding.collection),
             token_id,
             owner,
             amount: U256::from(holding.amount),
             block_number: u64::from(holding.since),
             block_number_minted: u64::from(minted),
-            token_uri: Some(metadata.token_uri.clone()),
-            metadata: Some(metadata.to_json()),
-            normalized_metadata: Some(self.normalized_metadata(holding.collection, metadata)),
-            media: Some(NftMedia {
-                status: Some("success".into()),
-                category: w3api_types::media_category("image/png").map(str::to_owned),
-                original_media_url: Some(metadata.image.clone()),
-                updated_at: Some(synced),
-                mimetype: Some("image/png".into()),
-                parent_hash: Some(format!("{:#x}", keccak256(metadata.image.as_bytes()))),
-                media_collection: Some(NftMediaCollection {
-                    low: preview(&metadata.image, "low", 100),
-                    medium: preview(&metadata.image, "medium", 250),
-                    high: preview(&metadata.image, "high", 500),
-                }),
-            }),
+            token_uri: None,
+            metadata: None,
+            normalized_metadata: None,
+            media: None,
             token_hash: w3api_types::nft_token_hash(collection.address, token_id),
-            rarity: Some(NftRarity {
-                rank: u64::from(rarity.rank),
-                percentage: rarity.percentage,
-                label: rarity.label.to_string(),
-            }),
+            rarity: None,
             last_token_uri_sync: Some(synced),
             last_metadata_sync: Some(synced),
             prices: include_prices
                 .then(|| self.nft_prices(block, collection.address, Some(token_id)).unwrap_or_default()),
+        };
+        match described {
+            Some((metadata, rarity)) => self.describe(&mut nft, holding.collection, metadata, rarity, synced),
+            // A user's token: its URI is what its contract answers at the
+            // block; the document behind it is the user's, not read.
+            None => {
+                let erc1155 = collection.kind == ContractType::Erc1155;
+                let input = discovery::token_uri_call(token_id, erc1155);
+                let returned = self.view(collection.address, input, block);
+                nft.token_uri = returned.and_then(|r| discovery::read_token_uri(&r, token_id, erc1155));
+            }
         }
+        nft
+    }
+
+    /// What the devnet's own metadata says of one of its tokens.
+    fn describe(
+        &self,
+        nft: &mut NftHolding,
+        collection: u16,
+        metadata: &NftMetadata,
+        rarity: &Rarity,
+        synced: DateTime<Utc>,
+    ) {
+        nft.token_uri = Some(metadata.token_uri.clone());
+        nft.metadata = Some(metadata.to_json());
+        nft.normalized_metadata = Some(self.normalized_metadata(collection, metadata));
+        nft.media = Some(NftMedia {
+            status: Some("success".into()),
+            category: w3api_types::media_category("image/png").map(str::to_owned),
+            original_media_url: Some(metadata.image.clone()),
+            updated_at: Some(synced),
+            mimetype: Some("image/png".into()),
+            parent_hash: Some(format!("{:#x}", keccak256(metadata.image.as_bytes()))),
+            media_collection: Some(NftMediaCollection {
+                low: preview(&metadata.image, "low", 100),
+                medium: preview(&metadata.image, "medium", 250),
+                high: preview(&metadata.image, "high", 500),
+            }),
+        });
+        nft.rarity = Some(NftRarity {
+            rank: u64::from(rarity.rank),
+            percentage: rarity.percentage,
+            label: rarity.label.to_string(),
+        });
     }
 
     fn normalized_metadata(&self, collection: u16, metadata: &NftMetadata) -> NormalizedMetadata {

@@ -316,7 +316,7 @@ mod sending {
     use w3api_devnet::{DEV_BALANCE, Devnet, Scale, dev_signers};
     use w3api_source::{BlockRef, DataSource, Execution};
     use w3api_types::Chain;
-    use w3api_types::rpc::TransactionRequest;
+    use w3api_types::rpc::{TransactionRequest, TypedData};
 
     fn run<T>(future: impl Future<Output = T>) -> T {
         tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
@@ -401,6 +401,105 @@ mod sending {
     }
 
     #[test]
+    fn the_dev_accounts_sign_messages_typed_data_and_transactions() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let accounts = run(devnet.signing_accounts(Chain::Eth)).unwrap();
+        assert_eq!(accounts, dev_signers().iter().map(PrivateKeySigner::address).collect::<Vec<_>>());
+        let signer = accounts[6];
+        let signature = run(devnet.sign(Chain::Eth, signer, Bytes::from_static(b"hello"))).unwrap();
+        assert_eq!(signature.len(), 65);
+        assert!(matches!(signature[64], 27 | 28), "v as geth gives it");
+        let parsed = alloy_primitives::Signature::try_from(&signature[..]).unwrap();
+        assert_eq!(parsed.recover_address_from_msg(b"hello").unwrap(), signer);
+        let typed = serde_json::json!({
+            "types": {
+                "EIP712Domain": [{ "name": "name", "type": "string" }, { "name": "chainId", "type": "uint256" }],
+                "Mail": [{ "name": "contents", "type": "string" }]
+            },
+            "primaryType": "Mail",
+            "domain": { "name": "w3api", "chainId": 1 },
+            "message": { "contents": "hello" }
+        });
+        let as_text = TypedData(serde_json::Value::String(typed.to_string()));
+        let signature = run(devnet.sign_typed_data(Chain::Eth, signer, as_text)).unwrap();
+        let parsed_typed: alloy_dyn_abi::TypedData = serde_json::from_value(typed.clone()).unwrap();
+        let hash = parsed_typed.eip712_signing_hash().unwrap();
+        let parsed = alloy_primitives::Signature::try_from(&signature[..]).unwrap();
+        assert_eq!(parsed.recover_address_from_prehash(&hash).unwrap(), signer);
+        let broken = serde_json::json!({ "types": {}, "primaryType": "Mail", "domain": {}, "message": {} });
+        let refused = run(devnet.sign_typed_data(Chain::Eth, signer, TypedData(broken))).unwrap_err();
+        assert!(refused.to_string().contains("typedData"), "{refused}");
+        let stranger = Address::repeat_byte(0x99);
+        let refused = run(devnet.sign(Chain::Eth, stranger, Bytes::new())).unwrap_err().to_string();
+        assert!(refused.contains("is not a dev account"), "{refused}");
+
+        // A transaction with only from, to and value: nonce, gas and fees filled in.
+        let to = Address::repeat_byte(0x77);
+        let send = TransactionRequest {
+            from: Some(signer),
+            to: Some(to),
+            value: Some(U256::from(5_000)),
+            ..TransactionRequest::default()
+        };
+        for _ in 0..2 {
+            let hash = run(devnet.send_transaction(Chain::Eth, send.clone())).unwrap();
+            let data = devnet.chain(Chain::Eth);
+            let index = data.transaction_index(&hash).unwrap() as usize;
+            assert!(data.receipts[index].success);
+        }
+        assert_eq!(run(devnet.balance(Chain::Eth, to, BlockRef::Latest)).unwrap(), U256::from(10_000));
+        assert_eq!(run(devnet.transaction_count(Chain::Eth, signer, BlockRef::Latest)).unwrap(), 2);
+        let from_stranger = TransactionRequest { from: Some(stranger), ..send };
+        let refused = run(devnet.send_transaction(Chain::Eth, from_stranger)).unwrap_err().to_string();
+        assert!(refused.contains("is not a dev account"), "{refused}");
+    }
+
+    #[test]
+    fn filters_report_what_new_blocks_hold_once() {
+        use w3api_types::rpc::{AddressFilter, FilterChanges, LogFilter};
+        let devnet = Devnet::new(5, Scale::TINY);
+        let signer = &dev_signers()[7];
+        let blocks = run(devnet.new_block_filter(Chain::Eth)).unwrap();
+        let constructor = Token::constructorCall {
+            name_: "Polled".into(),
+            symbol_: "POLL".into(),
+            decimals_: 18,
+            owner_: signer.address(),
+            initialSupply: U256::from(1_000),
+        };
+        let code = [Token::BYTECODE.as_ref(), &constructor.abi_encode()].concat();
+        let deploy = Tx { to: TxKind::Create, input: code, gas: 3_000_000, ..transfer(0, signer.address(), 0) };
+        let token = signer.address().create(0);
+        let filter = LogFilter { address: Some(AddressFilter::One(token)), ..LogFilter::default() };
+        let logs = run(devnet.new_filter(Chain::Eth, filter)).unwrap();
+        assert_ne!(logs, blocks);
+        run(devnet.send_raw_transaction(Chain::Eth, signed(signer, deploy))).unwrap();
+        let send = Token::transferCall { to: Address::repeat_byte(1), amount: U256::from(10) }.abi_encode();
+        let transfer_tx = Tx { to: TxKind::Call(token), input: send, gas: 100_000, ..transfer(1, token, 0) };
+        run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer_tx))).unwrap();
+        let data = devnet.chain(Chain::Eth);
+        let newest: Vec<_> = data.blocks[data.blocks.len() - 2..].iter().map(|b| b.hash).collect();
+        drop(data);
+        assert_eq!(run(devnet.filter_changes(Chain::Eth, blocks.clone())).unwrap(), FilterChanges::Hashes(newest));
+        assert_eq!(run(devnet.filter_changes(Chain::Eth, blocks.clone())).unwrap(), FilterChanges::Hashes(vec![]));
+        let FilterChanges::Logs(changes) = run(devnet.filter_changes(Chain::Eth, logs.clone())).unwrap() else {
+            panic!("a log filter reports logs")
+        };
+        assert_eq!(changes.len(), 3, "the owner set and the mint at deployment, and the transfer: {changes:?}");
+        assert_eq!(changes[2].block_number, Some(changes[0].block_number.unwrap() + 1));
+        assert_eq!(run(devnet.filter_changes(Chain::Eth, logs.clone())).unwrap(), FilterChanges::Logs(vec![]));
+        // The whole range, read again: from the newest block, as no fromBlock was given.
+        let again = run(devnet.filter_logs(Chain::Eth, logs.clone())).unwrap();
+        assert_eq!(again, changes[2..].to_vec());
+        assert!(run(devnet.uninstall_filter(Chain::Eth, logs.clone())).unwrap());
+        assert!(!run(devnet.uninstall_filter(Chain::Eth, logs.clone())).unwrap());
+        let gone = run(devnet.filter_changes(Chain::Eth, logs)).unwrap_err().to_string();
+        assert!(gone.contains("not found"), "{gone}");
+        let no_logs = run(devnet.filter_logs(Chain::Eth, blocks)).unwrap_err().to_string();
+        assert!(no_logs.contains("block filter"), "{no_logs}");
+    }
+
+    #[test]
     fn bad_transactions_are_refused_in_geths_words_and_change_nothing() {
         let devnet = Devnet::new(5, Scale::TINY);
         let signer = &dev_signers()[2];
@@ -428,5 +527,134 @@ mod sending {
         let raw: Bytes = TxEnvelope::from(replay.into_signed(signature)).encoded_2718().into();
         assert!(refused(raw).contains("nonce too low"));
         assert_eq!(devnet.chain(Chain::Eth).latest(), latest + 1, "only the good transaction made a block");
+    }
+}
+
+/// A user's own contracts are the chain's: a token, a collection and a pair
+/// a user deploys show in the wallet answers and prices in the answer after
+/// the receipt, named by what the contracts say of themselves.
+mod users_contracts {
+    use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
+    use alloy_eips::eip2718::Encodable2718;
+    use alloy_primitives::{Address, Bytes, TxKind, U256};
+    use alloy_signer::SignerSync;
+    use alloy_signer_local::PrivateKeySigner;
+    use alloy_sol_types::{SolCall, SolConstructor};
+    use w3api_contracts::{Collectible, Factory, Pair, Token, WrappedNative};
+    use w3api_devnet::{Devnet, Scale, TokenKind, dev_signers};
+    use w3api_ledger::Asset;
+    use w3api_ledger::pricing::PriceFilter;
+    use w3api_source::{Execution, PageRequest, TokenPriceQuery, WalletNftsQuery, WalletTokensQuery};
+    use w3api_types::{Chain, ContractType};
+
+    struct User<'a> {
+        devnet: &'a Devnet,
+        signer: &'a PrivateKeySigner,
+        nonce: u64,
+    }
+
+    impl User<'_> {
+        /// Sends a transaction and checks it succeeded; what it created, if anything.
+        fn send(&mut self, to: TxKind, value: u128, input: Vec<u8>) -> Address {
+            let tx = TxEip1559 {
+                chain_id: 1,
+                nonce: self.nonce,
+                gas_limit: 5_000_000,
+                max_fee_per_gas: 100_000_000_000,
+                max_priority_fee_per_gas: 1_000_000_000,
+                to,
+                value: U256::from(value),
+                access_list: Default::default(),
+                input: input.into(),
+            };
+            let signature = self.signer.sign_hash_sync(&tx.signature_hash()).unwrap();
+            let raw: Bytes = TxEnvelope::from(tx.into_signed(signature)).encoded_2718().into();
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let hash = runtime.block_on(self.devnet.send_raw_transaction(Chain::Eth, raw)).unwrap();
+            let data = self.devnet.chain(Chain::Eth);
+            let index = data.transaction_index(&hash).unwrap() as usize;
+            assert!(data.receipts[index].success, "transaction {} of {} reverted", self.nonce, self.signer.address());
+            self.nonce += 1;
+            self.signer.address().create(self.nonce - 1)
+        }
+
+        fn call(&mut self, to: Address, call: impl SolCall) {
+            self.send(TxKind::Call(to), 0, call.abi_encode());
+        }
+    }
+
+    #[test]
+    fn a_users_token_collection_and_pair_are_indexed_and_priced_at_once() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let mut user = User { devnet: &devnet, signer: &dev_signers()[4], nonce: 0 };
+        let holder = Address::repeat_byte(0x5a);
+        let owner = user.signer.address();
+        let constructor = Token::constructorCall {
+            name_: "Garden Coin".into(),
+            symbol_: "GRDN".into(),
+            decimals_: 6,
+            owner_: owner,
+            initialSupply: U256::from(10u64.pow(12)),
+        };
+        let token = user.send(TxKind::Create, 0, [Token::BYTECODE.as_ref(), &constructor.abi_encode()].concat());
+        user.call(token, Token::transferCall { to: holder, amount: U256::from(250_000) });
+        let query = WalletTokensQuery::new(Chain::Eth, holder);
+        let tokens = devnet.chain(Chain::Eth).wallet_tokens(&query, &PageRequest::first(10)).unwrap();
+        let held = tokens.holdings.items.iter().find(|t| t.token.address == token).expect("the user's token is listed");
+        assert_eq!((held.token.name.as_str(), held.token.symbol.as_str()), ("Garden Coin", "GRDN"));
+        assert_eq!((held.token.decimals, held.balance), (6, U256::from(250_000)));
+        assert!(!held.token.possible_spam);
+
+        let constructor = Collectible::constructorCall {
+            name_: "Garden Plots".into(),
+            symbol_: "PLOT".into(),
+            baseURI_: "ipfs://plots/".into(),
+            owner_: owner,
+        };
+        let code = [Collectible::BYTECODE.as_ref(), &constructor.abi_encode()].concat();
+        let collection = user.send(TxKind::Create, 0, code);
+        user.call(collection, Collectible::safeMintCall { to: holder, tokenId: U256::ZERO });
+        user.call(collection, Collectible::safeMintCall { to: holder, tokenId: U256::from(7) });
+        let query = WalletNftsQuery::new(Chain::Eth, holder);
+        let nfts = devnet.chain(Chain::Eth).wallet_nfts(&query, &PageRequest::first(10)).unwrap();
+        let mut ids: Vec<_> = nfts.holdings.items.iter().filter(|n| n.collection.address == collection).collect();
+        ids.sort_by_key(|n| n.token_id);
+        assert_eq!(ids.len(), 2, "token ids 0 and 7");
+        assert_eq!(ids[1].collection.name, "Garden Plots");
+        assert_eq!(ids[1].collection.contract_type, ContractType::Erc721);
+        assert_eq!(ids[0].token_uri.as_deref(), Some("ipfs://plots/0.json"), "what the contract answers");
+        assert_eq!(ids[1].token_uri.as_deref(), Some("ipfs://plots/7.json"));
+        assert!(ids[1].metadata.is_none(), "the document is the user's, not read");
+
+        // A pair on the devnet's factory, with liquidity: 1,000 GRDN against 1 wrapped ETH.
+        let data = devnet.chain(Chain::Eth);
+        let factory = data.world.exchanges[0].factory;
+        let wrapped = data.world.token(Asset::WRAPPED).unwrap().address;
+        drop(data);
+        user.call(factory, Factory::createPairCall { tokenA: token, tokenB: wrapped });
+        let data = devnet.chain(Chain::Eth);
+        let pair = data.world.pairs.last().unwrap().address;
+        assert_eq!(data.world.token(data.world.asset_at(token).unwrap()).unwrap().kind, TokenKind::User);
+        drop(data);
+        let eth = 10u128.pow(18);
+        user.send(TxKind::Call(wrapped), eth, WrappedNative::depositCall {}.abi_encode());
+        user.call(wrapped, Token::transferCall { to: pair, amount: U256::from(eth) });
+        user.call(token, Token::transferCall { to: pair, amount: U256::from(1_000_000_000u64) });
+        user.call(pair, Pair::mintCall { to: owner });
+        let data = devnet.chain(Chain::Eth);
+        let asset = data.world.asset_at(token).unwrap();
+        let native_usd = data.usd_price(Asset::NATIVE, data.latest(), PriceFilter::default()).unwrap();
+        let query = TokenPriceQuery {
+            chain: Chain::Eth,
+            address: token,
+            exchange: None,
+            to_block: None,
+            include_percent_change: false,
+        };
+        let price = data.token_price(&query).unwrap();
+        assert_eq!(price.pair_address, Some(pair));
+        let expected = native_usd / 1_000.0;
+        assert!((price.usd_price - expected).abs() < expected * 1e-9, "{} vs {expected}", price.usd_price);
+        assert_eq!(data.usd_price(asset, data.latest(), PriceFilter::default()), Some(price.usd_price));
     }
 }

@@ -12,7 +12,7 @@ use w3api_rpc::method;
 use w3api_source::{BlockRef, Execution, SourceError};
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides,
-    TransactionRequest,
+    TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -130,5 +130,23 @@ impl Execution for NodeSource {
 
     async fn uninstall_filter(&self, chain: Chain, id: FilterId) -> Result<bool, SourceError> {
         request(self.chain(chain)?, method::ETH_UNINSTALL_FILTER, json!([id])).await
+    }
+
+    async fn signing_accounts(&self, chain: Chain) -> Result<Vec<Address>, SourceError> {
+        request(self.chain(chain)?, method::ETH_ACCOUNTS, json!([])).await
+    }
+
+    async fn send_transaction(&self, chain: Chain, transaction: TransactionRequest) -> Result<B256, SourceError> {
+        request(self.chain(chain)?, method::ETH_SEND_TRANSACTION, json!([transaction])).await
+    }
+
+    async fn sign(&self, chain: Chain, address: Address, message: Bytes) -> Result<Bytes, SourceError> {
+        // eth_sign, which every node takes; personal_sign is the same
+        // signature with the parameters the other way round.
+        request(self.chain(chain)?, method::ETH_SIGN, json!([address, message])).await
+    }
+
+    async fn sign_typed_data(&self, chain: Chain, address: Address, typed: TypedData) -> Result<Bytes, SourceError> {
+        request(self.chain(chain)?, method::ETH_SIGN_TYPED_DATA_V4, json!([address, typed])).await
     }
 }

@@ -304,6 +304,11 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_getFilterChanges",
         "eth_getFilterLogs",
         "eth_uninstallFilter",
+        "eth_accounts",
+        "eth_sendTransaction",
+        "eth_sign",
+        "personal_sign",
+        "eth_signTypedData_v4",
     ]);
     assert_eq!(names, lookups.union(&others).copied().collect());
     for method in methods {

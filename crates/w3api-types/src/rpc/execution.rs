@@ -247,3 +247,11 @@ mod tests {
         assert_eq!(serde_json::to_string(&empty).unwrap(), "[]");
     }
 }
+
+/// EIP-712 typed data to sign (`eth_signTypedData_v4`): the object, or the
+/// same object as JSON text, as wallets and libraries send it (viem and
+/// ethers send text). Kept as given; the signer reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(transparent)]
+pub struct TypedData(pub serde_json::Value);

@@ -20,7 +20,7 @@ pub use block::{Block, BlockTransactions, Withdrawal};
 pub use cheat::{CreatedWallet, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity};
 pub use execution::{
     AccessListResult, AccountOverride, AccountProof, FilterChanges, FilterId, StateOverrides, StorageProof,
-    TransactionRequest,
+    TransactionRequest, TypedData,
 };
 pub use filter::{AddressFilter, LogFilter, TopicFilter};
 pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};

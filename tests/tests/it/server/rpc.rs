@@ -100,7 +100,9 @@ fn invalid_params_and_unknown_methods_have_standard_errors() {
         let reason = error["data"].as_str().unwrap_or_default();
         assert!(reason.contains(fragment), "{method} {params}: {error}");
     }
-    assert_eq!(h.call_error("eth_newBlockFilter", json!([]))["code"], -32004, "refused by name");
+    assert_eq!(h.call_error("eth_signTransaction", json!([]))["code"], -32004, "refused by name");
+    let unknown = h.call_error("eth_getFilterChanges", json!(["0xfeed"]));
+    assert_eq!(unknown["code"], -32602, "a filter that was never installed: {unknown}");
     let malformed = h.call_error("eth_sendRawTransaction", json!(["0x00"]));
     assert_eq!(malformed["code"], -32602, "a raw transaction that does not decode: {malformed}");
     assert_eq!(h.call_error("eth_notAMethod", json!([]))["code"], -32601);

@@ -1,0 +1,99 @@
+//! A transaction a dev account sends (`eth_sendTransaction`): what the
+//! request leaves out is filled in as Anvil fills it, then it is signed
+//! with the account's key and sent as any signed transaction is.
+
+use alloy_consensus::{SignableTransaction, TxEip1559, TxEip2930, TxEnvelope, TxLegacy, TypedTransaction};
+use alloy_eips::eip2930::{AccessList, AccessListItem as EipItem};
+use alloy_primitives::TxKind;
+use alloy_signer::SignerSync;
+use w3api_source::{BlockRef, SourceError};
+use w3api_types::rpc::{AccessListItem, TransactionRequest};
+
+use super::execution::input_of;
+use crate::dev_accounts::dev_signer;
+use crate::generate::{ChainData, SignedTransaction};
+
+fn invalid(message: String) -> SourceError {
+    SourceError::InvalidRequest(message)
+}
+
+impl ChainData {
+    /// `request` filled in after the newest block and signed by its
+    /// sender, a dev account.
+    pub(crate) fn dev_transaction(&self, request: &TransactionRequest) -> Result<SignedTransaction, SourceError> {
+        let from = request.from.ok_or_else(|| invalid("from: the sending dev account is required".into()))?;
+        let signer = dev_signer(from)?;
+        let tx = self.fill(request)?;
+        let signature = signer.sign_hash_sync(&tx.signature_hash()).map_err(|e| invalid(e.to_string()))?;
+        let envelope: TxEnvelope = match tx {
+            TypedTransaction::Legacy(tx) => tx.into_signed(signature).into(),
+            TypedTransaction::Eip2930(tx) => tx.into_signed(signature).into(),
+            TypedTransaction::Eip1559(tx) => tx.into_signed(signature).into(),
+            other => return Err(invalid(format!("transaction type {} is not sent by the devnet", other.tx_type()))),
+        };
+        Ok(SignedTransaction { envelope, sender: from })
+    }
+
+    /// The transaction `request` names: its nonce the sender's next, its gas
+    /// what an estimate gives, and its fees twice the next base fee plus
+    /// the suggested tip, where it names none.
+    fn fill(&self, request: &TransactionRequest) -> Result<TypedTransaction, SourceError> {
+        let from = request.from.unwrap_or_default();
+        let input = input_of(request)?;
+        let chain_id = self.checked_chain_id(request)?;
+        let nonce = request.nonce.unwrap_or_else(|| self.state.archive().account(from, self.latest()).nonce);
+        let gas_limit = match request.gas {
+            Some(gas) => gas,
+            None => self.estimate_gas(request, BlockRef::Latest, None)?.saturating_to(),
+        };
+        let to = request.to.map_or(TxKind::Create, TxKind::Call);
+        let value = request.value.unwrap_or_default();
+        let fees = self.fee_suggestion();
+        if let Some(gas_price) = request.gas_price {
+            if request.max_fee_per_gas.is_some() || request.max_priority_fee_per_gas.is_some() {
+                return Err(invalid(
+                    "both gasPrice and maxFeePerGas or maxPriorityFeePerGas are given; send one kind".into(),
+                ));
+            }
+            return Ok(match request.access_list.clone() {
+                Some(list) => TypedTransaction::Eip2930(TxEip2930 {
+                    chain_id,
+                    nonce,
+                    gas_price,
+                    gas_limit,
+                    to,
+                    value,
+                    access_list: access_list(&list),
+                    input,
+                }),
+                None => TypedTransaction::Legacy(TxLegacy {
+                    chain_id: Some(chain_id),
+                    nonce,
+                    gas_price,
+                    gas_limit,
+                    to,
+                    value,
+                    input,
+                }),
+            });
+        }
+        let max_priority_fee_per_gas = request.max_priority_fee_per_gas.unwrap_or(fees.tip);
+        let max_fee_per_gas = request.max_fee_per_gas.unwrap_or(fees.next_base_fee * 2 + max_priority_fee_per_gas);
+        Ok(TypedTransaction::Eip1559(TxEip1559 {
+            chain_id,
+            nonce,
+            gas_limit,
+            max_fee_per_gas,
+            max_priority_fee_per_gas,
+            to,
+            value,
+            access_list: access_list(request.access_list.as_deref().unwrap_or_default()),
+            input,
+        }))
+    }
+}
+
+fn access_list(items: &[AccessListItem]) -> AccessList {
+    let item = |i: &AccessListItem| EipItem { address: i.address, storage_keys: i.storage_keys.clone() };
+    AccessList(items.iter().map(item).collect())
+}
