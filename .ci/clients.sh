@@ -13,6 +13,10 @@
 #     calls REST and RPC across origins, through CORS preflights, and the
 #     deliveries page (/dashboard) shows a stream, its deliveries with the
 #     signature the receiver got, and replays one (dashboard.cjs);
+#   - a user's own contracts: OpenZeppelin's ERC20 and ERC721 (npm build
+#     artifacts) deployed from the standard dev accounts with viem, ethers
+#     and web3.py, read, minted and transferred, then listed by the Moralis
+#     SDKs' wallet answers (own-contracts.cjs, own_contracts.py);
 #   - viem's test client (modes anvil and hardhat) drives the chain-control
 #     methods, last, as it changes the chain (and puts it back);
 # and every decoded result is compared with the raw answer to the same call
@@ -72,6 +76,11 @@ run ethers node "$clients/ethers.cjs"
 run web3py "$venv/bin/python" "$clients/web3py_checks.py"
 run moralis-js node "$clients/moralis-js.cjs"
 run moralis-py "$venv/bin/python" "$clients/moralis_py_checks.py"
+# A user's own contracts (OpenZeppelin's, from npm), deployed from the dev
+# accounts, then seen by the Moralis SDKs: they add blocks, after the
+# checks above that read the chain as generated.
+run own-contracts node "$clients/own-contracts.cjs"
+run own-contracts-py "$venv/bin/python" "$clients/own_contracts.py"
 # Streams: each starts a `w3api serve --block-time 1s` of its own (deliveries
 # need new blocks; the shared server makes none) and webhook receivers on
 # loopback.

@@ -23,27 +23,12 @@ import subprocess
 import sys
 import tempfile
 
-import openapi_auth
-import openapi_evm_api
-import openapi_streams
 from moralis import auth, evm_api, streams
 
-from pylib import FIXTURE as fx, KEY, URL, Runner, expect_same, http_json, raw_get, raw_post
+from pylib import FIXTURE as fx, KEY, URL, Runner, expect_same, http_json, point_sdk_at, raw_get, raw_post
 from webhook_receiver import WebhookReceiver
 
 MAX_PAGES = 200
-
-
-def point_sdk_at(base_url: str) -> None:
-    """Every Moralis SDK call goes to base_url (data API under /api/v2.2)."""
-    for package, base in (
-        (openapi_evm_api, f"{base_url}/api/v2.2"),
-        (openapi_auth, base_url),
-        (openapi_streams, base_url),
-    ):
-        package.Configuration.get_host_settings = (
-            lambda self, base=base: [{"url": base, "description": "w3api serve"}]
-        )
 
 
 point_sdk_at(URL)

@@ -357,3 +357,24 @@ class Runner:
     def done(self) -> int:
         print(f"{self.suite}: {self.passed} passed, {self.failed} failed", flush=True)
         return 1 if self.failed else 0
+
+
+def point_sdk_at(base_url: str) -> None:
+    """Every Moralis SDK call goes to base_url (data API under /api/v2.2).
+
+    The SDK's functions build a fresh generated `Configuration()` per call,
+    whose host is the first entry of `Configuration.get_host_settings()`
+    (hard-coded to production): that list is replaced in each of the three
+    generated packages the SDK uses."""
+    import openapi_auth
+    import openapi_evm_api
+    import openapi_streams
+
+    for package, base in (
+        (openapi_evm_api, f"{base_url}/api/v2.2"),
+        (openapi_auth, base_url),
+        (openapi_streams, base_url),
+    ):
+        package.Configuration.get_host_settings = (
+            lambda self, base=base: [{"url": base, "description": "w3api serve"}]
+        )
