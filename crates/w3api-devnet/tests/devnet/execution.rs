@@ -657,4 +657,49 @@ mod users_contracts {
         assert!((price.usd_price - expected).abs() < expected * 1e-9, "{} vs {expected}", price.usd_price);
         assert_eq!(data.usd_price(asset, data.latest(), PriceFilter::default()), Some(price.usd_price));
     }
+
+    /// Creation code that emits `logs` (topics, a one-word data) and leaves no code.
+    fn emitting(logs: &[(Vec<alloy_primitives::B256>, U256)]) -> Vec<u8> {
+        let mut code = Vec::new();
+        for (topics, word) in logs {
+            code.push(0x7f); // PUSH32 word
+            code.extend_from_slice(&word.to_be_bytes::<32>());
+            code.extend_from_slice(&[0x60, 0x00, 0x52]); // PUSH1 0, MSTORE
+            for topic in topics.iter().rev() {
+                code.push(0x7f);
+                code.extend_from_slice(topic.as_slice());
+            }
+            code.extend_from_slice(&[0x60, 0x20, 0x60, 0x00, 0xa0 + topics.len() as u8]); // size 32, offset 0, LOGn
+        }
+        code.push(0x00);
+        code
+    }
+
+    #[test]
+    fn a_contract_breaking_its_standard_moves_nothing_it_does_not_hold() {
+        use alloy_primitives::{B256, keccak256};
+        let devnet = Devnet::new(5, Scale::TINY);
+        let mut user = User { devnet: &devnet, signer: &dev_signers()[8], nonce: 0 };
+        let transfer = keccak256("Transfer(address,address,uint256)");
+        let (holder, nobody) = (Address::repeat_byte(0x6b), Address::repeat_byte(0x6c));
+        let word = |a: Address| B256::left_padding_from(a.as_slice());
+        let code = emitting(&[
+            // A mint of 5 to the holder: kept.
+            (vec![transfer, B256::ZERO, word(holder)], U256::from(5)),
+            // 10^30 moved from an account holding nothing: left out.
+            (vec![transfer, word(nobody), word(holder)], U256::from(10).pow(U256::from(30))),
+            // An ERC721 id past what the ledger numbers: left out.
+            (vec![transfer, B256::ZERO, word(holder), B256::from(U256::from(1u64 << 40))], U256::ZERO),
+        ]);
+        let contract = user.send(TxKind::Create, 0, code);
+        let data = devnet.chain(Chain::Eth);
+        let asset = data.world.asset_at(contract).expect("its Transfer made it a token");
+        let token = data.world.token(asset).unwrap();
+        assert_eq!((token.name.as_str(), token.symbol.as_str(), token.decimals), ("", "", 0), "it answers no metadata");
+        let holder_id = data.ledger.find(holder).unwrap();
+        assert_eq!(data.ledger.balance(holder_id, asset), 5);
+        assert!(data.world.collection_at(contract).is_some(), "its four-topic Transfer made it a collection too");
+        let query = WalletNftsQuery::new(Chain::Eth, holder);
+        assert!(data.wallet_nfts(&query, &PageRequest::first(10)).unwrap().holdings.items.is_empty());
+    }
 }
