@@ -49,6 +49,9 @@ impl BlockSpec {
 pub enum Checks {
     /// As a block includes it: nonce, balance, fees and chain id.
     Block,
+    /// As a block includes a transaction sent for an impersonated account
+    /// (`anvil_impersonateAccount`): the same, but the sender may have code.
+    Impersonated,
     /// As `eth_call` runs it: any sender, nonce and fee, no base fee
     /// unless a gas price is given (geth's rules).
     Call {
@@ -102,11 +105,17 @@ pub(crate) fn transact(
 ) -> Result<Outcome, Refused> {
     let mut cfg = CfgEnv::new_with_spec(SPEC);
     cfg.chain_id = chain_id;
-    if let Checks::Call { priced } = checks {
-        cfg.disable_nonce_check = true;
-        cfg.disable_base_fee = !priced;
-        cfg.disable_balance_check = !priced;
-        cfg.disable_block_gas_limit = true;
+    match checks {
+        Checks::Block => {}
+        Checks::Impersonated => cfg.disable_eip3607 = true,
+        Checks::Call { priced } => {
+            cfg.disable_nonce_check = true;
+            cfg.disable_base_fee = !priced;
+            cfg.disable_balance_check = !priced;
+            cfg.disable_block_gas_limit = true;
+            // geth's eth_call takes any sender, a contract included.
+            cfg.disable_eip3607 = true;
+        }
     }
     let mut evm = Context::mainnet().with_ref_db(state).with_cfg(cfg).with_block(block.env()).build_mainnet();
     evm.transact(tx)

@@ -56,8 +56,10 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "W3API_SECRET", hide_env_values = true, value_parser = secret)]
     secret: Option<String>,
     /// Add a block of ordinary activity (transfers, swaps, mints, sales) to every chain in use
-    /// this often (e.g. 2s, 500ms), so that `latest` moves and prices change. Without it, blocks
-    /// come only from the chain-control methods (evm_mine, anvil_setBalance…).
+    /// this often (e.g. 2s, 500ms), so that `latest` moves and prices change; sent transactions
+    /// then wait for the next block, as on a node mining at an interval (evm_setAutomine changes
+    /// that). Without it, blocks come only from the chain-control methods (evm_mine,
+    /// anvil_setBalance…) and from sent transactions, each mined at once (automine).
     #[arg(long, value_name = "DURATION", value_parser = block_time)]
     block_time: Option<Duration>,
     /// Shape the devnet at start with the steps of a scenario file (YAML: wallets, tokens,
@@ -258,8 +260,10 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         let served = serve(listener, service(source, config), shutdown_signal()).await;
         return served.map_err(|e| CliError::Server(format!("serving: {e}")));
     }
-    let devnet =
-        Devnet::new(args.seed, args.scale.scale()).with_index_delay(args.index_delay).with_store(store.clone());
+    let devnet = Devnet::new(args.seed, args.scale.scale())
+        .with_index_delay(args.index_delay)
+        .with_store(store.clone())
+        .with_automine(args.block_time.is_none());
     let scenario = match &args.scenario {
         Some(path) => Some(apply_scenario(path, &devnet).await?),
         None => None,
@@ -274,7 +278,10 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     }
     match args.block_time {
         Some(every) => {
-            outln!("blocks: one of ordinary activity every {} on each chain in use", humantime::format_duration(every));
+            let every = humantime::format_duration(every);
+            outln!(
+                "blocks: one of ordinary activity every {every} on each chain in use, with the transactions sent since"
+            );
         }
         None => {
             outln!(

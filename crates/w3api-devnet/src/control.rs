@@ -17,7 +17,7 @@ use w3api_types::{Address, Chain, U256};
 
 use crate::Devnet;
 use crate::dev_accounts::dev_addresses;
-use crate::generate::{BlockPlan, ChainData, SignedTransaction};
+use crate::generate::{BlockPlan, ChainData, SignedTransaction, StateEdit};
 use crate::live::LiveChain;
 use alloy_consensus::transaction::SignerRecoverable;
 use alloy_consensus::{TxEnvelope, TxType};
@@ -171,7 +171,7 @@ impl w3api_source::Execution for Devnet {
     async fn send_raw_transaction(&self, chain: Chain, transaction: Bytes) -> Result<Hash32, SourceError> {
         let signed = decode_signed(&transaction)?;
         let hash = *signed.envelope.tx_hash();
-        self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::signed(signed))).await?;
+        self.change(chain, move |devnet, data| devnet.submit(data, signed)).await?;
         Ok(hash)
     }
 
@@ -206,7 +206,7 @@ impl w3api_source::Execution for Devnet {
         self.change(chain, move |devnet, data| {
             let signed = data.dev_transaction(&request)?;
             let hash = *signed.envelope.tx_hash();
-            devnet.append(data, BlockPlan::signed(signed))?;
+            devnet.submit(data, signed)?;
             Ok(hash)
         })
         .await
@@ -233,10 +233,55 @@ fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError> {
         return Err(refused(format!("transaction type not supported: the devnet takes no {kind} transactions")));
     }
     let sender = envelope.recover_signer().map_err(|e| refused(format!("invalid sender: {e}")))?;
-    Ok(SignedTransaction { envelope, sender })
+    Ok(SignedTransaction { envelope, sender, impersonated: false })
 }
 
 impl ChainControl for Devnet {
+    async fn set_code(&self, chain: Chain, address: Address, code: Bytes) -> Result<(), SourceError> {
+        let edit = StateEdit::Code(address, code);
+        self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::edit(edit)).map(drop)).await
+    }
+
+    async fn set_storage_at(
+        &self,
+        chain: Chain,
+        address: Address,
+        slot: U256,
+        value: Hash32,
+    ) -> Result<(), SourceError> {
+        let edit = StateEdit::Storage(address, slot, value.into());
+        self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::edit(edit)).map(drop)).await
+    }
+
+    async fn set_nonce(&self, chain: Chain, address: Address, nonce: u64) -> Result<(), SourceError> {
+        let edit = StateEdit::Nonce(address, nonce);
+        self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::edit(edit)).map(drop)).await
+    }
+
+    async fn impersonate(&self, chain: Chain, address: Address, on: bool) -> Result<(), SourceError> {
+        self.change(chain, move |_, data| {
+            if on {
+                data.producer.impersonated.insert(address);
+            } else {
+                data.producer.impersonated.remove(&address);
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn automine(&self, chain: Chain) -> Result<bool, SourceError> {
+        Ok(self.ready(chain).await?.automine(self.inner.automine))
+    }
+
+    async fn set_automine(&self, chain: Chain, on: bool) -> Result<(), SourceError> {
+        self.change(chain, move |_, data| {
+            data.producer.automine = Some(on);
+            Ok(())
+        })
+        .await
+    }
+
     async fn mine(&self, chain: Chain, blocks: u64, interval: Option<u64>) -> Result<u64, SourceError> {
         // An interval of 0 is what tools send for "none" (viem's mine does).
         let plan = match interval.filter(|seconds| *seconds > 0) {

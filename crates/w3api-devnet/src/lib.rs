@@ -33,6 +33,7 @@ mod generate;
 mod indexing;
 mod live;
 mod metadata;
+mod mining;
 mod query;
 mod scale;
 mod seed;
@@ -58,8 +59,8 @@ pub use accounts::{Accounts, Role};
 pub use control::MAX_MINED_BLOCKS;
 pub use dev_accounts::{DEV_ACCOUNTS, DEV_BALANCE, DEV_MNEMONIC, dev_addresses, dev_signers};
 pub use generate::{
-    BLOCK_TIME, BlockPlan, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
-    swap_output,
+    BLOCK_TIME, BlockPlan, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, StateEdit,
+    TxRecord, swap_output,
 };
 pub use indexing::Indexing;
 pub use live::ChainRead;
@@ -102,6 +103,9 @@ struct Inner {
     heads: tokio::sync::broadcast::Sender<Head>,
     /// The log and block filters dApps installed.
     filters: filters::Filters,
+    /// Whether sent transactions are mined at once on chains that did not
+    /// say otherwise (`evm_setAutomine`).
+    automine: bool,
 }
 
 /// Head changes a slow follower may fall behind by before it is told it
@@ -115,7 +119,7 @@ pub const DEFAULT_INDEX_DELAY: Duration = Duration::from_secs(3);
 impl Devnet {
     /// A devnet for `seed` at `scale`; nothing is generated yet.
     pub fn new(seed: u64, scale: Scale) -> Devnet {
-        Devnet::build(seed, scale, Indexing::new(DEFAULT_INDEX_DELAY, None))
+        Devnet::build(seed, scale, Indexing::new(DEFAULT_INDEX_DELAY, None), true)
     }
 
     /// The same devnet (same seed and scale, nothing generated yet), whose
@@ -124,7 +128,7 @@ impl Devnet {
     /// indexes a collection it has not seen.
     pub fn with_index_delay(self, delay: Duration) -> Devnet {
         let indexing = Indexing::new(delay, self.inner.indexing.store());
-        Devnet::build(self.inner.seed, self.inner.scale, indexing)
+        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.inner.automine)
     }
 
     /// The same devnet (nothing generated yet), which keeps when NFT
@@ -133,10 +137,20 @@ impl Devnet {
     /// devnet keeps them in a store of its own in memory.
     pub fn with_store(self, store: Arc<dyn Store>) -> Devnet {
         let indexing = Indexing::new(self.inner.indexing.delay(), Some(store));
-        Devnet::build(self.inner.seed, self.inner.scale, indexing)
+        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.inner.automine)
     }
 
-    fn build(seed: u64, scale: Scale, indexing: Indexing) -> Devnet {
+    /// The same devnet (nothing generated yet), whose chains mine each
+    /// sent transaction at once (`true`, the default, as Anvil and Hardhat
+    /// do) or keep it for the next block made (`false`, as a node mining
+    /// at an interval does), until `evm_setAutomine` says otherwise.
+    pub fn with_automine(self, automine: bool) -> Devnet {
+        let inner = &self.inner;
+        let indexing = Indexing::new(inner.indexing.delay(), inner.indexing.store());
+        Devnet::build(inner.seed, inner.scale, indexing, automine)
+    }
+
+    fn build(seed: u64, scale: Scale, indexing: Indexing, automine: bool) -> Devnet {
         let inner = Inner {
             seed,
             scale,
@@ -146,6 +160,7 @@ impl Devnet {
             indexing,
             heads: tokio::sync::broadcast::channel(HEADS_KEPT).0,
             filters: filters::Filters::default(),
+            automine,
         };
         Devnet { inner: Arc::new(inner) }
     }

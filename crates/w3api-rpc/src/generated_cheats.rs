@@ -323,6 +323,198 @@ Calls `w3api_clearFaultRules`.
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
     #[method(name = "w3api_clearFaultRules", param_kind = array)]
     async fn w3api_clear_fault_rules(&self) -> jsonrpsee::core::RpcResult<()>;
+    /**Replace an account's code (Anvil's name)
+
+The account keeps its nonce, balance and storage. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `anvil_setCode` with the positional parameters `address`, `code`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_setCode", param_kind = array)]
+    async fn anvil_set_code(
+        &self,
+        address: w3api_types::rpc::Address,
+        code: w3api_types::rpc::Bytes,
+    ) -> jsonrpsee::core::RpcResult<()>;
+    /**Write one storage slot (Anvil's name; returns true)
+
+The slot holds the 32-byte value from the new block on. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `anvil_setStorageAt` with the positional parameters `address`, `slot`, `value`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_setStorageAt", param_kind = array)]
+    async fn anvil_set_storage_at(
+        &self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        value: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Set an account's nonce (Anvil's name)
+
+Its next transaction must carry this nonce. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `anvil_setNonce` with the positional parameters `address`, `nonce`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_setNonce", param_kind = array)]
+    async fn anvil_set_nonce(
+        &self,
+        address: w3api_types::rpc::Address,
+        nonce: w3api_types::rpc::Uint,
+    ) -> jsonrpsee::core::RpcResult<()>;
+    /**Send for an account without its key (Anvil's name)
+
+From now on eth_sendTransaction sends for the account, a contract included, with a stand-in signature (the sender is kept, not recovered), as Anvil and Hardhat do. eth_sendRawTransaction still needs a real signature. Makes no block.
+
+Calls `anvil_impersonateAccount` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_impersonateAccount", param_kind = array)]
+    async fn anvil_impersonate_account(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> jsonrpsee::core::RpcResult<()>;
+    /**Stop sending for an account without its key (Anvil's name)
+
+Undoes the impersonation; an account not impersonated is no error. Makes no block.
+
+Calls `anvil_stopImpersonatingAccount` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_stopImpersonatingAccount", param_kind = array)]
+    async fn anvil_stop_impersonating_account(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> jsonrpsee::core::RpcResult<()>;
+    /**Whether sent transactions are mined at once (Anvil's name)
+
+True unless evm_setAutomine turned it off, or the server was started with --block-time (then transactions wait for the next block, as on a node mining at an interval).
+
+Calls `anvil_getAutomine`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_getAutomine", param_kind = array)]
+    async fn anvil_get_automine(&self) -> jsonrpsee::core::RpcResult<bool>;
+    /**Replace an account's code (Hardhat's name; returns true)
+
+The account keeps its nonce, balance and storage. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `hardhat_setCode` with the positional parameters `address`, `code`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "hardhat_setCode", param_kind = array)]
+    async fn hardhat_set_code(
+        &self,
+        address: w3api_types::rpc::Address,
+        code: w3api_types::rpc::Bytes,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Write one storage slot (Hardhat's name; returns true)
+
+The slot holds the 32-byte value from the new block on. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `hardhat_setStorageAt` with the positional parameters `address`, `slot`, `value`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "hardhat_setStorageAt", param_kind = array)]
+    async fn hardhat_set_storage_at(
+        &self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        value: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Set an account's nonce (Hardhat's name; returns true)
+
+Its next transaction must carry this nonce. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `hardhat_setNonce` with the positional parameters `address`, `nonce`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "hardhat_setNonce", param_kind = array)]
+    async fn hardhat_set_nonce(
+        &self,
+        address: w3api_types::rpc::Address,
+        nonce: w3api_types::rpc::Uint,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Send for an account without its key (Hardhat's name; returns true)
+
+From now on eth_sendTransaction sends for the account, a contract included, with a stand-in signature (the sender is kept, not recovered), as Anvil and Hardhat do. eth_sendRawTransaction still needs a real signature. Makes no block.
+
+Calls `hardhat_impersonateAccount` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "hardhat_impersonateAccount", param_kind = array)]
+    async fn hardhat_impersonate_account(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Stop sending for an account without its key (Hardhat's name; returns true)
+
+Undoes the impersonation; an account not impersonated is no error. Makes no block.
+
+Calls `hardhat_stopImpersonatingAccount` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "hardhat_stopImpersonatingAccount", param_kind = array)]
+    async fn hardhat_stop_impersonating_account(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Whether sent transactions are mined at once (Hardhat's name)
+
+True unless evm_setAutomine turned it off, or the server was started with --block-time (then transactions wait for the next block, as on a node mining at an interval).
+
+Calls `hardhat_getAutomine`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "hardhat_getAutomine", param_kind = array)]
+    async fn hardhat_get_automine(&self) -> jsonrpsee::core::RpcResult<bool>;
+    /**Mine each sent transaction at once, or not
+
+With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits, and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every waiting transaction in the order sent; one the chain no longer takes then is left out, said in the server's log. A transaction sent while automine is off must carry the sender's next nonce, counting its waiting transactions, else it is refused at once. Makes no block.
+
+Calls `evm_setAutomine` with the positional parameters `enabled`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "evm_setAutomine", param_kind = array)]
+    async fn evm_set_automine(&self, enabled: bool) -> jsonrpsee::core::RpcResult<()>;
 }
 /// The wire name of each method of the API.
 pub mod method {
@@ -366,6 +558,32 @@ pub mod method {
     pub const W3API_REMOVE_FAULT_RULE: &str = "w3api_removeFaultRule";
     ///`w3api_clearFaultRules`: Stop every fault rule
     pub const W3API_CLEAR_FAULT_RULES: &str = "w3api_clearFaultRules";
+    ///`anvil_setCode`: Replace an account's code (Anvil's name)
+    pub const ANVIL_SET_CODE: &str = "anvil_setCode";
+    ///`anvil_setStorageAt`: Write one storage slot (Anvil's name; returns true)
+    pub const ANVIL_SET_STORAGE_AT: &str = "anvil_setStorageAt";
+    ///`anvil_setNonce`: Set an account's nonce (Anvil's name)
+    pub const ANVIL_SET_NONCE: &str = "anvil_setNonce";
+    ///`anvil_impersonateAccount`: Send for an account without its key (Anvil's name)
+    pub const ANVIL_IMPERSONATE_ACCOUNT: &str = "anvil_impersonateAccount";
+    ///`anvil_stopImpersonatingAccount`: Stop sending for an account without its key (Anvil's name)
+    pub const ANVIL_STOP_IMPERSONATING_ACCOUNT: &str = "anvil_stopImpersonatingAccount";
+    ///`anvil_getAutomine`: Whether sent transactions are mined at once (Anvil's name)
+    pub const ANVIL_GET_AUTOMINE: &str = "anvil_getAutomine";
+    ///`hardhat_setCode`: Replace an account's code (Hardhat's name; returns true)
+    pub const HARDHAT_SET_CODE: &str = "hardhat_setCode";
+    ///`hardhat_setStorageAt`: Write one storage slot (Hardhat's name; returns true)
+    pub const HARDHAT_SET_STORAGE_AT: &str = "hardhat_setStorageAt";
+    ///`hardhat_setNonce`: Set an account's nonce (Hardhat's name; returns true)
+    pub const HARDHAT_SET_NONCE: &str = "hardhat_setNonce";
+    ///`hardhat_impersonateAccount`: Send for an account without its key (Hardhat's name; returns true)
+    pub const HARDHAT_IMPERSONATE_ACCOUNT: &str = "hardhat_impersonateAccount";
+    ///`hardhat_stopImpersonatingAccount`: Stop sending for an account without its key (Hardhat's name; returns true)
+    pub const HARDHAT_STOP_IMPERSONATING_ACCOUNT: &str = "hardhat_stopImpersonatingAccount";
+    ///`hardhat_getAutomine`: Whether sent transactions are mined at once (Hardhat's name)
+    pub const HARDHAT_GET_AUTOMINE: &str = "hardhat_getAutomine";
+    ///`evm_setAutomine`: Mine each sent transaction at once, or not
+    pub const EVM_SET_AUTOMINE: &str = "evm_setAutomine";
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         EVM_SNAPSHOT,
@@ -388,6 +606,19 @@ pub mod method {
         W3API_ADD_FAULT_RULE,
         W3API_REMOVE_FAULT_RULE,
         W3API_CLEAR_FAULT_RULES,
+        ANVIL_SET_CODE,
+        ANVIL_SET_STORAGE_AT,
+        ANVIL_SET_NONCE,
+        ANVIL_IMPERSONATE_ACCOUNT,
+        ANVIL_STOP_IMPERSONATING_ACCOUNT,
+        ANVIL_GET_AUTOMINE,
+        HARDHAT_SET_CODE,
+        HARDHAT_SET_STORAGE_AT,
+        HARDHAT_SET_NONCE,
+        HARDHAT_IMPERSONATE_ACCOUNT,
+        HARDHAT_STOP_IMPERSONATING_ACCOUNT,
+        HARDHAT_GET_AUTOMINE,
+        EVM_SET_AUTOMINE,
     ];
     /// The methods that change state (`x-changes-state`): sent
     /// twice, they may do twice what they do, so a client never
@@ -413,6 +644,17 @@ pub mod method {
         W3API_ADD_FAULT_RULE,
         W3API_REMOVE_FAULT_RULE,
         W3API_CLEAR_FAULT_RULES,
+        ANVIL_SET_CODE,
+        ANVIL_SET_STORAGE_AT,
+        ANVIL_SET_NONCE,
+        ANVIL_IMPERSONATE_ACCOUNT,
+        ANVIL_STOP_IMPERSONATING_ACCOUNT,
+        HARDHAT_SET_CODE,
+        HARDHAT_SET_STORAGE_AT,
+        HARDHAT_SET_NONCE,
+        HARDHAT_IMPERSONATE_ACCOUNT,
+        HARDHAT_STOP_IMPERSONATING_ACCOUNT,
+        EVM_SET_AUTOMINE,
     ];
 }
 /// The errors of `components.errors`: code and meaning.
@@ -836,6 +1078,237 @@ Calls `w3api_clearFaultRules`.
             .await
             .map_err(|e| self.error(e))
     }
+    /**Replace an account's code (Anvil's name)
+
+The account keeps its nonce, balance and storage. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `anvil_setCode` with the positional parameters `address`, `code`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_set_code(
+        &self,
+        address: w3api_types::rpc::Address,
+        code: w3api_types::rpc::Bytes,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::anvil_set_code(self.transport(), address, code)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Write one storage slot (Anvil's name; returns true)
+
+The slot holds the 32-byte value from the new block on. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `anvil_setStorageAt` with the positional parameters `address`, `slot`, `value`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_set_storage_at(
+        &self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        value: w3api_types::rpc::Hash32,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::anvil_set_storage_at(self.transport(), address, slot, value)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Set an account's nonce (Anvil's name)
+
+Its next transaction must carry this nonce. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `anvil_setNonce` with the positional parameters `address`, `nonce`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_set_nonce(
+        &self,
+        address: w3api_types::rpc::Address,
+        nonce: w3api_types::rpc::Uint,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::anvil_set_nonce(self.transport(), address, nonce)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Send for an account without its key (Anvil's name)
+
+From now on eth_sendTransaction sends for the account, a contract included, with a stand-in signature (the sender is kept, not recovered), as Anvil and Hardhat do. eth_sendRawTransaction still needs a real signature. Makes no block.
+
+Calls `anvil_impersonateAccount` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_impersonate_account(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::anvil_impersonate_account(self.transport(), address)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Stop sending for an account without its key (Anvil's name)
+
+Undoes the impersonation; an account not impersonated is no error. Makes no block.
+
+Calls `anvil_stopImpersonatingAccount` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_stop_impersonating_account(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::anvil_stop_impersonating_account(self.transport(), address)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Whether sent transactions are mined at once (Anvil's name)
+
+True unless evm_setAutomine turned it off, or the server was started with --block-time (then transactions wait for the next block, as on a node mining at an interval).
+
+Calls `anvil_getAutomine`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_get_automine(&self) -> Result<bool, crate::RpcError> {
+        CheatApiClient::anvil_get_automine(self.transport())
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Replace an account's code (Hardhat's name; returns true)
+
+The account keeps its nonce, balance and storage. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `hardhat_setCode` with the positional parameters `address`, `code`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn hardhat_set_code(
+        &self,
+        address: w3api_types::rpc::Address,
+        code: w3api_types::rpc::Bytes,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::hardhat_set_code(self.transport(), address, code)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Write one storage slot (Hardhat's name; returns true)
+
+The slot holds the 32-byte value from the new block on. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `hardhat_setStorageAt` with the positional parameters `address`, `slot`, `value`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn hardhat_set_storage_at(
+        &self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        value: w3api_types::rpc::Hash32,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::hardhat_set_storage_at(self.transport(), address, slot, value)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Set an account's nonce (Hardhat's name; returns true)
+
+Its next transaction must carry this nonce. The change is written at the start of a new block, mined at once, so that the block's state root and eth_getProof hold it. The Data API follows logs, as an indexer does: a balance written into a token's storage changes what eth_call reads, not the wallet answers.
+
+Calls `hardhat_setNonce` with the positional parameters `address`, `nonce`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn hardhat_set_nonce(
+        &self,
+        address: w3api_types::rpc::Address,
+        nonce: w3api_types::rpc::Uint,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::hardhat_set_nonce(self.transport(), address, nonce)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Send for an account without its key (Hardhat's name; returns true)
+
+From now on eth_sendTransaction sends for the account, a contract included, with a stand-in signature (the sender is kept, not recovered), as Anvil and Hardhat do. eth_sendRawTransaction still needs a real signature. Makes no block.
+
+Calls `hardhat_impersonateAccount` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn hardhat_impersonate_account(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::hardhat_impersonate_account(self.transport(), address)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Stop sending for an account without its key (Hardhat's name; returns true)
+
+Undoes the impersonation; an account not impersonated is no error. Makes no block.
+
+Calls `hardhat_stopImpersonatingAccount` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn hardhat_stop_impersonating_account(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::hardhat_stop_impersonating_account(self.transport(), address)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Whether sent transactions are mined at once (Hardhat's name)
+
+True unless evm_setAutomine turned it off, or the server was started with --block-time (then transactions wait for the next block, as on a node mining at an interval).
+
+Calls `hardhat_getAutomine`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn hardhat_get_automine(&self) -> Result<bool, crate::RpcError> {
+        CheatApiClient::hardhat_get_automine(self.transport())
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Mine each sent transaction at once, or not
+
+With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits, and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every waiting transaction in the order sent; one the chain no longer takes then is left out, said in the server's log. A transaction sent while automine is off must carry the sender's next nonce, counting its waiting transactions, else it is refused at once. Makes no block.
+
+Calls `evm_setAutomine` with the positional parameters `enabled`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn evm_set_automine(&self, enabled: bool) -> Result<(), crate::RpcError> {
+        CheatApiClient::evm_set_automine(self.transport(), enabled)
+            .await
+            .map_err(|e| self.error(e))
+    }
 }
 #[cfg(feature = "client")]
 impl crate::Batch<'_> {
@@ -1120,5 +1593,169 @@ impl crate::Batch<'_> {
     ///Adds a `w3api_clearFaultRules` call to the batch; its result is read back with the returned handle.
     pub fn w3api_clear_fault_rules(&mut self) -> crate::BatchItem<()> {
         self.push(method::W3API_CLEAR_FAULT_RULES, |_| { Ok(()) })
+    }
+    ///Adds a `anvil_setCode` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_set_code(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        code: w3api_types::rpc::Bytes,
+    ) -> crate::BatchItem<()> {
+        self.push(
+            method::ANVIL_SET_CODE,
+            |params| {
+                params.insert(address)?;
+                params.insert(code)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_setStorageAt` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_set_storage_at(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        value: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::ANVIL_SET_STORAGE_AT,
+            |params| {
+                params.insert(address)?;
+                params.insert(slot)?;
+                params.insert(value)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_setNonce` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_set_nonce(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        nonce: w3api_types::rpc::Uint,
+    ) -> crate::BatchItem<()> {
+        self.push(
+            method::ANVIL_SET_NONCE,
+            |params| {
+                params.insert(address)?;
+                params.insert(nonce)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_impersonateAccount` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_impersonate_account(
+        &mut self,
+        address: w3api_types::rpc::Address,
+    ) -> crate::BatchItem<()> {
+        self.push(
+            method::ANVIL_IMPERSONATE_ACCOUNT,
+            |params| {
+                params.insert(address)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_stopImpersonatingAccount` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_stop_impersonating_account(
+        &mut self,
+        address: w3api_types::rpc::Address,
+    ) -> crate::BatchItem<()> {
+        self.push(
+            method::ANVIL_STOP_IMPERSONATING_ACCOUNT,
+            |params| {
+                params.insert(address)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_getAutomine` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_get_automine(&mut self) -> crate::BatchItem<bool> {
+        self.push(method::ANVIL_GET_AUTOMINE, |_| { Ok(()) })
+    }
+    ///Adds a `hardhat_setCode` call to the batch; its result is read back with the returned handle.
+    pub fn hardhat_set_code(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        code: w3api_types::rpc::Bytes,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::HARDHAT_SET_CODE,
+            |params| {
+                params.insert(address)?;
+                params.insert(code)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `hardhat_setStorageAt` call to the batch; its result is read back with the returned handle.
+    pub fn hardhat_set_storage_at(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        slot: w3api_types::rpc::Uint,
+        value: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::HARDHAT_SET_STORAGE_AT,
+            |params| {
+                params.insert(address)?;
+                params.insert(slot)?;
+                params.insert(value)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `hardhat_setNonce` call to the batch; its result is read back with the returned handle.
+    pub fn hardhat_set_nonce(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        nonce: w3api_types::rpc::Uint,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::HARDHAT_SET_NONCE,
+            |params| {
+                params.insert(address)?;
+                params.insert(nonce)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `hardhat_impersonateAccount` call to the batch; its result is read back with the returned handle.
+    pub fn hardhat_impersonate_account(
+        &mut self,
+        address: w3api_types::rpc::Address,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::HARDHAT_IMPERSONATE_ACCOUNT,
+            |params| {
+                params.insert(address)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `hardhat_stopImpersonatingAccount` call to the batch; its result is read back with the returned handle.
+    pub fn hardhat_stop_impersonating_account(
+        &mut self,
+        address: w3api_types::rpc::Address,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::HARDHAT_STOP_IMPERSONATING_ACCOUNT,
+            |params| {
+                params.insert(address)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `hardhat_getAutomine` call to the batch; its result is read back with the returned handle.
+    pub fn hardhat_get_automine(&mut self) -> crate::BatchItem<bool> {
+        self.push(method::HARDHAT_GET_AUTOMINE, |_| { Ok(()) })
+    }
+    ///Adds a `evm_setAutomine` call to the batch; its result is read back with the returned handle.
+    pub fn evm_set_automine(&mut self, enabled: bool) -> crate::BatchItem<()> {
+        self.push(
+            method::EVM_SET_AUTOMINE,
+            |params| {
+                params.insert(enabled)?;
+                Ok(())
+            },
+        )
     }
 }

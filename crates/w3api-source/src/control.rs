@@ -7,7 +7,7 @@
 
 use std::future::{Future, ready};
 
-use w3api_types::rpc::Hash32;
+use w3api_types::rpc::{Bytes, Hash32};
 use w3api_types::{Address, Chain, U256};
 
 use crate::SourceError;
@@ -147,6 +147,64 @@ pub trait ChainControl: Send + Sync + 'static {
     ) -> impl Future<Output = Result<f64, SourceError>> + Send {
         let _ = (token, usd);
         ready(Err(refused(chain, "set prices")))
+    }
+
+    /// Replaces the code of `address`, in a new block.
+    fn set_code(
+        &self,
+        chain: Chain,
+        address: Address,
+        code: Bytes,
+    ) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = (address, code);
+        ready(Err(refused(chain, "set code")))
+    }
+
+    /// Writes one storage slot of `address`, in a new block.
+    fn set_storage_at(
+        &self,
+        chain: Chain,
+        address: Address,
+        slot: U256,
+        value: Hash32,
+    ) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = (address, slot, value);
+        ready(Err(refused(chain, "set storage")))
+    }
+
+    /// Sets the nonce of `address`, in a new block.
+    fn set_nonce(
+        &self,
+        chain: Chain,
+        address: Address,
+        nonce: u64,
+    ) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = (address, nonce);
+        ready(Err(refused(chain, "set nonces")))
+    }
+
+    /// Lets `eth_sendTransaction` send for `address` without its key (or
+    /// stops letting it).
+    fn impersonate(
+        &self,
+        chain: Chain,
+        address: Address,
+        on: bool,
+    ) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = (address, on);
+        ready(Err(refused(chain, "impersonate accounts")))
+    }
+
+    /// Whether each sent transaction is mined at once into a block of its
+    /// own (else it waits for the next block made).
+    fn automine(&self, chain: Chain) -> impl Future<Output = Result<bool, SourceError>> + Send {
+        ready(Err(refused(chain, "mine")))
+    }
+
+    /// Turns automine on or off.
+    fn set_automine(&self, chain: Chain, on: bool) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = on;
+        ready(Err(refused(chain, "mine")))
     }
 }
 

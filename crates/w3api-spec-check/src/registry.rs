@@ -162,6 +162,8 @@ pub static RPC: &[RustType] = rust_types! {
 /// Types of `spec/openrpc-cheats.json`'s components.
 pub static CHEATS: &[RustType] = rust_types! {
     "Address" => Address as Schema<Address, Hex>,
+    "Bytes" => Bytes as Schema<Bytes, Hex>,
+    "Hash32" => Hash32 as Schema<Hash32, Hex>,
     "Uint" => Uint as Schema<Uint, Hex>,
     "Quantity" => rpc::Quantity,
     "CreatedWallet" => rpc::CreatedWallet,

@@ -118,7 +118,7 @@ impl Simulation<'_> {
                 self.sale(buyer, seller, collection, id, payment, price)
             }
             // Sent as signed, never built here.
-            Action::Signed(_) => Vec::new(),
+            Action::Signed(_) | Action::Pending(_) => Vec::new(),
         }
     }
 

@@ -141,7 +141,7 @@ impl Simulation<'_> {
     /// whether it succeeded. Refused (changing nothing) when the EVM will
     /// not run it: its nonce, funds, fees or chain id.
     pub(super) fn send_signed(&mut self, signed: SignedTransaction) -> Result<bool, NotSent> {
-        let SignedTransaction { envelope, sender } = signed;
+        let SignedTransaction { envelope, sender, impersonated } = signed;
         let tx = TxEnv {
             tx_type: envelope.tx_type() as u8,
             caller: sender,
@@ -157,7 +157,8 @@ impl Simulation<'_> {
             ..TxEnv::default()
         };
         let block = u64::from(self.block);
-        let outcome = self.chain.transact(block, &self.block_spec(), tx, Checks::Block);
+        let checks = if impersonated { Checks::Impersonated } else { Checks::Block };
+        let outcome = self.chain.transact(block, &self.block_spec(), tx, checks);
         let outcome = outcome.map_err(|refused| NotSent::Refused(describe(&refused)))?;
         self.include(outcome.state, &outcome.result, true);
         let tx_type = envelope.tx_type();

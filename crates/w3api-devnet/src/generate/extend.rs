@@ -3,9 +3,12 @@
 //! made as the generated ones are (simulated on the ledger, signed, sealed
 //! onto the last block's hash) and appended, with its prices indexed.
 
-use alloy_primitives::Address;
+use std::collections::BTreeSet;
+
+use alloy_primitives::{Address, Bytes, U256};
 use alloy_signer_local::PrivateKeySigner;
-use w3api_chain::ChainState;
+use w3api_chain::revm::state::Bytecode;
+use w3api_chain::{Archive, ChainState};
 use w3api_source::SourceError;
 
 use super::model::{BLOCK_TIME, ChainData, GENESIS_TIMESTAMP};
@@ -28,11 +31,53 @@ pub(crate) struct Producer {
     /// Wallets tests created on this chain, in order (account indexes
     /// after the devnet's own).
     pub(crate) created: Vec<PrivateKeySigner>,
+    /// Whether a sent transaction is mined at once; the server's default
+    /// (`--block-time` turns it off) until `evm_setAutomine` says.
+    pub(crate) automine: Option<bool>,
+    /// Sent transactions waiting for the next block (automine off).
+    pub(crate) pending: Vec<SignedTransaction>,
+    /// Accounts `eth_sendTransaction` sends for without their keys.
+    pub(crate) impersonated: BTreeSet<Address>,
 }
 
 impl Producer {
     pub(super) fn new(memory: Memory, latest: u64) -> Producer {
-        Producer { memory, regular_through: latest, next_timestamp: None, pending_increase: 0, created: Vec::new() }
+        Producer {
+            memory,
+            regular_through: latest,
+            next_timestamp: None,
+            pending_increase: 0,
+            created: Vec::new(),
+            automine: None,
+            pending: Vec::new(),
+            impersonated: BTreeSet::new(),
+        }
+    }
+}
+
+/// A change of an account's state that no transaction makes (the cheat
+/// methods `anvil_setCode`, `anvil_setStorageAt`, `anvil_setNonce`),
+/// written at the start of a new block so that its state root holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateEdit {
+    /// The account's code.
+    Code(Address, Bytes),
+    /// One storage slot.
+    Storage(Address, U256, U256),
+    /// The account's nonce.
+    Nonce(Address, u64),
+}
+
+impl StateEdit {
+    pub(super) fn apply(self, archive: &mut Archive, block: u64) {
+        match self {
+            StateEdit::Code(address, code) => archive.set_code(block, address, Bytecode::new_raw(code)),
+            StateEdit::Storage(address, slot, value) => archive.set_storage(block, address, slot, value),
+            StateEdit::Nonce(address, nonce) => {
+                let account = archive.account(address, block);
+                archive.set_account(block, address, w3api_chain::Account { nonce, ..account });
+            }
+        }
     }
 }
 
@@ -48,6 +93,8 @@ pub struct BlockPlan {
     /// Transactions the block starts with: all are made, or none and the
     /// block neither.
     pub(crate) transactions: Vec<Action>,
+    /// State written before them.
+    pub(crate) edits: Vec<StateEdit>,
 }
 
 impl BlockPlan {
@@ -77,6 +124,11 @@ impl BlockPlan {
         BlockPlan { transactions, ..BlockPlan::default() }
     }
 
+    /// A block that makes one change of state no transaction makes.
+    pub(crate) fn edit(edit: StateEdit) -> BlockPlan {
+        BlockPlan { edits: vec![edit], ..BlockPlan::default() }
+    }
+
     /// The same plan, `seconds` after the block before.
     pub fn after(self, seconds: u64) -> BlockPlan {
         BlockPlan { interval: Some(seconds), ..self }
@@ -104,7 +156,11 @@ impl ChainData {
         let parts = (ledger, state);
         let mut simulation =
             Simulation::resume(self.chain, seed, scale, signers, &self.world, parts, memory, bases, &parent_header);
-        let made = simulation.live_block(number as u32, timestamp, plan.transactions, plan.activity);
+        // Transactions that waited (automine off) go into the next block made.
+        let waiting = std::mem::take(&mut self.producer.pending);
+        let mut planned = plan.transactions;
+        planned.extend(waiting.iter().cloned().map(|signed| Action::Pending(Box::new(signed))));
+        let made = simulation.live_block(number as u32, timestamp, plan.edits, planned, plan.activity);
         let memory = simulation.memory();
         let Simulation { mut ledger, chain: mut state, unsigned, pending, receipts, logs, sales, found, .. } =
             simulation;
@@ -114,6 +170,9 @@ impl ChainData {
             state.truncate_after(number - 1);
         }
         (self.ledger, self.state) = (ledger, state);
+        if made.is_err() {
+            self.producer.pending = waiting;
+        }
         made.map_err(SourceError::InvalidChange)?;
         found.into_world(&mut self.world);
         let transactions = sign(unsigned, Signers::new(accounts, &self.producer.created));

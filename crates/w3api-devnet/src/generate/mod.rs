@@ -17,8 +17,8 @@ use std::collections::HashMap;
 
 use w3api_types::Chain;
 
-pub use extend::BlockPlan;
 pub(crate) use extend::Producer;
+pub use extend::{BlockPlan, StateEdit};
 pub use model::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
 };

@@ -14,6 +14,7 @@ use w3api_chain::{Account, ChainState};
 use w3api_types::{Chain, ContractType};
 
 use super::execution::NotSent;
+use super::extend::StateEdit;
 use super::found::Found;
 use super::model::{BLOCK_TIME, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord};
 use super::sealing::{PendingBlock, Unsigned};
@@ -112,6 +113,9 @@ pub(crate) enum Action {
     DeployMarketplace,
     /// A transaction a user signed, sent as it is.
     Signed(Box<SignedTransaction>),
+    /// A transaction that waited for this block (automine off): one the
+    /// chain no longer takes is left out, said in the log.
+    Pending(Box<SignedTransaction>),
     Sale {
         buyer: u32,
         seller: u32,
@@ -122,11 +126,13 @@ pub(crate) enum Action {
     },
 }
 
-/// A signed transaction and its sender, recovered from the signature.
+/// A signed transaction and its sender, recovered from the signature (or,
+/// for an impersonated account, named: its signature is a stand-in).
 #[derive(Clone, Debug)]
 pub(crate) struct SignedTransaction {
     pub(crate) envelope: alloy_consensus::TxEnvelope,
     pub(crate) sender: Address,
+    pub(crate) impersonated: bool,
 }
 
 pub(super) struct Simulation<'a> {
@@ -386,10 +392,14 @@ impl<'a> Simulation<'a> {
         &mut self,
         number: u32,
         timestamp: u64,
+        edits: Vec<StateEdit>,
         planned: Vec<Action>,
         activity: bool,
     ) -> Result<(), String> {
         self.open_block(number, timestamp);
+        for edit in edits {
+            edit.apply(self.chain.archive_mut(), u64::from(number));
+        }
         for action in planned {
             let described = format!("{action:?}");
             match self.execute(action) {
@@ -477,8 +487,19 @@ impl<'a> Simulation<'a> {
     /// leaves the rest for the next block (those sent stay sent: an
     /// approval given is not given again); `Unaffordable` drops the rest.
     fn execute(&mut self, action: Action) -> Result<(), NotSent> {
-        if let Action::Signed(signed) = action {
-            return self.send_signed(*signed).map(|_| ());
+        match action {
+            Action::Signed(signed) => return self.send_signed(*signed).map(|_| ()),
+            Action::Pending(signed) => {
+                let hash = *signed.envelope.tx_hash();
+                return match self.send_signed(*signed) {
+                    Err(NotSent::Refused(why)) => {
+                        tracing::warn!(%hash, why, "a pending transaction the chain no longer takes is left out");
+                        Ok(())
+                    }
+                    other => other.map(|_| ()),
+                };
+            }
+            _ => {}
         }
         let calls = self.calls_for(&action);
         let mut succeeded = !calls.is_empty();

@@ -4,7 +4,7 @@
 
 use alloy_consensus::{SignableTransaction, TxEip1559, TxEip2930, TxEnvelope, TxLegacy, TypedTransaction};
 use alloy_eips::eip2930::{AccessList, AccessListItem as EipItem};
-use alloy_primitives::TxKind;
+use alloy_primitives::{Signature, TxKind, U256};
 use alloy_signer::SignerSync;
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::rpc::{AccessListItem, TransactionRequest};
@@ -19,19 +19,24 @@ fn invalid(message: String) -> SourceError {
 
 impl ChainData {
     /// `request` filled in after the newest block and signed by its
-    /// sender, a dev account.
+    /// sender, a dev account, or sent for an impersonated account (its
+    /// signature a stand-in, as Anvil's is).
     pub(crate) fn dev_transaction(&self, request: &TransactionRequest) -> Result<SignedTransaction, SourceError> {
         let from = request.from.ok_or_else(|| invalid("from: the sending dev account is required".into()))?;
-        let signer = dev_signer(from)?;
+        let impersonated = self.producer.impersonated.contains(&from);
         let tx = self.fill(request)?;
-        let signature = signer.sign_hash_sync(&tx.signature_hash()).map_err(|e| invalid(e.to_string()))?;
+        let signature = if impersonated {
+            Signature::new(U256::from(1), U256::from(1), false)
+        } else {
+            dev_signer(from)?.sign_hash_sync(&tx.signature_hash()).map_err(|e| invalid(e.to_string()))?
+        };
         let envelope: TxEnvelope = match tx {
             TypedTransaction::Legacy(tx) => tx.into_signed(signature).into(),
             TypedTransaction::Eip2930(tx) => tx.into_signed(signature).into(),
             TypedTransaction::Eip1559(tx) => tx.into_signed(signature).into(),
             other => return Err(invalid(format!("transaction type {} is not sent by the devnet", other.tx_type()))),
         };
-        Ok(SignedTransaction { envelope, sender: from })
+        Ok(SignedTransaction { envelope, sender: from, impersonated })
     }
 
     /// The transaction `request` names: its nonce the sender's next, its gas

@@ -308,7 +308,7 @@ mod methods {
 mod sending {
     use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope, TxLegacy};
     use alloy_eips::eip2718::Encodable2718;
-    use alloy_primitives::{Address, Bytes, TxKind, U256, address};
+    use alloy_primitives::{Address, B256, Bytes, TxKind, U256, address};
     use alloy_signer::SignerSync;
     use alloy_signer_local::PrivateKeySigner;
     use alloy_sol_types::{SolCall, SolConstructor};
@@ -497,6 +497,77 @@ mod sending {
         assert!(gone.contains("not found"), "{gone}");
         let no_logs = run(devnet.filter_logs(Chain::Eth, blocks)).unwrap_err().to_string();
         assert!(no_logs.contains("block filter"), "{no_logs}");
+    }
+
+    #[test]
+    fn cheat_methods_write_state_in_new_blocks_and_impersonate() {
+        use w3api_source::ChainControl;
+        let devnet = Devnet::new(5, Scale::TINY);
+        let target = Address::repeat_byte(0x42);
+        let latest = devnet.chain(Chain::Eth).latest();
+        let code = Bytes::from_static(&[0x60, 0x01, 0x60, 0x00, 0x52, 0x60, 0x20, 0x60, 0x00, 0xf3]);
+        run(devnet.set_code(Chain::Eth, target, code.clone())).unwrap();
+        run(devnet.set_storage_at(Chain::Eth, target, U256::from(3), B256::with_last_byte(9))).unwrap();
+        run(devnet.set_nonce(Chain::Eth, target, 77)).unwrap();
+        assert_eq!(devnet.chain(Chain::Eth).latest(), latest + 3, "each change is a block");
+        assert_eq!(run(devnet.code(Chain::Eth, target, BlockRef::Latest)).unwrap(), code);
+        assert!(run(devnet.code(Chain::Eth, target, BlockRef::Number(latest))).unwrap().is_empty(), "not before");
+        let slot = run(devnet.storage_at(Chain::Eth, target, U256::from(3), BlockRef::Latest)).unwrap();
+        assert_eq!(slot, B256::with_last_byte(9));
+        assert_eq!(run(devnet.transaction_count(Chain::Eth, target, BlockRef::Latest)).unwrap(), 77);
+        // The code runs: it returns the word 1.
+        let call = TransactionRequest { to: Some(target), ..TransactionRequest::default() };
+        let returned = run(devnet.call(Chain::Eth, call, BlockRef::Latest, None)).unwrap();
+        assert_eq!(U256::from_be_slice(&returned), U256::from(1));
+
+        // An account with code, impersonated, sends; then it no longer may.
+        run(devnet.set_balance(Chain::Eth, target, U256::from(10u128.pow(18)))).unwrap();
+        let send = TransactionRequest {
+            from: Some(target),
+            to: Some(Address::repeat_byte(0x43)),
+            value: Some(U256::from(1_000)),
+            ..TransactionRequest::default()
+        };
+        let refused = run(devnet.send_transaction(Chain::Eth, send.clone())).unwrap_err().to_string();
+        assert!(refused.contains("is not a dev account"), "{refused}");
+        run(devnet.impersonate(Chain::Eth, target, true)).unwrap();
+        let hash = run(devnet.send_transaction(Chain::Eth, send.clone())).unwrap();
+        let data = devnet.chain(Chain::Eth);
+        let index = data.transaction_index(&hash).unwrap() as usize;
+        assert_eq!((data.transactions[index].sender, data.receipts[index].success), (target, true));
+        drop(data);
+        assert_eq!(run(devnet.transaction_count(Chain::Eth, target, BlockRef::Latest)).unwrap(), 78);
+        run(devnet.impersonate(Chain::Eth, target, false)).unwrap();
+        assert!(run(devnet.send_transaction(Chain::Eth, send)).is_err());
+    }
+
+    #[test]
+    fn with_automine_off_transactions_wait_for_the_next_block() {
+        use w3api_source::ChainControl;
+        let devnet = Devnet::new(5, Scale::TINY);
+        let signer = &dev_signers()[9];
+        let to = Address::repeat_byte(0x45);
+        assert!(run(devnet.automine(Chain::Eth)).unwrap());
+        run(devnet.set_automine(Chain::Eth, false)).unwrap();
+        assert!(!run(devnet.automine(Chain::Eth)).unwrap());
+        let latest = devnet.chain(Chain::Eth).latest();
+        let first = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(0, to, 5)))).unwrap();
+        let second = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(1, to, 6)))).unwrap();
+        let gap = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(3, to, 7)))).unwrap_err();
+        assert!(gap.to_string().contains("nonce too high"), "{gap}");
+        assert_eq!(devnet.chain(Chain::Eth).latest(), latest, "nothing mined yet");
+        assert!(devnet.chain(Chain::Eth).transaction_index(&first).is_none());
+        run(devnet.mine(Chain::Eth, 1, None)).unwrap();
+        let data = devnet.chain(Chain::Eth);
+        assert_eq!(data.latest(), latest + 1);
+        let block = &data.blocks[data.latest() as usize];
+        assert_eq!(block.tx_count, 2, "the next block takes both, in order");
+        assert_eq!(data.transaction_index(&first), Some(block.first_tx));
+        assert_eq!(data.transaction_index(&second), Some(block.first_tx + 1));
+        drop(data);
+        assert_eq!(run(devnet.balance(Chain::Eth, to, BlockRef::Latest)).unwrap(), U256::from(11));
+        let with_interval = Devnet::new(5, Scale::TINY).with_automine(false);
+        assert!(!run(with_interval.automine(Chain::Eth)).unwrap(), "a server mining at an interval");
     }
 
     #[test]

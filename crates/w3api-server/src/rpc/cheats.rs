@@ -9,7 +9,7 @@ use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::cheats::ErrorCode as CheatError;
 use w3api_source::{DataSource, Moved, NewCollection, NewNftMetadata, NewToken};
 use w3api_types::params::Operation;
-use w3api_types::rpc::{Address, CreatedWallet, NftMetadataParams, NftStandard, Quantity, Uint};
+use w3api_types::rpc::{Address, Bytes, CreatedWallet, Hash32, NftMetadataParams, NftStandard, Quantity, Uint};
 use w3api_types::{Chain, NATIVE_TOKEN_ADDRESS, U256};
 
 use super::{invalid_params, rpc_error_code, source_error};
@@ -50,6 +50,33 @@ impl<S: DataSource> Cheats<S> {
     async fn set_balance(&self, address: Address, balance: Uint) -> RpcResult<()> {
         self.allowed()?;
         self.source.set_balance(self.chain, address, balance).await.map_err(source_error)
+    }
+
+    async fn set_code(&self, address: Address, code: Bytes) -> RpcResult<()> {
+        self.allowed()?;
+        self.source.set_code(self.chain, address, code).await.map_err(source_error)
+    }
+
+    async fn set_storage_at(&self, address: Address, slot: Uint, value: Hash32) -> RpcResult<bool> {
+        self.allowed()?;
+        self.source.set_storage_at(self.chain, address, slot, value).await.map_err(source_error)?;
+        Ok(true)
+    }
+
+    async fn set_nonce(&self, address: Address, nonce: Uint) -> RpcResult<()> {
+        self.allowed()?;
+        let nonce = u64::try_from(nonce).map_err(|_| invalid_params(format!("nonce: {nonce} is not below 2^64")))?;
+        self.source.set_nonce(self.chain, address, nonce).await.map_err(source_error)
+    }
+
+    async fn impersonate(&self, address: Address, on: bool) -> RpcResult<()> {
+        self.allowed()?;
+        self.source.impersonate(self.chain, address, on).await.map_err(source_error)
+    }
+
+    async fn automine(&self) -> RpcResult<bool> {
+        self.allowed()?;
+        self.source.automine(self.chain).await.map_err(source_error)
     }
 }
 
@@ -100,6 +127,59 @@ impl<S: DataSource> CheatApiServer for Cheats<S> {
 
     async fn hardhat_set_balance(&self, address: Address, balance: Uint) -> RpcResult<bool> {
         self.set_balance(address, balance).await.map(|()| true)
+    }
+
+    async fn anvil_set_code(&self, address: Address, code: Bytes) -> RpcResult<()> {
+        self.set_code(address, code).await
+    }
+
+    async fn hardhat_set_code(&self, address: Address, code: Bytes) -> RpcResult<bool> {
+        self.set_code(address, code).await.map(|()| true)
+    }
+
+    async fn anvil_set_storage_at(&self, address: Address, slot: Uint, value: Hash32) -> RpcResult<bool> {
+        self.set_storage_at(address, slot, value).await
+    }
+
+    async fn hardhat_set_storage_at(&self, address: Address, slot: Uint, value: Hash32) -> RpcResult<bool> {
+        self.set_storage_at(address, slot, value).await
+    }
+
+    async fn anvil_set_nonce(&self, address: Address, nonce: Uint) -> RpcResult<()> {
+        self.set_nonce(address, nonce).await
+    }
+
+    async fn hardhat_set_nonce(&self, address: Address, nonce: Uint) -> RpcResult<bool> {
+        self.set_nonce(address, nonce).await.map(|()| true)
+    }
+
+    async fn anvil_impersonate_account(&self, address: Address) -> RpcResult<()> {
+        self.impersonate(address, true).await
+    }
+
+    async fn hardhat_impersonate_account(&self, address: Address) -> RpcResult<bool> {
+        self.impersonate(address, true).await.map(|()| true)
+    }
+
+    async fn anvil_stop_impersonating_account(&self, address: Address) -> RpcResult<()> {
+        self.impersonate(address, false).await
+    }
+
+    async fn hardhat_stop_impersonating_account(&self, address: Address) -> RpcResult<bool> {
+        self.impersonate(address, false).await.map(|()| true)
+    }
+
+    async fn anvil_get_automine(&self) -> RpcResult<bool> {
+        self.automine().await
+    }
+
+    async fn hardhat_get_automine(&self) -> RpcResult<bool> {
+        self.automine().await
+    }
+
+    async fn evm_set_automine(&self, enabled: bool) -> RpcResult<()> {
+        self.allowed()?;
+        self.source.set_automine(self.chain, enabled).await.map_err(source_error)
     }
 
     async fn anvil_reset(&self) -> RpcResult<()> {

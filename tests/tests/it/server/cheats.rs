@@ -153,6 +153,16 @@ fn a_server_without_cheats_refuses_each_method_saying_so() {
             method::EVM_REVERT => json!(["0x1"]),
             method::EVM_INCREASE_TIME | method::EVM_SET_NEXT_BLOCK_TIMESTAMP => json!(["0x7fffffff"]),
             method::ANVIL_SET_BALANCE | method::HARDHAT_SET_BALANCE => json!([someone, "0x1"]),
+            method::ANVIL_SET_CODE | method::HARDHAT_SET_CODE => json!([someone, "0x00"]),
+            method::ANVIL_SET_STORAGE_AT | method::HARDHAT_SET_STORAGE_AT => {
+                json!([someone, "0x0", format!("0x{}", "0".repeat(64))])
+            }
+            method::ANVIL_SET_NONCE | method::HARDHAT_SET_NONCE => json!([someone, "0x1"]),
+            method::ANVIL_IMPERSONATE_ACCOUNT
+            | method::HARDHAT_IMPERSONATE_ACCOUNT
+            | method::ANVIL_STOP_IMPERSONATING_ACCOUNT
+            | method::HARDHAT_STOP_IMPERSONATING_ACCOUNT => json!([someone]),
+            method::EVM_SET_AUTOMINE => json!([false]),
             _ => json!([]),
         };
         let error = session.call_error(name, params);

@@ -1,0 +1,48 @@
+//! When a sent transaction is mined: at once into a block of its own
+//! (automine, as Anvil and Hardhat do by default), or, with automine off
+//! (`evm_setAutomine(false)`, or a server started with `--block-time`), in
+//! the next block made, whoever makes it. Also the accounts
+//! `eth_sendTransaction` sends for without their keys (impersonation).
+
+use alloy_consensus::Transaction;
+use w3api_source::SourceError;
+
+use crate::Devnet;
+use crate::generate::{BlockPlan, ChainData, SignedTransaction};
+
+impl ChainData {
+    /// Whether sent transactions are mined at once, `default` unless set.
+    pub(crate) fn automine(&self, default: bool) -> bool {
+        self.producer.automine.unwrap_or(default)
+    }
+
+    /// Keeps a transaction for the next block. Its nonce must follow the
+    /// sender's, counting the sender's transactions already waiting, so
+    /// that every one waiting can be mined in order.
+    fn queue(&mut self, signed: SignedTransaction) -> Result<(), SourceError> {
+        let sender = signed.sender;
+        let waiting = self.producer.pending.iter().filter(|p| p.sender == sender).count() as u64;
+        let expected = self.state.archive().account(sender, self.latest()).nonce + waiting;
+        let nonce = signed.envelope.nonce();
+        if nonce != expected {
+            let which = if nonce < expected { "too low" } else { "too high" };
+            return Err(SourceError::InvalidRequest(format!(
+                "nonce {which}: address {sender}, tx: {nonce} state: {expected} (counting its {waiting} pending)"
+            )));
+        }
+        self.producer.pending.push(signed);
+        Ok(())
+    }
+}
+
+impl Devnet {
+    /// Mines `signed` now into a block of its own, or keeps it for the next
+    /// block when automine is off.
+    pub(crate) fn submit(&self, data: &mut ChainData, signed: SignedTransaction) -> Result<(), SourceError> {
+        if data.automine(self.inner.automine) {
+            self.append(data, BlockPlan::signed(signed)).map(drop)
+        } else {
+            data.queue(signed)
+        }
+    }
+}
