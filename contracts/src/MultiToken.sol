@@ -10,7 +10,7 @@ contract MultiToken is Owned {
     string public name;
     string public symbol;
     string private template;
-    mapping(uint256 => mapping(address => uint256)) public balanceOf;
+    mapping(uint256 => mapping(address => uint256)) private balances;
     mapping(address => mapping(address => bool)) public isApprovedForAll;
 
     event TransferSingle(
@@ -43,15 +43,19 @@ contract MultiToken is Owned {
         return template;
     }
 
+    function balanceOf(address account, uint256 id) external view returns (uint256) {
+        return balances[id][account];
+    }
+
     function balanceOfBatch(address[] calldata accounts, uint256[] calldata ids)
         external
         view
-        returns (uint256[] memory balances)
+        returns (uint256[] memory amounts)
     {
         if (accounts.length != ids.length) revert LengthMismatch(ids.length, accounts.length);
-        balances = new uint256[](accounts.length);
+        amounts = new uint256[](accounts.length);
         for (uint256 i = 0; i < accounts.length; i++) {
-            balances[i] = balanceOf[ids[i]][accounts[i]];
+            amounts[i] = balances[ids[i]][accounts[i]];
         }
     }
 
@@ -62,7 +66,7 @@ contract MultiToken is Owned {
 
     function mint(address to, uint256 id, uint256 amount, bytes calldata data) external {
         if (to == address(0)) revert ZeroAddress();
-        balanceOf[id][to] += amount;
+        balances[id][to] += amount;
         emit TransferSingle(msg.sender, address(0), to, id, amount);
         _checkReceiver(address(0), to, id, amount, data);
     }
@@ -101,12 +105,12 @@ contract MultiToken is Owned {
     }
 
     function _move(address from, address to, uint256 id, uint256 amount) private {
-        uint256 balance = balanceOf[id][from];
+        uint256 balance = balances[id][from];
         if (balance < amount) revert InsufficientBalance(from, id, balance, amount);
         unchecked {
-            balanceOf[id][from] = balance - amount;
+            balances[id][from] = balance - amount;
         }
-        balanceOf[id][to] += amount;
+        balances[id][to] += amount;
     }
 
     function _checkReceiver(address from, address to, uint256 id, uint256 amount, bytes calldata data) private {

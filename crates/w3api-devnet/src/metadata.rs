@@ -66,8 +66,22 @@ const TRAITS: &[(&str, &[&str])] = &[
     ("Aura", &["None", "Spark", "Frost", "Inferno"]),
 ];
 
+/// Where a collection's contract says token `id`'s document is: its base
+/// and the id, which an ERC1155's `uri` template gives as 64 hex digits
+/// (the standard's `{id}`), an ERC721's `tokenURI` in decimal.
+pub(crate) fn token_uri(base: &str, id: u32, erc1155: bool) -> String {
+    if erc1155 { format!("{base}/{id:064x}.json") } else { format!("{base}/{id}.json") }
+}
+
 /// Metadata for token ids 1..=ids of a collection.
-pub(crate) fn collection(seed: u64, chain: Chain, address: Address, name: &str, ids: u32) -> Vec<NftMetadata> {
+pub(crate) fn collection(
+    seed: u64,
+    chain: Chain,
+    address: Address,
+    name: &str,
+    ids: u32,
+    erc1155: bool,
+) -> Vec<NftMetadata> {
     let mut rng = seed::rng(seed, &[b"nft-metadata", &crate::chain_id(chain).to_be_bytes(), address.as_slice()]);
     let base = format!("{MEDIA_HOST}/nft/{}/{address:#x}", crate::chain_id(chain));
     (1..=ids)
@@ -80,7 +94,7 @@ pub(crate) fn collection(seed: u64, chain: Chain, address: Address, name: &str, 
                 .iter()
                 .map(|(trait_type, values)| (Cow::Borrowed(*trait_type), Cow::Borrowed(weighted(&mut rng, values))))
                 .collect(),
-            token_uri: format!("{base}/{id}.json"),
+            token_uri: token_uri(&base, id, erc1155),
         })
         .collect()
 }
@@ -160,7 +174,7 @@ mod tests {
 
     #[test]
     fn rarer_traits_rank_higher() {
-        let metadata = collection(7, Chain::Eth, Address::repeat_byte(1), "Test", 200);
+        let metadata = collection(7, Chain::Eth, Address::repeat_byte(1), "Test", 200, false);
         let rarity = rarity(&metadata, &trait_counts(&metadata));
         let mut ranks: Vec<u32> = rarity.iter().map(|r| r.rank).collect();
         ranks.sort_unstable();
@@ -179,5 +193,11 @@ mod tests {
         };
         assert!(rare_values(rarest) > rare_values(commonest));
         assert_eq!(rarity[rarest].label, "Top 1%");
+    }
+
+    #[test]
+    fn an_erc1155_uri_names_the_id_in_64_hex_digits_as_its_template_says() {
+        assert_eq!(token_uri("https://x/nft", 26, false), "https://x/nft/26.json");
+        assert_eq!(token_uri("https://x/nft", 26, true), format!("https://x/nft/{}1a.json", "0".repeat(62)));
     }
 }

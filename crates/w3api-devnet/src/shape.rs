@@ -434,6 +434,6 @@ fn nft_metadata(data: &ChainData, collection: u16, id: u32, given: NewNftMetadat
         image: given.image.unwrap_or_else(|| format!("{base}/{id}.png")),
         external_url: format!("{base}/{id}"),
         attributes: given.attributes.into_iter().map(|(kind, value)| (Cow::Owned(kind), Cow::Owned(value))).collect(),
-        token_uri: format!("{base}/{id}.json"),
+        token_uri: crate::metadata::token_uri(&base, id, collection.kind == ContractType::Erc1155),
     }
 }

@@ -428,7 +428,7 @@ fn plan_collections(
             && index + 1 == usize::from(scale.erc721_collections + scale.erc1155_collections);
         let (name, symbol) = names.collection(rng, spam);
         let ids = if kind == ContractType::Erc721 { scale.erc721_supply } else { scale.erc1155_ids };
-        let metadata = metadata::collection(seed, chain, address, &name, ids);
+        let metadata = metadata::collection(seed, chain, address, &name, ids, kind == ContractType::Erc1155);
         let trait_counts = metadata::trait_counts(&metadata);
         let rarity = metadata::rarity(&metadata, &trait_counts);
         let base = format!("{MEDIA_HOST}/collections/{}/{address:#x}", crate::chain_id(chain));
