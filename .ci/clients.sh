@@ -4,6 +4,11 @@
 #     JSON-RPC method of the gateway at $URL/eth/$KEY;
 #   - the official Moralis SDKs (npm `moralis`, PyPI `moralis`) call every
 #     REST operation, following cursors through every page;
+#   - coherence (coherence.py, plain HTTP): the Data API against the chain
+#     it reads: wallet-token balances and supplies, NFT owners, amounts and
+#     URIs by eth_call at the same block; eth_getTokenPrice and usd_price
+#     recomputed from pair reserves; eth_getProof verified by py-trie
+#     against the blocks' state roots;
 #   - stream deliveries end to end (streams_checks.py, with a Python webhook
 #     receiver that checks every x-signature with its own keccak) and the
 #     Moralis JS SDK's streams module (management calls, verifySignature and
@@ -40,7 +45,7 @@ echo "--- install: npm (viem, ethers, moralis) into target/ci/clients"
 . "$root/.ci/npm.sh"
 npm_install "$clients" "$work"
 
-echo "--- install: PyPI (web3, moralis) into target/ci/venv"
+echo "--- install: PyPI (web3, moralis, trie) into target/ci/venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 timeout 600 "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$clients/requirements.txt"
 
@@ -76,6 +81,7 @@ run ethers node "$clients/ethers.cjs"
 run web3py "$venv/bin/python" "$clients/web3py_checks.py"
 run moralis-js node "$clients/moralis-js.cjs"
 run moralis-py "$venv/bin/python" "$clients/moralis_py_checks.py"
+run coherence "$venv/bin/python" "$clients/coherence.py"
 # A user's own contracts (OpenZeppelin's, from npm), deployed from the dev
 # accounts, then seen by the Moralis SDKs: they add blocks, after the
 # checks above that read the chain as generated.
