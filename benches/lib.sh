@@ -36,6 +36,12 @@ start() {
     exit 1
 }
 
+# Prints "VmRSS VmHWM" of a process, in MiB.
+memory() {
+    awk '$1 == "VmRSS:" { rss = $2 } $1 == "VmHWM:" { hwm = $2 }
+        END { printf "%.0f %.0f\n", rss / 1024, hwm / 1024 }' "/proc/$1/status"
+}
+
 # Installs wrk (Debian's package) when missing.
 need_wrk() {
     if ! command -v wrk >/dev/null; then

@@ -55,12 +55,6 @@ W3API=${W3API:-target/dist/w3api}
 
 now_ms() { date +%s%3N; }
 
-# Prints "VmRSS VmHWM" of a process, in MiB.
-memory() {
-    awk '$1 == "VmRSS:" { rss = $2 } $1 == "VmHWM:" { hwm = $2 }
-        END { printf "%.0f %.0f\n", rss / 1024, hwm / 1024 }' "/proc/$1/status"
-}
-
 # Stops a server started by `start` with SIGTERM (a graceful stop, which
 # logs the answer cache's counts) and prints "hits misses kept" from its log.
 # Callers read it through a process substitution, a subshell that cannot

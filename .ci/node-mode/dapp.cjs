@@ -4,7 +4,9 @@
 // a transfer, reads the receipt and its event, and finds the transfer in the
 // next wallet answer at once. Then what the gateway passes on is compared
 // with the node's own answers: a reverting eth_call's error (code, message,
-// revert data), code and storage at a block, and filters.
+// revert data), code and storage at a block, filters, and what the node's
+// own accounts sign (eth_accounts, eth_sign, personal_sign,
+// eth_signTypedData_v4, eth_sendTransaction).
 //
 //   dapp.cjs --rpc NODE_URL --api W3API_URL --key KEY
 //
@@ -134,6 +136,36 @@ async function main() {
   tally.eq('filters', 'eth_uninstallFilter', true, await gateway.call('eth_uninstallFilter', [logFilter]));
   tally.eq('filters', 'eth_uninstallFilter again', false, await gateway.call('eth_uninstallFilter', [logFilter]));
   await gateway.call('eth_uninstallFilter', [blockFilter]);
+
+  // The node's own accounts sign, through the gateway: the same accounts,
+  // and signatures equal to the node's own.
+  const signers = await gateway.call('eth_accounts', []);
+  tally.eq('accounts', 'eth_accounts', canonical(accounts), canonical(signers.map((a) => a.toLowerCase())));
+  const message = '0x68656c6c6f';
+  // personal_sign is eth_sign's signature with the parameters swapped (the
+  // gateway passes it on as eth_sign, which every node has; Ganache has no personal_sign).
+  tally.eq('accounts', 'personal_sign', await node.call('eth_sign', [signers[0], message]),
+    await gateway.call('personal_sign', [message, signers[0]]));
+  tally.eq('accounts', 'eth_sign', await node.call('eth_sign', [signers[0], message]),
+    await gateway.call('eth_sign', [signers[0], message]));
+  const typed = {
+    types: {
+      EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'chainId', type: 'uint256' }],
+      Mail: [{ name: 'contents', type: 'string' }],
+    },
+    primaryType: 'Mail',
+    domain: { name: 'w3api', chainId },
+    message: { contents: 'hello' },
+  };
+  tally.eq('accounts', 'eth_signTypedData_v4', await node.call('eth_signTypedData_v4', [signers[0], typed]),
+    await gateway.call('eth_signTypedData_v4', [signers[0], typed]));
+  const sent = await gateway.call('eth_sendTransaction', [{ from: signers[0], to: recipient, value: '0x1' }]);
+  let mined = null;
+  for (let tries = 0; tries < 100 && !mined; tries++) {
+    mined = await gateway.call('eth_getTransactionReceipt', [sent]);
+    if (!mined) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  tally.eq('accounts', 'eth_sendTransaction mined', '0x1', mined?.status);
 
   provider.destroy();
   console.log(`dapp: ${tally.passed} passed, ${tally.failed} failed`);

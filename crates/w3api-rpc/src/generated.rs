@@ -382,7 +382,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccountProof>;
     /**Sends a signed transaction
 
-Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is InvalidParams in geth's words, and makes no block.
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is InvalidParams in geth's words, and makes no block. With automine off (evm_setAutomine, or a server started with --block-time) it waits for the next block made, and must carry the sender's next nonce, counting its transactions waiting.
 
 Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
@@ -483,7 +483,7 @@ Calls `eth_accounts`.
     ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Address>>;
     /**Signs a transaction with a dev account's key and sends it
 
-What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once, a revert included as a failed receipt. A sender that is not a dev account, or a transaction the chain refuses (funds, fees, a revert while estimating), is InvalidParams naming why. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once (or in the next block, with automine off), a revert included as a failed receipt. For an account impersonated with anvil_impersonateAccount, it is sent without the key, with a stand-in signature. A sender that is not a dev account, or a transaction the chain refuses (funds, fees, a revert while estimating), is InvalidParams naming why. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
 
 Calls `eth_sendTransaction` with the positional parameters `transaction`.
 
@@ -1253,7 +1253,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     }
     /**Sends a signed transaction
 
-Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is InvalidParams in geth's words, and makes no block.
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is InvalidParams in geth's words, and makes no block. With automine off (evm_setAutomine, or a server started with --block-time) it waits for the next block made, and must carry the sender's next nonce, counting its transactions waiting.
 
 Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
@@ -1371,7 +1371,7 @@ Calls `eth_accounts`.
     }
     /**Signs a transaction with a dev account's key and sends it
 
-What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once, a revert included as a failed receipt. A sender that is not a dev account, or a transaction the chain refuses (funds, fees, a revert while estimating), is InvalidParams naming why. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once (or in the next block, with automine off), a revert included as a failed receipt. For an account impersonated with anvil_impersonateAccount, it is sent without the key, with a stand-in signature. A sender that is not a dev account, or a transaction the chain refuses (funds, fees, a revert while estimating), is InvalidParams naming why. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
 
 Calls `eth_sendTransaction` with the positional parameters `transaction`.
 
