@@ -52,7 +52,7 @@ call_body() { # TOKEN HOLDER
 HARDHAT_PID=$!
 stop_on_exit "$HARDHAT_PID"
 for _ in $(seq 1 600); do
-    HARDHAT=$(sed -e 's/\x1b\[[0-9;]*m//g' -n 's|^Started HTTP and WebSocket JSON-RPC server at \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$WORK/hardhat.out")
+    HARDHAT=$(sed -e 's/\x1b\[[0-9;]*m//g' -n -e 's|^Started HTTP and WebSocket JSON-RPC server at \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$WORK/hardhat.out")
     [ -n "$HARDHAT" ] && break
     sleep 0.1
 done

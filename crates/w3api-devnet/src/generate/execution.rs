@@ -10,7 +10,7 @@
 use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, Transaction, TxEip1559, TxLegacy, TxType};
 use alloy_primitives::{Bytes, U256};
 use w3api_chain::revm::context::TxEnv;
-use w3api_chain::revm::context::result::ExecutionResult;
+use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
 use w3api_chain::revm::state::EvmState;
 use w3api_chain::{BlockSpec, Checks, describe};
 use w3api_ledger::{Asset, Holder, events};
@@ -87,13 +87,23 @@ impl Simulation<'_> {
             gas_priority_fee: (!legacy).then_some(u128::from(tip)),
             ..TxEnv::default()
         };
-        let outcome = self.chain.transact(block, &self.block_spec(), tx, Checks::Block);
-        let outcome = outcome.unwrap_or_else(|refused| panic!("the generator sent what the EVM refuses: {refused}"));
+        let short = if limit == room { NotSent::BlockFull } else { NotSent::Unaffordable };
+        let outcome = match self.chain.transact(block, &self.block_spec(), tx, Checks::Block) {
+            Ok(outcome) => outcome,
+            // Its calldata alone costs more than the gas left to it (the
+            // block's room, or what its sender can pay for): like a
+            // failure short of its allowance, it waits, or is not sent.
+            Err(EVMError::Transaction(
+                InvalidTransaction::CallGasCostMoreThanGasLimit { .. }
+                | InvalidTransaction::GasFloorMoreThanGasLimit { .. },
+            )) if limit < call.cap() => return Err(short),
+            Err(refused) => panic!("the generator sent what the EVM refuses: {refused}"),
+        };
         // Short of its full allowance, a failure may only mean too little
         // gas (a sub-call or creation runs out and reverts): it waits for
         // a block with room, or is not sent.
         if !outcome.result.is_success() && limit < call.cap() {
-            return Err(if limit == room { NotSent::BlockFull } else { NotSent::Unaffordable });
+            return Err(short);
         }
         // Signed with what it used and a fifth more, as an estimate would give.
         let spent = outcome.result.gas().total_gas_spent();
