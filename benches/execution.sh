@@ -42,6 +42,14 @@ post_lua() {
     printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = %s\n' "'$2'" >"$WORK/$1.lua"
 }
 
+# wait_for_chain RPC_URL: until the chain answers (generated, at first use).
+wait_for_chain() {
+    until curl -sf -o /dev/null -H 'Content-Type: application/json' \
+        -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "$1"; do
+        sleep 0.05
+    done
+}
+
 call_body() { # TOKEN HOLDER
     echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_call\",\"params\":[{\"to\":\"$1\",\"data\":\"0x70a08231000000000000000000000000${2#0x}\"},\"latest\"]}"
 }
@@ -60,10 +68,7 @@ done
 
 start serve "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY" --answer-cache-size 0
 RPC=$URL/eth/$KEY
-until curl -sf -o /dev/null -H 'Content-Type: application/json' \
-    -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "$RPC"; do
-    sleep 0.05
-done
+wait_for_chain "$RPC"
 
 read -r hh_token hh_holder < <(node benches/execution/deploy.cjs "$HARDHAT")
 read -r w3_token w3_holder < <(node benches/execution/deploy.cjs "$RPC")
@@ -87,10 +92,7 @@ kill "$HARDHAT_PID" 2>/dev/null || true
 kill "$SERVER_PID" 2>/dev/null || true
 start serve-ryw "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
 RPC=$URL/eth/$KEY
-until curl -sf -o /dev/null -H 'Content-Type: application/json' \
-    -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "$RPC"; do
-    sleep 0.05
-done
+wait_for_chain "$RPC"
 read -r ryw_token _ < <(node benches/execution/deploy.cjs "$RPC")
 read -r ryw_p50 ryw_p99 ryw_max base_p50 base_p99 < <(node benches/execution/read-your-writes.cjs "$URL" "$KEY" "$ryw_token" "$COUNT")
 kill "$SERVER_PID" 2>/dev/null || true
@@ -100,10 +102,7 @@ memory_rows=()
 for scale in $SCALES; do
     start "serve-$scale" "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY" --scale "$scale"
     started=$(date +%s%3N)
-    until curl -sf -o /dev/null -H 'Content-Type: application/json' \
-        -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "$URL/eth/$KEY"; do
-        sleep 0.1
-    done
+    wait_for_chain "$URL/eth/$KEY"
     generated=$(($(date +%s%3N) - started))
     read -r rss hwm < <(memory "$SERVER_PID")
     memory_rows+=("| $scale | ${generated} ms | $rss MiB | $hwm MiB |")

@@ -296,7 +296,7 @@ fn is_precompile(address: &Address) -> bool {
     address[..19].iter().all(|byte| *byte == 0) && (1..=0x11).contains(&address[19])
 }
 
-fn evm_access_list(list: &[AccessListItem]) -> AccessList {
+pub(super) fn evm_access_list(list: &[AccessListItem]) -> AccessList {
     AccessList(
         list.iter()
             .map(|item| EvmAccessListItem { address: item.address, storage_keys: item.storage_keys.clone() })

@@ -3,13 +3,12 @@
 //! with the account's key and sent as any signed transaction is.
 
 use alloy_consensus::{SignableTransaction, TxEip1559, TxEip2930, TxEnvelope, TxLegacy, TypedTransaction};
-use alloy_eips::eip2930::{AccessList, AccessListItem as EipItem};
 use alloy_primitives::{Signature, TxKind, U256};
 use alloy_signer::SignerSync;
 use w3api_source::{BlockRef, SourceError};
-use w3api_types::rpc::{AccessListItem, TransactionRequest};
+use w3api_types::rpc::TransactionRequest;
 
-use super::execution::input_of;
+use super::execution::{evm_access_list, input_of};
 use crate::dev_accounts::dev_signer;
 use crate::generate::{ChainData, SignedTransaction};
 
@@ -68,7 +67,7 @@ impl ChainData {
                     gas_limit,
                     to,
                     value,
-                    access_list: access_list(&list),
+                    access_list: evm_access_list(&list),
                     input,
                 }),
                 None => TypedTransaction::Legacy(TxLegacy {
@@ -92,13 +91,8 @@ impl ChainData {
             max_priority_fee_per_gas,
             to,
             value,
-            access_list: access_list(request.access_list.as_deref().unwrap_or_default()),
+            access_list: evm_access_list(request.access_list.as_deref().unwrap_or_default()),
             input,
         }))
     }
-}
-
-fn access_list(items: &[AccessListItem]) -> AccessList {
-    let item = |i: &AccessListItem| EipItem { address: i.address, storage_keys: i.storage_keys.clone() };
-    AccessList(items.iter().map(item).collect())
 }
