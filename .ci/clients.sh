@@ -21,7 +21,9 @@
 #   - a user's own contracts: OpenZeppelin's ERC20 and ERC721 (npm build
 #     artifacts) deployed from the standard dev accounts with viem, ethers
 #     and web3.py, read, minted and transferred, then listed by the Moralis
-#     SDKs' wallet answers (own-contracts.cjs, own_contracts.py);
+#     SDKs' wallet answers; bad transactions and reverts come back as the
+#     errors viem, ethers and web3.py make of geth's (own-contracts.cjs,
+#     own_contracts.py);
 #   - viem's test client (modes anvil and hardhat) drives the chain-control
 #     methods, last, as it changes the chain (and puts it back);
 # and every decoded result is compared with the raw answer to the same call

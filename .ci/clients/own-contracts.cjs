@@ -6,7 +6,10 @@
 // holds, and the node's account by eth_sendTransaction); read back with
 // eth_call; minted and transferred; their receipts and events decoded.
 // Then the Moralis JS SDK's wallet tokens and NFTs answers show them, named
-// by what the contracts say of themselves.
+// by what the contracts say of themselves. Transactions the chain will not
+// take, and calls that revert, come back as the errors viem and ethers
+// make of geth's: error -32000 with geth's words, error 3 with the revert
+// data.
 
 const path = require('node:path');
 const viem = require('viem');
@@ -129,6 +132,64 @@ async function withEthers() {
   });
 }
 
+/** Raw transactions the chain refuses, each as viem classifies it. */
+async function refusals() {
+  const transport = viem.http(RPC_URL, { retryCount: 0, timeout: 20000 });
+  const client = viem.createPublicClient({ chain: mainnet, transport });
+  const local = mnemonicToAccount(MNEMONIC, { addressIndex: 5 });
+  const wallet = viem.createWalletClient({ account: local, chain: mainnet, transport });
+  const used = await client.getTransactionCount({ address: local.address });
+  const baseFee = (await client.getBlock()).baseFeePerGas;
+  const fees = { maxFeePerGas: 2n * baseFee + 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n };
+  const transfer = { to: '0x000000000000000000000000000000000000dEaD', value: 1n, gas: 21000n, nonce: used, ...fees };
+  const cases = [
+    ['nonce too low', { ...transfer, nonce: 0 }, viem.NonceTooLowError],
+    ['nonce too high', { ...transfer, nonce: used + 5 }, viem.NonceTooHighError],
+    ['intrinsic gas too low', { ...transfer, gas: 20000n }, viem.IntrinsicGasTooLowError],
+    ['max fee under the base fee', { ...transfer, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, viem.FeeCapTooLowError],
+    ['insufficient funds', { ...transfer, value: 10n ** 30n }, viem.InsufficientFundsError],
+  ];
+  for (const [what, request, kind] of cases) {
+    await check(`viem: sendTransaction with ${what} is refused as ${kind.name}, error -32000`, async () => {
+      let error;
+      await wallet.sendTransaction(request).catch((e) => { error = e; });
+      assert(error, 'sent');
+      const classified = error.walk((e) => e instanceof kind);
+      const rpc = error.walk((e) => typeof e.code === 'number' && e.code < 0);
+      assert(classified, `not a ${kind.name}: ${error.shortMessage}`);
+      assert(rpc && rpc.code === -32000, `error code ${rpc && rpc.code}`);
+      return rpc.details;
+    });
+  }
+  await check('viem: a refused transaction made no block', async () => {
+    const after = await client.getTransactionCount({ address: local.address });
+    assert(after === used, `nonce ${used} became ${after}`);
+    return `nonce still ${after}`;
+  });
+  const token = deployed[0].token;
+  await check('viem: simulateContract of a transfer beyond the balance reverts with its reason (error 3)', async () => {
+    let error;
+    await client.simulateContract({
+      account: privateKeyToAccount(generatePrivateKey()).address, address: token, abi: ERC20.abi, functionName: 'transfer', args: [local.address, 1n],
+    }).catch((e) => { error = e; });
+    const reverted = error && error.walk((e) => e instanceof viem.ContractFunctionRevertedError);
+    assert(reverted, `not a revert: ${error && error.shortMessage}`);
+    assert(reverted.reason === 'ERC20: transfer amount exceeds balance', `reason ${reverted.reason}`);
+    return reverted.reason;
+  });
+  const provider = new ethers.JsonRpcProvider(RPC_URL, 1, { staticNetwork: true });
+  const signer = ethers.HDNodeWallet.fromPhrase(MNEMONIC, undefined, "m/44'/60'/0'/0/6").connect(provider);
+  const expectCode = async (what, send, code) => check(`ethers: ${what} is ${code}`, async () => {
+    let error;
+    await send().catch((e) => { error = e; });
+    assert(error && error.code === code, `${error && error.code}: ${error && error.message}`);
+    return error.shortMessage;
+  });
+  await expectCode('a transaction with a used nonce', () => signer.sendTransaction({ to: signer.address, value: 1n, nonce: 0 }), 'NONCE_EXPIRED');
+  await expectCode('a transaction worth more than the account', () => signer.sendTransaction({ to: signer.address, value: 10n ** 30n, gasLimit: 21000n }), 'INSUFFICIENT_FUNDS');
+  await expectCode('a call that reverts', () => new ethers.Contract(token, ERC20.abi, provider).transfer.staticCall(signer.address, 1n, { from: ethers.Wallet.createRandom().address }), 'CALL_EXCEPTION');
+}
+
 async function withMoralis() {
   await Moralis.start({ apiKey: KEY, evmApiBaseUrl: `${BASE}/api/v2.2` });
   for (const d of deployed) {
@@ -156,6 +217,7 @@ async function withMoralis() {
 async function main() {
   await withViem();
   await withEthers();
+  await refusals();
   await withMoralis();
 }
 

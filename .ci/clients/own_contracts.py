@@ -3,8 +3,9 @@ and ERC721 (the npm package's build artifacts, installed beside the JS
 clients) deployed from account #7 of the standard test mnemonic, once by
 the node's account (eth_sendTransaction, `transact`) and once signed here
 (eth_account, send_raw_transaction); read with `call`; minted and
-transferred; events decoded from the receipts. The Moralis Python SDK's
-wallet tokens and NFTs answers then show them, named by the contracts."""
+transferred; events decoded from the receipts; a used nonce refused as geth
+refuses it. The Moralis Python SDK's wallet tokens and NFTs answers then
+show them, named by the contracts."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import sys
 from eth_account import Account
 from moralis import evm_api
 from web3 import Web3
+from web3.exceptions import Web3RPCError
 
 from pylib import KEY, RPC_URL, URL, Runner, point_sdk_at
 
@@ -113,10 +115,29 @@ def sdk_nfts():
     return f"{row['name']} #{row['token_id']}"
 
 
+def refused_nonce():
+    """A used nonce: geth's error -32000 and words, as web3.py raises them."""
+    used = w3.eth.get_transaction_count(local.address)
+    base_fee = w3.eth.get_block("latest")["baseFeePerGas"]
+    tx = {"to": holder, "value": 1, "gas": 21000, "nonce": 0, "chainId": 1,
+          "maxFeePerGas": 2 * base_fee + 10**9, "maxPriorityFeePerGas": 10**9}
+    assert used > 0, "account #7 has sent nothing yet"
+    try:
+        w3.eth.send_raw_transaction(local.sign_transaction(tx).raw_transaction)
+    except Web3RPCError as error:
+        answer = error.rpc_response["error"]
+        assert answer["code"] == -32000, answer
+        assert answer["message"] == f"nonce too low: next nonce {used}, tx nonce 0", answer
+        assert w3.eth.get_transaction_count(local.address) == used, "a refused transaction made a block"
+        return answer["message"]
+    raise AssertionError("a transaction with a used nonce was taken")
+
+
 def main() -> int:
     r.check("web3.py: deploy ERC20PresetMinterPauser by transact (eth_sendTransaction), read by call", deploy_token)
     r.check("web3.py: mint and transfer signed here (send_raw_transaction), Transfer decoded", mint_and_transfer)
     r.check("web3.py: ERC721PresetMinterPauserAutoId signed here, minted by transact, ownerOf and tokenURI", deploy_collection)
+    r.check("web3.py: a used nonce is refused with error -32000, in geth's words", refused_nonce)
     r.check("moralis-py: get_wallet_token_balances_price shows the token with its own name, symbol, decimals", sdk_tokens)
     r.check("moralis-py: get_wallet_nfts shows the ERC721 token 0 with the contract's tokenURI", sdk_nfts)
     return r.done()

@@ -226,7 +226,7 @@ impl w3api_source::Execution for Devnet {
 /// A raw transaction as the chain takes it: decoded, and its sender
 /// recovered; blob and set-code transactions are not taken.
 fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError> {
-    let refused = |message: String| SourceError::InvalidRequest(message);
+    let refused = SourceError::TransactionRefused;
     let envelope = TxEnvelope::decode_2718_exact(raw).map_err(|e| refused(format!("rlp: {e}")))?;
     if matches!(envelope.tx_type(), TxType::Eip4844 | TxType::Eip7702) {
         let kind = envelope.tx_type();

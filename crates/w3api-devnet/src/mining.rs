@@ -5,6 +5,7 @@
 //! `eth_sendTransaction` sends for without their keys (impersonation).
 
 use alloy_consensus::Transaction;
+use alloy_primitives::{Address, B256};
 use w3api_source::SourceError;
 
 use crate::Devnet;
@@ -21,17 +22,29 @@ impl ChainData {
     /// that every one waiting can be mined in order.
     fn queue(&mut self, signed: SignedTransaction) -> Result<(), SourceError> {
         let sender = signed.sender;
-        let waiting = self.producer.pending.iter().filter(|p| p.sender == sender).count() as u64;
-        let expected = self.state.archive().account(sender, self.latest()).nonce + waiting;
+        let expected = self.pending_nonce(sender);
         let nonce = signed.envelope.nonce();
         if nonce != expected {
             let which = if nonce < expected { "too low" } else { "too high" };
-            return Err(SourceError::InvalidRequest(format!(
-                "nonce {which}: address {sender}, tx: {nonce} state: {expected} (counting its {waiting} pending)"
+            return Err(SourceError::TransactionRefused(format!(
+                "nonce {which}: next nonce {expected}, tx nonce {nonce} (counting the sender's transactions waiting for a block)"
             )));
         }
         self.producer.pending.push(signed);
         Ok(())
+    }
+
+    /// The nonce of `sender`'s next transaction: after the newest block's,
+    /// and after those waiting for the next block (the `pending` tag's, as
+    /// geth counts its pool).
+    pub(crate) fn pending_nonce(&self, sender: Address) -> u64 {
+        let waiting = self.producer.pending.iter().filter(|p| p.sender == sender).count() as u64;
+        self.state.archive().account(sender, self.latest()).nonce + waiting
+    }
+
+    /// A transaction waiting for the next block, by hash.
+    pub(crate) fn waiting(&self, hash: &B256) -> Option<&SignedTransaction> {
+        self.producer.pending.iter().find(|p| p.envelope.tx_hash() == hash)
     }
 }
 

@@ -46,7 +46,7 @@ impl RpcError {
         match self {
             RpcError::Rpc { code, .. } => ErrorCode::from_code(*code),
             RpcError::Http { status: 401 | 403 } => Some(ErrorCode::Unauthorized),
-            RpcError::Http { status: 400 } => Some(ErrorCode::UnknownChain),
+            RpcError::Http { status: 400 } => Some(ErrorCode::ServerError),
             RpcError::Http { status: 429 } => Some(ErrorCode::RateLimited),
             _ => None,
         }

@@ -287,7 +287,8 @@ Calls `eth_call` with the positional parameters `transaction`, `block`, `state_o
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
-- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why*/
+- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
     #[method(name = "eth_call", param_kind = array)]
     async fn call(
         &self,
@@ -306,7 +307,8 @@ Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
-- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why*/
+- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
     #[method(name = "eth_estimateGas", param_kind = array)]
     async fn estimate_gas(
         &self,
@@ -323,7 +325,8 @@ Calls `eth_createAccessList` with the positional parameters `transaction`, `bloc
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
     #[method(name = "eth_createAccessList", param_kind = array)]
     async fn create_access_list(
         &self,
@@ -382,14 +385,15 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccountProof>;
     /**Sends a signed transaction
 
-Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is InvalidParams in geth's words, and makes no block. With automine off (evm_setAutomine, or a server started with --block-time) it waits for the next block made, and must carry the sender's next nonce, counting its transactions waiting.
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is ServerError (-32000) in geth's words, and makes no block. With automine off (evm_setAutomine, or a server started with --block-time) it waits for the next block made, and must carry the sender's next nonce, counting its transactions waiting; while it waits, eth_getTransactionByHash finds it without a block, and eth_getTransactionCount at pending counts it.
 
 Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
     #[method(name = "eth_sendRawTransaction", param_kind = array)]
     async fn send_raw_transaction(
         &self,
@@ -483,14 +487,16 @@ Calls `eth_accounts`.
     ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Address>>;
     /**Signs a transaction with a dev account's key and sends it
 
-What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once (or in the next block, with automine off), a revert included as a failed receipt. For an account impersonated with anvil_impersonateAccount, it is sent without the key, with a stand-in signature. A sender that is not a dev account, or a transaction the chain refuses (funds, fees, a revert while estimating), is InvalidParams naming why. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once (or in the next block, with automine off), a revert included as a failed receipt. For an account impersonated with anvil_impersonateAccount, it is sent without the key, with a stand-in signature. A sender that is not a dev account is InvalidParams naming it; a transaction the chain refuses (nonce, funds, fees) is ServerError (-32000) in geth's words, and a revert while estimating its gas is ExecutionReverted with the revert data. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
 
 Calls `eth_sendTransaction` with the positional parameters `transaction`.
 
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words
+- `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)*/
     #[method(name = "eth_sendTransaction", param_kind = array)]
     async fn send_transaction(
         &self,
@@ -699,10 +705,10 @@ pub enum ErrorCode {
     PriceNotFound,
     ///Limit exceeded: too many requests (HTTP 429)
     RateLimited,
+    ///Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words
+    ServerError,
     ///Unauthorized: the API key in the path is unknown (HTTP 401)
     Unauthorized,
-    ///Unknown chain: the path names a chain the gateway does not serve (HTTP 400)
-    UnknownChain,
 }
 impl ErrorCode {
     /// Every error code, by name.
@@ -717,8 +723,8 @@ impl ErrorCode {
         ErrorCode::ParseError,
         ErrorCode::PriceNotFound,
         ErrorCode::RateLimited,
+        ErrorCode::ServerError,
         ErrorCode::Unauthorized,
-        ErrorCode::UnknownChain,
     ];
     /// The JSON-RPC error code.
     pub const fn code(self) -> i32 {
@@ -733,8 +739,8 @@ impl ErrorCode {
             ErrorCode::ParseError => -32700i32,
             ErrorCode::PriceNotFound => -32001i32,
             ErrorCode::RateLimited => -32005i32,
+            ErrorCode::ServerError => -32000i32,
             ErrorCode::Unauthorized => -32099i32,
-            ErrorCode::UnknownChain => -32000i32,
         }
     }
     /// What the spec says the error means.
@@ -762,11 +768,11 @@ impl ErrorCode {
                 "No price: no DEX pair prices the token (on the requested exchange, at the requested block)"
             }
             ErrorCode::RateLimited => "Limit exceeded: too many requests (HTTP 429)",
+            ErrorCode::ServerError => {
+                "Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words"
+            }
             ErrorCode::Unauthorized => {
                 "Unauthorized: the API key in the path is unknown (HTTP 401)"
-            }
-            ErrorCode::UnknownChain => {
-                "Unknown chain: the path names a chain the gateway does not serve (HTTP 400)"
             }
         }
     }
@@ -783,8 +789,8 @@ impl ErrorCode {
             -32700i32 => Some(ErrorCode::ParseError),
             -32001i32 => Some(ErrorCode::PriceNotFound),
             -32005i32 => Some(ErrorCode::RateLimited),
+            -32000i32 => Some(ErrorCode::ServerError),
             -32099i32 => Some(ErrorCode::Unauthorized),
-            -32000i32 => Some(ErrorCode::UnknownChain),
             _ => None,
         }
     }
@@ -1140,7 +1146,8 @@ Calls `eth_call` with the positional parameters `transaction`, `block`, `state_o
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
-- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why*/
+- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
     pub async fn call(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,
@@ -1162,7 +1169,8 @@ Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
-- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why*/
+- `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
     pub async fn estimate_gas(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,
@@ -1182,7 +1190,8 @@ Calls `eth_createAccessList` with the positional parameters `transaction`, `bloc
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
     pub async fn create_access_list(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,
@@ -1253,14 +1262,15 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     }
     /**Sends a signed transaction
 
-Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is InvalidParams in geth's words, and makes no block. With automine off (evm_setAutomine, or a server started with --block-time) it waits for the next block made, and must carry the sender's next nonce, counting its transactions waiting.
+Submits the signed, RLP-encoded transaction to the node's pool, and answers its hash. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet mines it at once into a block of its own (automine, as Hardhat and Anvil do), from any sender, the standard development accounts included; one it cannot run (nonce, funds, fees, chain id, malformed RLP, blob and set-code types) is ServerError (-32000) in geth's words, and makes no block. With automine off (evm_setAutomine, or a server started with --block-time) it waits for the next block made, and must carry the sender's next nonce, counting its transactions waiting; while it waits, eth_getTransactionByHash finds it without a block, and eth_getTransactionCount at pending counts it.
 
 Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
     pub async fn send_raw_transaction(
         &self,
         transaction: w3api_types::rpc::Bytes,
@@ -1371,14 +1381,16 @@ Calls `eth_accounts`.
     }
     /**Signs a transaction with a dev account's key and sends it
 
-What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once (or in the next block, with automine off), a revert included as a failed receipt. For an account impersonated with anvil_impersonateAccount, it is sent without the key, with a stand-in signature. A sender that is not a dev account, or a transaction the chain refuses (funds, fees, a revert while estimating), is InvalidParams naming why. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
+What is left out is filled in as Anvil fills it: the sender's next nonce, the gas eth_estimateGas gives, an EIP-1559 fee of twice the next base fee plus the suggested tip (or the gasPrice given, for a legacy transaction), and the chain's id. The transaction is then sent as eth_sendRawTransaction sends it: mined at once (or in the next block, with automine off), a revert included as a failed receipt. For an account impersonated with anvil_impersonateAccount, it is sent without the key, with a stand-in signature. A sender that is not a dev account is InvalidParams naming it; a transaction the chain refuses (nonce, funds, fees) is ServerError (-32000) in geth's words, and a revert while estimating its gas is ExecutionReverted with the revert data. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
 
 Calls `eth_sendTransaction` with the positional parameters `transaction`.
 
 # Errors
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
-- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words
+- `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)*/
     pub async fn send_transaction(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,

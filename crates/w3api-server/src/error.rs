@@ -171,6 +171,7 @@ impl From<SourceError> for ApiError {
             | SourceError::InvalidChange(_)
             | SourceError::NoChanges(_)
             | SourceError::InvalidRequest(_)
+            | SourceError::TransactionRefused(_)
             | SourceError::Reverted { .. }
             | SourceError::Halted(_)
             | SourceError::NotExecuted => ApiError::bad_request(vec![error.to_string()]),

@@ -97,7 +97,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         | SourceError::InvalidRequest(_)
         | SourceError::InvalidChange(_) => ErrorCode::InvalidParams,
         SourceError::NoChanges(_) | SourceError::NotExecuted => ErrorCode::MethodNotSupported,
-        SourceError::ChainNotServed(_) => ErrorCode::UnknownChain,
+        SourceError::ChainNotServed(_) | SourceError::TransactionRefused(_) => ErrorCode::ServerError,
         SourceError::NodeRefused { .. }
         | SourceError::Unavailable(_)
         | SourceError::BadPosition
@@ -513,7 +513,7 @@ pub(crate) async fn entry<S: DataSource>(
     let Some(service) = Chain::from_rpc_slug(&slug).and_then(|chain| app.rpc.services.get(&chain)) else {
         let known: Vec<&str> = Chain::rpc().filter_map(Chain::rpc_slug).collect();
         let message = format!("Unknown chain {slug:?}; the gateway serves {}", known.join(", "));
-        return refusal(StatusCode::BAD_REQUEST, ErrorCode::UnknownChain, message);
+        return refusal(StatusCode::BAD_REQUEST, ErrorCode::ServerError, message);
     };
     let (parts, body) = request.into_parts();
     let Ok(body) = axum::body::to_bytes(body, BODY_LIMIT).await else {

@@ -354,6 +354,11 @@ pub enum SourceError {
     /// A request the chain cannot run as given (it names what was wrong).
     #[error("{0}")]
     InvalidRequest(String),
+    /// A transaction the chain will not take or run: its nonce, funds,
+    /// intrinsic gas, fee, chain id or encoding, in geth's words (geth's
+    /// error -32000, whose messages viem and ethers match on).
+    #[error("{0}")]
+    TransactionRefused(String),
     /// The node behind the source refused a call passed on to it. Its
     /// JSON-RPC error reaches the caller as the node gave it: a revert's
     /// code, message and revert data, for one.

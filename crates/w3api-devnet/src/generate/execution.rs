@@ -226,3 +226,43 @@ impl Simulation<'_> {
         moved.unwrap_or_else(|refused| panic!("the ledger disagrees with the EVM's balances: {refused}"));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::{Address, U256};
+    use w3api_chain::Account;
+    use w3api_source::SourceError;
+    use w3api_types::Chain;
+
+    use super::super::model::GAS_LIMIT;
+    use super::super::simulation::{Action, Simulation};
+    use crate::world::World;
+    use crate::{Accounts, Scale};
+
+    /// The large scale's case, which once stopped the generator: a wallet
+    /// whose funds pay for the 21,000 gas every transaction costs but not
+    /// for its calldata. The transaction is not sent, and the chain goes on.
+    #[test]
+    fn a_call_whose_calldata_costs_more_than_its_sender_can_pay_is_not_sent() {
+        let scale = Scale::TINY;
+        let accounts = Accounts::generate(1, scale.traders, scale.wallets);
+        let world = World::plan(Chain::Eth, 1, &scale, &accounts);
+        let mut simulation = Simulation::new(Chain::Eth, 1, &scale, &accounts, &world);
+        simulation.run();
+        // A base fee so high that the random tip hardly moves the price.
+        let base_fee = 1_000_000_000_000u128;
+        simulation.parent = (GAS_LIMIT / 2, base_fee as u64);
+        let latest = scale.blocks;
+        let asset = world.assets().nth(1).unwrap();
+        // Funds for 21,100 gas at an EIP-1559 transaction's price; the
+        // draw makes some of them legacy ones, which can pay for more.
+        let poor = Account { balance: U256::from(21_100 * (2 * base_fee + 2_000_000_000)), ..Account::default() };
+        for wallet in accounts.wallets().skip(1).take(6) {
+            simulation.chain.archive_mut().set_account(latest, accounts.address(wallet), poor);
+            let transfer = Action::Erc20Transfer { from: wallet, asset, to: Address::repeat_byte(9), amount: 1 };
+            let timestamp = simulation.timestamp + 12;
+            let made = simulation.live_block(latest as u32 + 1, timestamp, Vec::new(), vec![transfer], false);
+            assert!(matches!(&made, Err(SourceError::InvalidChange(m)) if m.contains("cannot pay")), "{made:?}");
+        }
+    }
+}

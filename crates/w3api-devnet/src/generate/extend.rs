@@ -173,7 +173,7 @@ impl ChainData {
         if made.is_err() {
             self.producer.pending = waiting;
         }
-        made.map_err(SourceError::InvalidChange)?;
+        made?;
         found.into_world(&mut self.world);
         let transactions = sign(unsigned, Signers::new(accounts, &self.producer.created));
         let mut blocks = seal(seed, self.chain, pending, &transactions, parent_hash);

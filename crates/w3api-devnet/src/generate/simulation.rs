@@ -24,6 +24,7 @@ use crate::scale::Scale;
 use crate::seed;
 use crate::world::{TokenKind, World, log_uniform};
 use w3api_ledger::{Asset, Holder, Ledger};
+use w3api_source::SourceError;
 
 const GENESIS_BASE_FEE: u64 = 1_000_000_000;
 /// USD worth of each token a trader is handed.
@@ -395,7 +396,7 @@ impl<'a> Simulation<'a> {
         edits: Vec<StateEdit>,
         planned: Vec<Action>,
         activity: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), SourceError> {
         self.open_block(number, timestamp);
         for edit in edits {
             edit.apply(self.chain.archive_mut(), u64::from(number));
@@ -404,9 +405,13 @@ impl<'a> Simulation<'a> {
             let described = format!("{action:?}");
             match self.execute(action) {
                 Ok(()) => {}
-                Err(NotSent::Unaffordable) => return Err(format!("the sender cannot pay for {described}")),
-                Err(NotSent::BlockFull) => return Err(format!("{described} does not fit in one block")),
-                Err(NotSent::Refused(why)) => return Err(why),
+                Err(NotSent::Unaffordable) => {
+                    return Err(SourceError::InvalidChange(format!("the sender cannot pay for {described}")));
+                }
+                Err(NotSent::BlockFull) => {
+                    return Err(SourceError::InvalidChange(format!("{described} does not fit in one block")));
+                }
+                Err(NotSent::Refused(why)) => return Err(SourceError::TransactionRefused(why)),
             }
         }
         if activity {

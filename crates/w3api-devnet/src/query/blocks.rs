@@ -6,18 +6,19 @@
 
 use alloy_consensus::transaction::to_eip155_value;
 use alloy_consensus::{Transaction as _, TxEnvelope};
-use alloy_primitives::{B64, U256};
+use alloy_primitives::{Address, B64, B256, U256};
 use w3api_source::{BlockRef, FINALIZED_DEPTH, SAFE_DEPTH};
 use w3api_types::Lenient;
 use w3api_types::rpc::{AccessListItem, Block, BlockTransactions, Transaction};
 
-use crate::generate::{BlockRecord, ChainData, TxRecord};
+use crate::generate::{BlockRecord, ChainData, SignedTransaction, TxRecord};
 
 impl ChainData {
     /// The number of the block a reference names, if it exists.
     pub fn block_number_of(&self, block: BlockRef) -> Option<u64> {
         match block {
-            // Nothing is ever pending on the devnet: pending is the newest block.
+            // No block is pending (only transactions are, with automine
+            // off): pending is the newest block.
             BlockRef::Latest | BlockRef::Pending => Some(self.latest()),
             BlockRef::Earliest => Some(0),
             BlockRef::Safe => Some(self.latest().saturating_sub(SAFE_DEPTH)),
@@ -80,25 +81,46 @@ impl ChainData {
 
 /// One transaction of a block in the RPC form.
 fn rpc_transaction(block: &BlockRecord, index: u64, record: &TxRecord) -> Transaction {
-    let envelope = &record.envelope;
     let base_fee = block.header.base_fee_per_gas.unwrap_or_default();
-    let signature = envelope.signature();
-    let parity = signature.v();
-    let mut tx = Transaction {
+    Transaction {
         block_hash: Some(block.hash),
         block_number: Some(block.header.number),
         block_timestamp: Some(block.header.timestamp),
-        from: record.sender,
+        transaction_index: Some(index),
+        gas_price: Some(record.envelope.effective_gas_price(Some(base_fee))),
+        ..unplaced(&record.envelope, record.sender, record.hash)
+    }
+}
+
+/// A transaction waiting for the next block: no block, and the most it may
+/// pay per gas as its price, as geth shows its pool's.
+pub(super) fn rpc_pending_transaction(signed: &SignedTransaction) -> Transaction {
+    let envelope = &signed.envelope;
+    Transaction {
+        gas_price: Some(envelope.max_fee_per_gas()),
+        ..unplaced(envelope, signed.sender, *envelope.tx_hash())
+    }
+}
+
+/// A transaction's own fields, without the block that holds it.
+fn unplaced(envelope: &TxEnvelope, sender: Address, hash: B256) -> Transaction {
+    let signature = envelope.signature();
+    let parity = signature.v();
+    let mut tx = Transaction {
+        block_hash: None,
+        block_number: None,
+        block_timestamp: None,
+        from: sender,
         gas: envelope.gas_limit(),
-        gas_price: Some(envelope.effective_gas_price(Some(base_fee))),
+        gas_price: None,
         max_fee_per_gas: None,
         max_priority_fee_per_gas: None,
         max_fee_per_blob_gas: None,
-        hash: record.hash,
+        hash,
         input: Lenient::new(envelope.input().clone()),
         nonce: envelope.nonce(),
         to: envelope.to(),
-        transaction_index: Some(index),
+        transaction_index: None,
         value: envelope.value(),
         tx_type: envelope.tx_type() as u8,
         access_list: None,

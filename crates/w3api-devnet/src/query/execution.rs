@@ -282,7 +282,7 @@ fn halt_message(reason: &HaltReason) -> String {
 /// Why the EVM would not run the request.
 fn refusal(error: Refused) -> SourceError {
     match error {
-        EVMError::Transaction(_) => SourceError::InvalidRequest(describe(&error)),
+        EVMError::Transaction(_) => SourceError::TransactionRefused(describe(&error)),
         other => SourceError::Unavailable(format!("the EVM failed: {other}")),
     }
 }

@@ -121,6 +121,9 @@ impl ChainData {
     /// The nonce of `address` after a block, as the EVM holds it: the
     /// transactions an account sent, the contracts a contract created.
     pub fn nonce(&self, address: &Address, block: BlockRef) -> Result<u64, SourceError> {
+        if block == BlockRef::Pending {
+            return Ok(self.pending_nonce(*address));
+        }
         let number = self.existing_block(block)?;
         Ok(self.state.archive().account(*address, number).nonce)
     }
@@ -219,7 +222,9 @@ impl ChainData {
 
     /// An included transaction by hash.
     pub fn rpc_transaction_by_hash(&self, hash: &B256) -> Option<w3api_types::rpc::Transaction> {
-        let index = self.transaction_index(hash)?;
+        let Some(index) = self.transaction_index(hash) else {
+            return self.waiting(hash).map(super::blocks::rpc_pending_transaction);
+        };
         let block = self.block_of_transaction(index);
         self.rpc_transaction(BlockRef::Number(block.header.number), u64::from(index - block.first_tx))
     }

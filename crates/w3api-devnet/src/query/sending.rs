@@ -45,7 +45,7 @@ impl ChainData {
         let from = request.from.unwrap_or_default();
         let input = input_of(request)?;
         let chain_id = self.checked_chain_id(request)?;
-        let nonce = request.nonce.unwrap_or_else(|| self.state.archive().account(from, self.latest()).nonce);
+        let nonce = request.nonce.unwrap_or_else(|| self.pending_nonce(from));
         let gas_limit = match request.gas {
             Some(gas) => gas,
             None => self.estimate_gas(request, BlockRef::Latest, None)?.saturating_to(),

@@ -314,7 +314,7 @@ mod sending {
     use alloy_sol_types::{SolCall, SolConstructor};
     use w3api_contracts::{Collectible, Token};
     use w3api_devnet::{DEV_BALANCE, Devnet, Scale, dev_signers};
-    use w3api_source::{BlockRef, DataSource, Execution};
+    use w3api_source::{BlockRef, DataSource, Execution, SourceError};
     use w3api_types::Chain;
     use w3api_types::rpc::{TransactionRequest, TypedData};
 
@@ -554,17 +554,41 @@ mod sending {
         let first = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(0, to, 5)))).unwrap();
         let second = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(1, to, 6)))).unwrap();
         let gap = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(3, to, 7)))).unwrap_err();
-        assert!(gap.to_string().contains("nonce too high"), "{gap}");
+        assert!(matches!(&gap, SourceError::TransactionRefused(m) if m.contains("nonce too high")), "{gap}");
         assert_eq!(devnet.chain(Chain::Eth).latest(), latest, "nothing mined yet");
         assert!(devnet.chain(Chain::Eth).transaction_index(&first).is_none());
+        // Waiting, as geth's pool shows it: found by hash without a block,
+        // no receipt yet, and counted by the pending nonce.
+        let waiting = run(devnet.transaction_by_hash(Chain::Eth, second)).unwrap().expect("a waiting transaction");
+        assert_eq!((waiting.block_hash, waiting.block_number, waiting.transaction_index), (None, None, None));
+        assert_eq!((waiting.from, waiting.nonce, waiting.to), (signer.address(), 1, Some(to)));
+        assert_eq!(waiting.gas_price, Some(100_000_000_000), "the most it may pay per gas");
+        assert!(run(devnet.receipt(Chain::Eth, second)).unwrap().is_none());
+        let nonce_at = |block| run(devnet.transaction_count(Chain::Eth, signer.address(), block)).unwrap();
+        assert_eq!((nonce_at(BlockRef::Latest), nonce_at(BlockRef::Pending)), (0, 2));
+        // A dev account's send takes the next nonce after those waiting.
+        let from = dev_signers()[8].address();
+        let request = |value: u64| TransactionRequest {
+            from: Some(from),
+            to: Some(to),
+            value: Some(U256::from(value)),
+            ..TransactionRequest::default()
+        };
+        let third = run(devnet.send_transaction(Chain::Eth, request(0))).unwrap();
+        let fourth = run(devnet.send_transaction(Chain::Eth, request(0))).unwrap();
+        let nonce_of = |hash| run(devnet.transaction_by_hash(Chain::Eth, hash)).unwrap().unwrap().nonce;
+        assert_eq!((nonce_of(third), nonce_of(fourth)), (0, 1));
         run(devnet.mine(Chain::Eth, 1, None)).unwrap();
         let data = devnet.chain(Chain::Eth);
         assert_eq!(data.latest(), latest + 1);
         let block = &data.blocks[data.latest() as usize];
-        assert_eq!(block.tx_count, 2, "the next block takes both, in order");
+        assert_eq!(block.tx_count, 4, "the next block takes them all, in order");
         assert_eq!(data.transaction_index(&first), Some(block.first_tx));
         assert_eq!(data.transaction_index(&second), Some(block.first_tx + 1));
         drop(data);
+        let mined = run(devnet.transaction_by_hash(Chain::Eth, second)).unwrap().unwrap();
+        assert_eq!(mined.block_number, Some(latest + 1));
+        assert!(run(devnet.receipt(Chain::Eth, fourth)).unwrap().is_some());
         assert_eq!(run(devnet.balance(Chain::Eth, to, BlockRef::Latest)).unwrap(), U256::from(11));
         let with_interval = Devnet::new(5, Scale::TINY).with_automine(false);
         assert!(!run(with_interval.automine(Chain::Eth)).unwrap(), "a server mining at an interval");
@@ -576,7 +600,11 @@ mod sending {
         let signer = &dev_signers()[2];
         let to = Address::repeat_byte(0x44);
         let latest = devnet.chain(Chain::Eth).latest();
-        let refused = |raw: Bytes| run(devnet.send_raw_transaction(Chain::Eth, raw)).unwrap_err().to_string();
+        // Each is geth's -32000 at the gateway, with geth's words.
+        let refused = |raw: Bytes| match run(devnet.send_raw_transaction(Chain::Eth, raw)).unwrap_err() {
+            SourceError::TransactionRefused(message) => message,
+            other => panic!("refused as something else: {other:?}"),
+        };
         assert!(refused(signed(signer, transfer(3, to, 1))).contains("nonce too high"));
         assert!(refused(signed(signer, Tx { chain_id: 5, ..transfer(0, to, 1) })).contains("invalid chain id"));
         assert!(refused(signed(signer, Tx { gas: 20_000, ..transfer(0, to, 1) })).contains("intrinsic gas too low"));
