@@ -52,7 +52,7 @@ use w3api_source::{
     WalletTokensQuery,
 };
 use w3api_store::Store;
-use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, NativePrice, Receipt, SyncingStatus, TokenPrice, Transaction};
+use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
 use w3api_types::{Address, Chain, U256};
 
 pub use accounts::{Accounts, Role};
@@ -448,61 +448,5 @@ impl DataSource for Devnet {
 
     fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
         Some(self.inner.heads.subscribe())
-    }
-}
-
-impl ChainData {
-    /// `eth_getTokenPrice`: the token's price from its deepest pair at the
-    /// block (on one exchange when asked).
-    pub fn token_price(&self, query: &TokenPriceQuery) -> Result<TokenPrice, SourceError> {
-        let block = self.resolve_block(query.to_block)?;
-        let exchange = query.exchange.as_deref().map(|e| self.exchange_index(e)).transpose()?;
-        let no_price = || SourceError::NoPrice { token: query.address, exchange: query.exchange.clone() };
-        let asset = self.world.asset_at(query.address).ok_or_else(no_price)?;
-        let token = self.world.token(asset).expect("an asset at a contract address is a token");
-        let filter = PriceFilter { exchange, min_side_usd: None };
-        let price = self.price(asset, block, filter).ok_or_else(no_price)?;
-        let pair = &self.world.pairs[price.pair];
-        let percent_change = query.include_percent_change.then(|| {
-            let before = self.day_before(block).and_then(|b| self.price(asset, b, filter))?;
-            (before.usd > 0.0).then(|| (price.usd - before.usd) / before.usd * 100.0)
-        });
-        Ok(TokenPrice {
-            token_name: Some(token.name.clone()),
-            token_symbol: Some(token.symbol.clone()),
-            token_logo: token.logo.clone(),
-            token_decimals: Some(token.decimals),
-            native_price: NativePrice {
-                value: price.native_wei,
-                decimals: 18,
-                name: self.world.native.name.to_string(),
-                symbol: self.world.native.symbol.to_string(),
-                address: Some(format!("{:#x}", self.world.tokens[0].address)),
-            },
-            usd_price: price.usd,
-            usd_price_formatted: Some(price.usd.to_string()),
-            percent_change_24hr: percent_change.flatten(),
-            exchange_address: self.world.exchanges[pair.exchange].factory,
-            exchange_name: self.world.exchanges[pair.exchange].name.clone(),
-            token_address: Some(token.address),
-            to_block: Some(block),
-            possible_spam: Some(token.kind == TokenKind::Spam),
-            verified_contract: Some(token.verified),
-            pair_address: Some(pair.address),
-            pair_total_liquidity_usd: Some(price.liquidity_usd),
-        })
-    }
-
-    /// The exchange named by `name` (its name, any case, or its factory address).
-    fn exchange_index(&self, name: &str) -> Result<usize, SourceError> {
-        let by_factory = name.parse::<Address>().ok();
-        self.world
-            .exchanges
-            .iter()
-            .position(|e| e.name.eq_ignore_ascii_case(name.trim()) || Some(e.factory) == by_factory)
-            .ok_or_else(|| SourceError::UnknownExchange {
-                name: name.to_string(),
-                known: self.world.exchanges.iter().map(|e| format!("{} ({:#x})", e.name, e.factory)).collect(),
-            })
     }
 }

@@ -175,15 +175,6 @@ impl ChainIndex {
         self.headers.get(offset).map(|header| header.timestamp)
     }
 
-    /// The newest indexed block at least `seconds` older than block
-    /// `number`; `None` when the index does not reach that far back.
-    pub fn block_before(&self, number: u64, seconds: u64) -> Option<u64> {
-        let cutoff = self.timestamp_at(number)?.checked_sub(seconds)?;
-        let upto = usize::try_from(number - self.first).ok()? + 1;
-        let after = self.headers[..upto].partition_point(|header| header.timestamp <= cutoff);
-        (after as u64).checked_sub(1).map(|offset| self.first + offset)
-    }
-
     /// How `block` relates to the indexed chain.
     pub fn continuity(&self, block: &IndexedBlock) -> Continuity {
         let expected = self.next_block();

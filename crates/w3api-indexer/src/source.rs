@@ -9,6 +9,7 @@
 mod execution;
 mod forward;
 mod nfts;
+mod view;
 mod wallet_tokens;
 
 use std::collections::HashMap;
@@ -94,15 +95,6 @@ fn indexed_head(followed: &Followed) -> Result<u64, SourceError> {
 impl From<NodeError> for SourceError {
     fn from(error: NodeError) -> Self {
         SourceError::Unavailable(error.to_string())
-    }
-}
-
-/// The block an answer is read at: the one asked for, or the indexed head.
-fn resolve(requested: Option<u64>, head: u64) -> Result<u64, SourceError> {
-    match requested {
-        None => Ok(head),
-        Some(block) if block <= head => Ok(block),
-        Some(requested) => Err(SourceError::BlockOutOfRange { requested, latest: head }),
     }
 }
 
@@ -242,10 +234,12 @@ impl DataSource for NodeSource {
             .iter()
             .filter_map(|address| {
                 if let Some(asset) = index.asset(*address) {
-                    return Some(Contract::Token(wallet_tokens::token_info(&index, chain, asset, head)));
+                    let view = view::IndexView { index: &index, followed };
+                    return w3api_query::wallet_tokens::token_info(&view, asset, head).map(Contract::Token);
                 }
                 let collection = index.collection_index(*address)?;
-                Some(Contract::Collection(nfts::collection_info(&index, collection)))
+                let view = view::IndexView { index: &index, followed };
+                w3api_query::nfts::collection_info(&view, collection).map(Contract::Collection)
             })
             .collect())
     }

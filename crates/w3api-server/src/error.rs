@@ -181,7 +181,8 @@ impl From<SourceError> for ApiError {
             // Only JSON-RPC calls are passed on to a node; a REST answer
             // the node refused a part of could not be given.
             SourceError::Unavailable(_) | SourceError::NodeRefused { .. } => ApiError::unavailable(error),
-            SourceError::Store(store) => store.into(),
+            SourceError::Store { retry: true, .. } => ApiError::store_unavailable(error),
+            SourceError::Store { retry: false, .. } => ApiError::internal(error),
         }
     }
 }

@@ -101,7 +101,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         SourceError::NodeRefused { .. }
         | SourceError::Unavailable(_)
         | SourceError::BadPosition
-        | SourceError::Store(_) => {
+        | SourceError::Store { .. } => {
             tracing::error!(cause = %error, "data source failed during a JSON-RPC call");
             return rpc_error(ErrorCode::InternalError, "Internal error");
         }

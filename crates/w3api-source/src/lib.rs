@@ -374,7 +374,15 @@ pub enum SourceError {
     /// The source failed.
     #[error("data source failure: {0}")]
     Unavailable(String),
-    /// The store the source keeps its own state in (NFT indexing) failed.
-    #[error(transparent)]
-    Store(#[from] w3api_store::StoreError),
+    /// The store the source keeps its own state in (which collections it
+    /// indexes) failed. `retry` when the store is out of reach for now and
+    /// asking again may work; a store that is broken is not.
+    #[error("{cause}")]
+    Store {
+        /// Whether asking again may work.
+        retry: bool,
+        /// What failed.
+        #[source]
+        cause: Box<dyn std::error::Error + Send + Sync>,
+    },
 }

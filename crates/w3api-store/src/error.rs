@@ -85,3 +85,12 @@ fn is_unavailable(error: &sqlx::Error) -> bool {
         _ => false,
     }
 }
+
+/// The store's failure as a data source reports it: one out of reach may
+/// be asked again.
+impl From<StoreError> for w3api_source::SourceError {
+    fn from(error: StoreError) -> Self {
+        let retry = matches!(error, StoreError::Unavailable(_));
+        w3api_source::SourceError::Store { retry, cause: Box::new(error) }
+    }
+}

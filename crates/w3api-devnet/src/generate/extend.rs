@@ -11,7 +11,7 @@ use w3api_chain::revm::state::Bytecode;
 use w3api_chain::{Archive, ChainState};
 use w3api_source::SourceError;
 
-use super::model::{BLOCK_TIME, ChainData, GENESIS_TIMESTAMP};
+use super::model::{BLOCK_TIME, ChainData};
 use super::sealing::{seal, sign};
 use super::simulation::{Action, Memory, SignedTransaction, Simulation};
 use crate::accounts::{Accounts, Signers};
@@ -21,9 +21,6 @@ use crate::scale::Scale;
 #[derive(Clone, Debug)]
 pub(crate) struct Producer {
     pub(crate) memory: Memory,
-    /// The newest block such that every block since genesis is
-    /// [`BLOCK_TIME`] after the one before (true of every generated block).
-    pub(crate) regular_through: u64,
     /// The next block's timestamp, when set (`evm_setNextBlockTimestamp`).
     next_timestamp: Option<u64>,
     /// Seconds the next block comes later than it would (`evm_increaseTime`).
@@ -41,10 +38,9 @@ pub(crate) struct Producer {
 }
 
 impl Producer {
-    pub(super) fn new(memory: Memory, latest: u64) -> Producer {
+    pub(super) fn new(memory: Memory) -> Producer {
         Producer {
             memory,
-            regular_through: latest,
             next_timestamp: None,
             pending_increase: 0,
             created: Vec::new(),
@@ -180,9 +176,6 @@ impl ChainData {
         self.producer.memory = memory;
         self.producer.next_timestamp = None;
         self.producer.pending_increase = 0;
-        if self.producer.regular_through + 1 == number && timestamp == GENESIS_TIMESTAMP + BLOCK_TIME * number {
-            self.producer.regular_through = number;
-        }
         for block in &mut blocks {
             self.state.archive_mut().set_block_hash(block.header.number, block.hash);
             block.first_tx += bases.0;

@@ -45,7 +45,7 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     for block in &blocks {
         state.archive_mut().set_block_hash(block.header.number, block.hash);
     }
-    let producer = Producer::new(memory, blocks.len() as u64 - 1);
+    let producer = Producer::new(memory);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
     let tx_by_hash = transactions.iter().enumerate().map(|(i, tx)| (tx.hash, i as u32)).collect();
     let mut sales_by_collection: HashMap<u16, Vec<u32>> = HashMap::new();

@@ -154,13 +154,6 @@ impl ChainData {
     /// The newest block at least `seconds` older than block `number`, or
     /// `None` when the chain is not that old.
     pub fn block_before(&self, number: u64, seconds: u64) -> Option<u64> {
-        // Wallet answers ask once per token; blocks [`BLOCK_TIME`] apart
-        // since genesis (every generated one) need no search.
-        if number <= self.producer.regular_through {
-            return number.checked_sub(seconds.div_ceil(BLOCK_TIME));
-        }
-        let cutoff = self.timestamp(number).checked_sub(seconds)?;
-        let after = self.blocks[..=number as usize].partition_point(|b| b.header.timestamp <= cutoff);
-        (after as u64).checked_sub(1)
+        w3api_query::blocks::block_before(self, number, seconds)
     }
 }

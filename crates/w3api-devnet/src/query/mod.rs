@@ -8,6 +8,7 @@ pub(crate) mod node;
 pub(crate) mod prices;
 pub(crate) mod sales;
 mod sending;
+mod view;
 pub(crate) mod wallet_tokens;
 
 /// Blocks in a day at 12 seconds a block, as the generated chain has them.

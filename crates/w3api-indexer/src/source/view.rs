@@ -1,0 +1,120 @@
+//! A node's index as the query core reads it. A node says what a contract
+//! answers about itself and nothing more: no logos, and no token is flagged
+//! as spam or verified, as production answers for a token it does not know.
+//! Its ledger reads logs only, so native balances come from the node.
+
+use alloy_primitives::Address;
+use w3api_ledger::pricing::{PairBook, PairSides};
+use w3api_ledger::{Asset, Ledger};
+use w3api_query::{ChainView, CollectionFacts, Exchange, TokenFacts};
+use w3api_source::SourceError;
+use w3api_types::{Chain, ContractType, NATIVE_TOKEN_ADDRESS, U256};
+
+use super::not_indexed;
+use crate::follow::Followed;
+use crate::index::ChainIndex;
+
+/// One chain's index, read under its lock for one answer.
+pub(super) struct IndexView<'a> {
+    pub(super) index: &'a ChainIndex,
+    pub(super) followed: &'a Followed,
+}
+
+impl ChainView for IndexView<'_> {
+    type Id = U256;
+
+    fn chain(&self) -> Chain {
+        self.followed.chain
+    }
+
+    fn ledger(&self) -> &Ledger<U256> {
+        self.index.ledger()
+    }
+
+    fn head(&self) -> Result<u64, SourceError> {
+        self.index.head().ok_or_else(|| not_indexed(self.followed))
+    }
+
+    fn first_block(&self) -> u64 {
+        self.index.first_block()
+    }
+
+    fn timestamp(&self, block: u64) -> Option<u64> {
+        self.index.timestamp_at(block)
+    }
+
+    fn token(&self, asset: Asset) -> Option<TokenFacts<'_>> {
+        if asset == Asset::NATIVE {
+            let (name, symbol) = self.followed.chain.native_currency();
+            return Some(TokenFacts {
+                address: NATIVE_TOKEN_ADDRESS,
+                name,
+                symbol,
+                decimals: 18,
+                logo: None,
+                thumbnail: None,
+                possible_spam: false,
+                verified: true,
+            });
+        }
+        let (address, meta) = self.index.token(asset)?;
+        Some(TokenFacts {
+            address: *address,
+            name: &meta.name,
+            symbol: &meta.symbol,
+            decimals: meta.decimals,
+            logo: None,
+            thumbnail: None,
+            possible_spam: false,
+            verified: false,
+        })
+    }
+
+    fn collection(&self, collection: u16) -> Option<CollectionFacts<'_>> {
+        let (address, meta) = self.index.collection(collection)?;
+        Some(CollectionFacts {
+            address: *address,
+            kind: if meta.erc1155 { ContractType::Erc1155 } else { ContractType::Erc721 },
+            name: &meta.name,
+            symbol: &meta.symbol,
+            possible_spam: false,
+            verified: false,
+            logo: None,
+            banner: None,
+        })
+    }
+
+    fn asset_at(&self, address: Address) -> Option<Asset> {
+        self.index.asset(address)
+    }
+
+    fn follows_native(&self) -> bool {
+        false
+    }
+
+    fn exchanges(&self) -> Vec<Exchange<'_>> {
+        self.index.factories().iter().map(|factory| Exchange { factory: *factory, name: None }).collect()
+    }
+
+    fn pair_address(&self, pair: usize) -> Option<Address> {
+        self.index.pair(pair).map(|pair| pair.address)
+    }
+
+    fn wrapped_native(&self) -> Option<Address> {
+        self.index.anchors().wrapped
+    }
+}
+
+impl PairBook for IndexView<'_> {
+    fn pairs_of(&self, asset: Asset) -> impl Iterator<Item = (usize, PairSides)> {
+        self.index.pairs_of(asset)
+    }
+
+    fn reserves_at(&self, pair: usize, block: u64) -> (u128, u128) {
+        self.index.reserves_at(pair, block)
+    }
+
+    fn decimals(&self, asset: Asset) -> u8 {
+        PairBook::decimals(self.index, asset)
+    }
+}

@@ -1,0 +1,143 @@
+//! The block an answer is read at.
+
+use w3api_source::SourceError;
+
+use crate::ChainView;
+
+/// The block a query names, or the newest one; a block past the newest is
+/// [`SourceError::BlockOutOfRange`], never an answer from another block.
+pub fn resolve(view: &impl ChainView, requested: Option<u64>) -> Result<u64, SourceError> {
+    let latest = view.head()?;
+    match requested {
+        None => Ok(latest),
+        Some(block) if block <= latest => Ok(block),
+        Some(requested) => Err(SourceError::BlockOutOfRange { requested, latest }),
+    }
+}
+
+/// The newest block at least `seconds` older than block `block`; `None`
+/// when the view does not reach that far back.
+pub fn block_before(view: &impl ChainView, block: u64, seconds: u64) -> Option<u64> {
+    let cutoff = view.timestamp(block)?.checked_sub(seconds)?;
+    // The first block past the cutoff, in [first, block]; the one before it.
+    let first = view.first_block();
+    let (mut low, mut high) = (first, block.checked_add(1)?);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if view.timestamp(middle)? <= cutoff {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low.checked_sub(1).filter(|before| *before >= first)
+}
+
+/// The ledger's block number (its histories count blocks in `u32`); a
+/// block beyond that range reads as the newest the ledger can hold.
+pub(crate) fn ledger_block(block: u64) -> u32 {
+    u32::try_from(block).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::Address;
+    use w3api_ledger::pricing::{PairBook, PairSides};
+    use w3api_ledger::{Asset, Ledger};
+    use w3api_source::SourceError;
+    use w3api_types::Chain;
+
+    use super::{block_before, resolve};
+    use crate::{ChainView, CollectionFacts, Exchange, TokenFacts};
+
+    /// Blocks from `first` on, at the given timestamps, and nothing else.
+    struct Times {
+        first: u64,
+        timestamps: Vec<u64>,
+        ledger: Ledger,
+    }
+
+    impl Times {
+        fn new(first: u64, timestamps: &[u64]) -> Times {
+            Times { first, timestamps: timestamps.to_vec(), ledger: Ledger::new() }
+        }
+    }
+
+    impl PairBook for Times {
+        fn pairs_of(&self, _: Asset) -> impl Iterator<Item = (usize, PairSides)> {
+            std::iter::empty()
+        }
+        fn reserves_at(&self, _: usize, _: u64) -> (u128, u128) {
+            (0, 0)
+        }
+        fn decimals(&self, _: Asset) -> u8 {
+            18
+        }
+    }
+
+    impl ChainView for Times {
+        type Id = u32;
+        fn chain(&self) -> Chain {
+            Chain::Eth
+        }
+        fn ledger(&self) -> &Ledger {
+            &self.ledger
+        }
+        fn head(&self) -> Result<u64, SourceError> {
+            let count = self.timestamps.len() as u64;
+            count.checked_sub(1).map(|last| self.first + last).ok_or(SourceError::Unavailable("no block yet".into()))
+        }
+        fn first_block(&self) -> u64 {
+            self.first
+        }
+        fn timestamp(&self, block: u64) -> Option<u64> {
+            self.timestamps.get(usize::try_from(block.checked_sub(self.first)?).ok()?).copied()
+        }
+        fn token(&self, _: Asset) -> Option<TokenFacts<'_>> {
+            None
+        }
+        fn collection(&self, _: u16) -> Option<CollectionFacts<'_>> {
+            None
+        }
+        fn asset_at(&self, _: Address) -> Option<Asset> {
+            None
+        }
+        fn follows_native(&self) -> bool {
+            true
+        }
+        fn exchanges(&self) -> Vec<Exchange<'_>> {
+            Vec::new()
+        }
+        fn pair_address(&self, _: usize) -> Option<Address> {
+            None
+        }
+        fn wrapped_native(&self) -> Option<Address> {
+            None
+        }
+    }
+
+    #[test]
+    fn the_block_before_is_the_newest_at_or_before_the_cutoff() {
+        // Blocks 100 to 106; two blocks may share a second, gaps vary.
+        let view = Times::new(100, &[1000, 1012, 1012, 1030, 1031, 1100, 1200]);
+        assert_eq!(block_before(&view, 106, 100), Some(105), "1100 is exactly 100 s before");
+        assert_eq!(block_before(&view, 106, 101), Some(104));
+        assert_eq!(block_before(&view, 105, 88), Some(102), "the later of two blocks in one second");
+        assert_eq!(block_before(&view, 105, 0), Some(105), "no time: the block itself");
+        assert_eq!(block_before(&view, 106, 200), Some(100), "the first block, exactly");
+        assert_eq!(block_before(&view, 106, 201), None, "before the view's first block");
+        assert_eq!(block_before(&view, 107, 1), None, "a block the view does not have");
+        assert_eq!(block_before(&view, 99, 1), None);
+    }
+
+    #[test]
+    fn a_block_past_the_newest_is_out_of_range_and_none_is_the_newest() {
+        let view = Times::new(5, &[10, 20, 30]);
+        assert_eq!(resolve(&view, None).unwrap(), 7);
+        assert_eq!(resolve(&view, Some(6)).unwrap(), 6);
+        let error = resolve(&view, Some(8)).unwrap_err();
+        assert!(matches!(error, SourceError::BlockOutOfRange { requested: 8, latest: 7 }), "{error}");
+        let empty = Times::new(5, &[]);
+        assert!(matches!(resolve(&empty, None), Err(SourceError::Unavailable(_))));
+    }
+}

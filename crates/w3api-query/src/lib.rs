@@ -1,0 +1,26 @@
+//! The one query core: the Data API's answers assembled, filtered, priced
+//! and paged over a chain's [`Ledger`](w3api_ledger::Ledger), written once
+//! for every backend.
+//!
+//! A backend (the devnet, or node mode's index) shows its chain through
+//! [`ChainView`]: the ledger, block times, and what the chain alone does not
+//! say (names, logos, spam and verified flags). Everything else, what a
+//! query keeps, how it is ranked and priced, which block it is read at, is
+//! here, so that both backends answer the same question the same way.
+//!
+//! - [`view`]: the trait and the facts a backend gives;
+//! - [`blocks`]: the block an answer is read at;
+//! - [`wallet_tokens`]: a wallet's balances with USD prices;
+//! - [`nfts`]: a wallet's NFTs and collections;
+//! - [`token_price`]: a token's price from its deepest pair.
+
+pub mod blocks;
+pub mod nfts;
+pub mod token_price;
+pub mod view;
+pub mod wallet_tokens;
+
+pub use view::{ChainView, CollectionFacts, Exchange, TokenFacts, TokenId};
+
+/// Seconds in the day that 24-hour changes and inactivity count in.
+pub const DAY: u64 = 86_400;
