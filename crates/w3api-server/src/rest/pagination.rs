@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use w3api_source::{PagePosition, PageRequest};
 
-use super::params::Paging;
+use super::extract::Paging;
 use crate::error::ApiError;
 
 /// Where a walk through pages stands.

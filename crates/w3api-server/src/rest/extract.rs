@@ -1,0 +1,64 @@
+//! What every wallet operation's extractor shares: the path address and
+//! query read with the operation's generated parameter table and checked
+//! as a whole (every problem in one 400), and the page a listing asks for.
+
+use axum::extract::{FromRequestParts, Path, RawQuery};
+use axum::http::request::Parts;
+use w3api_types::Address;
+use w3api_types::params::Param;
+
+use super::query::Query;
+use crate::error::ApiError;
+
+/// Which page a listing request asks for.
+#[derive(Clone, Debug)]
+pub(crate) struct Paging {
+    /// Items per page: 1 to the spec's maximum.
+    pub limit: u64,
+    /// The cursor of the previous page, if any.
+    pub cursor: Option<String>,
+}
+
+impl Paging {
+    /// `limit` as the spec defines it: 0 or absent is the spec's default
+    /// (its maximum, should a limit ever come without one).
+    pub(super) fn read(query: &mut Query, limit: &Param, cursor: &Param) -> Paging {
+        let limit = match query.integer(limit) {
+            None | Some(0) => limit.default_integer().or(limit.maximum()).unwrap_or(u64::MAX),
+            Some(limit) => limit,
+        };
+        Paging { limit, cursor: query.one(cursor) }
+    }
+}
+
+/// An operation's request, read from its path address and its query with
+/// the operation's generated parameter table.
+pub(super) trait FromQuery: Sized {
+    /// The request the query gives; problems are recorded in `query`.
+    fn read(query: &mut Query, address: Address) -> Self;
+}
+
+/// An operation's request as an extractor: every problem in one 400.
+pub(super) struct Request<T>(pub T);
+
+impl<S: Send + Sync, T: FromQuery> FromRequestParts<S> for Request<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        extract(parts, T::read).await.map(Request)
+    }
+}
+
+/// Reads a request's path address and query with `read`, then fails with
+/// every problem found, or answers what `read` built.
+async fn extract<T>(parts: &mut Parts, read: impl FnOnce(&mut Query, Address) -> T) -> Result<T, ApiError> {
+    let segment = Path::<String>::from_request_parts(parts, &())
+        .await
+        .map_err(|rejection| ApiError::bad_request(vec![format!("path: {}", rejection.body_text())]))?;
+    let RawQuery(raw) = RawQuery::from_request_parts(parts, &()).await.unwrap_or(RawQuery(None));
+    let mut query = Query::parse(raw.as_deref());
+    let address = query.path_address(&segment.0);
+    let value = read(&mut query, address.unwrap_or_default());
+    query.finish()?;
+    Ok(value)
+}
