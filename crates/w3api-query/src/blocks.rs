@@ -45,7 +45,6 @@ mod tests {
     use w3api_ledger::pricing::{PairBook, PairSides};
     use w3api_ledger::{Asset, Ledger};
     use w3api_source::SourceError;
-    use w3api_types::Chain;
 
     use super::{block_before, resolve};
     use crate::{ChainView, CollectionFacts, Exchange, TokenFacts};
@@ -77,9 +76,6 @@ mod tests {
 
     impl ChainView for Times {
         type Id = u32;
-        fn chain(&self) -> Chain {
-            Chain::Eth
-        }
         fn ledger(&self) -> &Ledger {
             &self.ledger
         }

@@ -67,12 +67,7 @@ pub fn wallet_nfts<V: ChainView>(
     page: &PageRequest,
 ) -> Result<NftListing<ListedNft<V::Id>>, SourceError> {
     let block = resolve(view, query.at_block)?;
-    let kept: Vec<Holding<V::Id>> = holdings(view, query.address, block)
-        .into_iter()
-        .filter(|h| {
-            view.collection(h.collection).is_some_and(|c| passes(&c, &query.token_addresses, query.exclude_spam))
-        })
-        .collect();
+    let kept = holdings(view, query.address, block, |c| passes(c, &query.token_addresses, query.exclude_spam));
     let mut concerns: Vec<Address> =
         kept.iter().map(|h| h.address).chain(query.token_addresses.iter().copied()).collect();
     concerns.sort_unstable();
@@ -92,10 +87,8 @@ pub fn wallet_collections(
 ) -> Result<NftListing<CollectionHolding>, SourceError> {
     let block = resolve(view, query.at_block)?;
     let mut counts: BTreeMap<Address, (u16, u64)> = BTreeMap::new();
-    for holding in holdings(view, query.address, block) {
-        if view.collection(holding.collection).is_some_and(|c| passes(&c, &[], query.exclude_spam)) {
-            counts.entry(holding.address).or_insert((holding.collection, 0)).1 += 1;
-        }
+    for holding in holdings(view, query.address, block, |c| passes(c, &[], query.exclude_spam)) {
+        counts.entry(holding.address).or_insert((holding.collection, 0)).1 += 1;
     }
     let concerns: Vec<Address> = counts.keys().copied().collect();
     let total = counts.len() as u64;
@@ -108,9 +101,15 @@ pub fn wallet_collections(
     Ok(NftListing { block, page, total, concerns })
 }
 
-/// Every NFT `owner` has at `block`, by collection address then id; those
-/// of collections the view does not name are left out.
-fn holdings<V: ChainView>(view: &V, owner: Address, block: u64) -> Vec<Holding<V::Id>> {
+/// Every NFT `owner` has at `block` of the collections `keep` keeps, by
+/// collection address then id; those of collections the view does not name
+/// are left out.
+fn holdings<V: ChainView>(
+    view: &V,
+    owner: Address,
+    block: u64,
+    keep: impl Fn(&CollectionFacts<'_>) -> bool,
+) -> Vec<Holding<V::Id>> {
     let ledger = view.ledger();
     let Some(holder) = ledger.find(owner) else { return Vec::new() };
     let at = ledger_block(block);
@@ -118,7 +117,7 @@ fn holdings<V: ChainView>(view: &V, owner: Address, block: u64) -> Vec<Holding<V
         .nfts_of(holder)
         .iter()
         .filter_map(|&(collection, id)| {
-            let facts = view.collection(collection)?;
+            let facts = view.collection(collection).filter(|facts| keep(facts))?;
             let (since, amount) = held(view, holder, collection, id, facts.kind == ContractType::Erc1155, at)?;
             (amount > 0).then_some(Holding { collection, address: facts.address, id, amount, since })
         })

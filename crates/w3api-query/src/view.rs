@@ -7,7 +7,7 @@ use alloy_primitives::{Address, U256};
 use w3api_ledger::pricing::{self, PairBook, Price, PriceFilter};
 use w3api_ledger::{Asset, Ledger, NftId};
 use w3api_source::SourceError;
-use w3api_types::{Chain, ContractType, NftPrices};
+use w3api_types::{ContractType, NftPrices};
 
 /// A token as a backend knows it: what its contract says of itself, and
 /// what the backend adds (logos, and the spam and verified flags a data
@@ -87,9 +87,6 @@ pub struct CollectionFacts<'a> {
 pub trait ChainView: PairBook + Sized {
     /// What NFT token ids are held as in the ledger.
     type Id: TokenId;
-
-    /// The chain.
-    fn chain(&self) -> Chain;
 
     /// Balances, owners, supplies and their histories.
     fn ledger(&self) -> &Ledger<Self::Id>;

@@ -7,17 +7,13 @@ use w3api_ledger::pricing::{Price, PriceFilter};
 use w3api_ledger::{Asset, Ledger};
 use w3api_query::{ChainView, CollectionFacts, Exchange, TokenFacts};
 use w3api_source::SourceError;
-use w3api_types::{Chain, NATIVE_TOKEN_ADDRESS, NftPrices};
+use w3api_types::{NATIVE_TOKEN_ADDRESS, NftPrices};
 
 use crate::generate::ChainData;
 use crate::world::TokenKind;
 
 impl ChainView for ChainData {
     type Id = u32;
-
-    fn chain(&self) -> Chain {
-        self.chain
-    }
 
     fn ledger(&self) -> &Ledger {
         &self.ledger

@@ -8,7 +8,7 @@ use w3api_ledger::pricing::{PairBook, PairSides};
 use w3api_ledger::{Asset, Ledger};
 use w3api_query::{ChainView, CollectionFacts, Exchange, TokenFacts};
 use w3api_source::SourceError;
-use w3api_types::{Chain, ContractType, NATIVE_TOKEN_ADDRESS, U256};
+use w3api_types::{ContractType, NATIVE_TOKEN_ADDRESS, U256};
 
 use super::not_indexed;
 use crate::follow::Followed;
@@ -22,10 +22,6 @@ pub(super) struct IndexView<'a> {
 
 impl ChainView for IndexView<'_> {
     type Id = U256;
-
-    fn chain(&self) -> Chain {
-        self.followed.chain
-    }
 
     fn ledger(&self) -> &Ledger<U256> {
         self.index.ledger()
