@@ -1,7 +1,9 @@
 'use strict';
 // The official Moralis JS SDK (npm `moralis`) against `w3api serve`: wallet
 // tokens, wallet NFTs and NFT collections (every page through the SDK's
-// hasNext()/next()) and the Solana sign-in (requestMessage + verify). Each
+// hasNext()/next()), the everyday operations (native balances, ERC20
+// balances, prices, metadata, date to block, net worth) and the Solana
+// sign-in (requestMessage + verify). Each
 // SDK result is compared with the raw REST answer (plain GET with X-API-Key,
 // cursors followed independently). The streams module runs in
 // moralis-streams.cjs, against a server of its own that makes blocks.
@@ -214,6 +216,67 @@ async function main() {
       return summary(comparePages(sdk, raw, 'collections', (x) => x.toJSON(), {}, nonEmpty));
     });
   }
+
+  // The everyday operations: the SDK's raw answer is the plain GET's (or
+  // POST's), and its typed result decodes it.
+  const priced = fx.tokens.slice(0, 3);
+  await check(`getNativeBalance (${short(w0)}, eth)`, async () => {
+    const sdk = await Moralis.EvmApi.balance.getNativeBalance({ address: w0, chain: '0x1' });
+    const raw = await rawGet(`/api/v2.2/${w0}/balance`, { chain: 'eth' });
+    assert(sdk.result.balance.wei === raw.balance, `typed balance ${sdk.result.balance.wei}, raw ${raw.balance}`);
+    return expectSame(sdk.raw, raw, 'native balance');
+  });
+  await check(`getNativeBalancesForAddresses (${fx.wallets.length} wallets, eth): axios array form`, async () => {
+    const sdk = await Moralis.EvmApi.balance.getNativeBalancesForAddresses({ walletAddresses: fx.wallets, chain: '0x1' });
+    const raw = await rawGet('/api/v2.2/wallets/balances', { chain: 'eth', wallet_addresses: fx.wallets });
+    const typed = sdk.result[0].walletBalances.map((w) => w.balance.wei);
+    assert(show(typed) === show(raw[0].wallet_balances.map((w) => w.balance)), `typed ${show(typed)}`);
+    return expectSame(sdk.raw, raw, 'native balances');
+  });
+  await check(`getWalletTokenBalances (${short(w0)}, eth, tokenAddresses [2])`, async () => {
+    const sdk = await Moralis.EvmApi.token.getWalletTokenBalances({ address: w0, chain: '0x1', tokenAddresses: priced.slice(0, 2) });
+    const raw = await rawGet(`/api/v2.2/${w0}/erc20`, { chain: 'eth', token_addresses: priced.slice(0, 2) });
+    assert(raw.length === 2, `raw: ${raw.length} tokens for 2 token_addresses`);
+    const typed = sdk.result.map((t) => t.amount.toString());
+    assert(show(typed) === show(raw.map((t) => t.balance)), `typed amounts ${show(typed)}`);
+    return expectSame(sdk.raw, raw, 'erc20 balances');
+  });
+  await check(`getTokenPrice (${short(fx.token)}, eth, include percent_change)`, async () => {
+    const sdk = await Moralis.EvmApi.token.getTokenPrice({ address: fx.token, chain: '0x1', include: 'percent_change' });
+    const raw = await rawGet(`/api/v2.2/erc20/${fx.token}/price`, { chain: 'eth', include: 'percent_change' });
+    assert(sdk.result.usdPrice === raw.usdPrice, `typed usdPrice ${sdk.result.usdPrice}, raw ${raw.usdPrice}`);
+    return expectSame(sdk.raw, raw, 'token price');
+  });
+  await check(`getMultipleTokenPrices (${priced.length} tokens, eth)`, async () => {
+    const tokens = priced.map((tokenAddress) => ({ tokenAddress }));
+    const sdk = await Moralis.EvmApi.token.getMultipleTokenPrices({ chain: '0x1' }, { tokens });
+    const raw = await rawPost('/api/v2.2/erc20/prices?chain=eth', { tokens: priced.map((token_address) => ({ token_address })) });
+    assert(raw.status === 200 && raw.body.length === priced.length, `raw: HTTP ${raw.status} ${show(raw.body).slice(0, 200)}`);
+    const typed = sdk.result.map((p) => p.usdPrice);
+    assert(show(typed) === show(raw.body.map((p) => p.usdPrice)), `typed prices ${show(typed)}`);
+    return expectSame(sdk.raw, raw.body, 'multiple prices');
+  });
+  await check(`getTokenMetadata (${priced.length} tokens, eth): axios array form`, async () => {
+    const sdk = await Moralis.EvmApi.token.getTokenMetadata({ addresses: priced, chain: '0x1' });
+    const raw = await rawGet('/api/v2.2/erc20/metadata', { chain: 'eth', addresses: priced });
+    const typed = sdk.result.map((m) => `${m.token.symbol}/${m.token.decimals}`);
+    assert(show(typed) === show(raw.map((m) => `${m.symbol}/${m.decimals}`)), `typed ${show(typed)}`);
+    return expectSame(sdk.raw, raw, 'token metadata');
+  });
+  await check('getDateToBlock (eth, a Date)', async () => {
+    const date = new Date(Date.UTC(2030, 0, 1));
+    const sdk = await Moralis.EvmApi.block.getDateToBlock({ date, chain: '0x1' });
+    const raw = await rawGet('/api/v2.2/dateToBlock', { chain: 'eth', date: date.toISOString() });
+    assert(sdk.result.block === raw.block, `typed block ${sdk.result.block}, raw ${raw.block}`);
+    return expectSame(sdk.raw, raw, 'date to block');
+  });
+  await check(`getWalletNetWorth (${short(w0)}, chains eth and polygon): axios array form`, async () => {
+    const sdk = await Moralis.EvmApi.wallets.getWalletNetWorth({ address: w0, chains: ['0x1', '0x89'], excludeSpam: true });
+    const raw = await rawGet(`/api/v2.2/wallets/${w0}/net-worth`, { chains: ['eth', 'polygon'], exclude_spam: true });
+    assert(raw.chains.length === 2, `raw: ${raw.chains.length} chains for 2 asked`);
+    assert(sdk.result.totalNetworthUsd === raw.total_networth_usd, `typed total ${sdk.result.totalNetworthUsd}`);
+    return expectSame(sdk.raw, raw, 'net worth');
+  });
 
   await check('Auth.requestMessage + verify (solana)', async () => {
     const request = {

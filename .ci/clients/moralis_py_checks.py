@@ -1,6 +1,7 @@
 """The official Moralis Python SDK (PyPI `moralis`) against `w3api serve`:
 wallet tokens, wallet NFTs and NFT collections (every page, passing `cursor`
-back), streams (create, update, addresses, get, list, delete: a stream of its
+back), the everyday operations (native balances, ERC20 balances, prices,
+metadata, date to block, net worth), streams (create, update, addresses, get, list, delete: a stream of its
 own, created through a webhook receiver on loopback, webhook_receiver.py),
 and the Solana sign-in (request + verify), each answer compared with the raw
 REST answer (plain GET with X-API-Key).
@@ -70,6 +71,51 @@ def compare_pages(sdk: list[dict], raw: list[dict], what: str, non_empty: bool):
     return f"{len(raw)} pages, {total} items, {compared} values"
 
 
+def everyday_checks(w0: str):
+    """The everyday operations: each SDK answer is the raw answer to the same
+    request (arrays sent as repeated keys, as this SDK sends them)."""
+    priced = fx["tokens"][:3]
+    same = lambda sdk, raw, what: f"{expect_same(sdk, raw, what).compared} values"  # noqa: E731
+    r.check(f"evm_api.balance.get_native_balance ({w0[:8]}, eth)", lambda: same(
+        evm_api.balance.get_native_balance(api_key=KEY, params={"address": w0, "chain": "eth"}),
+        raw_get(f"/api/v2.2/{w0}/balance", {"chain": "eth"}), "native balance"))
+    r.check(f"evm_api.balance.get_native_balances_for_addresses ({len(fx['wallets'])} wallets, eth)", lambda: same(
+        evm_api.balance.get_native_balances_for_addresses(
+            api_key=KEY, params={"wallet_addresses": fx["wallets"], "chain": "eth"}),
+        raw_get("/api/v2.2/wallets/balances", {"chain": "eth", "wallet_addresses": fx["wallets"]}), "native balances"))
+    r.check(f"evm_api.token.get_wallet_token_balances ({w0[:8]}, eth, token_addresses [2])", lambda: same(
+        evm_api.token.get_wallet_token_balances(
+            api_key=KEY, params={"address": w0, "chain": "eth", "token_addresses": priced[:2]}),
+        raw_get(f"/api/v2.2/{w0}/erc20", {"chain": "eth", "token_addresses": priced[:2]}), "erc20 balances"))
+    r.check(f"evm_api.token.get_token_price ({fx['token'][:8]}, eth)", lambda: same(
+        evm_api.token.get_token_price(api_key=KEY, params={"address": fx["token"], "chain": "eth"}),
+        raw_get(f"/api/v2.2/erc20/{fx['token']}/price", {"chain": "eth"}), "token price"))
+
+    def multiple():
+        body = {"tokens": [{"token_address": t} for t in priced]}
+        sdk = evm_api.token.get_multiple_token_prices(api_key=KEY, params={"chain": "eth"}, body=body)
+        status, raw = raw_post("/api/v2.2/erc20/prices?chain=eth", body)
+        assert status == 200 and len(raw) == len(priced), f"raw: HTTP {status} {str(raw)[:200]}"
+        return same(sdk, raw, "multiple prices")
+
+    r.check(f"evm_api.token.get_multiple_token_prices ({len(priced)} tokens, eth)", multiple)
+    r.check(f"evm_api.token.get_token_metadata ({len(priced)} tokens, eth)", lambda: same(
+        evm_api.token.get_token_metadata(api_key=KEY, params={"addresses": priced, "chain": "eth"}),
+        raw_get("/api/v2.2/erc20/metadata", {"chain": "eth", "addresses": priced}), "token metadata"))
+    r.check("evm_api.block.get_date_to_block (eth, 2030-01-01)", lambda: same(
+        evm_api.block.get_date_to_block(api_key=KEY, params={"date": "2030-01-01T00:00:00Z", "chain": "eth"}),
+        raw_get("/api/v2.2/dateToBlock", {"chain": "eth", "date": "2030-01-01T00:00:00Z"}), "date to block"))
+
+    def net_worth():
+        params = {"chains": ["eth", "polygon"], "exclude_spam": True}
+        sdk = evm_api.wallets.get_wallet_net_worth(api_key=KEY, params={"address": w0, **params})
+        raw = raw_get(f"/api/v2.2/wallets/{w0}/net-worth", params)
+        assert len(raw["chains"]) == 2, f"raw: {len(raw['chains'])} chains for 2 asked"
+        return same(sdk, raw, "net worth")
+
+    r.check(f"evm_api.wallets.get_wallet_net_worth ({w0[:8]}, chains eth and polygon)", net_worth)
+
+
 def main() -> int:
     w0 = fx["wallets"][0]
     # A wallet besides the showcase holding NFTs on eth and base (discover.py).
@@ -127,6 +173,7 @@ def main() -> int:
         r.check(f"evm_api.nft.get_wallet_nft_collections ({wallet[:8]}, {chain}, limit {limit}, token_counts {counts})"
                 ": every page", collections)
 
+    everyday_checks(w0)
     stream_checks()
 
     def sign_in():

@@ -37,7 +37,7 @@
 'use strict';
 
 const { Interface } = require('ethers');
-const { Node, RpcError, fail, getJson, parseArgs, pool, postJson, readJson, required, sleep, ZERO } = require('./lib.cjs');
+const { Node, RpcError, fail, getJson, parseArgs, pool, postJson, readJson, requestJson, required, sleep, ZERO } = require('./lib.cjs');
 
 const NATIVE = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
 const REL_TOLERANCE = 1e-12;
@@ -386,6 +386,21 @@ class Api {
     return this.pages(`/api/v2.2/${wallet}/nft/collections`);
   }
 
+  /// A GET of the data API with `query` as pairs (an array parameter repeats
+  /// its key, as the Python SDK sends it); `{status, json, text}`.
+  rest(path, pairs, { chain = true } = {}) {
+    this.requests++;
+    const params = new URLSearchParams([...(chain ? [['chain', this.chain]] : []), ...pairs]);
+    return getJson(`${this.base}${path}?${params}`, { 'x-api-key': this.key, accept: 'application/json' });
+  }
+
+  /// A POST of the data API with a JSON body; `{status, json, text}`.
+  restPost(path, body) {
+    this.requests++;
+    const headers = { 'x-api-key': this.key, accept: 'application/json' };
+    return requestJson(`${this.base}${path}?chain=${this.chain}`, { method: 'POST', headers, body });
+  }
+
   /// eth_getTokenPrice on the gateway: `{result}` or `{error}`.
   async tokenPrice(params) {
     this.requests++;
@@ -570,6 +585,88 @@ function compareNfts(results, contracts, held, wallet, answer, collectionsAnswer
 
 /// The blocks to check: `--blocks` (numbers, `latest`, `-K`), or a spread
 /// over the chain and the last few blocks.
+/// The everyday operations at `block`, against the node and against the
+/// answers compared above: native balances are eth_getBalance; a wallet's
+/// ERC20 balances are balanceOf for every token it holds; a REST price is
+/// the gateway's eth_getTokenPrice, and multiple prices the single ones;
+/// dateToBlock names the last block at or before a date. At the latest
+/// block also: token metadata is name, symbol, decimals and totalSupply,
+/// and net worth is the sum of the wallet tokens' USD values.
+async function compareEveryday(results, api, node, contracts, expected, wallets, priced, { latest, tokensAnswers }) {
+  const block = expected.block;
+  const at = latest ? [] : [['to_block', String(block)]];
+  const where = (what) => `everyday block=${block}${what ? ' ' + what : ''}`;
+  for (const wallet of wallets) {
+    const one = await api.rest(`/api/v2.2/${wallet}/balance`, at);
+    results.eq(where(`wallet=${wallet}`), 'getNativeBalance', expected.natives.get(wallet).toString(), one.json && one.json.balance);
+    const erc20 = await api.rest(`/api/v2.2/${wallet}/erc20`, [...at, ['exclude_spam', 'false']]);
+    if (!results.check(erc20.status === 200 && Array.isArray(erc20.json), where(`wallet=${wallet}`), 'getWalletTokenBalances', 'HTTP 200 array', erc20.text)) continue;
+    const listed = new Map(erc20.json.map((t) => [t.token_address.toLowerCase(), t]));
+    for (const token of contracts.tokens) {
+      const held = expected.balances.get(wallet).get(token.address);
+      const item = listed.get(token.address);
+      results.eq(where(`wallet=${wallet} token=${token.label}`), 'getWalletTokenBalances balance', held > 0n ? held.toString() : undefined, item && item.balance);
+      if (item) results.eq(where(`token=${token.label}`), 'getWalletTokenBalances decimals', token.decimals, item.decimals);
+    }
+  }
+  const some = wallets.slice(0, 25);
+  const many = await api.rest('/api/v2.2/wallets/balances', [...at, ...some.map((w) => ['wallet_addresses', w])]);
+  const chain = many.json && many.json[0];
+  if (results.check(many.status === 200 && chain, where(), 'getNativeBalancesForAddresses', 'HTTP 200', many.text)) {
+    results.eq(where(), 'getNativeBalancesForAddresses block', String(block), chain.block_number);
+    const total = some.reduce((sum, w) => sum + expected.natives.get(w), 0n);
+    results.eq(where(), 'getNativeBalancesForAddresses total', total.toString(), chain.total_balance);
+    some.forEach((w, i) => results.eq(where(`wallet=${w}`), 'getNativeBalancesForAddresses', expected.natives.get(w).toString(), chain.wallet_balances[i] && chain.wallet_balances[i].balance));
+  }
+  // REST prices against the gateway's answers at the same block.
+  const singles = [];
+  priced = priced.slice(0, 30);
+  for (const { token, answer } of priced) {
+    const rest = await api.rest(`/api/v2.2/erc20/${token.address}/price`, at);
+    if (answer.error) {
+      results.eq(where(`token=${token.label}`), 'getTokenPrice status (the gateway has no price)', 404, rest.status);
+    } else {
+      results.eq(where(`token=${token.label}`), 'getTokenPrice = eth_getTokenPrice', show(answer.result), show(rest.json));
+      singles.push(answer.result);
+    }
+  }
+  const body = { tokens: priced.map(({ token }) => ({ token_address: token.address, to_block: String(block) })) };
+  const multiple = await api.restPost('/api/v2.2/erc20/prices', body);
+  results.eq(where(), 'getMultipleTokenPrices = the single prices', show(singles), show(multiple.json));
+  // dateToBlock at this block's second: the last block of that second.
+  const time = async (n) => Number((await node.rpc.call('eth_getBlockByNumber', ['0x' + n.toString(16), false])).timestamp);
+  const date = await time(block);
+  const head = await node.head();
+  let last = block;
+  while (last < head && (await time(last + 1)) <= date) last++;
+  const found = await api.rest('/api/v2.2/dateToBlock', [['date', String(date)]]);
+  results.eq(where(), 'dateToBlock block', last, found.json && found.json.block);
+  if (!latest) return;
+  const addresses = contracts.tokens.filter((t) => t.role !== 'pair').slice(0, 10);
+  const metadata = await api.rest('/api/v2.2/erc20/metadata', addresses.map((t) => ['addresses', t.address]));
+  const byAddress = new Map((metadata.json || []).map((m) => [m.address.toLowerCase(), m]));
+  for (const token of addresses) {
+    const m = byAddress.get(token.address) || {};
+    const w = where(`token=${token.label}`);
+    results.eq(w, 'getTokenMetadata name', token.name, m.name);
+    results.eq(w, 'getTokenMetadata symbol', token.symbol, m.symbol);
+    results.eq(w, 'getTokenMetadata decimals', String(token.decimals), m.decimals);
+    results.eq(w, 'getTokenMetadata total_supply', expected.supplies.get(token.address).toString(), m.total_supply);
+  }
+  for (let i = 0; i < wallets.length; i++) {
+    const answer = tokensAnswers[i];
+    if (answer.error) continue;
+    const native = answer.items.filter((t) => t.native_token).reduce((sum, t) => sum + (t.usd_value ?? 0), 0);
+    const erc20 = answer.items.filter((t) => !t.native_token).reduce((sum, t) => sum + (t.usd_value ?? 0), 0);
+    const worth = await api.rest(`/api/v2.2/wallets/${wallets[i]}/net-worth`, [['chains', api.chain]], { chain: false });
+    const chain = worth.json && worth.json.chains && worth.json.chains[0];
+    const w = where(`wallet=${wallets[i]}`);
+    results.eq(w, 'getWalletNetWorth native', (native).toFixed(2), chain && chain.native_balance_usd);
+    results.eq(w, 'getWalletNetWorth tokens', (erc20).toFixed(2), chain && chain.token_balance_usd);
+    results.eq(w, 'getWalletNetWorth total', (native + erc20).toFixed(2), worth.json && worth.json.total_networth_usd);
+  }
+}
+
 function chooseBlocks(spec, head, first) {
   let blocks;
   if (spec) {
@@ -721,6 +818,8 @@ async function main() {
       return api.tokenPrice(params);
     });
     queries.forEach((q, i) => comparePrice(results, contracts, q.token, block, q.expected, priceAnswers[i], q.exchange));
+    const priced = queries.map((q, i) => ({ ...q, answer: priceAnswers[i] })).filter((q) => q.exchange === null);
+    await compareEveryday(results, api, node, contracts, expected, wallets, priced, { latest, tokensAnswers: answers });
   }
 
   const { held } = await expectedNfts(node, dep, contracts, wallets);

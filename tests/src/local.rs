@@ -41,8 +41,8 @@ use tower::ServiceBuilder;
 use w3api_devnet::{Devnet, Scale};
 use w3api_rest::{Client, RetryPolicy};
 use w3api_rpc::RpcClient;
+use w3api_server::Backend;
 use w3api_server::{API_KEY_HEADER, HttpService, ServerConfig};
-use w3api_source::DataSource;
 use w3api_spec_check::spec::{Document, rest_operations};
 use w3api_types::Chain;
 
@@ -92,7 +92,7 @@ impl Setup {
     }
 
     /// Another data source, made from the devnet (a wrapper around it, say).
-    pub fn source<S: DataSource>(self, source: impl FnOnce(Devnet) -> S + Send + 'static) -> Setup {
+    pub fn source<S: Backend>(self, source: impl FnOnce(Devnet) -> S + Send + 'static) -> Setup {
         Setup { kit: self.kit.source(source) }
     }
 

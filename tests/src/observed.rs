@@ -29,7 +29,7 @@ impl Observed {
         Observed { devnet, hook: Arc::new(hook) }
     }
 
-    async fn ask(&self, method: &'static str) -> &Devnet {
+    async fn reach(&self, method: &'static str) -> &Devnet {
         if let Some(delay) = (self.hook)(method) {
             tokio::time::sleep(delay).await;
         }
@@ -44,65 +44,71 @@ impl ChainControl for Observed {}
 /// Nor does it execute contract code.
 impl w3api_source::Execution for Observed {}
 
+impl w3api_query::Asks for Observed {
+    async fn ask<Q: w3api_query::Question>(&self, chain: Chain, question: Q) -> Result<Q::Answer, SourceError> {
+        self.reach("ask").await.ask(chain, question).await
+    }
+}
+
 impl DataSource for Observed {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
-        self.ask("latest_block").await.latest_block(chain).await
+        self.reach("latest_block").await.latest_block(chain).await
     }
     async fn wallet_tokens(
         &self,
         query: WalletTokensQuery,
         page: PageRequest,
     ) -> Result<WalletTokensPage, SourceError> {
-        self.ask("wallet_tokens").await.wallet_tokens(query, page).await
+        self.reach("wallet_tokens").await.wallet_tokens(query, page).await
     }
     async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
-        self.ask("wallet_nfts").await.wallet_nfts(query, page).await
+        self.reach("wallet_nfts").await.wallet_nfts(query, page).await
     }
     async fn wallet_collections(
         &self,
         query: WalletCollectionsQuery,
         page: PageRequest,
     ) -> Result<WalletCollectionsPage, SourceError> {
-        self.ask("wallet_collections").await.wallet_collections(query, page).await
+        self.reach("wallet_collections").await.wallet_collections(query, page).await
     }
     async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
-        self.ask("token_price").await.token_price(query).await
+        self.reach("token_price").await.token_price(query).await
     }
     async fn block(&self, chain: Chain, block: BlockRef, full: bool) -> Result<Option<Block>, SourceError> {
-        self.ask("block").await.block(chain, block, full).await
+        self.reach("block").await.block(chain, block, full).await
     }
     async fn transaction(&self, chain: Chain, block: BlockRef, index: u64) -> Result<Option<Transaction>, SourceError> {
-        self.ask("transaction").await.transaction(chain, block, index).await
+        self.reach("transaction").await.transaction(chain, block, index).await
     }
     fn kind(&self) -> &'static str {
         self.devnet.kind()
     }
     async fn syncing(&self, chain: Chain) -> Result<SyncingStatus, SourceError> {
-        self.ask("syncing").await.syncing(chain).await
+        self.reach("syncing").await.syncing(chain).await
     }
     async fn block_number(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
-        self.ask("block_number").await.block_number(chain, block).await
+        self.reach("block_number").await.block_number(chain, block).await
     }
     async fn block_transaction_count(&self, chain: Chain, block: BlockRef) -> Result<Option<u64>, SourceError> {
-        self.ask("block_transaction_count").await.block_transaction_count(chain, block).await
+        self.reach("block_transaction_count").await.block_transaction_count(chain, block).await
     }
     async fn transaction_by_hash(&self, chain: Chain, hash: Hash32) -> Result<Option<Transaction>, SourceError> {
-        self.ask("transaction_by_hash").await.transaction_by_hash(chain, hash).await
+        self.reach("transaction_by_hash").await.transaction_by_hash(chain, hash).await
     }
     async fn receipt(&self, chain: Chain, hash: Hash32) -> Result<Option<Receipt>, SourceError> {
-        self.ask("receipt").await.receipt(chain, hash).await
+        self.reach("receipt").await.receipt(chain, hash).await
     }
     async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
-        self.ask("block_receipts").await.block_receipts(chain, block).await
+        self.reach("block_receipts").await.block_receipts(chain, block).await
     }
     async fn logs(&self, query: LogQuery) -> Result<Vec<Log>, SourceError> {
-        self.ask("logs").await.logs(query).await
+        self.reach("logs").await.logs(query).await
     }
     async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
-        self.ask("balance").await.balance(chain, address, block).await
+        self.reach("balance").await.balance(chain, address, block).await
     }
     async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
-        self.ask("transaction_count").await.transaction_count(chain, address, block).await
+        self.reach("transaction_count").await.transaction_count(chain, address, block).await
     }
     async fn fee_history(
         &self,
@@ -111,13 +117,13 @@ impl DataSource for Observed {
         newest: BlockRef,
         percentiles: &[f64],
     ) -> Result<FeeHistory, SourceError> {
-        self.ask("fee_history").await.fee_history(chain, count, newest, percentiles).await
+        self.reach("fee_history").await.fee_history(chain, count, newest, percentiles).await
     }
     async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
-        self.ask("fee_suggestion").await.fee_suggestion(chain).await
+        self.reach("fee_suggestion").await.fee_suggestion(chain).await
     }
     async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
-        self.ask("contracts").await.contracts(chain, addresses).await
+        self.reach("contracts").await.contracts(chain, addresses).await
     }
 
     fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {

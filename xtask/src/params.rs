@@ -45,6 +45,11 @@ pub(crate) fn generate(openapi: &str) -> Result<crate::GeneratedFile, Error> {
                 && body_schemas.insert(name)
             {
                 bodies.push(body_module(&spec, name, body)?);
+                for item in list_items(&spec, body)? {
+                    if body_schemas.insert(item) {
+                        bodies.extend(item_module(&spec, item)?);
+                    }
+                }
             }
         }
     }
@@ -156,14 +161,13 @@ fn option<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
     }
 }
 
-/// The bounds of the bounded fields of a request body schema.
-fn body_module(spec: &Value, name: &str, body: &Value) -> Result<TokenStream, Error> {
-    let schema = resolve(spec, body)?;
+/// One constant per bounded field of an object schema: its bounds.
+fn field_bounds(spec: &Value, name: &str, schema: &Value) -> Result<Vec<TokenStream>, Error> {
     let mut constants = Vec::new();
     for (field, property) in schema["properties"].as_object().into_iter().flatten() {
         let property = resolve(spec, property)?;
         let bound = |key: &str| option(property.get(key).and_then(Value::as_u64));
-        let keys = ["minimum", "maximum", "minLength", "maxLength"];
+        let keys = ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"];
         if !keys.iter().any(|key| property.get(*key).is_some()) {
             continue;
         }
@@ -172,15 +176,52 @@ fn body_module(spec: &Value, name: &str, body: &Value) -> Result<TokenStream, Er
         }
         let (minimum, maximum, min_length, max_length) =
             (bound("minimum"), bound("maximum"), bound("minLength"), bound("maxLength"));
+        let (min_items, max_items) = (bound("minItems"), bound("maxItems"));
         let constant = format_ident!("{}", field.to_shouty_snake_case());
         let doc = format!("Bounds of `{field}`.");
         constants.push(quote! {
             #[doc = #doc]
             pub const #constant: FieldBounds = FieldBounds {
                 name: #field, minimum: #minimum, maximum: #maximum, min_length: #min_length, max_length: #max_length,
+                min_items: #min_items, max_items: #max_items,
             };
         });
     }
+    Ok(constants)
+}
+
+/// The component schemas a body's list fields hold, whose own fields a
+/// handler checks item by item.
+fn list_items<'a>(spec: &'a Value, body: &'a Value) -> Result<Vec<&'a str>, Error> {
+    let schema = resolve(spec, body)?;
+    let properties = schema["properties"].as_object().into_iter().flatten();
+    Ok(properties.filter_map(|(_, property)| schema_name(&property["items"])).collect())
+}
+
+/// The bounds of the items of a body's list, when they have any.
+fn item_module(spec: &Value, name: &str) -> Result<Option<TokenStream>, Error> {
+    let schema = spec["components"]["schemas"]
+        .get(name)
+        .ok_or_else(|| Error::OpenApi(format!("#/components/schemas/{name}: names nothing")))?;
+    let constants = field_bounds(spec, name, schema)?;
+    if constants.is_empty() {
+        return Ok(None);
+    }
+    let module = format_ident!("{}", name.to_snake_case());
+    let doc = format!("Items of schema `{name}` in request bodies' lists.");
+    Ok(Some(quote! {
+        #[doc = #doc]
+        pub mod #module {
+            use super::*;
+            #(#constants)*
+        }
+    }))
+}
+
+/// The bounds of the bounded fields of a request body schema.
+fn body_module(spec: &Value, name: &str, body: &Value) -> Result<TokenStream, Error> {
+    let schema = resolve(spec, body)?;
+    let constants = field_bounds(spec, name, schema)?;
     let module = format_ident!("{}", name.to_snake_case());
     let doc = format!("Request bodies of schema `{name}`.");
     let uses = (!constants.is_empty()).then(|| {

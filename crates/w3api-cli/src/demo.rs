@@ -8,12 +8,15 @@ use w3api_rest::Client;
 use w3api_rpc::RpcClient;
 use w3api_server::{ServerConfig, new_api_key, serve, service};
 use w3api_types::rpc::{BlockNumberOrTag, TokenPriceInclude, TokenPriceParams};
-use w3api_types::{Address, Chain, SolanaChallengeRequest, SolanaNetwork, SolanaVerifyRequest};
+use w3api_types::{
+    Address, Chain, MultipleTokenPricesRequest, SolanaChallengeRequest, SolanaNetwork, SolanaVerifyRequest,
+    TokenPriceItem, U256,
+};
 
 use crate::connection::ConnectionArgs;
 use crate::error::CliError;
 use crate::output::{out, outln};
-use crate::{rpc, signin, stream, wallet};
+use crate::{balances, prices, rpc, signin, stream, wallet};
 
 /// Options of `w3api demo`.
 #[derive(Args, Debug)]
@@ -54,7 +57,37 @@ async fn tour(devnet: &Devnet, client: &Client, rpc: &RpcClient) -> Result<(), C
     stream_preview(client, block_number).await?;
     blocks_and_transactions(devnet, rpc).await?;
     token_price(client, rpc, wallet, block_number).await?;
+    everyday(client, wallet, block_number).await?;
     solana_sign_in(devnet, client).await
+}
+
+/// The wallet's native and ERC20 balances, its tokens' prices and metadata,
+/// the block at a date and its net worth, through the data API.
+async fn everyday(client: &Client, wallet: Address, block: u64) -> Result<(), CliError> {
+    let data = client.data();
+    heading(&format!("Native balance of {wallet:#x} at block {block} (GET /api/v2.2/{{address}}/balance)"));
+    let balance = data.get_native_balance().address(wallet).to_block(block).send().await?.into_inner();
+    outln!("{} wei", balance.balance);
+    heading("ERC20 balances, without prices (GET /api/v2.2/{address}/erc20)");
+    let tokens = data.get_wallet_token_balances().address(wallet).to_block(block).send().await?.into_inner();
+    out!("{}", balances::render_erc20(&tokens));
+    let first: Vec<Address> = tokens.iter().take(3).map(|t| t.token_address).collect();
+    heading("Prices of its first three tokens (POST /api/v2.2/erc20/prices)");
+    let items =
+        first.iter().map(|t| TokenPriceItem { token_address: *t, exchange: None, to_block: Some(U256::from(block)) });
+    let request = MultipleTokenPricesRequest { tokens: items.collect() };
+    let priced = data.get_multiple_token_prices().body(request).send().await?.into_inner();
+    out!("{}", prices::render_prices(&priced, first.len()));
+    heading("Their metadata (GET /api/v2.2/erc20/metadata)");
+    let metadata = data.get_token_metadata().addresses(first.clone()).send().await?.into_inner();
+    out!("{}", prices::render_metadata(&metadata, first.len()));
+    heading("The block at 2030-01-01 (GET /api/v2.2/dateToBlock)");
+    let found = data.get_date_to_block().date("2030-01-01T00:00:00Z").send().await?.into_inner();
+    out!("{}", prices::render_block_date(&found));
+    heading(&format!("Net worth of {wallet:#x} on eth and polygon (GET /api/v2.2/wallets/{{address}}/net-worth)"));
+    let worth = data.get_wallet_net_worth().address(wallet).chains(vec![Chain::Eth, Chain::Polygon]).send().await?;
+    out!("{}", balances::render_net_worth(&worth.into_inner()));
+    Ok(())
 }
 
 /// What a stream of every ERC20 transfer gets for the block the tokens were read at.

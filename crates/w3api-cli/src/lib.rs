@@ -13,11 +13,13 @@ use {tempfile as _, url as _, w3api_spec_check as _, w3api_testkit as _, w3api_t
 // The binary's allocator (`src/main.rs`).
 use mimalloc as _;
 
+mod balances;
 mod connection;
 mod demo;
 mod devnet;
 mod error;
 mod output;
+mod prices;
 mod rpc;
 mod serve;
 mod signin;
@@ -58,6 +60,22 @@ enum Command {
     Nfts(wallet::NftsArgs),
     /// NFT collections a wallet holds tokens of.
     Collections(wallet::CollectionsArgs),
+    /// A wallet's native balance.
+    Balance(balances::BalanceArgs),
+    /// The native balances of several wallets, and their sum.
+    Balances(balances::BalancesArgs),
+    /// A wallet's ERC20 balances, without prices.
+    Erc20(balances::Erc20Args),
+    /// A wallet's USD value, per chain and in total.
+    NetWorth(balances::NetWorthArgs),
+    /// A token's price from its deepest DEX pair.
+    Price(prices::PriceArgs),
+    /// The prices of several tokens.
+    Prices(prices::PricesArgs),
+    /// What is known of ERC20 tokens: name, symbol, decimals, supply.
+    Metadata(prices::MetadataArgs),
+    /// The last block at or before a date.
+    DateToBlock(prices::DateToBlockArgs),
     /// EVM streams: create, change, list and delete them, their addresses, webhook settings and deliveries.
     #[command(subcommand)]
     Streams(stream::StreamsCommand),
@@ -101,6 +119,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Tokens(args) => wallet::tokens(&cli.connection.rest()?, args, json).await,
         Command::Nfts(args) => wallet::nfts(&cli.connection.rest()?, args, json).await,
         Command::Collections(args) => wallet::collections(&cli.connection.rest()?, args, json).await,
+        Command::Balance(args) => balances::balance(&cli.connection.rest()?, args, json).await,
+        Command::Balances(args) => balances::balances(&cli.connection.rest()?, args, json).await,
+        Command::Erc20(args) => balances::erc20(&cli.connection.rest()?, args, json).await,
+        Command::NetWorth(args) => balances::net_worth(&cli.connection.rest()?, args, json).await,
+        Command::Price(args) => prices::price(&cli.connection.rest()?, args, json).await,
+        Command::Prices(args) => prices::prices(&cli.connection.rest()?, args, json).await,
+        Command::Metadata(args) => prices::metadata(&cli.connection.rest()?, args, json).await,
+        Command::DateToBlock(args) => prices::date_to_block(&cli.connection.rest()?, args, json).await,
         Command::Streams(command) => stream::run(&cli.connection.rest()?, command, json).await,
         Command::Stream { id } => stream::run(&cli.connection.rest()?, stream::StreamsCommand::Get { id }, json).await,
         Command::Signin(command) => signin::run(&cli.connection.rest()?, command, json).await,

@@ -1,6 +1,6 @@
 //! `w3api rpc ...`: the JSON-RPC gateway.
 
-use alloy_primitives::{Address, B256, U256};
+use alloy_primitives::{B256, U256};
 use chrono::DateTime;
 use clap::{Args, Subcommand};
 use w3api_rpc::RpcClient;
@@ -52,19 +52,7 @@ enum RpcCommand {
         index: u64,
     },
     /// A token's USD price from its DEX pair (eth_getTokenPrice).
-    Price {
-        /// Token contract.
-        token: Address,
-        /// Only this exchange: its name or factory address.
-        #[arg(long)]
-        exchange: Option<String>,
-        /// Price as of this block.
-        #[arg(long)]
-        to_block: Option<u64>,
-        /// Add the 24-hour percent change.
-        #[arg(long)]
-        percent_change: bool,
-    },
+    Price(crate::prices::PriceOf),
 }
 
 /// A block number in decimal or 0x hex, or a tag.
@@ -99,12 +87,12 @@ pub(crate) async fn run(connection: &ConnectionArgs, args: RpcArgs, json: bool) 
             let missing = || format!("no transaction {index} in block {} on {chain}", describe(block));
             emit_found(json, found, missing, render_transaction)
         }
-        RpcCommand::Price { token, exchange, to_block, percent_change } => {
+        RpcCommand::Price(of) => {
             let params = TokenPriceParams {
-                exchange,
-                to_block,
-                include: percent_change.then_some(TokenPriceInclude::PercentChange),
-                ..TokenPriceParams::new(token)
+                exchange: of.exchange,
+                to_block: of.to_block,
+                include: of.percent_change.then_some(TokenPriceInclude::PercentChange),
+                ..TokenPriceParams::new(of.token)
             };
             output::emit(json, &price(&rpc, params).await?, render_price)
         }
@@ -232,6 +220,7 @@ pub(crate) fn render_price(price: &TokenPrice) -> String {
 
 #[cfg(test)]
 mod tests {
+    use alloy_primitives::Address;
     use w3api_types::rpc::NativePrice;
 
     use super::*;
@@ -256,6 +245,9 @@ mod tests {
             native_price: NativePrice { value, decimals, name: "Ether".into(), symbol: "ETH".into(), address: None },
             usd_price: 2.5,
             usd_price_formatted: None,
+            usd_price_24h: None,
+            usd_price_24hr_usd_change: None,
+            usd_price_24hr_percent_change: None,
             percent_change_24hr: None,
             exchange_address: Address::ZERO,
             exchange_name: "Uniswap v2".into(),
@@ -265,6 +257,7 @@ mod tests {
             verified_contract: None,
             pair_address: None,
             pair_total_liquidity_usd: None,
+            security_score: None,
         }
     }
 

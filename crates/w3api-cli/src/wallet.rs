@@ -25,23 +25,31 @@ pub(crate) struct PagingArgs {
     all: bool,
 }
 
+/// Whose token balances to read, where, when and of which tokens:
+/// `w3api tokens` and `w3api erc20`.
+#[derive(Args, Debug)]
+pub(crate) struct HoldingsOf {
+    /// Wallet address (0x and 40 hex digits).
+    pub(crate) address: Address,
+    /// Chain: name (eth, polygon, ...) or hex id (0x1).
+    #[arg(long)]
+    pub(crate) chain: Option<Chain>,
+    /// Block to read the balances at (default: the latest).
+    #[arg(long)]
+    pub(crate) to_block: Option<u64>,
+    /// Only these token contracts (repeat, at most 10).
+    #[arg(long = "token-address", value_name = "ADDRESS")]
+    pub(crate) token_addresses: Vec<Address>,
+    /// Leave out spam tokens (`--flag` or `--flag=true|false`; absent: the server's default).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    pub(crate) exclude_spam: Option<bool>,
+}
+
 /// `w3api tokens <address>`: ERC20 and native balances with USD prices.
 #[derive(Args, Debug)]
 pub(crate) struct TokensArgs {
-    /// Wallet address (0x and 40 hex digits).
-    address: Address,
-    /// Chain: name (eth, polygon, ...) or hex id (0x1).
-    #[arg(long)]
-    chain: Option<Chain>,
-    /// Block to read the balances at (default: the latest).
-    #[arg(long)]
-    to_block: Option<u64>,
-    /// Only these token contracts (repeat, at most 10).
-    #[arg(long = "token-address", value_name = "ADDRESS")]
-    token_addresses: Vec<Address>,
-    /// Leave out spam tokens (`--flag` or `--flag=true|false`; absent: the server's default).
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
-    exclude_spam: Option<bool>,
+    #[command(flatten)]
+    of: HoldingsOf,
     /// Leave out unverified contracts (`--flag` or `--flag=true|false`; absent: the server's default).
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
     exclude_unverified_contracts: Option<bool>,
@@ -117,15 +125,17 @@ macro_rules! set {
         })*
     };
 }
+pub(crate) use set;
 
 pub(crate) async fn tokens(client: &Client, args: TokensArgs, json: bool) -> Result<(), CliError> {
-    let mut request = client.data().get_wallet_token_balances_price().address(args.address);
+    let HoldingsOf { address, chain, to_block, token_addresses, exclude_spam } = args.of;
+    let mut request = client.data().get_wallet_token_balances_price().address(address);
     set!(
         request,
-        chain = args.chain,
-        to_block = args.to_block,
-        token_addresses = (!args.token_addresses.is_empty()).then_some(args.token_addresses),
-        exclude_spam = args.exclude_spam,
+        chain = chain,
+        to_block = to_block,
+        token_addresses = (!token_addresses.is_empty()).then_some(token_addresses),
+        exclude_spam = exclude_spam,
         exclude_unverified_contracts = args.exclude_unverified_contracts,
         exclude_native = args.exclude_native,
         max_token_inactivity = args.max_token_inactivity,

@@ -113,6 +113,8 @@ fn queries(c: &mut Criterion) {
                 exchange: None,
                 to_block: Some(inputs.block()),
                 include_percent_change: true,
+                max_token_inactivity_days: None,
+                min_pair_side_liquidity_usd: None,
             };
             black_box(data.token_price(&query).ok())
         });

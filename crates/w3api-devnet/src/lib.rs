@@ -334,6 +334,14 @@ impl std::ops::Deref for Generated<'_> {
     }
 }
 
+/// The query core's questions, over the chain's data as generated (and
+/// grown live since).
+impl w3api_query::Asks for Devnet {
+    async fn ask<Q: w3api_query::Question>(&self, chain: Chain, question: Q) -> Result<Q::Answer, SourceError> {
+        question.answer(&*self.ready(chain).await?)
+    }
+}
+
 impl DataSource for Devnet {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
         Ok(self.ready(chain).await?.latest())

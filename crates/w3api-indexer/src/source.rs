@@ -100,6 +100,15 @@ impl From<NodeError> for SourceError {
 
 impl ChainControl for NodeSource {}
 
+/// The query core's questions, over the chain's index.
+impl w3api_query::Asks for NodeSource {
+    async fn ask<Q: w3api_query::Question>(&self, chain: Chain, question: Q) -> Result<Q::Answer, SourceError> {
+        let followed = self.chain(chain)?;
+        let index = followed.index.read();
+        question.answer(&view::IndexView { index: &index, followed })
+    }
+}
+
 impl DataSource for NodeSource {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
         indexed_head(self.chain(chain)?)

@@ -360,6 +360,11 @@ impl<Id: NftId> Ledger<Id> {
         after.checked_sub(1).map(|i| blocks[i])
     }
 
+    /// The first block in which `asset` moved.
+    pub fn first_activity(&self, asset: Asset) -> Option<u32> {
+        self.activity.get(&asset)?.first().copied()
+    }
+
     /// Moves `amount` of `asset`. Mints come from `NOBODY`; moving to
     /// `NOBODY` burns. A mint to `NOBODY` stays in the supply, held by no
     /// one (as Uniswap v2 locks its first 1,000 liquidity units). Refused,

@@ -19,12 +19,19 @@ pub fn resolve(view: &impl ChainView, requested: Option<u64>) -> Result<u64, Sou
 /// when the view does not reach that far back.
 pub fn block_before(view: &impl ChainView, block: u64, seconds: u64) -> Option<u64> {
     let cutoff = view.timestamp(block)?.checked_sub(seconds)?;
-    // The first block past the cutoff, in [first, block]; the one before it.
+    last_block_at(view, cutoff, block)
+}
+
+/// The newest block up to `through` whose timestamp is at most `time`;
+/// `None` when the view's first block is already later, or a timestamp
+/// the search needs is missing.
+pub fn last_block_at(view: &impl ChainView, time: u64, through: u64) -> Option<u64> {
+    // The first block past `time`, in [first, through]; the one before it.
     let first = view.first_block();
-    let (mut low, mut high) = (first, block.checked_add(1)?);
+    let (mut low, mut high) = (first, through.checked_add(1)?);
     while low < high {
         let middle = low + (high - low) / 2;
-        if view.timestamp(middle)? <= cutoff {
+        if view.timestamp(middle)? <= time {
             low = middle + 1;
         } else {
             high = middle;
@@ -124,6 +131,22 @@ mod tests {
         assert_eq!(block_before(&view, 106, 201), None, "before the view's first block");
         assert_eq!(block_before(&view, 107, 1), None, "a block the view does not have");
         assert_eq!(block_before(&view, 99, 1), None);
+    }
+
+    #[test]
+    fn the_block_at_a_date_is_the_last_at_or_before_it() {
+        use crate::Question;
+        use crate::block_at::BlockAt;
+        let view = Times::new(5, &[100, 110, 110, 120]);
+        let at = |timestamp| BlockAt { timestamp }.answer(&view);
+        assert_eq!(at(100).unwrap(), (5, 100), "the first block's own second");
+        assert_eq!(at(109).unwrap(), (5, 100));
+        assert_eq!(at(110).unwrap(), (7, 110), "the last of two blocks in one second");
+        assert_eq!(at(119).unwrap(), (7, 110));
+        assert_eq!(at(4_000_000_000).unwrap(), (8, 120), "past the newest: the newest");
+        let before = at(99).unwrap_err();
+        assert!(matches!(before, SourceError::NoBlockAt { date: 99, first: 5, first_time: 100 }), "{before}");
+        assert!(matches!(BlockAt { timestamp: 1 }.answer(&Times::new(5, &[])), Err(SourceError::Unavailable(_))));
     }
 
     #[test]

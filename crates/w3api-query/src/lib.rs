@@ -12,14 +12,23 @@
 //! - [`blocks`]: the block an answer is read at;
 //! - [`wallet_tokens`]: a wallet's balances with USD prices;
 //! - [`nfts`]: a wallet's NFTs and collections;
-//! - [`token_price`]: a token's price from its deepest pair.
+//! - [`token_price`]: a token's price from its deepest pair;
+//! - [`token_metadata`]: what is known of ERC20 tokens;
+//! - [`block_at`]: the block at a date.
+//!
+//! A backend shows its views through [`Asks`]; each operation added since
+//! is a [`Question`] (see [`ask`]).
 
+pub mod ask;
+pub mod block_at;
 pub mod blocks;
 pub mod nfts;
+pub mod token_metadata;
 pub mod token_price;
 pub mod view;
 pub mod wallet_tokens;
 
+pub use ask::{Asks, Question};
 pub use view::{ChainView, CollectionFacts, Exchange, TokenFacts, TokenId};
 
 /// Seconds in the day that 24-hour changes and inactivity count in.

@@ -5,7 +5,8 @@ use w3api_ledger::pricing::PriceFilter;
 use w3api_source::{SourceError, TokenPriceQuery};
 use w3api_types::rpc::{NativePrice, TokenPrice};
 
-use crate::blocks::{block_before, resolve};
+use crate::blocks::{block_before, ledger_block, resolve};
+use crate::wallet_tokens::{active, active_since};
 use crate::{ChainView, DAY, Exchange};
 
 /// The token's price at the query's block, from its deepest pair (on one
@@ -17,12 +18,14 @@ pub fn token_price(view: &impl ChainView, query: &TokenPriceQuery) -> Result<Tok
     let no_price = || SourceError::NoPrice { token: query.address, exchange: query.exchange.clone() };
     let asset = view.asset_at(query.address).filter(|asset| *asset != Asset::NATIVE).ok_or_else(no_price)?;
     let token = view.token(asset).ok_or_else(no_price)?;
-    let filter = PriceFilter { exchange, min_side_usd: None };
+    let since = active_since(view, block, query.max_token_inactivity_days);
+    if !active(view, asset, ledger_block(block), since) {
+        return Err(no_price());
+    }
+    let filter = PriceFilter { exchange, min_side_usd: query.min_pair_side_liquidity_usd };
     let price = view.price(asset, block, filter).ok_or_else(no_price)?;
-    let percent_change = query.include_percent_change.then(|| {
-        let before = block_before(view, block, DAY).and_then(|b| view.price(asset, b, filter))?;
-        (before.usd > 0.0).then(|| (price.usd - before.usd) / before.usd * 100.0)
-    });
+    let day_before = block_before(view, block, DAY).and_then(|b| view.price(asset, b, filter)).map(|p| p.usd);
+    let percent_change = day_before.filter(|before| *before > 0.0).map(|before| (price.usd - before) / before * 100.0);
     let dex = view.pairs_of(asset).find(|(pair, _)| *pair == price.pair).and_then(|(_, s)| exchanges.get(s.exchange));
     let factory = dex.map(|dex| dex.factory).unwrap_or_default();
     let native = view.token(Asset::NATIVE);
@@ -40,7 +43,10 @@ pub fn token_price(view: &impl ChainView, query: &TokenPriceQuery) -> Result<Tok
         },
         usd_price: price.usd,
         usd_price_formatted: Some(price.usd.to_string()),
-        percent_change_24hr: percent_change.flatten(),
+        usd_price_24h: day_before,
+        usd_price_24hr_usd_change: day_before.map(|before| price.usd - before),
+        usd_price_24hr_percent_change: percent_change,
+        percent_change_24hr: percent_change.filter(|_| query.include_percent_change),
         exchange_address: factory,
         // Where the backend knows no name (a node), the factory names it.
         exchange_name: dex.and_then(|dex| dex.name).map_or_else(|| format!("{factory:#x}"), str::to_string),
@@ -50,6 +56,7 @@ pub fn token_price(view: &impl ChainView, query: &TokenPriceQuery) -> Result<Tok
         verified_contract: Some(token.verified),
         pair_address: view.pair_address(price.pair),
         pair_total_liquidity_usd: Some(price.liquidity_usd),
+        security_score: None,
     })
 }
 

@@ -71,9 +71,7 @@ fn holdings_of(
 ) -> Vec<TokenHolding> {
     let ledger = view.ledger();
     let at = ledger_block(pricing.block);
-    let active_since = query
-        .max_token_inactivity_days
-        .map(|days| block_before(view, pricing.block, days.saturating_mul(DAY)).unwrap_or(view.first_block()));
+    let active_since = active_since(view, pricing.block, query.max_token_inactivity_days);
     ledger
         .holdings_of(holder)
         .filter(|(asset, _)| *asset != Asset::NATIVE || view.follows_native())
@@ -83,11 +81,22 @@ fn holdings_of(
                 return None;
             }
             let facts = view.token(asset)?;
-            let recent = active_since
-                .is_none_or(|since| ledger.last_activity(asset, at).is_some_and(|last| u64::from(last) >= since));
-            (recent && keeps(asset, &facts, query)).then(|| holding(view, asset, U256::from(balance), pricing))?
+            (active(view, asset, at, active_since) && keeps(asset, &facts, query))
+                .then(|| holding(view, asset, U256::from(balance), pricing))?
         })
         .collect()
+}
+
+/// The first block of an inactivity window of `days` ending at `block`
+/// (the view's first block where the window reaches further back); `None`
+/// without a window.
+pub(crate) fn active_since(view: &impl ChainView, block: u64, days: Option<u64>) -> Option<u64> {
+    days.map(|days| block_before(view, block, days.saturating_mul(DAY)).unwrap_or(view.first_block()))
+}
+
+/// Whether `asset` moved at or after `since`, up to ledger block `at`.
+pub(crate) fn active(view: &impl ChainView, asset: Asset, at: u32, since: Option<u64>) -> bool {
+    since.is_none_or(|since| view.ledger().last_activity(asset, at).is_some_and(|last| u64::from(last) >= since))
 }
 
 /// Whether the query's filters keep a token.

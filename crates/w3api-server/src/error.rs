@@ -162,8 +162,11 @@ impl From<SourceError> for ApiError {
         match error {
             SourceError::ChainNotServed(_) => ApiError::bad_request(vec![format!("chain: {error}")]),
             SourceError::BlockOutOfRange { .. } => ApiError::bad_request(vec![format!("to_block: {error}")]),
-            SourceError::UnknownExchange { .. } => ApiError::bad_request(vec![format!("exchange: {error}")]),
-            SourceError::NoPrice { .. } => ApiError::not_found(error.to_string()),
+            // An exchange the server does not know has no pair to price
+            // from: production cannot know every name either, and answers 404.
+            SourceError::NoPrice { .. } | SourceError::UnknownExchange { .. } | SourceError::NoBlockAt { .. } => {
+                ApiError::not_found(error.to_string())
+            }
             // Only JSON-RPC calls name blocks by hash or read logs.
             // Only JSON-RPC calls change chains, too.
             SourceError::UnknownBlockHash(_)

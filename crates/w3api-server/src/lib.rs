@@ -49,7 +49,14 @@ use tower::util::BoxCloneSyncService;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
+use w3api_query::Asks;
 use w3api_source::DataSource;
+
+/// What the server answers from: a data source for the chain and node
+/// methods, whose views the query core reads for the Data API.
+pub trait Backend: DataSource + Asks {}
+
+impl<S: DataSource + Asks> Backend for S {}
 
 pub use auth::{API_KEY_HEADER, ApiKeys};
 pub use cors::{CorsOrigins, InvalidOrigin};
@@ -138,7 +145,7 @@ pub type HttpService = BoxCloneSyncService<Request, Response, Infallible>;
 /// The whole interface over `source`: the routes, and around them, once,
 /// the layers every request passes (request ids, logs, panics, body limit,
 /// CORS).
-pub fn service<S: DataSource>(source: S, config: ServerConfig) -> HttpService {
+pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
     let source = Arc::new(source);
     let keys = ApiKeys::new(&config.api_keys);
     // One budget of bytes for the REST and the JSON-RPC answers.

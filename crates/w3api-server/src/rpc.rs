@@ -13,6 +13,7 @@ mod cheats;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::Backend;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Request, State};
@@ -26,7 +27,7 @@ use tower::ServiceExt;
 use tower::layer::util::{Identity, Stack};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS, method};
-use w3api_source::{BlockRef, DataSource, LogQuery, SourceError, TokenPriceQuery};
+use w3api_source::{BlockRef, LogQuery, SourceError, TokenPriceQuery};
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, Block, BlockCount, BlockId, BlockNumberOrTag, Bytes, FeeHistory,
     FilterChanges, FilterId, Hash32, Log, LogFilter, Receipt, StateOverrides, SyncingStatus, TokenPrice,
@@ -91,6 +92,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         SourceError::Reverted { .. } => ErrorCode::ExecutionReverted,
         SourceError::Halted(_) => ErrorCode::ExecutionHalted,
         SourceError::UnknownExchange { .. }
+        | SourceError::NoBlockAt { .. }
         | SourceError::BlockOutOfRange { .. }
         | SourceError::UnknownBlockHash(_)
         | SourceError::TooManyLogs { .. }
@@ -109,7 +111,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
     rpc_error(code, error.to_string())
 }
 
-impl<S: DataSource> Gateway<S> {
+impl<S: Backend> Gateway<S> {
     /// The number of a block the caller named; an error when it does not exist.
     async fn existing_block(&self, block: BlockRef, what: &str) -> RpcResult<u64> {
         match self.source.block_number(self.chain, block).await.map_err(source_error)? {
@@ -162,7 +164,7 @@ impl<S: DataSource> Gateway<S> {
 }
 
 #[async_trait]
-impl<S: DataSource> EthApiServer for Gateway<S> {
+impl<S: Backend> EthApiServer for Gateway<S> {
     async fn get_token_price(&self, request: TokenPriceParams) -> RpcResult<TokenPrice> {
         let query = TokenPriceQuery {
             chain: self.chain,
@@ -170,6 +172,8 @@ impl<S: DataSource> EthApiServer for Gateway<S> {
             exchange: request.exchange,
             to_block: request.to_block,
             include_percent_change: request.include == Some(TokenPriceInclude::PercentChange),
+            max_token_inactivity_days: None,
+            min_pair_side_liquidity_usd: None,
         };
         self.source.token_price(query).await.map_err(source_error)
     }
@@ -403,7 +407,7 @@ fn state_block(block: Option<BlockId>) -> BlockRef {
 /// The gateway's methods for one chain: the API trait, and an error naming
 /// the reason for each standard method a source without EVM state cannot
 /// answer truthfully.
-fn methods<S: DataSource>(gateway: Gateway<S>, cheats: cheats::Cheats<S>) -> jsonrpsee::RpcModule<Gateway<S>> {
+fn methods<S: Backend>(gateway: Gateway<S>, cheats: cheats::Cheats<S>) -> jsonrpsee::RpcModule<Gateway<S>> {
     let mut module = gateway.into_rpc();
     module.merge(cheats.into_rpc()).expect("the chain-control methods are apart from the gateway's");
     for (name, reason) in UNANSWERABLE_METHODS {
@@ -430,7 +434,7 @@ impl RpcServices {
     /// One service per RPC chain, answering from `answers` or else from `source`.
     /// `cheats`: whether the chain-control methods change chains (or
     /// refuse); `faults`: the rules they set.
-    pub(crate) fn new<S: DataSource>(
+    pub(crate) fn new<S: Backend>(
         source: Arc<S>,
         answers: Arc<Answers>,
         body_limit: usize,
@@ -499,7 +503,7 @@ pub(crate) fn refusal_of_calls(
 
 /// `POST /{chain}/{apiKey}`: checks the key, then the chain, then hands the
 /// request to jsonrpsee.
-pub(crate) async fn entry<S: DataSource>(
+pub(crate) async fn entry<S: Backend>(
     State(app): State<Arc<App<S>>>,
     path: Result<Path<(String, String)>, PathRejection>,
     request: Request,

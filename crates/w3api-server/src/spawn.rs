@@ -4,10 +4,10 @@
 
 use std::net::SocketAddr;
 
+use crate::Backend;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use w3api_source::DataSource;
 
 use crate::{HttpService, ServerConfig, serve, service};
 
@@ -43,7 +43,7 @@ pub struct RunningServer {
 /// server.shutdown().await
 /// # }
 /// ```
-pub fn spawn<S: DataSource>(listener: TcpListener, source: S, config: ServerConfig) -> std::io::Result<RunningServer> {
+pub fn spawn<S: Backend>(listener: TcpListener, source: S, config: ServerConfig) -> std::io::Result<RunningServer> {
     spawn_service(listener, service(source, config))
 }
 

@@ -283,8 +283,12 @@ pub struct TokenPriceQuery {
     pub exchange: Option<String>,
     /// Block to price at; the latest when `None`.
     pub to_block: Option<u64>,
-    /// Add the 24-hour percent change.
+    /// Add the 24-hour percent change as text (production's older field).
     pub include_percent_change: bool,
+    /// No price for a token with no transfer in this many days before the block.
+    pub max_token_inactivity_days: Option<u64>,
+    /// Price only from pairs whose every side holds at least this much USD.
+    pub min_pair_side_liquidity_usd: Option<f64>,
 }
 
 /// Why a data source could not answer.
@@ -308,6 +312,17 @@ pub enum SourceError {
         token: Address,
         /// The exchange the price was restricted to.
         exchange: Option<String>,
+    },
+    /// No block at or before a date: the chain (or the part of it the
+    /// source has) starts later.
+    #[error("no block at or before {date} (Unix seconds): the first block here, {first}, is at {first_time}")]
+    NoBlockAt {
+        /// The date asked for, in Unix seconds.
+        date: u64,
+        /// The first block the source has.
+        first: u64,
+        /// Its timestamp.
+        first_time: u64,
     },
     /// An exchange that is neither the name nor the factory address of a known one.
     #[error("unknown exchange {name:?}; known exchanges: {}", known.join(", "))]

@@ -691,13 +691,19 @@ pub fn token_price() -> impl Strategy<Value = TokenPrice> {
         (maybe(text()), maybe(text()), maybe(url()), maybe(any::<u8>()), native_price(), finite_f64(), maybe(text())),
         (maybe(finite_f64()), address(), text(), maybe(address()), maybe(any::<u64>())),
         (maybe(any::<bool>()), maybe(any::<bool>()), maybe(address()), maybe(finite_f64())),
+        (maybe(finite_f64()), maybe(finite_f64()), maybe(finite_f64()), maybe(finite_f64())),
     )
         .prop_map(
             |(
                 (token_name, token_symbol, token_logo, token_decimals, native_price, usd_price, usd_price_formatted),
                 (percent_change_24hr, exchange_address, exchange_name, token_address, to_block),
                 (possible_spam, verified_contract, pair_address, pair_total_liquidity_usd),
+                (usd_price_24h, usd_price_24hr_usd_change, usd_price_24hr_percent_change, security_score),
             )| TokenPrice {
+                usd_price_24h,
+                usd_price_24hr_usd_change,
+                usd_price_24hr_percent_change,
+                security_score,
                 token_name,
                 token_symbol,
                 token_logo,

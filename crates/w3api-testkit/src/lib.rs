@@ -37,8 +37,8 @@ use std::time::Duration;
 pub use w3api_devnet::{BlockPlan, CreatedWallet, Devnet, Moved, NewNftMetadata, NewToken, Scale};
 use w3api_rest::Client;
 use w3api_rpc::RpcClient;
+use w3api_server::Backend;
 use w3api_server::{HttpService, RunningServer, ServerConfig, new_api_key, service, spawn_service};
-use w3api_source::DataSource;
 
 pub use w3api_source::ChainControl;
 pub use w3api_source::scenario::{Applied, Scenario, ScenarioError, Step};
@@ -192,7 +192,7 @@ impl Builder {
     }
 
     /// Another data source, made from the devnet (a wrapper around it, say).
-    pub fn source<S: DataSource>(self, source: impl FnOnce(Devnet) -> S + Send + 'static) -> Builder {
+    pub fn source<S: Backend>(self, source: impl FnOnce(Devnet) -> S + Send + 'static) -> Builder {
         Builder { make: Box::new(move |devnet, config| service(source(devnet), config)), ..self }
     }
 

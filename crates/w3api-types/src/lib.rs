@@ -10,7 +10,10 @@
 //! strings.
 
 mod auth;
+mod balances;
+mod block_date;
 mod chain;
+mod erc20;
 mod error;
 mod lenient;
 mod nft;
@@ -35,7 +38,13 @@ pub type TransactionHash = B256;
 pub use auth::{
     SolanaChallengeRequest, SolanaChallengeResponse, SolanaNetwork, SolanaVerifiedChallenge, SolanaVerifyRequest,
 };
+pub use balances::{
+    ChainNativeBalances, ChainNetWorth, Erc20TokenBalance, NativeBalance, NetWorth, UnavailableChain,
+    WalletNativeBalance, usd_text,
+};
+pub use block_date::{BlockDate, DateInput, InvalidDate};
 pub use chain::{Chain, InvalidChain, OtherChain};
+pub use erc20::{Erc20Metadata, MultipleTokenPricesRequest, TokenImplementation, TokenLinks, TokenPriceItem};
 pub use error::{Error, ErrorMessage};
 pub use lenient::{Lenient, MalformedHex};
 pub use nft::{
@@ -43,6 +52,7 @@ pub use nft::{
     NftMediaCollection, NftMediaItem, NftPage, NftPaymentToken, NftPrices, NormalizedMetadata, SyncStatus,
     TokenIdFormat, TraitValue, media_category, nft_token_hash,
 };
+pub use rpc::{NativePrice, TokenPrice, TokenPriceInclude};
 pub use stream::{
     AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalanceType, StreamNativeBalances,
     StreamStatus, StreamTrigger, StreamTriggerType, TriggerInput,

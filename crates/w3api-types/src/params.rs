@@ -168,12 +168,22 @@ pub struct FieldBounds {
     pub min_length: Option<u64>,
     /// Most characters of a string.
     pub max_length: Option<u64>,
+    /// Fewest items of a list.
+    pub min_items: Option<u64>,
+    /// Most items of a list.
+    pub max_items: Option<u64>,
 }
 
 impl FieldBounds {
     /// Whether a number is within the bounds.
     pub fn admits(&self, value: u64) -> bool {
         self.minimum.is_none_or(|min| value >= min) && self.maximum.is_none_or(|max| value <= max)
+    }
+
+    /// Whether a list's length is within the bounds.
+    pub fn admits_items(&self, count: usize) -> bool {
+        let count = count as u64;
+        self.min_items.is_none_or(|min| count >= min) && self.max_items.is_none_or(|max| count <= max)
     }
 
     /// Whether a text's length (in bytes, as hosts and keys are ASCII) is within the bounds.

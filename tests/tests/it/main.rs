@@ -12,7 +12,7 @@
 // Dependencies this target reaches only through the library, or that other
 // targets of the package use: named so that `unused_crate_dependencies` keeps
 // watching the rest.
-use {rustls as _, tower as _, w3api_source as _, w3api_testkit as _};
+use {rustls as _, tower as _, w3api_query as _, w3api_source as _, w3api_testkit as _};
 
 mod book;
 mod coherence;

@@ -417,3 +417,53 @@ fn a_stdout_closed_early_ends_the_command_quietly() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success() && stderr.is_empty(), "{:?}: {stderr}", output.status);
 }
+
+#[test]
+fn the_everyday_commands_answer_as_the_data_api_does() {
+    let wallet = showcase();
+    let page: TokenBalancePage = serde_json::from_value(json(&["tokens", &wallet, "--exclude-native"])).unwrap();
+    let at = page.block_number.unwrap().to_string();
+    let priced: Vec<String> = page
+        .result
+        .iter()
+        .filter(|t| t.usd_price.is_some())
+        .take(2)
+        .map(|t| format!("{:#x}", t.token_address.unwrap()))
+        .collect();
+
+    let balance = json(&["balance", &wallet, "--to-block", &at]);
+    let tokens: TokenBalancePage = serde_json::from_value(json(&["tokens", &wallet, "--to-block", &at])).unwrap();
+    let native = tokens.result.iter().find(|t| t.native_token).unwrap();
+    assert_eq!(balance["balance"].as_str().unwrap(), native.balance.to_string());
+    let text = stdout(&w3api(&["balances", &wallet, "0x0000000000000000000000000000000000000001"]));
+    assert!(text.contains(&wallet) && text.contains("in total"), "{text}");
+
+    let erc20 = json(&["erc20", &wallet, "--to-block", &at, "--exclude-spam=false"]);
+    assert_eq!(erc20.as_array().unwrap().len(), page.result.len(), "every ERC20 the priced answer lists");
+
+    let price = json(&["price", &priced[0], "--to-block", &at, "--percent-change"]);
+    let rpc = json(&["rpc", "price", &priced[0], "--to-block", &at, "--percent-change"]);
+    assert_eq!(price, rpc, "REST and the gateway give one price");
+    let prices = json(&["prices", &priced[0], &priced[1], "--to-block", &at]);
+    assert_eq!(prices.as_array().unwrap().len(), 2);
+    let text = stdout(&w3api(&["prices", &priced[0], "0x000000000000000000000000000000000000dead"]));
+    assert!(text.contains("1 of 2 tokens priced"), "{text}");
+
+    let metadata = json(&["metadata", &priced[0]]);
+    let known = page.result.iter().find(|t| format!("{:#x}", t.token_address.unwrap()) == priced[0]).unwrap();
+    assert_eq!(metadata[0]["symbol"].as_str(), Some(known.symbol.as_str()));
+    assert_eq!(metadata[0]["decimals"].as_str(), Some(known.decimals.to_string().as_str()));
+
+    let found = json(&["date-to-block", "2999-01-01"]);
+    let latest = json(&["rpc", "block", "latest"]);
+    assert_eq!(found["hash"], latest["hash"], "a date past the newest block names the newest");
+    let bad = w3api(&["date-to-block", "yesterday"]);
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "a usage error: {said}");
+    assert!(said.contains("\"yesterday\" is not Unix seconds"), "{said}");
+
+    let worth = json(&["net-worth", &wallet, "--chain", "eth", "--chain", "polygon"]);
+    assert_eq!(worth["chains"].as_array().unwrap().len(), 2, "{worth}");
+    let text = stdout(&w3api(&["net-worth", &wallet]));
+    assert!(text.contains("total: $"), "{text}");
+}

@@ -136,10 +136,18 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 62] = [
+const CURL_PAGE_ANSWERS: [Answer; 70] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
+    Answer::Rest("GET", "/api/v2.2/{address}/erc20", 200),
+    Answer::Rest("GET", "/api/v2.2/{address}/balance", 200),
+    Answer::Rest("GET", "/api/v2.2/wallets/balances", 200),
+    Answer::Rest("GET", "/api/v2.2/erc20/{address}/price", 200),
+    Answer::Rest("POST", "/api/v2.2/erc20/prices", 200),
+    Answer::Rest("GET", "/api/v2.2/erc20/metadata", 200),
+    Answer::Rest("GET", "/api/v2.2/dateToBlock", 200),
+    Answer::Rest("GET", "/api/v2.2/wallets/{address}/net-worth", 200),
     Answer::Rest("PUT", "/streams/evm", 200),
     Answer::Rest("GET", "/streams/evm", 200),
     Answer::Rest("GET", "/streams/evm/{id}", 200),
@@ -277,8 +285,8 @@ fn serve_prints_what_a_user_needs_runs_the_curl_page_and_stops_on_sigterm() {
     let challenge: Value =
         serde_json::from_slice(&std::fs::read(workdir.path().join("challenge.json")).unwrap()).unwrap();
     Document::check_response("/challenge/request/solana", "POST", 201, &challenge).unwrap();
-    assert_eq!(answers[23]["id"], challenge["id"], "the verified challenge is the one requested");
-    let history = &answers[17];
+    assert_eq!(answers[31]["id"], challenge["id"], "the verified challenge is the one requested");
+    let history = &answers[25];
     assert_eq!(history["total"], 1, "the wallet's ether is one delivery: {history}");
     assert_eq!(history["result"][0]["payload"]["txs"][0]["toAddress"], "0x1111111111111111111111111111111111111111");
 

@@ -749,6 +749,8 @@ mod users_contracts {
             exchange: None,
             to_block: None,
             include_percent_change: false,
+            max_token_inactivity_days: None,
+            min_pair_side_liquidity_usd: None,
         };
         let price = data.token_price(&query).unwrap();
         assert_eq!(price.pair_address, Some(pair));

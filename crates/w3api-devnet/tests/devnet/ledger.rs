@@ -165,7 +165,7 @@ proptest! {
                 prop_assert!((api.usd - usd).abs() <= usd * 1e-9, "{}: {} vs {}", &token.symbol, api.usd, usd);
                 prop_assert!((api.liquidity_usd - liquidity).abs() <= liquidity * 1e-9);
                 let rpc = data.token_price(&TokenPriceQuery {
-                    chain, address: token.address, exchange: None, to_block: Some(block), include_percent_change: false,
+                    chain, address: token.address, exchange: None, to_block: Some(block), include_percent_change: false, max_token_inactivity_days: None, min_pair_side_liquidity_usd: None,
                 }).unwrap();
                 prop_assert_eq!(rpc.usd_price, api.usd);
                 prop_assert_eq!(rpc.pair_address, Some(data.world.pairs[api.pair].address));

@@ -305,6 +305,8 @@ fn token_prices_follow_exchange_restrictions_and_refuse_what_has_no_pair() {
         exchange: exchange.map(String::from),
         to_block: None,
         include_percent_change: true,
+        max_token_inactivity_days: None,
+        min_pair_side_liquidity_usd: None,
     };
     let best = data.token_price(&query(None)).unwrap();
     assert!(best.percent_change_24hr.is_some());

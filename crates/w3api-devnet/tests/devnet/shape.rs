@@ -135,6 +135,8 @@ async fn a_price_is_set_by_moving_reserves_and_reads_back_everywhere() {
                 exchange: None,
                 to_block: None,
                 include_percent_change: false,
+                max_token_inactivity_days: None,
+                min_pair_side_liquidity_usd: None,
             })
             .await
             .unwrap();

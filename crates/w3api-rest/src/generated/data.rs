@@ -7,6 +7,60 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    ///`GetTokenPriceExchange`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetTokenPriceExchange(::std::string::String);
+    impl ::std::ops::Deref for GetTokenPriceExchange {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetTokenPriceExchange> for ::std::string::String {
+        fn from(value: GetTokenPriceExchange) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetTokenPriceExchange {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetTokenPriceExchange {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetTokenPriceExchange {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetTokenPriceExchange {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///`GetWalletNftCollectionsCursor`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -390,6 +444,238 @@ let response = client.get_wallet_nft_collections()
 ```*/
     pub fn get_wallet_nft_collections(&self) -> builder::GetWalletNftCollections<'_> {
         builder::GetWalletNftCollections::new(self)
+    }
+    /**Native balance of a wallet
+
+The wallet's balance of the chain's native currency at `to_block`
+(default: the latest block), in its smallest unit: the value
+`eth_getBalance` gives at that block.
+
+
+Sends a `GET` request to `/api/v2.2/{address}/balance`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `to_block`: Block to read at; the latest block when absent or when later than the latest.
+```ignore
+let response = client.get_native_balance()
+    .address(address)
+    .chain(chain)
+    .to_block(to_block)
+    .send()
+    .await;
+```*/
+    pub fn get_native_balance(&self) -> builder::GetNativeBalance<'_> {
+        builder::GetNativeBalance::new(self)
+    }
+    /**Native balances of several wallets
+
+The native balances of up to 25 wallets at one block, and their sum:
+one item for the chain asked, each wallet in the order given.
+
+
+Sends a `GET` request to `/api/v2.2/wallets/balances`
+
+Arguments:
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `to_block`: Block to read at; the latest block when absent or when later than the latest.
+- `wallet_addresses`: The wallets (at most 25). Sent as repeated keys
+(`wallet_addresses=0xa&wallet_addresses=0xb`); servers also accept
+`wallet_addresses[]=` and `wallet_addresses[0]=`.
+
+```ignore
+let response = client.get_native_balances_for_addresses()
+    .chain(chain)
+    .to_block(to_block)
+    .wallet_addresses(wallet_addresses)
+    .send()
+    .await;
+```*/
+    pub fn get_native_balances_for_addresses(
+        &self,
+    ) -> builder::GetNativeBalancesForAddresses<'_> {
+        builder::GetNativeBalancesForAddresses::new(self)
+    }
+    /**ERC20 balances of a wallet
+
+Every ERC20 token the wallet holds at `to_block` (default: the latest
+block), without prices and without the native currency, in the order
+of `getWalletTokenBalancesPrice` (by USD value, unpriced tokens last,
+then by address). The whole list in one answer.
+
+
+Sends a `GET` request to `/api/v2.2/{address}/erc20`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `exclude_spam`: Leave out tokens flagged as possible spam (production's default here is to leave them out).
+- `to_block`: Block to read at; the latest block when absent or when later than the latest.
+- `token_addresses`: Restrict the result to these contracts (at most 10). Sent as repeated
+keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
+`token_addresses[]=` and `token_addresses[0]=`.
+
+```ignore
+let response = client.get_wallet_token_balances()
+    .address(address)
+    .chain(chain)
+    .exclude_spam(exclude_spam)
+    .to_block(to_block)
+    .token_addresses(token_addresses)
+    .send()
+    .await;
+```*/
+    pub fn get_wallet_token_balances(&self) -> builder::GetWalletTokenBalances<'_> {
+        builder::GetWalletTokenBalances::new(self)
+    }
+    /**Price of a token
+
+The token's price in USD and in the native currency at `to_block`
+(default: the latest block), from its deepest DEX pair: the answer
+`eth_getTokenPrice` gives. A token with no pair to price it from is
+a 404.
+
+
+Sends a `GET` request to `/api/v2.2/erc20/{address}/price`
+
+Arguments:
+- `address`: Contract of the token.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `exchange`: Price from this exchange only, by its name or its factory's address.
+- `include`: `percent_change` adds `24hrPercentChange`, the USD price's change over the day before the block, as text (production keeps it for older clients; `usdPrice24hrPercentChange` always carries it).
+- `max_token_inactivity`: Leave out tokens with no transfer in this many days before the block.
+- `min_pair_side_liquidity_usd`: Price only from pairs whose every side holds at least this much USD.
+- `to_block`: Block to read at; the latest block when absent or when later than the latest.
+```ignore
+let response = client.get_token_price()
+    .address(address)
+    .chain(chain)
+    .exchange(exchange)
+    .include(include)
+    .max_token_inactivity(max_token_inactivity)
+    .min_pair_side_liquidity_usd(min_pair_side_liquidity_usd)
+    .to_block(to_block)
+    .send()
+    .await;
+```*/
+    pub fn get_token_price(&self) -> builder::GetTokenPrice<'_> {
+        builder::GetTokenPrice::new(self)
+    }
+    /**Prices of several tokens
+
+The prices of up to 30 tokens, each as `getTokenPrice` gives it (a
+token may name its own exchange and block), in the order asked. A
+token with no pair to price it from is left out.
+
+
+Sends a `POST` request to `/api/v2.2/erc20/prices`
+
+Arguments:
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `include`: `percent_change` adds `24hrPercentChange`, the USD price's change over the day before the block, as text (production keeps it for older clients; `usdPrice24hrPercentChange` always carries it).
+- `max_token_inactivity`: Leave out tokens with no transfer in this many days before the block.
+- `min_pair_side_liquidity_usd`: Price only from pairs whose every side holds at least this much USD.
+- `body`
+```ignore
+let response = client.get_multiple_token_prices()
+    .chain(chain)
+    .include(include)
+    .max_token_inactivity(max_token_inactivity)
+    .min_pair_side_liquidity_usd(min_pair_side_liquidity_usd)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn get_multiple_token_prices(&self) -> builder::GetMultipleTokenPrices<'_> {
+        builder::GetMultipleTokenPrices::new(self)
+    }
+    /**Metadata of ERC20 tokens
+
+Name, symbol, decimals, supply and flags of up to 10 tokens, in the
+order asked, at the latest block. An address that is not a token the
+server knows is left out. What a chain does not say (labels, logo
+hashes, categories, links, other chains' deployments, circulating
+supply and market cap) is `null` or empty where the server has no
+data provider behind it.
+
+
+Sends a `GET` request to `/api/v2.2/erc20/metadata`
+
+Arguments:
+- `addresses`: The token contracts (at most 10). Sent as repeated keys
+(`addresses=0xa&addresses=0xb`); servers also accept `addresses[]=`
+and `addresses[0]=`.
+
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+```ignore
+let response = client.get_token_metadata()
+    .addresses(addresses)
+    .chain(chain)
+    .send()
+    .await;
+```*/
+    pub fn get_token_metadata(&self) -> builder::GetTokenMetadata<'_> {
+        builder::GetTokenMetadata::new(self)
+    }
+    /**The block at a date
+
+The last block at or before `date`: the newest block whose timestamp
+is not later. A date before the chain's first block (the first the
+server has, in node mode) has none: 404.
+
+
+Sends a `GET` request to `/api/v2.2/dateToBlock`
+
+Arguments:
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `date`: The date.
+```ignore
+let response = client.get_date_to_block()
+    .chain(chain)
+    .date(date)
+    .send()
+    .await;
+```*/
+    pub fn get_date_to_block(&self) -> builder::GetDateToBlock<'_> {
+        builder::GetDateToBlock::new(self)
+    }
+    /**Net worth of a wallet
+
+The USD value of the wallet's native and ERC20 balances at each
+chain's latest block, per chain and in total: on each chain, the sum
+of the `usd_value`s that `getWalletTokenBalancesPrice` gives with the
+same filters (tokens without a price count nothing). USD amounts are
+written with two decimals.
+
+
+Sends a `GET` request to `/api/v2.2/wallets/{address}/net-worth`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chains`: The chains to count, by name or hex id (default: `eth`). Sent as
+repeated keys (`chains=eth&chains=0x89`); servers also accept
+`chains[]=` and `chains[0]=`. A chain this server does not serve
+is listed in `unsupported_chain_ids`; one it could not read now,
+in `unavailable_chains`.
+
+- `exclude_spam`: Leave out tokens flagged as possible spam.
+- `exclude_unverified_contracts`: Leave out tokens whose contract is not verified.
+- `max_token_inactivity`: Leave out tokens with no transfer in this many days before the block.
+- `min_pair_side_liquidity_usd`: Price only from pairs whose every side holds at least this much USD.
+```ignore
+let response = client.get_wallet_net_worth()
+    .address(address)
+    .chains(chains)
+    .exclude_spam(exclude_spam)
+    .exclude_unverified_contracts(exclude_unverified_contracts)
+    .max_token_inactivity(max_token_inactivity)
+    .min_pair_side_liquidity_usd(min_pair_side_liquidity_usd)
+    .send()
+    .await;
+```*/
+    pub fn get_wallet_net_worth(&self) -> builder::GetWalletNetWorth<'_> {
+        builder::GetWalletNetWorth::new(self)
     }
 }
 /// Types for composing operation parameters.
@@ -1106,6 +1392,1153 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_wallet_nft_collections",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_native_balance`]
+
+[`Client::get_native_balance`]: super::Client::get_native_balance*/
+    #[derive(Debug, Clone)]
+    pub struct GetNativeBalance<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        to_block: Result<Option<u64>, String>,
+    }
+    impl<'a> GetNativeBalance<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                to_block: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/{address}/balance`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::NativeBalance>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, address, chain, to_block } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/{}/balance", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_native_balance",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_native_balances_for_addresses`]
+
+[`Client::get_native_balances_for_addresses`]: super::Client::get_native_balances_for_addresses*/
+    #[derive(Debug, Clone)]
+    pub struct GetNativeBalancesForAddresses<'a> {
+        client: &'a super::Client,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        to_block: Result<Option<u64>, String>,
+        wallet_addresses: Result<::std::vec::Vec<w3api_types::Address>, String>,
+    }
+    impl<'a> GetNativeBalancesForAddresses<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                chain: Ok(None),
+                to_block: Ok(None),
+                wallet_addresses: Err("wallet_addresses was not initialized".to_string()),
+            }
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        pub fn wallet_addresses<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Address>>,
+        {
+            self.wallet_addresses = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Address >` for wallet_addresses failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/wallets/balances`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<::std::vec::Vec<w3api_types::ChainNativeBalances>>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, chain, to_block, wallet_addresses } = self;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let wallet_addresses = wallet_addresses.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/api/v2.2/wallets/balances", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "wallet_addresses",
+                        &wallet_addresses,
+                    ),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_native_balances_for_addresses",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_wallet_token_balances`]
+
+[`Client::get_wallet_token_balances`]: super::Client::get_wallet_token_balances*/
+    #[derive(Debug, Clone)]
+    pub struct GetWalletTokenBalances<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        exclude_spam: Result<Option<bool>, String>,
+        to_block: Result<Option<u64>, String>,
+        token_addresses: Result<Option<::std::vec::Vec<w3api_types::Address>>, String>,
+    }
+    impl<'a> GetWalletTokenBalances<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                exclude_spam: Ok(None),
+                to_block: Ok(None),
+                token_addresses: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn exclude_spam<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.exclude_spam = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `bool` for exclude_spam failed".to_string());
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        pub fn token_addresses<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Address>>,
+        {
+            self.token_addresses = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Address >` for token_addresses failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/{address}/erc20`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<::std::vec::Vec<w3api_types::Erc20TokenBalance>>,
+            Error<w3api_types::Error>,
+        > {
+            let Self {
+                client,
+                address,
+                chain,
+                exclude_spam,
+                to_block,
+                token_addresses,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let exclude_spam = exclude_spam.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let token_addresses = token_addresses.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/{}/erc20", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(
+                    &progenitor_client::QueryParam::new("exclude_spam", &exclude_spam),
+                )
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "token_addresses",
+                        &token_addresses,
+                    ),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_wallet_token_balances",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_token_price`]
+
+[`Client::get_token_price`]: super::Client::get_token_price*/
+    #[derive(Debug, Clone)]
+    pub struct GetTokenPrice<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        exchange: Result<Option<types::GetTokenPriceExchange>, String>,
+        include: Result<Option<w3api_types::TokenPriceInclude>, String>,
+        max_token_inactivity: Result<Option<u64>, String>,
+        min_pair_side_liquidity_usd: Result<Option<f64>, String>,
+        to_block: Result<Option<u64>, String>,
+    }
+    impl<'a> GetTokenPrice<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                exchange: Ok(None),
+                include: Ok(None),
+                max_token_inactivity: Ok(None),
+                min_pair_side_liquidity_usd: Ok(None),
+                to_block: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn exchange<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetTokenPriceExchange>,
+        {
+            self.exchange = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetTokenPriceExchange` for exchange failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn include<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TokenPriceInclude>,
+        {
+            self.include = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TokenPriceInclude` for include failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn max_token_inactivity<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.max_token_inactivity = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `u64` for max_token_inactivity failed".to_string()
+                });
+            self
+        }
+        pub fn min_pair_side_liquidity_usd<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<f64>,
+        {
+            self.min_pair_side_liquidity_usd = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `f64` for min_pair_side_liquidity_usd failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/erc20/{address}/price`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::TokenPrice>, Error<w3api_types::Error>> {
+            let Self {
+                client,
+                address,
+                chain,
+                exchange,
+                include,
+                max_token_inactivity,
+                min_pair_side_liquidity_usd,
+                to_block,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let exchange = exchange.map_err(Error::InvalidRequest)?;
+            let include = include.map_err(Error::InvalidRequest)?;
+            let max_token_inactivity = max_token_inactivity
+                .map_err(Error::InvalidRequest)?;
+            let min_pair_side_liquidity_usd = min_pair_side_liquidity_usd
+                .map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/erc20/{}/price", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("exchange", &exchange))
+                .query(&progenitor_client::QueryParam::new("include", &include))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "max_token_inactivity",
+                        &max_token_inactivity,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "min_pair_side_liquidity_usd",
+                        &min_pair_side_liquidity_usd,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_token_price",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_multiple_token_prices`]
+
+[`Client::get_multiple_token_prices`]: super::Client::get_multiple_token_prices*/
+    #[derive(Debug, Clone)]
+    pub struct GetMultipleTokenPrices<'a> {
+        client: &'a super::Client,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        include: Result<Option<w3api_types::TokenPriceInclude>, String>,
+        max_token_inactivity: Result<Option<u64>, String>,
+        min_pair_side_liquidity_usd: Result<Option<f64>, String>,
+        body: Result<w3api_types::MultipleTokenPricesRequest, String>,
+    }
+    impl<'a> GetMultipleTokenPrices<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                chain: Ok(None),
+                include: Ok(None),
+                max_token_inactivity: Ok(None),
+                min_pair_side_liquidity_usd: Ok(None),
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn include<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TokenPriceInclude>,
+        {
+            self.include = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TokenPriceInclude` for include failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn max_token_inactivity<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.max_token_inactivity = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `u64` for max_token_inactivity failed".to_string()
+                });
+            self
+        }
+        pub fn min_pair_side_liquidity_usd<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<f64>,
+        {
+            self.min_pair_side_liquidity_usd = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `f64` for min_pair_side_liquidity_usd failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::MultipleTokenPricesRequest>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: MultipleTokenPricesRequest` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/api/v2.2/erc20/prices`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<::std::vec::Vec<w3api_types::TokenPrice>>,
+            Error<w3api_types::Error>,
+        > {
+            let Self {
+                client,
+                chain,
+                include,
+                max_token_inactivity,
+                min_pair_side_liquidity_usd,
+                body,
+            } = self;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let include = include.map_err(Error::InvalidRequest)?;
+            let max_token_inactivity = max_token_inactivity
+                .map_err(Error::InvalidRequest)?;
+            let min_pair_side_liquidity_usd = min_pair_side_liquidity_usd
+                .map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/api/v2.2/erc20/prices", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("include", &include))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "max_token_inactivity",
+                        &max_token_inactivity,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "min_pair_side_liquidity_usd",
+                        &min_pair_side_liquidity_usd,
+                    ),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_multiple_token_prices",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_token_metadata`]
+
+[`Client::get_token_metadata`]: super::Client::get_token_metadata*/
+    #[derive(Debug, Clone)]
+    pub struct GetTokenMetadata<'a> {
+        client: &'a super::Client,
+        addresses: Result<::std::vec::Vec<w3api_types::Address>, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+    }
+    impl<'a> GetTokenMetadata<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                addresses: Err("addresses was not initialized".to_string()),
+                chain: Ok(None),
+            }
+        }
+        pub fn addresses<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Address>>,
+        {
+            self.addresses = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Address >` for addresses failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/erc20/metadata`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<::std::vec::Vec<w3api_types::Erc20Metadata>>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, addresses, chain } = self;
+            let addresses = addresses.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/api/v2.2/erc20/metadata", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("addresses", &addresses))
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_token_metadata",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_date_to_block`]
+
+[`Client::get_date_to_block`]: super::Client::get_date_to_block*/
+    #[derive(Debug, Clone)]
+    pub struct GetDateToBlock<'a> {
+        client: &'a super::Client,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        date: Result<w3api_types::DateInput, String>,
+    }
+    impl<'a> GetDateToBlock<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                chain: Ok(None),
+                date: Err("date was not initialized".to_string()),
+            }
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.date = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for date failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/dateToBlock`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::BlockDate>, Error<w3api_types::Error>> {
+            let Self { client, chain, date } = self;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let date = date.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/api/v2.2/dateToBlock", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("date", &date))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_date_to_block",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_wallet_net_worth`]
+
+[`Client::get_wallet_net_worth`]: super::Client::get_wallet_net_worth*/
+    #[derive(Debug, Clone)]
+    pub struct GetWalletNetWorth<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chains: Result<Option<::std::vec::Vec<w3api_types::Chain>>, String>,
+        exclude_spam: Result<Option<bool>, String>,
+        exclude_unverified_contracts: Result<Option<bool>, String>,
+        max_token_inactivity: Result<Option<u64>, String>,
+        min_pair_side_liquidity_usd: Result<Option<f64>, String>,
+    }
+    impl<'a> GetWalletNetWorth<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chains: Ok(None),
+                exclude_spam: Ok(None),
+                exclude_unverified_contracts: Ok(None),
+                max_token_inactivity: Ok(None),
+                min_pair_side_liquidity_usd: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chains<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Chain>>,
+        {
+            self.chains = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Chain >` for chains failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn exclude_spam<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.exclude_spam = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `bool` for exclude_spam failed".to_string());
+            self
+        }
+        pub fn exclude_unverified_contracts<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.exclude_unverified_contracts = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for exclude_unverified_contracts failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn max_token_inactivity<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.max_token_inactivity = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `u64` for max_token_inactivity failed".to_string()
+                });
+            self
+        }
+        pub fn min_pair_side_liquidity_usd<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<f64>,
+        {
+            self.min_pair_side_liquidity_usd = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `f64` for min_pair_side_liquidity_usd failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/wallets/{address}/net-worth`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::NetWorth>, Error<w3api_types::Error>> {
+            let Self {
+                client,
+                address,
+                chains,
+                exclude_spam,
+                exclude_unverified_contracts,
+                max_token_inactivity,
+                min_pair_side_liquidity_usd,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chains = chains.map_err(Error::InvalidRequest)?;
+            let exclude_spam = exclude_spam.map_err(Error::InvalidRequest)?;
+            let exclude_unverified_contracts = exclude_unverified_contracts
+                .map_err(Error::InvalidRequest)?;
+            let max_token_inactivity = max_token_inactivity
+                .map_err(Error::InvalidRequest)?;
+            let min_pair_side_liquidity_usd = min_pair_side_liquidity_usd
+                .map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/wallets/{}/net-worth", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chains", &chains))
+                .query(
+                    &progenitor_client::QueryParam::new("exclude_spam", &exclude_spam),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "exclude_unverified_contracts",
+                        &exclude_unverified_contracts,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "max_token_inactivity",
+                        &max_token_inactivity,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "min_pair_side_liquidity_usd",
+                        &min_pair_side_liquidity_usd,
+                    ),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_wallet_net_worth",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

@@ -49,6 +49,28 @@ impl<S: Send + Sync, T: FromQuery> FromRequestParts<S> for Request<T> {
     }
 }
 
+/// The request of an operation whose path names no address, read from its
+/// query with the operation's generated parameter table.
+pub(super) trait FromQueryAlone: Sized {
+    /// The request the query gives; problems are recorded in `query`.
+    fn read(query: &mut Query) -> Self;
+}
+
+/// Such a request as an extractor: every problem in one 400.
+pub(super) struct QueryRequest<T>(pub T);
+
+impl<S: Send + Sync, T: FromQueryAlone> FromRequestParts<S> for QueryRequest<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let RawQuery(raw) = RawQuery::from_request_parts(parts, &()).await.unwrap_or(RawQuery(None));
+        let mut query = Query::parse(raw.as_deref());
+        let value = T::read(&mut query);
+        query.finish()?;
+        Ok(QueryRequest(value))
+    }
+}
+
 /// Reads a request's path address and query with `read`, then fails with
 /// every problem found, or answers what `read` built.
 async fn extract<T>(parts: &mut Parts, read: impl FnOnce(&mut Query, Address) -> T) -> Result<T, ApiError> {

@@ -7,22 +7,30 @@
 
 pub(crate) mod answer;
 pub(crate) mod body;
+mod date_to_block;
 mod extract;
+mod multiple_token_prices;
+mod native_balance;
+mod native_balances;
+mod net_worth;
 pub(crate) mod pagination;
 pub(crate) mod query;
 mod solana_challenge;
 pub(crate) mod streams;
+mod token_metadata;
+mod token_price;
 mod wallet_collections;
+mod wallet_erc20;
 mod wallet_nfts;
 mod wallet_tokens;
 
 use std::sync::Arc;
 
+use crate::Backend;
 use axum::Router;
 use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{MethodFilter, on};
-use w3api_source::DataSource;
 use w3api_types::Chain;
 use w3api_types::params::Operation;
 
@@ -39,18 +47,26 @@ const FIRST_NFT_PAGE: u64 = 1;
 type Routes<S> = Router<Arc<App<S>>>;
 
 /// The REST routes (every one needs an API key).
-pub(crate) fn routes<S: DataSource>() -> Routes<S> {
+pub(crate) fn routes<S: Backend>() -> Routes<S> {
     let router = solana_challenge::route(Router::new());
     let router = wallet_tokens::route(router);
     let router = wallet_nfts::route(router);
-    wallet_collections::route(router)
+    let router = wallet_collections::route(router);
+    let router = native_balance::route(router);
+    let router = native_balances::route(router);
+    let router = wallet_erc20::route(router);
+    let router = token_price::route(router);
+    let router = multiple_token_prices::route(router);
+    let router = token_metadata::route(router);
+    let router = date_to_block::route(router);
+    net_worth::route(router)
 }
 
 /// Adds `handler` at `operation`'s path, for its method: both as the spec
 /// has them.
 fn operation<S, H, T>(router: Routes<S>, operation: &Operation, handler: H) -> Routes<S>
 where
-    S: DataSource,
+    S: Backend,
     H: Handler<T, Arc<App<S>>>,
     T: 'static,
 {
@@ -73,7 +89,7 @@ struct Listing {
 /// reads: the one its first page read, or else the newest, or `requested`
 /// when that is older (a block past the newest reads the newest, and the
 /// answer says which).
-async fn begin_walk<S: DataSource>(
+async fn begin_walk<S: Backend>(
     app: &App<S>,
     listing: Listing,
     query: &(dyn std::fmt::Debug + Sync),
@@ -84,6 +100,13 @@ async fn begin_walk<S: DataSource>(
     if let Some(block) = walk.block {
         return Ok((walk, block));
     }
+    Ok((walk, block_at(app, chain, requested).await?))
+}
+
+/// The block an answer reads: the newest, or `requested` when that is
+/// older (a block past the newest reads the newest, and the answer says
+/// which).
+async fn block_at<S: Backend>(app: &App<S>, chain: Chain, requested: Option<u64>) -> Result<u64, ApiError> {
     let latest = app.source.latest_block(chain).await?;
-    Ok((walk, requested.map_or(latest, |requested| requested.min(latest))))
+    Ok(requested.map_or(latest, |requested| requested.min(latest)))
 }

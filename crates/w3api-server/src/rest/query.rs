@@ -72,6 +72,12 @@ impl<'a> Query<'a> {
         self.params.remove(name).unwrap_or_default()
     }
 
+    /// Whether a problem with the parameter `name` has been recorded.
+    pub(crate) fn had_problem(&self, name: &str) -> bool {
+        let prefix = format!("{name}: ");
+        self.problems.iter().any(|problem| problem.starts_with(&prefix))
+    }
+
     /// Records a problem with a parameter.
     pub(crate) fn problem(&mut self, name: &str, message: impl std::fmt::Display) {
         self.problems.push(format!("{name}: {message}"));
@@ -87,6 +93,21 @@ impl<'a> Query<'a> {
                 None
             }
         }
+    }
+
+    /// A text parameter, no shorter than the spec's `minLength`.
+    pub(crate) fn text(&mut self, param: &Param) -> Option<String> {
+        let least = match param.kind {
+            ParamKind::Text { min_length, .. } => min_length.unwrap_or(0),
+            _ => 0,
+        };
+        self.parsed(param.name, |v| {
+            if (v.chars().count() as u64) < least {
+                Err(format!("at least {least} characters long"))
+            } else {
+                Ok(v.to_string())
+            }
+        })
     }
 
     /// A boolean, `true` or `false`; its default when absent (false when the
@@ -165,6 +186,15 @@ impl<'a> Query<'a> {
     /// An array of addresses, no more than the parameter's `maxItems`.
     pub(crate) fn addresses(&mut self, param: &Param) -> Vec<Address> {
         self.list(param, "addresses", parse_address)
+    }
+
+    /// An array of addresses that the operation requires: at least one, no
+    /// more than the parameter's `maxItems`.
+    pub(crate) fn required_addresses(&mut self, param: &Param) -> Vec<Address> {
+        if !self.params.contains_key(param.name) {
+            self.problem(param.name, "required; give at least one address");
+        }
+        self.addresses(param)
     }
 
     /// Every value of an array parameter, each read by `parse`, whose error
@@ -273,7 +303,7 @@ pub(crate) fn data_api_chain(value: &str) -> Option<Chain> {
     exact.then_some(chain)
 }
 
-fn data_api_forms() -> Vec<String> {
+pub(crate) fn data_api_forms() -> Vec<String> {
     Chain::data_api()
         .flat_map(|c| {
             let forms = c.data_api_name().map(String::from).into_iter().chain(c.hex_id());

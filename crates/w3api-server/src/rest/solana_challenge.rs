@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use crate::Backend;
 use axum::extract::State;
 use axum::http::StatusCode;
-use w3api_source::DataSource;
 use w3api_types::params::operations::{request_solana_challenge, verify_solana_challenge};
 use w3api_types::{SolanaChallengeRequest, SolanaChallengeResponse, SolanaVerifiedChallenge, SolanaVerifyRequest};
 
@@ -15,12 +15,12 @@ use crate::error::ApiError;
 use crate::{App, signin};
 
 /// Adds both operations to `router`.
-pub(super) fn route<S: DataSource>(router: super::Routes<S>) -> super::Routes<S> {
+pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     let router = super::operation(router, &request_solana_challenge::OPERATION, request_challenge::<S>);
     super::operation(router, &verify_solana_challenge::OPERATION, verify_challenge::<S>)
 }
 
-async fn request_challenge<S: DataSource>(
+async fn request_challenge<S: Backend>(
     State(app): State<Arc<App<S>>>,
     JsonBody(request): JsonBody<SolanaChallengeRequest>,
 ) -> Result<(StatusCode, JsonAnswer<SolanaChallengeResponse>), ApiError> {
@@ -28,7 +28,7 @@ async fn request_challenge<S: DataSource>(
     Ok((StatusCode::CREATED, JsonAnswer(response)))
 }
 
-async fn verify_challenge<S: DataSource>(
+async fn verify_challenge<S: Backend>(
     State(app): State<Arc<App<S>>>,
     JsonBody(request): JsonBody<SolanaVerifyRequest>,
 ) -> Result<(StatusCode, JsonAnswer<SolanaVerifiedChallenge>), ApiError> {

@@ -4,6 +4,7 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::Backend;
 use axum::Router;
 use axum::extract::{FromRequestParts, Path, RawQuery, State};
 use axum::http::request::Parts;
@@ -13,7 +14,6 @@ use axum::routing::{get, post};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
-use w3api_source::DataSource;
 use w3api_streams::{AttemptFilter, DashboardDelivery, DeliveryFilter, StreamsError};
 use w3api_types::params::Param;
 use w3api_types::params::operations::{get_delivery_logs, get_history, get_stream_addresses, get_streams};
@@ -32,7 +32,7 @@ use crate::error::ApiError;
 type Answer<T> = Result<JsonAnswer<T>, ApiError>;
 
 /// The streams routes (every one needs an API key).
-pub(crate) fn routes<S: DataSource>() -> Router<Arc<App<S>>> {
+pub(crate) fn routes<S: Backend>() -> Router<Arc<App<S>>> {
     Router::new()
         .route("/streams/evm", get(list::<S>).put(create::<S>))
         .route("/streams/evm/{id}", get(one::<S>).post(update::<S>).delete(delete::<S>))
@@ -289,23 +289,23 @@ impl<S: Send + Sync> FromRequestParts<S> for HistoryRequest {
     }
 }
 
-async fn list<S: DataSource>(State(app): State<Arc<App<S>>>, request: StreamsRequest) -> Answer<EvmStreamsPage> {
+async fn list<S: Backend>(State(app): State<Arc<App<S>>>, request: StreamsRequest) -> Answer<EvmStreamsPage> {
     let StreamsRequest { page, status } = request;
     Ok(JsonAnswer(app.streams.list(page.limit, page.cursor.as_deref(), status.as_ref()).await?))
 }
 
-async fn create<S: DataSource>(
+async fn create<S: Backend>(
     State(app): State<Arc<App<S>>>,
     JsonBody(body): JsonBody<EvmStreamCreate>,
 ) -> Answer<EvmStream> {
     Ok(JsonAnswer(app.streams.create(body).await?))
 }
 
-async fn one<S: DataSource>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<EvmStream> {
+async fn one<S: Backend>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<EvmStream> {
     Ok(JsonAnswer(app.streams.get(path.uuid(0, "id")?).await?))
 }
 
-async fn update<S: DataSource>(
+async fn update<S: Backend>(
     State(app): State<Arc<App<S>>>,
     path: Segments,
     JsonBody(change): JsonBody<EvmStreamUpdate>,
@@ -313,11 +313,11 @@ async fn update<S: DataSource>(
     Ok(JsonAnswer(app.streams.update(path.uuid(0, "id")?, change).await?))
 }
 
-async fn delete<S: DataSource>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<EvmStream> {
+async fn delete<S: Backend>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<EvmStream> {
     Ok(JsonAnswer(app.streams.delete(path.uuid(0, "id")?).await?))
 }
 
-async fn set_status<S: DataSource>(
+async fn set_status<S: Backend>(
     State(app): State<Arc<App<S>>>,
     path: Segments,
     JsonBody(change): JsonBody<StreamStatusUpdate>,
@@ -325,11 +325,11 @@ async fn set_status<S: DataSource>(
     Ok(JsonAnswer(app.streams.set_status(path.uuid(0, "id")?, change.status).await?))
 }
 
-async fn duplicate<S: DataSource>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<EvmStream> {
+async fn duplicate<S: Backend>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<EvmStream> {
     Ok(JsonAnswer(app.streams.duplicate(path.uuid(0, "id")?).await?))
 }
 
-async fn addresses<S: DataSource>(
+async fn addresses<S: Backend>(
     State(app): State<Arc<App<S>>>,
     path: Segments,
     AddressesRequest(page): AddressesRequest,
@@ -337,7 +337,7 @@ async fn addresses<S: DataSource>(
     Ok(JsonAnswer(app.streams.addresses(path.uuid(0, "id")?, page.limit, page.cursor.as_deref()).await?))
 }
 
-async fn add_addresses<S: DataSource>(
+async fn add_addresses<S: Backend>(
     State(app): State<Arc<App<S>>>,
     path: Segments,
     JsonBody(change): JsonBody<StreamAddressChange>,
@@ -345,7 +345,7 @@ async fn add_addresses<S: DataSource>(
     Ok(JsonAnswer(app.streams.add_addresses(path.uuid(0, "id")?, change.address).await?))
 }
 
-async fn replace_addresses<S: DataSource>(
+async fn replace_addresses<S: Backend>(
     State(app): State<Arc<App<S>>>,
     path: Segments,
     JsonBody(change): JsonBody<StreamAddressChange>,
@@ -353,7 +353,7 @@ async fn replace_addresses<S: DataSource>(
     Ok(JsonAnswer(app.streams.replace_addresses(path.uuid(0, "id")?, change.address).await?))
 }
 
-async fn remove_addresses<S: DataSource>(
+async fn remove_addresses<S: Backend>(
     State(app): State<Arc<App<S>>>,
     path: Segments,
     JsonBody(change): JsonBody<StreamAddressChange>,
@@ -361,7 +361,7 @@ async fn remove_addresses<S: DataSource>(
     Ok(JsonAnswer(app.streams.remove_addresses(path.uuid(0, "id")?, change.address).await?))
 }
 
-async fn block_payload<S: DataSource>(
+async fn block_payload<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Segments(path): Segments,
     JsonBody(request): JsonBody<StreamBlockRequest>,
@@ -373,23 +373,23 @@ async fn block_payload<S: DataSource>(
     Ok(JsonAnswer(app.streams.block_payload(chain_id, number, request).await?))
 }
 
-async fn settings<S: DataSource>(State(app): State<Arc<App<S>>>) -> Answer<StreamSettings> {
+async fn settings<S: Backend>(State(app): State<Arc<App<S>>>) -> Answer<StreamSettings> {
     Ok(JsonAnswer(app.streams.settings().await?))
 }
 
-async fn set_settings<S: DataSource>(
+async fn set_settings<S: Backend>(
     State(app): State<Arc<App<S>>>,
     JsonBody(change): JsonBody<StreamSettings>,
 ) -> Answer<StreamSettings> {
     Ok(JsonAnswer(app.streams.set_settings(change).await?))
 }
 
-async fn history<S: DataSource>(State(app): State<Arc<App<S>>>, request: HistoryRequest) -> Answer<StreamHistoryPage> {
+async fn history<S: Backend>(State(app): State<Arc<App<S>>>, request: HistoryRequest) -> Answer<StreamHistoryPage> {
     let HistoryRequest { page, exclude_payload, filter } = request;
     Ok(JsonAnswer(app.streams.history(page.limit, page.cursor.as_deref(), exclude_payload, &filter).await?))
 }
 
-async fn delivery_logs<S: DataSource>(
+async fn delivery_logs<S: Backend>(
     State(app): State<Arc<App<S>>>,
     request: LogsRequest,
 ) -> Answer<StreamDeliveryLogsPage> {
@@ -397,15 +397,15 @@ async fn delivery_logs<S: DataSource>(
     Ok(JsonAnswer(app.streams.delivery_logs(page.limit, page.cursor.as_deref(), &filter).await?))
 }
 
-async fn replay<S: DataSource>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<StreamHistoryItem> {
+async fn replay<S: Backend>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<StreamHistoryItem> {
     Ok(JsonAnswer(app.streams.replay(path.uuid(0, "streamId")?, path.uuid(1, "id")?).await?))
 }
 
-async fn stats<S: DataSource>(State(app): State<Arc<App<S>>>) -> Answer<StreamUsageStats> {
+async fn stats<S: Backend>(State(app): State<Arc<App<S>>>) -> Answer<StreamUsageStats> {
     Ok(JsonAnswer(app.streams.stats(None).await?))
 }
 
-async fn stream_stats<S: DataSource>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<StreamUsageStats> {
+async fn stream_stats<S: Backend>(State(app): State<Arc<App<S>>>, path: Segments) -> Answer<StreamUsageStats> {
     Ok(JsonAnswer(app.streams.stats(Some(path.uuid(0, "streamId")?)).await?))
 }
 
@@ -419,10 +419,7 @@ struct DashboardData {
 /// Deliveries the page shows at most.
 const DASHBOARD_LIMIT: u64 = 200;
 
-async fn dashboard_data<S: DataSource>(
-    State(app): State<Arc<App<S>>>,
-    RawQuery(raw): RawQuery,
-) -> Answer<DashboardData> {
+async fn dashboard_data<S: Backend>(State(app): State<Arc<App<S>>>, RawQuery(raw): RawQuery) -> Answer<DashboardData> {
     let mut query = Query::parse(raw.as_deref());
     let limit = dashboard_limit(&mut query);
     query.finish()?;

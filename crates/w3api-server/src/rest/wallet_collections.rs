@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_source::{CollectionHolding, DataSource, WalletCollectionsQuery};
+use w3api_source::{CollectionHolding, WalletCollectionsQuery};
 use w3api_types::params::operations::get_wallet_nft_collections as op;
 use w3api_types::{Address, NftCollection, NftCollectionPage};
 
@@ -13,10 +13,11 @@ use super::extract::{FromQuery, Paging, Request};
 use super::query::Query;
 use super::{FIRST_NFT_PAGE, Listing, begin_walk};
 use crate::App;
+use crate::Backend;
 use crate::error::ApiError;
 
 /// Adds the operation to `router`.
-pub(super) fn route<S: DataSource>(router: super::Routes<S>) -> super::Routes<S> {
+pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     super::operation(router, &op::OPERATION, wallet_collections::<S>)
 }
 
@@ -47,7 +48,7 @@ impl FromQuery for WalletCollectionsRequest {
     }
 }
 
-async fn wallet_collections<S: DataSource>(
+async fn wallet_collections<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(WalletCollectionsRequest { query, token_counts, paging }): Request<WalletCollectionsRequest>,
 ) -> Result<JsonAnswer<NftCollectionPage>, ApiError> {

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_source::{DataSource, NftHolding, WalletNftsQuery};
+use w3api_source::{NftHolding, WalletNftsQuery};
+
+use crate::Backend;
 use w3api_types::params::operations::get_wallet_nfts as op;
 use w3api_types::{Address, Nft, NftPage, TokenIdFormat};
 
@@ -16,7 +18,7 @@ use crate::App;
 use crate::error::ApiError;
 
 /// Adds the operation to `router`.
-pub(super) fn route<S: DataSource>(router: super::Routes<S>) -> super::Routes<S> {
+pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     super::operation(router, &op::OPERATION, wallet_nfts::<S>)
 }
 
@@ -63,7 +65,7 @@ impl FromQuery for WalletNftsRequest {
     }
 }
 
-async fn wallet_nfts<S: DataSource>(
+async fn wallet_nfts<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(WalletNftsRequest { query, view, paging }): Request<WalletNftsRequest>,
 ) -> Result<JsonAnswer<NftPage>, ApiError> {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::Uri;
 use axum::response::Response;
-use w3api_source::{DataSource, TokenHolding, WalletTokensQuery};
+use w3api_source::{TokenHolding, WalletTokensQuery};
+
+use crate::Backend;
 use w3api_types::params::operations::get_wallet_token_balances_price as op;
 use w3api_types::{Address, TokenBalance, TokenBalancePage, format_units};
 
@@ -22,7 +24,7 @@ use crate::{App, answers};
 const LISTING: Listing = Listing { kind: "tokens", first_page: 0 };
 
 /// Adds the operation to `router`.
-pub(super) fn route<S: DataSource>(router: super::Routes<S>) -> super::Routes<S> {
+pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     super::operation(router, &op::OPERATION, wallet_tokens::<S>)
 }
 
@@ -54,7 +56,7 @@ impl FromQuery for WalletTokensRequest {
     }
 }
 
-async fn wallet_tokens<S: DataSource>(
+async fn wallet_tokens<S: Backend>(
     State(app): State<Arc<App<S>>>,
     uri: Uri,
     Request(WalletTokensRequest { query, paging }): Request<WalletTokensRequest>,

@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
+use crate::Backend;
 use jsonrpsee::core::{RpcResult, async_trait};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::cheats::ErrorCode as CheatError;
-use w3api_source::{DataSource, Moved, NewCollection, NewNftMetadata, NewToken};
+use w3api_source::{Moved, NewCollection, NewNftMetadata, NewToken};
 use w3api_types::params::Operation;
 use w3api_types::rpc::{Address, Bytes, CreatedWallet, Hash32, NftMetadataParams, NftStandard, Quantity, Uint};
 use w3api_types::{Chain, NATIVE_TOKEN_ADDRESS, U256};
@@ -23,7 +24,7 @@ pub(super) struct Cheats<S> {
     faults: FaultRules,
 }
 
-impl<S: DataSource> Cheats<S> {
+impl<S: Backend> Cheats<S> {
     pub(super) fn new(chain: Chain, source: Arc<S>, enabled: bool, faults: FaultRules) -> Cheats<S> {
         Cheats { chain, source, enabled, faults }
     }
@@ -81,7 +82,7 @@ impl<S: DataSource> Cheats<S> {
 }
 
 #[async_trait]
-impl<S: DataSource> CheatApiServer for Cheats<S> {
+impl<S: Backend> CheatApiServer for Cheats<S> {
     async fn evm_snapshot(&self) -> RpcResult<Uint> {
         self.allowed()?;
         self.source.snapshot(self.chain).await.map(U256::from).map_err(source_error)

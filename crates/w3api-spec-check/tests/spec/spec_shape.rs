@@ -29,6 +29,14 @@ fn every_operation_of_the_interface_is_there_once() {
         ("get", "/api/v2.2/wallets/{address}/tokens"),
         ("get", "/api/v2.2/{address}/nft"),
         ("get", "/api/v2.2/{address}/nft/collections"),
+        ("get", "/api/v2.2/{address}/balance"),
+        ("get", "/api/v2.2/wallets/balances"),
+        ("get", "/api/v2.2/{address}/erc20"),
+        ("get", "/api/v2.2/erc20/{address}/price"),
+        ("post", "/api/v2.2/erc20/prices"),
+        ("get", "/api/v2.2/erc20/metadata"),
+        ("get", "/api/v2.2/dateToBlock"),
+        ("get", "/api/v2.2/wallets/{address}/net-worth"),
         ("get", "/streams/evm"),
         ("put", "/streams/evm"),
         ("get", "/streams/evm/{id}"),
@@ -124,12 +132,19 @@ fn array_query_parameters_are_exploded_forms_of_bounded_length() {
         }
     }
     let expected = BTreeMap::from([
-        ("token_addresses", vec![Some(10), Some(10)]),
+        ("token_addresses", vec![Some(10), Some(10), Some(10)]),
+        ("wallet_addresses", vec![Some(25)]),
+        ("addresses", vec![Some(10)]),
+        ("chains", vec![Some(25)]),
         ("chainId", vec![Some(100), Some(100)]),
         ("blockNumber", vec![Some(100), Some(100)]),
         ("deliveryStatus", vec![Some(100)]),
     ]);
-    assert_eq!(arrays, expected, "token_addresses on wallet tokens and NFTs, the history filters");
+    assert_eq!(
+        arrays, expected,
+        "token_addresses on wallet tokens (priced and not) and NFTs, the balance and metadata lists, the net-worth \
+         chains, the history filters"
+    );
 }
 
 #[test]
@@ -169,6 +184,35 @@ fn every_query_parameter_of_the_interface_and_production_is_declared() {
         (
             "getWalletNftCollections",
             &["address", "chain", "limit", "token_counts", "exclude_spam", "cursor", "include_prices"][..],
+        ),
+        ("getNativeBalance", &["address", "chain", "to_block"][..]),
+        ("getNativeBalancesForAddresses", &["chain", "to_block", "wallet_addresses"][..]),
+        ("getWalletTokenBalances", &["address", "chain", "to_block", "token_addresses", "exclude_spam"][..]),
+        (
+            "getTokenPrice",
+            &[
+                "address",
+                "chain",
+                "exchange",
+                "to_block",
+                "include",
+                "max_token_inactivity",
+                "min_pair_side_liquidity_usd",
+            ][..],
+        ),
+        ("getMultipleTokenPrices", &["chain", "include", "max_token_inactivity", "min_pair_side_liquidity_usd"][..]),
+        ("getTokenMetadata", &["chain", "addresses"][..]),
+        ("getDateToBlock", &["chain", "date"][..]),
+        (
+            "getWalletNetWorth",
+            &[
+                "address",
+                "chains",
+                "exclude_spam",
+                "exclude_unverified_contracts",
+                "max_token_inactivity",
+                "min_pair_side_liquidity_usd",
+            ][..],
         ),
         ("getStream", &["id"][..]),
         ("getStreams", &["limit", "cursor", "status"][..]),

@@ -4,7 +4,15 @@
 use super::{FieldBounds, Operation, Param, ParamKind, ParamLocation};
 /// Every operation, by path.
 pub const OPERATIONS: &[Operation] = &[
+    get_date_to_block::OPERATION,
+    get_token_metadata::OPERATION,
+    get_multiple_token_prices::OPERATION,
+    get_token_price::OPERATION,
+    get_native_balances_for_addresses::OPERATION,
+    get_wallet_net_worth::OPERATION,
     get_wallet_token_balances_price::OPERATION,
+    get_native_balance::OPERATION,
+    get_wallet_token_balances::OPERATION,
     get_wallet_nfts::OPERATION,
     get_wallet_nft_collections::OPERATION,
     request_solana_challenge::OPERATION,
@@ -29,6 +37,346 @@ pub const OPERATIONS: &[Operation] = &[
     duplicate_stream::OPERATION,
     update_stream_status::OPERATION,
 ];
+///`getDateToBlock`: GET /api/v2.2/dateToBlock.
+pub mod get_date_to_block {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getDateToBlock",
+        method: "GET",
+        path: "/api/v2.2/dateToBlock",
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///The date.
+    pub const DATE: Param = Param {
+        name: "date",
+        location: ParamLocation::Query,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[CHAIN, DATE];
+}
+///`getTokenMetadata`: GET /api/v2.2/erc20/metadata.
+pub mod get_token_metadata {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getTokenMetadata",
+        method: "GET",
+        path: "/api/v2.2/erc20/metadata",
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    /**The token contracts (at most 10). Sent as repeated keys
+(`addresses=0xa&addresses=0xb`); servers also accept `addresses[]=`
+and `addresses[0]=`.*/
+    pub const ADDRESSES: Param = Param {
+        name: "addresses",
+        location: ParamLocation::Query,
+        required: true,
+        kind: ParamKind::List {
+            items: "Address",
+            max_items: Some(10u64),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[CHAIN, ADDRESSES];
+}
+///`getMultipleTokenPrices`: POST /api/v2.2/erc20/prices.
+pub mod get_multiple_token_prices {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getMultipleTokenPrices",
+        method: "POST",
+        path: "/api/v2.2/erc20/prices",
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///`percent_change` adds `24hrPercentChange`, the USD price's change over the day before the block, as text (production keeps it for older clients; `usdPrice24hrPercentChange` always carries it).
+    pub const INCLUDE: Param = Param {
+        name: "include",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TokenPriceInclude",
+            default: None,
+        },
+    };
+    ///Leave out tokens with no transfer in this many days before the block.
+    pub const MAX_TOKEN_INACTIVITY: Param = Param {
+        name: "max_token_inactivity",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///Price only from pairs whose every side holds at least this much USD.
+    pub const MIN_PAIR_SIDE_LIQUIDITY_USD: Param = Param {
+        name: "min_pair_side_liquidity_usd",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Number {
+            minimum: Some(0f64),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        CHAIN,
+        INCLUDE,
+        MAX_TOKEN_INACTIVITY,
+        MIN_PAIR_SIDE_LIQUIDITY_USD,
+    ];
+}
+///`getTokenPrice`: GET /api/v2.2/erc20/{address}/price.
+pub mod get_token_price {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getTokenPrice",
+        method: "GET",
+        path: "/api/v2.2/erc20/{address}/price",
+    };
+    ///Contract of the token.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///Price from this exchange only, by its name or its factory's address.
+    pub const EXCHANGE: Param = Param {
+        name: "exchange",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    ///Block to read at; the latest block when absent or when later than the latest.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///`percent_change` adds `24hrPercentChange`, the USD price's change over the day before the block, as text (production keeps it for older clients; `usdPrice24hrPercentChange` always carries it).
+    pub const INCLUDE: Param = Param {
+        name: "include",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TokenPriceInclude",
+            default: None,
+        },
+    };
+    ///Leave out tokens with no transfer in this many days before the block.
+    pub const MAX_TOKEN_INACTIVITY: Param = Param {
+        name: "max_token_inactivity",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///Price only from pairs whose every side holds at least this much USD.
+    pub const MIN_PAIR_SIDE_LIQUIDITY_USD: Param = Param {
+        name: "min_pair_side_liquidity_usd",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Number {
+            minimum: Some(0f64),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        EXCHANGE,
+        TO_BLOCK,
+        INCLUDE,
+        MAX_TOKEN_INACTIVITY,
+        MIN_PAIR_SIDE_LIQUIDITY_USD,
+    ];
+}
+///`getNativeBalancesForAddresses`: GET /api/v2.2/wallets/balances.
+pub mod get_native_balances_for_addresses {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getNativeBalancesForAddresses",
+        method: "GET",
+        path: "/api/v2.2/wallets/balances",
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///Block to read at; the latest block when absent or when later than the latest.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    /**The wallets (at most 25). Sent as repeated keys
+(`wallet_addresses=0xa&wallet_addresses=0xb`); servers also accept
+`wallet_addresses[]=` and `wallet_addresses[0]=`.*/
+    pub const WALLET_ADDRESSES: Param = Param {
+        name: "wallet_addresses",
+        location: ParamLocation::Query,
+        required: true,
+        kind: ParamKind::List {
+            items: "Address",
+            max_items: Some(25u64),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[CHAIN, TO_BLOCK, WALLET_ADDRESSES];
+}
+///`getWalletNetWorth`: GET /api/v2.2/wallets/{address}/net-worth.
+pub mod get_wallet_net_worth {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getWalletNetWorth",
+        method: "GET",
+        path: "/api/v2.2/wallets/{address}/net-worth",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    /**The chains to count, by name or hex id (default: `eth`). Sent as
+repeated keys (`chains=eth&chains=0x89`); servers also accept
+`chains[]=` and `chains[0]=`. A chain this server does not serve
+is listed in `unsupported_chain_ids`; one it could not read now,
+in `unavailable_chains`.*/
+    pub const CHAINS: Param = Param {
+        name: "chains",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "Chain",
+            max_items: Some(25u64),
+        },
+    };
+    ///Leave out tokens flagged as possible spam.
+    pub const EXCLUDE_SPAM: Param = Param {
+        name: "exclude_spam",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Leave out tokens whose contract is not verified.
+    pub const EXCLUDE_UNVERIFIED_CONTRACTS: Param = Param {
+        name: "exclude_unverified_contracts",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Leave out tokens with no transfer in this many days before the block.
+    pub const MAX_TOKEN_INACTIVITY: Param = Param {
+        name: "max_token_inactivity",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///Price only from pairs whose every side holds at least this much USD.
+    pub const MIN_PAIR_SIDE_LIQUIDITY_USD: Param = Param {
+        name: "min_pair_side_liquidity_usd",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Number {
+            minimum: Some(0f64),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAINS,
+        EXCLUDE_SPAM,
+        EXCLUDE_UNVERIFIED_CONTRACTS,
+        MAX_TOKEN_INACTIVITY,
+        MIN_PAIR_SIDE_LIQUIDITY_USD,
+    ];
+}
 ///`getWalletTokenBalancesPrice`: GET /api/v2.2/wallets/{address}/tokens.
 pub mod get_wallet_token_balances_price {
     use super::*;
@@ -163,6 +511,113 @@ keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
         MAX_TOKEN_INACTIVITY,
         MIN_PAIR_SIDE_LIQUIDITY_USD,
     ];
+}
+///`getNativeBalance`: GET /api/v2.2/{address}/balance.
+pub mod get_native_balance {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getNativeBalance",
+        method: "GET",
+        path: "/api/v2.2/{address}/balance",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///Block to read at; the latest block when absent or when later than the latest.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ADDRESS, CHAIN, TO_BLOCK];
+}
+///`getWalletTokenBalances`: GET /api/v2.2/{address}/erc20.
+pub mod get_wallet_token_balances {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getWalletTokenBalances",
+        method: "GET",
+        path: "/api/v2.2/{address}/erc20",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///Block to read at; the latest block when absent or when later than the latest.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    /**Restrict the result to these contracts (at most 10). Sent as repeated
+keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
+`token_addresses[]=` and `token_addresses[0]=`.*/
+    pub const TOKEN_ADDRESSES: Param = Param {
+        name: "token_addresses",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "Address",
+            max_items: Some(10u64),
+        },
+    };
+    ///Leave out tokens flagged as possible spam (production's default here is to leave them out).
+    pub const EXCLUDE_SPAM: Param = Param {
+        name: "exclude_spam",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(true),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ADDRESS, CHAIN, TO_BLOCK, TOKEN_ADDRESSES, EXCLUDE_SPAM];
 }
 ///`getWalletNfts`: GET /api/v2.2/{address}/nft.
 pub mod get_wallet_nfts {
@@ -1016,6 +1471,39 @@ pub mod update_stream_status {
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[ID];
 }
+///Request bodies of schema `MultipleTokenPricesRequest`.
+pub mod multiple_token_prices_request {
+    use super::*;
+    ///Bounds of `tokens`.
+    pub const TOKENS: FieldBounds = FieldBounds {
+        name: "tokens",
+        minimum: None,
+        maximum: None,
+        min_length: None,
+        max_length: None,
+        min_items: Some(1u64),
+        max_items: Some(30u64),
+    };
+    ///The schema of `MultipleTokenPricesRequest` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/MultipleTokenPricesRequest\",\"components\":{\"schemas\":{\"Address\":{\"pattern\":\"^0x[0-9a-fA-F]{40}$\",\"type\":\"string\"},\"MultipleTokenPricesRequest\":{\"properties\":{\"tokens\":{\"items\":{\"$ref\":\"#/components/schemas/TokenPriceItem\"},\"maxItems\":30,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"tokens\"],\"type\":\"object\"},\"TokenPriceItem\":{\"properties\":{\"exchange\":{\"minLength\":1,\"type\":\"string\"},\"to_block\":{\"pattern\":\"^[0-9]+$\",\"type\":\"string\"},\"token_address\":{\"$ref\":\"#/components/schemas/Address\"}},\"required\":[\"token_address\"],\"type\":\"object\"}}}}";
+    impl crate::openapi::RequestBody for crate::MultipleTokenPricesRequest {
+        const SCHEMA: &'static str = SCHEMA;
+    }
+}
+///Items of schema `TokenPriceItem` in request bodies' lists.
+pub mod token_price_item {
+    use super::*;
+    ///Bounds of `exchange`.
+    pub const EXCHANGE: FieldBounds = FieldBounds {
+        name: "exchange",
+        minimum: None,
+        maximum: None,
+        min_length: Some(1u64),
+        max_length: None,
+        min_items: None,
+        max_items: None,
+    };
+}
 ///Request bodies of schema `SolanaChallengeRequest`.
 pub mod solana_challenge_request {
     use super::*;
@@ -1026,6 +1514,8 @@ pub mod solana_challenge_request {
         maximum: None,
         min_length: None,
         max_length: Some(253u64),
+        min_items: None,
+        max_items: None,
     };
     ///Bounds of `timeout`.
     pub const TIMEOUT: FieldBounds = FieldBounds {
@@ -1034,6 +1524,8 @@ pub mod solana_challenge_request {
         maximum: Some(120u64),
         min_length: None,
         max_length: None,
+        min_items: None,
+        max_items: None,
     };
     ///The schema of `SolanaChallengeRequest` with every component it reaches, as JSON.
     pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/SolanaChallengeRequest\",\"components\":{\"schemas\":{\"SolanaChallengeRequest\":{\"properties\":{\"address\":{\"pattern\":\"^[1-9A-HJ-NP-Za-km-z]{32,44}$\",\"type\":\"string\"},\"domain\":{\"maxLength\":253,\"pattern\":\"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$\",\"type\":\"string\"},\"expirationTime\":{\"format\":\"date-time\",\"type\":\"string\"},\"network\":{\"$ref\":\"#/components/schemas/SolanaNetwork\"},\"notBefore\":{\"format\":\"date-time\",\"type\":\"string\"},\"resources\":{\"items\":{\"format\":\"uri\",\"pattern\":\"^[A-Za-z][A-Za-z0-9+.-]*://[^\\\\s]+$\",\"type\":\"string\"},\"type\":\"array\"},\"statement\":{\"pattern\":\"^[\\\\x20-\\\\x7E]*$\",\"type\":\"string\"},\"timeout\":{\"maximum\":120,\"minimum\":15,\"type\":\"integer\"},\"uri\":{\"format\":\"uri\",\"pattern\":\"^[A-Za-z][A-Za-z0-9+.-]*://[^\\\\s]+$\",\"type\":\"string\"}},\"required\":[\"domain\",\"uri\",\"address\",\"network\",\"timeout\"],\"type\":\"object\"},\"SolanaNetwork\":{\"enum\":[\"mainnet\",\"testnet\",\"devnet\"],\"type\":\"string\"}}}}";
@@ -1051,6 +1543,8 @@ pub mod solana_verify_request {
         maximum: None,
         min_length: Some(1u64),
         max_length: None,
+        min_items: None,
+        max_items: None,
     };
     ///The schema of `SolanaVerifyRequest` with every component it reaches, as JSON.
     pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/SolanaVerifyRequest\",\"components\":{\"schemas\":{\"SolanaVerifyRequest\":{\"properties\":{\"message\":{\"minLength\":1,\"type\":\"string\"},\"signature\":{\"pattern\":\"^[1-9A-HJ-NP-Za-km-z]+$\",\"type\":\"string\"}},\"required\":[\"message\",\"signature\"],\"type\":\"object\"}}}}";
@@ -1068,6 +1562,8 @@ pub mod stream_settings {
         maximum: None,
         min_length: Some(1u64),
         max_length: None,
+        min_items: None,
+        max_items: None,
     };
     ///The schema of `StreamSettings` with every component it reaches, as JSON.
     pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/StreamSettings\",\"components\":{\"schemas\":{\"SettingsRegion\":{\"enum\":[\"us-east-1\",\"us-west-2\",\"eu-central-1\",\"ap-southeast-1\"],\"type\":\"string\"},\"StreamSettings\":{\"additionalProperties\":false,\"properties\":{\"region\":{\"$ref\":\"#/components/schemas/SettingsRegion\"},\"secretKey\":{\"minLength\":1,\"type\":\"string\"}},\"type\":\"object\"}}}}";
@@ -1082,6 +1578,20 @@ pub mod evm_stream_create {
     impl crate::openapi::RequestBody for crate::EvmStreamCreate {
         const SCHEMA: &'static str = SCHEMA;
     }
+}
+///Items of schema `AbiItem` in request bodies' lists.
+pub mod abi_item {
+    use super::*;
+    ///Bounds of `gas`.
+    pub const GAS: FieldBounds = FieldBounds {
+        name: "gas",
+        minimum: Some(0u64),
+        maximum: None,
+        min_length: None,
+        max_length: None,
+        min_items: None,
+        max_items: None,
+    };
 }
 ///Request bodies of schema `StreamBlockRequest`.
 pub mod stream_block_request {

@@ -247,6 +247,32 @@ pub enum TokenPriceInclude {
     PercentChange,
 }
 
+impl TokenPriceInclude {
+    /// The value's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenPriceInclude::PercentChange => "percent_change",
+        }
+    }
+}
+
+impl fmt::Display for TokenPriceInclude {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for TokenPriceInclude {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "percent_change" => Ok(TokenPriceInclude::PercentChange),
+            other => Err(format!("{other:?} is not one of: percent_change")),
+        }
+    }
+}
+
 /// The single parameter of `eth_getTokenPrice`.
 #[serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -34,6 +34,19 @@ pub struct TokenPrice {
     /// Price in USD, as text.
     #[serde(default)]
     pub usd_price_formatted: Option<String>,
+    /// Price in USD a day before the block; `None` when the token had no
+    /// price then.
+    #[serde(default, rename = "usdPrice24h")]
+    #[serde_as(as = "Option<wire::Num>")]
+    pub usd_price_24h: Option<f64>,
+    /// `usd_price` less `usd_price_24h`.
+    #[serde(default, rename = "usdPrice24hrUsdChange")]
+    #[serde_as(as = "Option<wire::Num>")]
+    pub usd_price_24hr_usd_change: Option<f64>,
+    /// That change as a percentage of `usd_price_24h`.
+    #[serde(default, rename = "usdPrice24hrPercentChange")]
+    #[serde_as(as = "Option<wire::Num>")]
+    pub usd_price_24hr_percent_change: Option<f64>,
     /// Percent change over 24 hours, as text (with `include: percent_change`).
     #[serde(rename = "24hrPercentChange")]
     #[serde_as(as = "Option<wire::FloatStr>")]
@@ -61,6 +74,10 @@ pub struct TokenPrice {
     /// Liquidity of that pair in USD, as text.
     #[serde_as(as = "Option<wire::FloatStr>")]
     pub pair_total_liquidity_usd: Option<f64>,
+    /// A data provider's trust score, 0 to 100; `None` where there is none.
+    #[serde(default)]
+    #[serde_as(as = "Option<wire::Num>")]
+    pub security_score: Option<f64>,
 }
 
 /// A price in the chain's native currency.

@@ -1,0 +1,90 @@
+//! `getMultipleTokenPrices`: the prices of several tokens, each as
+//! `getTokenPrice` gives it; a token without a price is left out.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use futures::future::join_all;
+use w3api_source::TokenPriceQuery;
+use w3api_types::params::operations::get_multiple_token_prices as op;
+use w3api_types::params::operations::multiple_token_prices_request as request_body;
+use w3api_types::params::operations::token_price_item as item_bounds;
+use w3api_types::{MultipleTokenPricesRequest, TokenPrice, TokenPriceInclude};
+
+use super::answer::JsonAnswer;
+use super::body::JsonBody;
+use super::extract::{FromQueryAlone, QueryRequest};
+use super::query::Query;
+use super::token_price::price;
+use crate::error::ApiError;
+use crate::{App, Backend};
+
+/// Adds the operation to `router`.
+pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
+    super::operation(router, &op::OPERATION, multiple_token_prices::<S>)
+}
+
+/// The bounds the spec sets on the body: how many tokens, and an exchange
+/// that names something.
+fn check(body: &MultipleTokenPricesRequest) -> Result<(), ApiError> {
+    let mut problems = Vec::new();
+    let tokens = &request_body::TOKENS;
+    if !tokens.admits_items(body.tokens.len()) {
+        let (least, most) = (tokens.min_items.unwrap_or(0), tokens.max_items.unwrap_or(u64::MAX));
+        problems.push(format!("tokens: {} given; from {least} to {most} are allowed", body.tokens.len()));
+    }
+    for (index, item) in body.tokens.iter().enumerate() {
+        if item.exchange.as_deref().is_some_and(|exchange| !item_bounds::EXCHANGE.admits_length(exchange)) {
+            problems.push(format!("tokens[{index}].exchange: empty; name an exchange or leave the field out"));
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(ApiError::bad_request(problems)) }
+}
+
+/// How every token of the body is priced (each may add its exchange and block).
+#[derive(Debug)]
+pub(crate) struct PricingRequest(TokenPriceQuery);
+
+impl FromQueryAlone for PricingRequest {
+    fn read(q: &mut Query) -> Self {
+        PricingRequest(TokenPriceQuery {
+            chain: q.chain(&op::CHAIN),
+            address: Default::default(),
+            exchange: None,
+            to_block: None,
+            include_percent_change: q.schema_value(&op::INCLUDE) == Some(TokenPriceInclude::PercentChange),
+            max_token_inactivity_days: q.integer(&op::MAX_TOKEN_INACTIVITY),
+            min_pair_side_liquidity_usd: q.number(&op::MIN_PAIR_SIDE_LIQUIDITY_USD),
+        })
+    }
+}
+
+async fn multiple_token_prices<S: Backend>(
+    State(app): State<Arc<App<S>>>,
+    QueryRequest(PricingRequest(pricing)): QueryRequest<PricingRequest>,
+    JsonBody(body): JsonBody<MultipleTokenPricesRequest>,
+) -> Result<JsonAnswer<Vec<TokenPrice>>, ApiError> {
+    check(&body)?;
+    let prices = join_all(body.tokens.into_iter().map(|item| {
+        let query = TokenPriceQuery {
+            address: item.token_address,
+            exchange: item.exchange,
+            // Past `u64` is past the newest block, which reads the newest.
+            to_block: item.to_block.map(|block| block.saturating_to::<u64>()),
+            ..pricing.clone()
+        };
+        price(&app, query)
+    }))
+    .await;
+    let mut found = Vec::with_capacity(prices.len());
+    for price in prices {
+        match price {
+            Ok(price) => found.push(price),
+            // No pair prices it: production leaves the token out.
+            Err(error) if error.status == StatusCode::NOT_FOUND => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(JsonAnswer(found))
+}

@@ -1,0 +1,109 @@
+//! `getWalletNetWorth`: the USD value of a wallet's native and ERC20
+//! balances, per chain and in total: on each chain, the sum of the values
+//! `getWalletTokenBalancesPrice` gives with the same filters.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use futures::future::join_all;
+use w3api_source::{PageRequest, SourceError, WalletTokensPage, WalletTokensQuery};
+use w3api_types::params::operations::get_wallet_net_worth as op;
+use w3api_types::{Address, Chain, ChainNetWorth, NetWorth, U256, UnavailableChain, format_units, usd_text};
+
+use super::answer::JsonAnswer;
+use super::extract::{FromQuery, Request};
+use super::query::{Query, data_api_chain, data_api_forms};
+use crate::error::ApiError;
+use crate::{App, Backend};
+
+/// Adds the operation to `router`.
+pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
+    super::operation(router, &op::OPERATION, net_worth::<S>)
+}
+
+/// The request: the chains to count, and the wallet tokens query each reads.
+#[derive(Debug)]
+pub(crate) struct NetWorthRequest {
+    chains: Vec<Chain>,
+    query: WalletTokensQuery,
+}
+
+impl FromQuery for NetWorthRequest {
+    fn read(q: &mut Query, address: Address) -> Self {
+        let expected = || format!("a chain of the data API ({})", data_api_forms().join(", "));
+        let mut chains = q.list(&op::CHAINS, "chains", |text| data_api_chain(text).ok_or_else(expected));
+        if chains.is_empty() {
+            chains.push(Chain::Eth);
+        }
+        let mut seen = Vec::with_capacity(chains.len());
+        chains.retain(|chain| !seen.contains(chain) && (seen.push(*chain), true).1);
+        let query = WalletTokensQuery {
+            exclude_spam: q.flag(&op::EXCLUDE_SPAM),
+            exclude_unverified_contracts: q.flag(&op::EXCLUDE_UNVERIFIED_CONTRACTS),
+            max_token_inactivity_days: q.integer(&op::MAX_TOKEN_INACTIVITY),
+            min_pair_side_liquidity_usd: q.number(&op::MIN_PAIR_SIDE_LIQUIDITY_USD),
+            ..WalletTokensQuery::new(Chain::Eth, address)
+        };
+        NetWorthRequest { chains, query }
+    }
+}
+
+async fn net_worth<S: Backend>(
+    State(app): State<Arc<App<S>>>,
+    Request(request): Request<NetWorthRequest>,
+) -> Result<JsonAnswer<NetWorth>, ApiError> {
+    let answers = join_all(request.chains.iter().map(|chain| {
+        let query = WalletTokensQuery { chain: *chain, ..request.query.clone() };
+        app.source.wallet_tokens(query, PageRequest::first(usize::MAX))
+    }))
+    .await;
+    let mut worth = NetWorth {
+        total_networth_usd: String::new(),
+        chains: Vec::new(),
+        unsupported_chain_ids: Vec::new(),
+        unavailable_chains: Vec::new(),
+    };
+    let mut total = 0.0;
+    for (chain, answer) in request.chains.iter().zip(answers) {
+        let id =
+            || app.source.chain_id(*chain).or(chain.id()).map_or_else(|| chain.to_string(), |id| format!("{id:#x}"));
+        match answer {
+            Ok(page) => {
+                let (on_chain, usd) = chain_worth(*chain, page);
+                total += usd;
+                worth.chains.push(on_chain);
+            }
+            Err(SourceError::ChainNotServed(_)) => worth.unsupported_chain_ids.push(id()),
+            Err(SourceError::Unavailable(cause)) => {
+                tracing::warn!(%chain, %cause, "net worth: chain unavailable");
+                worth.unavailable_chains.push(UnavailableChain { chain_id: id() });
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+    worth.total_networth_usd = usd_text(total);
+    Ok(JsonAnswer(worth))
+}
+
+/// One chain's worth from every holding of the wallet there, and its sum.
+fn chain_worth(chain: Chain, page: WalletTokensPage) -> (ChainNetWorth, f64) {
+    let (mut native_balance, mut native_usd, mut tokens_usd) = (U256::ZERO, 0.0, 0.0);
+    for holding in &page.holdings.items {
+        let value = holding.usd_value().unwrap_or(0.0);
+        if holding.token.native {
+            native_balance = holding.balance;
+            native_usd += value;
+        } else {
+            tokens_usd += value;
+        }
+    }
+    let worth = ChainNetWorth {
+        chain: chain.data_api_name().unwrap_or(chain.as_str()).to_string(),
+        native_balance,
+        native_balance_formatted: format_units(native_balance, 18),
+        native_balance_usd: usd_text(native_usd),
+        token_balance_usd: usd_text(tokens_usd),
+        networth_usd: usd_text(native_usd + tokens_usd),
+    };
+    (worth, native_usd + tokens_usd)
+}
