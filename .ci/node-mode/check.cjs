@@ -402,12 +402,18 @@ class Api {
   }
 
   /// eth_getTokenPrice on the gateway: `{result}` or `{error}`.
-  async tokenPrice(params) {
+  tokenPrice(params) {
+    return this.extended('eth_getTokenPrice', params);
+  }
+
+  /// An extended method of the gateway, whose one parameter is an object:
+  /// `{result}` or `{error}`.
+  async extended(method, params) {
     this.requests++;
     const { status, json } = await postJson(`${this.base}/${this.chain}/${this.key}`, {
       jsonrpc: '2.0',
       id: 1,
-      method: 'eth_getTokenPrice',
+      method,
       params: [params],
     });
     if (json.error) return { error: json.error, status };
@@ -587,10 +593,12 @@ function compareNfts(results, contracts, held, wallet, answer, collectionsAnswer
 /// over the chain and the last few blocks.
 /// The everyday operations at `block`, against the node and against the
 /// answers compared above: native balances are eth_getBalance; a wallet's
-/// ERC20 balances are balanceOf for every token it holds; a REST price is
+/// ERC20 balances are balanceOf for every token it holds, and
+/// eth_getTokenBalances answers the same; a REST price is
 /// the gateway's eth_getTokenPrice, and multiple prices the single ones;
 /// dateToBlock names the last block at or before a date. At the latest
-/// block also: token metadata is name, symbol, decimals and totalSupply,
+/// block also: token metadata is name, symbol, decimals and totalSupply (and
+/// eth_getTokenMetadata answers the same),
 /// and net worth is the sum of the wallet tokens' USD values.
 async function compareEveryday(results, api, node, contracts, expected, wallets, priced, { latest, tokensAnswers }) {
   const block = expected.block;
@@ -601,6 +609,9 @@ async function compareEveryday(results, api, node, contracts, expected, wallets,
     results.eq(where(`wallet=${wallet}`), 'getNativeBalance', expected.natives.get(wallet).toString(), one.json && one.json.balance);
     const erc20 = await api.rest(`/api/v2.2/${wallet}/erc20`, [...at, ['exclude_spam', 'false']]);
     if (!results.check(erc20.status === 200 && Array.isArray(erc20.json), where(`wallet=${wallet}`), 'getWalletTokenBalances', 'HTTP 200 array', erc20.text)) continue;
+    const toBlock = latest ? 'latest' : block;
+    const viaRpc = await api.extended('eth_getTokenBalances', { address: wallet, excludeSpam: false, toBlock });
+    results.eq(where(`wallet=${wallet}`), 'eth_getTokenBalances = getWalletTokenBalances', show(erc20.json), show(viaRpc.result ?? viaRpc.error));
     const listed = new Map(erc20.json.map((t) => [t.token_address.toLowerCase(), t]));
     for (const token of contracts.tokens) {
       const held = expected.balances.get(wallet).get(token.address);
@@ -644,6 +655,8 @@ async function compareEveryday(results, api, node, contracts, expected, wallets,
   if (!latest) return;
   const addresses = contracts.tokens.filter((t) => t.role !== 'pair').slice(0, 10);
   const metadata = await api.rest('/api/v2.2/erc20/metadata', addresses.map((t) => ['addresses', t.address]));
+  const viaRpc = await api.extended('eth_getTokenMetadata', { addresses: addresses.map((t) => t.address) });
+  results.eq(where(), 'eth_getTokenMetadata = getTokenMetadata', show(metadata.json), show(viaRpc.result ?? viaRpc.error));
   const byAddress = new Map((metadata.json || []).map((m) => [m.address.toLowerCase(), m]));
   for (const token of addresses) {
     const m = byAddress.get(token.address) || {};

@@ -33,6 +33,34 @@ Calls `eth_getTokenPrice` with the positional parameters `request`.
         &self,
         request: w3api_types::rpc::TokenPriceParams,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::TokenPrice>;
+    /**ERC20 balances of a wallet
+
+Every ERC20 token the wallet holds at toBlock (the newest block when absent or latest), without prices: the answer of the REST getWalletTokenBalances, in the same order. Spam tokens are left out unless excludeSpam is false.
+
+Calls `eth_getTokenBalances` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getTokenBalances", param_kind = array)]
+    async fn get_token_balances(
+        &self,
+        request: w3api_types::rpc::TokenBalancesParams,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Erc20TokenBalance>>;
+    /**Metadata of ERC20 tokens
+
+Name, symbol, decimals, supply and flags of up to 10 tokens at the newest block, in the order asked: the answer of the REST getTokenMetadata. An address that is not a token the server knows is left out.
+
+Calls `eth_getTokenMetadata` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getTokenMetadata", param_kind = array)]
+    async fn get_token_metadata(
+        &self,
+        request: w3api_types::rpc::TokenMetadataParams,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Erc20Metadata>>;
     /**A block by number or tag
 
 The block, with its transactions as hashes or in full. A block that does not exist yet is answered with a null result.
@@ -555,6 +583,10 @@ Calls `eth_signTypedData_v4` with the positional parameters `address`, `typed_da
 pub mod method {
     ///`eth_getTokenPrice`: Price of an ERC20 token in USD and in the native currency
     pub const ETH_GET_TOKEN_PRICE: &str = "eth_getTokenPrice";
+    ///`eth_getTokenBalances`: ERC20 balances of a wallet
+    pub const ETH_GET_TOKEN_BALANCES: &str = "eth_getTokenBalances";
+    ///`eth_getTokenMetadata`: Metadata of ERC20 tokens
+    pub const ETH_GET_TOKEN_METADATA: &str = "eth_getTokenMetadata";
     ///`eth_getBlockByNumber`: A block by number or tag
     pub const ETH_GET_BLOCK_BY_NUMBER: &str = "eth_getBlockByNumber";
     ///`eth_getTransactionByBlockHashAndIndex`: A transaction by block hash and position
@@ -632,6 +664,8 @@ pub mod method {
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         ETH_GET_TOKEN_PRICE,
+        ETH_GET_TOKEN_BALANCES,
+        ETH_GET_TOKEN_METADATA,
         ETH_GET_BLOCK_BY_NUMBER,
         ETH_GET_TRANSACTION_BY_BLOCK_HASH_AND_INDEX,
         ETH_GET_TRANSACTION_BY_BLOCK_NUMBER_AND_INDEX,
@@ -826,6 +860,40 @@ Calls `eth_getTokenPrice` with the positional parameters `request`.
         request: w3api_types::rpc::TokenPriceParams,
     ) -> Result<w3api_types::rpc::TokenPrice, crate::RpcError> {
         EthApiClient::get_token_price(self.transport(), request)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**ERC20 balances of a wallet
+
+Every ERC20 token the wallet holds at toBlock (the newest block when absent or latest), without prices: the answer of the REST getWalletTokenBalances, in the same order. Spam tokens are left out unless excludeSpam is false.
+
+Calls `eth_getTokenBalances` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_token_balances(
+        &self,
+        request: w3api_types::rpc::TokenBalancesParams,
+    ) -> Result<Vec<w3api_types::rpc::Erc20TokenBalance>, crate::RpcError> {
+        EthApiClient::get_token_balances(self.transport(), request)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Metadata of ERC20 tokens
+
+Name, symbol, decimals, supply and flags of up to 10 tokens at the newest block, in the order asked: the answer of the REST getTokenMetadata. An address that is not a token the server knows is left out.
+
+Calls `eth_getTokenMetadata` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_token_metadata(
+        &self,
+        request: w3api_types::rpc::TokenMetadataParams,
+    ) -> Result<Vec<w3api_types::rpc::Erc20Metadata>, crate::RpcError> {
+        EthApiClient::get_token_metadata(self.transport(), request)
             .await
             .map_err(|e| self.error(e))
     }
@@ -1466,6 +1534,32 @@ impl crate::Batch<'_> {
     ) -> crate::BatchItem<w3api_types::rpc::TokenPrice> {
         self.push(
             method::ETH_GET_TOKEN_PRICE,
+            |params| {
+                params.insert(request)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getTokenBalances` call to the batch; its result is read back with the returned handle.
+    pub fn get_token_balances(
+        &mut self,
+        request: w3api_types::rpc::TokenBalancesParams,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::Erc20TokenBalance>> {
+        self.push(
+            method::ETH_GET_TOKEN_BALANCES,
+            |params| {
+                params.insert(request)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getTokenMetadata` call to the batch; its result is read back with the returned handle.
+    pub fn get_token_metadata(
+        &mut self,
+        request: w3api_types::rpc::TokenMetadataParams,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::Erc20Metadata>> {
+        self.push(
+            method::ETH_GET_TOKEN_METADATA,
             |params| {
                 params.insert(request)?;
                 Ok(())

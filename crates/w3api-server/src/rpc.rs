@@ -25,18 +25,23 @@ use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, ServerHandle, 
 use jsonrpsee::types::ErrorObjectOwned;
 use tower::ServiceExt;
 use tower::layer::util::{Identity, Stack};
+use w3api_query::token_metadata::TokenMetadata;
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS, method};
-use w3api_source::{BlockRef, LogQuery, SourceError, TokenPriceQuery};
+use w3api_source::{BlockRef, LogQuery, SourceError, TokenPriceQuery, WalletTokensQuery};
+use w3api_types::params::operations::get_token_metadata as token_metadata_op;
+use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Address, Block, BlockCount, BlockId, BlockNumberOrTag, Bytes, FeeHistory,
-    FilterChanges, FilterId, Hash32, Log, LogFilter, Receipt, StateOverrides, SyncingStatus, TokenPrice,
-    TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
+    AccessListResult, AccountProof, Address, BalancesBlock, Block, BlockCount, BlockId, BlockNumberOrTag, Bytes,
+    Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges, FilterId, Hash32, Log, LogFilter, Receipt,
+    StateOverrides, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude,
+    TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
 };
 use w3api_types::{Chain, U256};
 
 use crate::answers::Answers;
 use crate::faults::FaultRules;
+use crate::rest::wallet_erc20::erc20_balances;
 use crate::{App, BODY_LIMIT};
 
 /// Most calls in one batch.
@@ -176,6 +181,34 @@ impl<S: Backend> EthApiServer for Gateway<S> {
             min_pair_side_liquidity_usd: None,
         };
         self.source.token_price(query).await.map_err(source_error)
+    }
+
+    async fn get_token_balances(&self, request: TokenBalancesParams) -> RpcResult<Vec<Erc20TokenBalance>> {
+        let most = wallet_erc20_op::TOKEN_ADDRESSES.max_items().unwrap_or(u64::MAX);
+        if request.token_addresses.len() as u64 > most {
+            let given = request.token_addresses.len();
+            return Err(rpc_error(ErrorCode::InvalidParams, format!("tokenAddresses: {given} given; at most {most}")));
+        }
+        let query = WalletTokensQuery {
+            to_block: match request.to_block {
+                Some(BalancesBlock::Number(number)) => Some(number),
+                Some(BalancesBlock::Latest) | None => None,
+            },
+            token_addresses: request.token_addresses,
+            // Production leaves spam out unless told not to, as its REST twin does.
+            exclude_spam: request.exclude_spam.unwrap_or(true),
+            ..WalletTokensQuery::new(self.chain, request.address)
+        };
+        erc20_balances(&*self.source, query).await.map_err(source_error)
+    }
+
+    async fn get_token_metadata(&self, request: TokenMetadataParams) -> RpcResult<Vec<Erc20Metadata>> {
+        let most = token_metadata_op::ADDRESSES.max_items().unwrap_or(u64::MAX);
+        let given = request.addresses.len();
+        if given == 0 || given as u64 > most {
+            return Err(rpc_error(ErrorCode::InvalidParams, format!("addresses: {given} given; from 1 to {most}")));
+        }
+        self.source.ask(self.chain, TokenMetadata { addresses: request.addresses }).await.map_err(source_error)
     }
 
     async fn get_block_by_number(&self, block: BlockNumberOrTag, hydrated: bool) -> RpcResult<Option<Block>> {

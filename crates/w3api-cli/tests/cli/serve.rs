@@ -136,7 +136,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 70] = [
+const CURL_PAGE_ANSWERS: [Answer; 72] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -173,6 +173,8 @@ const CURL_PAGE_ANSWERS: [Answer; 70] = [
     Answer::Rpc("eth_getTransactionByBlockHashAndIndex"),
     Answer::Rpc("eth_getTransactionByBlockNumberAndIndex"),
     Answer::Rpc("eth_getTokenPrice"),
+    Answer::Rpc("eth_getTokenBalances"),
+    Answer::Rpc("eth_getTokenMetadata"),
     Answer::Rpc("eth_chainId"),
     Answer::Rpc("net_version"),
     Answer::Rpc("web3_clientVersion"),

@@ -20,7 +20,7 @@ pub(crate) mod streams;
 mod token_metadata;
 mod token_price;
 mod wallet_collections;
-mod wallet_erc20;
+pub(crate) mod wallet_erc20;
 mod wallet_nfts;
 mod wallet_tokens;
 

@@ -4,12 +4,11 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_source::{PageRequest, TokenHolding, WalletTokensQuery};
+use w3api_source::{PageRequest, SourceError, TokenHolding, WalletTokensQuery};
 use w3api_types::params::operations::get_wallet_token_balances as op;
 use w3api_types::{Address, Erc20TokenBalance};
 
 use super::answer::JsonAnswer;
-use super::block_at;
 use super::extract::{FromQuery, Request};
 use super::query::Query;
 use crate::error::ApiError;
@@ -40,10 +39,21 @@ async fn wallet_erc20<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(WalletErc20Request(query)): Request<WalletErc20Request>,
 ) -> Result<JsonAnswer<Vec<Erc20TokenBalance>>, ApiError> {
-    let block = block_at(&app, query.chain, query.to_block).await?;
-    let query = WalletTokensQuery { to_block: Some(block), ..query };
-    let answer = app.source.wallet_tokens(query, PageRequest::first(usize::MAX)).await?;
-    Ok(JsonAnswer(answer.holdings.items.into_iter().map(erc20_balance).collect()))
+    Ok(JsonAnswer(erc20_balances(&*app.source, query).await?))
+}
+
+/// Every ERC20 balance the query keeps, the native currency aside, at its
+/// block (the newest when it names a later one): the answer of this
+/// operation and of `eth_getTokenBalances`.
+pub(crate) async fn erc20_balances<S: Backend>(
+    source: &S,
+    query: WalletTokensQuery,
+) -> Result<Vec<Erc20TokenBalance>, SourceError> {
+    let latest = source.latest_block(query.chain).await?;
+    let to_block = Some(query.to_block.map_or(latest, |block| block.min(latest)));
+    let query = WalletTokensQuery { to_block, exclude_native: true, ..query };
+    let answer = source.wallet_tokens(query, PageRequest::first(usize::MAX)).await?;
+    Ok(answer.holdings.items.into_iter().map(erc20_balance).collect())
 }
 
 fn erc20_balance(holding: TokenHolding) -> Erc20TokenBalance {

@@ -325,6 +325,8 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
     ]);
     let others = BTreeSet::from([
         "eth_getTokenPrice",
+        "eth_getTokenBalances",
+        "eth_getTokenMetadata",
         "eth_chainId",
         "net_version",
         "web3_clientVersion",

@@ -25,10 +25,13 @@ pub use execution::{
 pub use filter::{AddressFilter, LogFilter, TopicFilter};
 pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};
 pub use params::{
-    BlockId, BlockNumberOrTag, InvalidBlockNumberOrTag, TokenPriceInclude, TokenPriceParams, TransactionIndex,
+    BalancesBlock, BlockId, BlockNumberOrTag, InvalidBlockNumberOrTag, TokenBalancesParams, TokenMetadataParams,
+    TokenPriceInclude, TokenPriceParams, TransactionIndex,
 };
 pub use receipt::{Log, Receipt};
 pub use token_price::{NativePrice, TokenPrice};
+// The extended methods answer with the Data API's own shapes.
+pub use crate::{Erc20Metadata, Erc20TokenBalance, TokenImplementation, TokenLinks};
 pub use transaction::{AccessListItem, Transaction};
 
 /// A 20-byte account or contract address (`Address` in the spec).

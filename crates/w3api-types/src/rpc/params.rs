@@ -301,6 +301,93 @@ impl TokenPriceParams {
     }
 }
 
+/// The block `eth_getTokenBalances` reads at: a number (JSON or decimal
+/// text), or `latest`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BalancesBlock {
+    /// The block with this number.
+    Number(u64),
+    /// The newest block.
+    Latest,
+}
+
+impl Serialize for BalancesBlock {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            BalancesBlock::Number(number) => serializer.serialize_u64(*number),
+            BalancesBlock::Latest => serializer.serialize_str("latest"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BalancesBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Number(u64),
+            Text(String),
+        }
+        match Written::deserialize(deserializer) {
+            Ok(Written::Number(number)) => Ok(BalancesBlock::Number(number)),
+            Ok(Written::Text(text)) if text == "latest" => Ok(BalancesBlock::Latest),
+            Ok(Written::Text(text)) => text
+                .parse()
+                .map(BalancesBlock::Number)
+                .map_err(|_| de::Error::custom(format!("{text:?} is not a block number or \"latest\""))),
+            Err(_) => Err(de::Error::custom("expected a block number or \"latest\"")),
+        }
+    }
+}
+
+#[cfg(feature = "schema")]
+impl JsonSchema for BalancesBlock {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BalancesBlock".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "type": "integer", "minimum": 0 },
+                { "type": "string", "pattern": "^[0-9]+$" },
+                { "type": "string", "enum": ["latest"] }
+            ]
+        })
+    }
+}
+
+/// The single parameter of `eth_getTokenBalances`.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TokenBalancesParams {
+    /// The wallet.
+    #[serde_as(as = "Hex")]
+    pub address: Address,
+    /// Only these token contracts.
+    #[serde_as(as = "Vec<Hex>")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub token_addresses: Vec<Address>,
+    /// Leave out tokens flagged as possible spam (production leaves them out
+    /// unless told not to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude_spam: Option<bool>,
+    /// The block to read at; the newest when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_block: Option<BalancesBlock>,
+}
+
+/// The single parameter of `eth_getTokenMetadata`.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct TokenMetadataParams {
+    /// The token contracts.
+    #[serde_as(as = "Vec<Hex>")]
+    pub addresses: Vec<Address>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

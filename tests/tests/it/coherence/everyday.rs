@@ -1,17 +1,21 @@
 //! The everyday operations agree with the gateway and with each other:
 //! - a native balance (alone or among several wallets) is `eth_getBalance`
 //!   at the same block;
-//! - a wallet's ERC20 balances are its priced wallet tokens without prices;
+//! - a wallet's ERC20 balances are its priced wallet tokens without prices,
+//!   and `eth_getTokenBalances` answers the same;
 //! - a REST token price is `eth_getTokenPrice`, and multiple prices are the
 //!   single prices;
 //! - token metadata is what `eth_call` reads of `name`, `symbol`,
-//!   `decimals` and `totalSupply`;
+//!   `decimals` and `totalSupply`, and `eth_getTokenMetadata` answers the same;
 //! - `dateToBlock` names the last block at or before the date;
 //! - net worth is the sum of the wallet tokens' USD values.
 
 use alloy_sol_types::SolCall;
 use w3api_tests::local::Session;
-use w3api_types::rpc::{BlockId, BlockNumberOrTag, TokenPriceParams, TransactionRequest};
+use w3api_types::rpc::{
+    BalancesBlock, BlockId, BlockNumberOrTag, TokenBalancesParams, TokenMetadataParams, TokenPriceParams,
+    TransactionRequest,
+};
 use w3api_types::{Address, MultipleTokenPricesRequest, TokenBalance, TokenPriceItem, U256, usd_text};
 
 use crate::coherence::wallet_tokens_at;
@@ -85,6 +89,18 @@ fn erc20_balances_are_the_priced_wallet_tokens_without_prices() {
             plain.iter().map(|t| (t.token_address, t.balance, t.symbol.as_str())).collect();
         assert_eq!(plain, priced, "{wallet}: the same tokens, balances and order");
         listed += plain.len();
+        let params = TokenBalancesParams {
+            address: wallet,
+            token_addresses: Vec::new(),
+            exclude_spam: Some(false),
+            to_block: Some(BalancesBlock::Number(latest)),
+        };
+        let rpc = session.run(session.rpc().get_token_balances(params)).unwrap();
+        let rest = session
+            .run(rest.data().get_wallet_token_balances().address(wallet).to_block(latest).exclude_spam(false).send())
+            .unwrap()
+            .into_inner();
+        assert_eq!(rpc, rest, "{wallet}: eth_getTokenBalances is getWalletTokenBalances");
     }
     assert!(listed >= WALLETS, "the sampled wallets hold tokens ({listed})");
     session.finish();
@@ -173,6 +189,9 @@ fn token_metadata_is_what_the_contracts_say() {
         .into_inner();
     let answered: Vec<Address> = metadata.iter().map(|m| m.address).collect();
     assert_eq!(answered, addresses, "every token asked, in order; the unknown address left out");
+    let params = TokenMetadataParams { addresses: [&addresses[..], &[unknown]].concat() };
+    let rpc = session.run(session.rpc().get_token_metadata(params)).unwrap();
+    assert_eq!(rpc, metadata, "eth_getTokenMetadata is getTokenMetadata");
     for token in &metadata {
         let at = token.address;
         assert_eq!(token.name, read(&session, at, erc20::nameCall {}), "{at}");
