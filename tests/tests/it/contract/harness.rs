@@ -17,6 +17,14 @@ fn requests_are_routed_to_their_operation() {
         (Method::GET, "/api/v2.2/wallets/0xabc/tokens", Route::Rest("/api/v2.2/wallets/{address}/tokens")),
         (Method::GET, "/api/v2.2/0xabc/nft", Route::Rest("/api/v2.2/{address}/nft")),
         (Method::GET, "/api/v2.2/0xabc/nft/collections", Route::Rest("/api/v2.2/{address}/nft/collections")),
+        (Method::GET, "/api/v2.2/0xabc/balance", Route::Rest("/api/v2.2/{address}/balance")),
+        (Method::GET, "/api/v2.2/wallets/balances", Route::Rest("/api/v2.2/wallets/balances")),
+        (Method::GET, "/api/v2.2/0xabc/erc20", Route::Rest("/api/v2.2/{address}/erc20")),
+        (Method::GET, "/api/v2.2/erc20/0xabc/price", Route::Rest("/api/v2.2/erc20/{address}/price")),
+        (Method::POST, "/api/v2.2/erc20/prices", Route::Rest("/api/v2.2/erc20/prices")),
+        (Method::GET, "/api/v2.2/erc20/metadata", Route::Rest("/api/v2.2/erc20/metadata")),
+        (Method::GET, "/api/v2.2/dateToBlock", Route::Rest("/api/v2.2/dateToBlock")),
+        (Method::GET, "/api/v2.2/wallets/0xabc/net-worth", Route::Rest("/api/v2.2/wallets/{address}/net-worth")),
         (Method::GET, "/streams/evm/some-id", Route::Rest("/streams/evm/{id}")),
         (Method::POST, "/challenge/request/solana", Route::Rest("/challenge/request/solana")),
         (Method::POST, "/challenge/verify/solana", Route::Rest("/challenge/verify/solana")),
@@ -28,7 +36,7 @@ fn requests_are_routed_to_their_operation() {
     for (method, path, expected) in cases {
         assert_eq!(route(&method, path), expected, "{method} {path}");
     }
-    assert_eq!(rest_operations().len(), 24, "the spec's REST operations: {:?}", rest_operations());
+    assert_eq!(rest_operations().len(), 32, "the spec's REST operations: {:?}", rest_operations());
 }
 
 #[test]
