@@ -31,6 +31,7 @@ use axum::Router;
 use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{MethodFilter, on};
+use w3api_source::SourceError;
 use w3api_types::Chain;
 use w3api_types::params::Operation;
 
@@ -100,13 +101,13 @@ async fn begin_walk<S: Backend>(
     if let Some(block) = walk.block {
         return Ok((walk, block));
     }
-    Ok((walk, block_at(app, chain, requested).await?))
+    Ok((walk, block_at(&*app.source, chain, requested).await?))
 }
 
 /// The block an answer reads: the newest, or `requested` when that is
 /// older (a block past the newest reads the newest, and the answer says
 /// which).
-async fn block_at<S: Backend>(app: &App<S>, chain: Chain, requested: Option<u64>) -> Result<u64, ApiError> {
-    let latest = app.source.latest_block(chain).await?;
+pub(crate) async fn block_at<S: Backend>(source: &S, chain: Chain, requested: Option<u64>) -> Result<u64, SourceError> {
+    let latest = source.latest_block(chain).await?;
     Ok(requested.map_or(latest, |requested| requested.min(latest)))
 }

@@ -38,7 +38,7 @@ async fn native_balance<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(request): Request<NativeBalanceRequest>,
 ) -> Result<JsonAnswer<NativeBalance>, ApiError> {
-    let block = block_at(&app, request.chain, request.to_block).await?;
+    let block = block_at(&*app.source, request.chain, request.to_block).await?;
     let balance = app.source.balance(request.chain, request.address, BlockRef::Number(block)).await?;
     Ok(JsonAnswer(NativeBalance { balance }))
 }

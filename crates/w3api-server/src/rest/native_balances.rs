@@ -42,7 +42,7 @@ async fn native_balances<S: Backend>(
     QueryRequest(request): QueryRequest<NativeBalancesRequest>,
 ) -> Result<JsonAnswer<Vec<ChainNativeBalances>>, ApiError> {
     let chain = request.chain;
-    let block = block_at(&app, chain, request.to_block).await?;
+    let block = block_at(&*app.source, chain, request.to_block).await?;
     let header = app.source.block(chain, BlockRef::Number(block), false).await?;
     let header = header.ok_or_else(|| SourceError::Unavailable(format!("block {block} is not there any more")))?;
     let balances =

@@ -48,6 +48,6 @@ async fn token_price<S: Backend>(
 /// A price at the block the query names, or the newest when it names a
 /// later one (as every REST answer reads it).
 pub(super) async fn price<S: Backend>(app: &App<S>, query: TokenPriceQuery) -> Result<TokenPrice, ApiError> {
-    let to_block = Some(block_at(app, query.chain, query.to_block).await?);
+    let to_block = Some(block_at(&*app.source, query.chain, query.to_block).await?);
     Ok(app.source.token_price(TokenPriceQuery { to_block, ..query }).await?)
 }

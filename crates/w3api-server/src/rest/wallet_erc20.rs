@@ -49,8 +49,7 @@ pub(crate) async fn erc20_balances<S: Backend>(
     source: &S,
     query: WalletTokensQuery,
 ) -> Result<Vec<Erc20TokenBalance>, SourceError> {
-    let latest = source.latest_block(query.chain).await?;
-    let to_block = Some(query.to_block.map_or(latest, |block| block.min(latest)));
+    let to_block = Some(super::block_at(source, query.chain, query.to_block).await?);
     let query = WalletTokensQuery { to_block, exclude_native: true, ..query };
     let answer = source.wallet_tokens(query, PageRequest::first(usize::MAX)).await?;
     Ok(answer.holdings.items.into_iter().map(erc20_balance).collect())
