@@ -278,6 +278,48 @@ async function main() {
     return expectSame(sdk.raw, raw, 'net worth');
   });
 
+  // NFTs by collection: the SDK's raw answers are the plain requests'.
+  const [someNft] = (await rawGet(`/api/v2.2/${holder}/nft`, { chain: 'eth', limit: 1 })).result;
+  const collection = someNft.token_address;
+  const tokenId = someNft.token_id;
+  const rawItems = async (pathname, query) => (await rawPages(pathname, query)).flatMap((p) => p.result);
+  const sdkItems = async (first) => (await sdkPages(first)).flatMap((p) => p.raw.result);
+  await check(`getNFTMetadata (${short(collection)} #${tokenId}, eth)`, async () => {
+    const sdk = await Moralis.EvmApi.nft.getNFTMetadata({ address: collection, tokenId, chain: '0x1' });
+    const raw = await rawGet(`/api/v2.2/nft/${collection}/${tokenId}`, { chain: 'eth' });
+    assert(sdk.result.tokenId.toString() === raw.token_id, `typed token id ${sdk.result.tokenId}`);
+    const missing = await Moralis.EvmApi.nft.getNFTMetadata({ address: collection, tokenId: '999999999', chain: '0x1' });
+    assert(missing === null, 'a token that does not exist reads as null (a 404)');
+    return expectSame(sdk.raw, raw, 'nft metadata');
+  });
+  await check(`getMultipleNFTs (${short(collection)} #${tokenId} and one that does not exist, eth)`, async () => {
+    const tokens = [{ tokenAddress: collection, tokenId }, { tokenAddress: collection, tokenId: '999999999' }];
+    const sdk = await Moralis.EvmApi.nft.getMultipleNFTs({ chain: '0x1', tokens });
+    const body = { tokens: tokens.map((t) => ({ token_address: t.tokenAddress, token_id: t.tokenId })) };
+    const raw = await rawPost('/api/v2.2/nft/getMultipleNFTs?chain=eth', body);
+    assert(raw.status === 200 && raw.body.length === 2 && raw.body[1] === null, `raw: HTTP ${raw.status} ${show(raw.body).slice(0, 200)}`);
+    assert(sdk.result[1] === null && sdk.result[0].tokenId.toString() === tokenId, 'typed: the token, then null');
+    return expectSame(sdk.raw, raw.body, 'multiple nfts');
+  });
+  await check(`getContractNFTs (${short(collection)}, eth, limit 7): every page`, async () => {
+    const sdk = await sdkItems(await Moralis.EvmApi.nft.getContractNFTs({ address: collection, chain: '0x1', limit: 7 }));
+    const raw = await rawItems(`/api/v2.2/nft/${collection}`, { chain: 'eth', limit: 7 });
+    assert(raw.length > 7, `raw: ${raw.length} tokens, one page`);
+    return expectSame(sdk, raw, 'contract nfts');
+  });
+  await check(`getNFTOwners (${short(collection)}, eth, limit 9): every page`, async () => {
+    const sdk = await sdkItems(await Moralis.EvmApi.nft.getNFTOwners({ address: collection, chain: '0x1', limit: 9 }));
+    const raw = await rawItems(`/api/v2.2/nft/${collection}/owners`, { chain: 'eth', limit: 9 });
+    assert(raw.some((o) => o.owner_of === holder.toLowerCase()), 'the holder is among the owners');
+    return expectSame(sdk, raw, 'nft owners');
+  });
+  await check(`getNFTTokenIdOwners (${short(collection)} #${tokenId}, eth)`, async () => {
+    const sdk = await sdkItems(await Moralis.EvmApi.nft.getNFTTokenIdOwners({ address: collection, tokenId, chain: '0x1' }));
+    const raw = await rawItems(`/api/v2.2/nft/${collection}/${tokenId}/owners`, { chain: 'eth' });
+    assert(raw.length >= 1 && raw[0].token_id === tokenId, `raw: ${show(raw).slice(0, 200)}`);
+    return expectSame(sdk, raw, 'token id owners');
+  });
+
   await check('Auth.requestMessage + verify (solana)', async () => {
     const request = {
       domain: 'example.com', uri: 'https://example.com/login', timeout: 60, statement: 'Sign in to Example',

@@ -116,6 +116,37 @@ def everyday_checks(w0: str):
     r.check(f"evm_api.wallets.get_wallet_net_worth ({w0[:8]}, chains eth and polygon)", net_worth)
 
 
+def nft_collection_checks(holder: str):
+    """NFTs by collection: each SDK answer is the raw answer to the same request."""
+    same = lambda sdk, raw, what: f"{expect_same(sdk, raw, what).compared} values"  # noqa: E731
+    some = raw_get(f"/api/v2.2/{holder}/nft", {"chain": "eth", "limit": 1})["result"][0]
+    collection, token_id = some["token_address"], some["token_id"]
+    items = lambda got: [item for page in got for item in page["result"]]  # noqa: E731
+    r.check(f"evm_api.nft.get_nft_metadata ({collection[:8]} #{token_id}, eth)", lambda: same(
+        evm_api.nft.get_nft_metadata(api_key=KEY, params={"address": collection, "token_id": token_id, "chain": "eth"}),
+        raw_get(f"/api/v2.2/nft/{collection}/{token_id}", {"chain": "eth"}), "nft metadata"))
+
+    def multiple():
+        body = {"tokens": [{"token_address": collection, "token_id": token_id},
+                           {"token_address": collection, "token_id": "999999999"}]}
+        sdk = evm_api.nft.get_multiple_nfts(api_key=KEY, params={"chain": "eth"}, body=body)
+        status, raw = raw_post("/api/v2.2/nft/getMultipleNFTs?chain=eth", body)
+        assert status == 200 and len(raw) == 2 and raw[1] is None, f"raw: HTTP {status} {str(raw)[:200]}"
+        return same(sdk, raw, "multiple nfts")
+
+    r.check(f"evm_api.nft.get_multiple_nfts ({collection[:8]} #{token_id} and one that does not exist)", multiple)
+    for name, fetch, path, extra in (
+        ("get_contract_nfts", evm_api.nft.get_contract_nfts, f"/api/v2.2/nft/{collection}", {"address": collection}),
+        ("get_nft_owners", evm_api.nft.get_nft_owners, f"/api/v2.2/nft/{collection}/owners", {"address": collection}),
+        ("get_nft_token_id_owners", evm_api.nft.get_nft_token_id_owners,
+         f"/api/v2.2/nft/{collection}/{token_id}/owners", {"address": collection, "token_id": token_id}),
+    ):
+        query = {"chain": "eth", "limit": 9}
+        r.check(f"evm_api.nft.{name} ({collection[:8]}, eth, limit 9): every page", lambda fetch=fetch, path=path, extra=extra: same(
+            items(pages(lambda p: fetch(api_key=KEY, params={**extra, **p}), query)),
+            items(raw_pages(path, query)), name))
+
+
 def main() -> int:
     w0 = fx["wallets"][0]
     # A wallet besides the showcase holding NFTs on eth and base (discover.py).
@@ -174,6 +205,7 @@ def main() -> int:
                 ": every page", collections)
 
     everyday_checks(w0)
+    nft_collection_checks(holder)
     stream_checks()
 
     def sign_in():

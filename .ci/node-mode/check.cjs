@@ -536,6 +536,82 @@ function comparePrice(results, contracts, token, block, expected, answer, exchan
   if (r.toBlock !== undefined) results.eq(where, 'toBlock', String(block), String(r.toBlock));
 }
 
+/// The operations that read NFTs by collection agree with the node and with
+/// the wallet operations: a collection's owners are the owners `ownerOf`
+/// gives (the inverse of the wallets' NFTs), its tokens list each once,
+/// one token reads as it is listed, several tokens as one token each (null
+/// for none), and the extended RPC twins page as the REST ones.
+async function compareNftListings(results, api, owners721, held, wallets, nftAnswers) {
+  const byCollection = new Map();
+  for (const item of owners721) {
+    if (!byCollection.has(item.collection)) byCollection.set(item.collection, []);
+    byCollection.get(item.collection).push(item);
+  }
+  const tokenKey = (item) => `${lower(item.token_address)}:${item.token_id}`;
+  for (const [collection, tokens] of byCollection) {
+    const where = `nft collection=${collection}`;
+    const living = tokens.filter((t) => t.owner && t.owner !== '0x0000000000000000000000000000000000000000');
+    const expected = show(living.map((t) => [t.tokenId, t.owner]).sort(byId));
+    const owners = await api.pages(`/api/v2.2/nft/${collection}/owners`);
+    if (results.check(owners.error === null, where, 'getNFTOwners', 'every page with HTTP 200', owners.error)) {
+      results.eq(where, 'getNFTOwners = ownerOf of every token', expected, show(owners.items.map((i) => [i.token_id, lower(i.owner_of)]).sort(byId)));
+    }
+    const listed = await api.pages(`/api/v2.2/nft/${collection}`);
+    if (!results.check(listed.error === null, where, 'getContractNFTs', 'every page with HTTP 200', listed.error)) continue;
+    results.eq(where, 'getContractNFTs = ownerOf of every token', expected, show(listed.items.map((i) => [i.token_id, lower(i.owner_of)]).sort(byId)));
+    const first = listed.items[0];
+    if (!first) continue;
+    const one = await api.rest(`/api/v2.2/nft/${collection}/${first.token_id}`, []);
+    const brief = (i) => i && show([tokenKey(i), lower(i.owner_of), i.amount, i.token_uri, i.block_number, i.block_number_minted]);
+    results.eq(`${where} token=${first.token_id}`, 'getNFTMetadata = its getContractNFTs item', brief(first), brief(one.json));
+    const its = await api.rest(`/api/v2.2/nft/${collection}/${first.token_id}/owners`, []);
+    results.eq(`${where} token=${first.token_id}`, 'getNFTTokenIdOwners', show([lower(first.owner_of)]), show(((its.json && its.json.result) || []).map((i) => lower(i.owner_of))));
+    const asked = listed.items.slice(0, 3);
+    const body = { tokens: [...asked, { token_address: collection, token_id: '999999999' }].map((i) => ({ token_address: collection, token_id: i.token_id })), normalizeMetadata: false };
+    const several = await api.restPost('/api/v2.2/nft/getMultipleNFTs', body);
+    results.eq(where, 'getMultipleNFTs = each token, null for none', show([...asked.map(brief), null]), show((several.json || []).map((i) => (i ? brief(i) : null))));
+  }
+  // ERC1155 holders: each sampled wallet's amount of each token, seen from the token.
+  const tokens1155 = new Map();
+  for (const w of wallets) for (const item of held.get(w).values()) if (item.standard === 'ERC1155') tokens1155.set(`${item.collection}:${item.tokenId}`, item);
+  for (const [key, item] of [...tokens1155].slice(0, 20)) {
+    const where = `nft token=${key}`;
+    const all = await api.pages(`/api/v2.2/nft/${item.collection}/${item.tokenId}/owners`);
+    if (!results.check(all.error === null, where, 'getNFTTokenIdOwners', 'every page with HTTP 200', all.error)) continue;
+    const got = new Map(all.items.map((i) => [lower(i.owner_of), i.amount]));
+    for (const w of wallets) {
+      const want = held.get(w).get(key);
+      results.eq(`${where} wallet=${w}`, 'getNFTTokenIdOwners amount = balanceOf', want ? want.amount.toString() : undefined, got.get(w));
+    }
+  }
+  // The extended twins, for a few wallets, page through what REST lists.
+  for (const [i, w] of wallets.slice(0, 8).entries()) {
+    const [nfts, collections] = nftAnswers[i];
+    if (nfts.error || collections.error) continue;
+    const balances = [];
+    let cursor;
+    for (let n = 0; n < 100; n++) {
+      const page = await api.extended('eth_getNFTBalances', { address: w, limit: 2, ...(cursor ? { cursor } : {}) });
+      if (!results.check(page.result, `extended wallet=${w}`, 'eth_getNFTBalances', 'a result', show(page.error))) break;
+      balances.push(...page.result.nfts.map((b) => `${lower(b.contract_address)}:${b.token_id}=${b.amount}`));
+      cursor = page.result.cursor;
+      if (!cursor) break;
+    }
+    results.eq(`extended wallet=${w}`, 'eth_getNFTBalances = getWalletNFTs', show(nfts.items.map((n) => `${tokenKey(n)}=${n.amount}`)), show(balances));
+    const counted = await api.extended('eth_getNFTCollections', { address: w });
+    const counts = new Map();
+    for (const n of nfts.items) counts.set(lower(n.token_address), (counts.get(lower(n.token_address)) || 0) + 1);
+    const want = collections.items.map((c) => `${lower(c.token_address)}=${counts.get(lower(c.token_address))}`);
+    const got = counted.result ? counted.result.result.map((c) => `${lower(c.token_address)}=${c.count}`) : show(counted.error);
+    results.eq(`extended wallet=${w}`, 'eth_getNFTCollections = getWalletNFTCollections with counts', show(want), show(got));
+  }
+}
+
+function byId(a, b) {
+  const [x, y] = [BigInt(a[0]), BigInt(b[0])];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 function compareNfts(results, contracts, held, wallet, answer, collectionsAnswer) {
   const where = `nft wallet=${wallet}`;
   const expected = held.get(wallet);
@@ -835,9 +911,10 @@ async function main() {
     await compareEveryday(results, api, node, contracts, expected, wallets, priced, { latest, tokensAnswers: answers });
   }
 
-  const { held } = await expectedNfts(node, dep, contracts, wallets);
+  const { held, owners721 } = await expectedNfts(node, dep, contracts, wallets);
   const nftAnswers = await pool(wallets, concurrency, async (w) => [await api.nfts(w), await api.collections(w)]);
   wallets.forEach((w, i) => compareNfts(results, contracts, held, w, nftAnswers[i][0], nftAnswers[i][1]));
+  await compareNftListings(results, api, owners721, held, wallets, nftAnswers);
 
   // Discarded branches: their own address shows nothing, now or at any
   // block since the branch point.

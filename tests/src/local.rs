@@ -441,7 +441,11 @@ pub fn route(method: &Method, path: &str) -> Route {
                 .zip(&segments)
                 .all(|(part, segment)| if part.starts_with('{') { !segment.is_empty() } else { part == segment })
     };
-    if let Some((_, template)) = rest_operations().iter().find(|(m, t)| m == method.as_str() && matches(t)) {
+    // As the router: a literal segment wins over a parameter (`/nft/{address}/owners`
+    // over `/nft/{address}/{token_id}`).
+    let literals = |template: &str| template.split('/').filter(|part| !part.starts_with('{')).count();
+    let found = rest_operations().iter().filter(|(m, t)| m == method.as_str() && matches(t));
+    if let Some((_, template)) = found.max_by_key(|(_, t)| literals(t)) {
         return Route::Rest(template);
     }
     if *method == Method::POST && segments.len() == 2 && segments.iter().all(|s| !s.is_empty()) {

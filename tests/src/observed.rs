@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use w3api_devnet::Devnet;
 use w3api_source::{
-    BlockRef, ChainControl, Contract, DataSource, FeeSuggestion, Head, LogQuery, PageRequest, SourceError,
+    BlockRef, ChainControl, Contract, DataSource, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
     TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
     WalletTokensQuery,
 };
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, U256};
+use w3api_types::{Address, Chain, SyncStatus, U256};
 
 /// Called with the name of each `DataSource` method before the devnet
 /// answers it; a returned duration delays the answer by that much.
@@ -70,6 +70,17 @@ impl DataSource for Observed {
         page: PageRequest,
     ) -> Result<WalletCollectionsPage, SourceError> {
         self.reach("wallet_collections").await.wallet_collections(query, page).await
+    }
+    async fn describe_nfts(
+        &self,
+        chain: Chain,
+        block: u64,
+        nfts: Vec<NftHolding>,
+    ) -> Result<Vec<NftHolding>, SourceError> {
+        self.reach("describe_nfts").await.describe_nfts(chain, block, nfts).await
+    }
+    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
+        self.reach("nft_status").await.nft_status(chain, collections).await
     }
     async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
         self.reach("token_price").await.token_price(query).await

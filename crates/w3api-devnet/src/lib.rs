@@ -47,13 +47,13 @@ use parking_lot::RwLockReadGuard;
 use std::time::Duration;
 
 use w3api_source::{
-    BlockRef, Contract, DataSource, FeeSuggestion, Head, LogQuery, PageRequest, SourceError, TokenPriceQuery,
-    WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
+    BlockRef, Contract, DataSource, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
+    TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
     WalletTokensQuery,
 };
 use w3api_store::Store;
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, U256};
+use w3api_types::{Address, Chain, SyncStatus, U256};
 
 pub use accounts::{Accounts, Role};
 pub use control::MAX_MINED_BLOCKS;
@@ -376,6 +376,22 @@ impl DataSource for Devnet {
         let answer = self.ready(query.chain).await?.wallet_collections(&query, &page)?;
         let status = self.inner.indexing.status(query.chain, answer.concerns).await?;
         Ok(WalletCollectionsPage { status, holdings: answer.holdings })
+    }
+
+    async fn describe_nfts(
+        &self,
+        chain: Chain,
+        block: u64,
+        nfts: Vec<NftHolding>,
+    ) -> Result<Vec<NftHolding>, SourceError> {
+        let data = self.ready(chain).await?;
+        Ok(nfts.into_iter().map(|nft| data.described(nft, block)).collect())
+    }
+
+    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
+        self.ready_live(chain).await?;
+        self.inner.indexing.request(chain, &collections).await?;
+        Ok(self.inner.indexing.status(chain, collections).await?)
     }
 
     async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {

@@ -18,12 +18,12 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 use w3api_source::{
-    BlockRef, ChainControl, Contract, DataSource, FeeSuggestion, Head, LogQuery, PageRequest, SourceError,
+    BlockRef, ChainControl, Contract, DataSource, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
     TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
     WalletTokensQuery,
 };
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncProgress, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, U256};
+use w3api_types::{Address, Chain, SyncStatus, U256};
 
 use crate::follow::{FollowConfig, Followed};
 use crate::journal::Journal;
@@ -136,6 +136,24 @@ impl DataSource for NodeSource {
         page: PageRequest,
     ) -> Result<WalletCollectionsPage, SourceError> {
         nfts::wallet_collections(self.chain(query.chain)?, query, &page).await
+    }
+
+    async fn describe_nfts(
+        &self,
+        chain: Chain,
+        block: u64,
+        nfts: Vec<NftHolding>,
+    ) -> Result<Vec<NftHolding>, SourceError> {
+        Ok(nfts::describe(self.chain(chain)?, &self.metadata, nfts, block).await)
+    }
+
+    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
+        let followed = self.chain(chain)?;
+        let head = {
+            let index = followed.index.read();
+            w3api_query::ChainView::head(&view::IndexView { index: &index, followed })?
+        };
+        nfts::sync_status(followed, head, collections).await
     }
 
     async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {

@@ -260,6 +260,11 @@ pub struct Ledger<Id: NftId = u32> {
     owners: HashMap<(u16, Id), History<Holder>>,
     amounts: HashMap<(Holder, u16, Id), History<u64>>,
     nfts_of: HashMap<Holder, Vec<(u16, Id)>>,
+    /// A collection's token ids in mint order, and each token's holders
+    /// (ever) in the order they got it: listings by collection and by
+    /// token read them rather than scan every holder.
+    tokens_of: HashMap<u16, Vec<Id>>,
+    holders_of: HashMap<(u16, Id), Vec<Holder>>,
     /// By asset: every wallet answer reads the supply of each token it lists.
     supply: Vec<History<u128>>,
     minted_at: HashMap<(u16, Id), u32>,
@@ -278,6 +283,8 @@ impl<Id: NftId> Default for Ledger<Id> {
             owners: HashMap::default(),
             amounts: HashMap::default(),
             nfts_of: HashMap::default(),
+            tokens_of: HashMap::default(),
+            holders_of: HashMap::default(),
             supply: Vec::new(),
             minted_at: HashMap::default(),
             movements: Vec::new(),
@@ -501,8 +508,9 @@ impl<Id: NftId> Ledger<Id> {
     }
 
     fn remember_nft(&mut self, block: u32, from: Holder, holder: Holder, collection: u16, id: Id) {
-        if from == Holder::NOBODY {
-            self.minted_at.entry((collection, id)).or_insert(block);
+        if from == Holder::NOBODY && !self.minted_at.contains_key(&(collection, id)) {
+            self.minted_at.insert((collection, id), block);
+            self.tokens_of.entry(collection).or_default().push(id);
         }
         if holder == Holder::NOBODY {
             return;
@@ -510,6 +518,7 @@ impl<Id: NftId> Ledger<Id> {
         let held = self.nfts_of.entry(holder).or_default();
         if !held.contains(&(collection, id)) {
             held.push((collection, id));
+            self.holders_of.entry((collection, id)).or_default().push(holder);
         }
     }
 
@@ -536,6 +545,16 @@ impl<Id: NftId> Ledger<Id> {
     /// Every NFT `(collection, id)` a holder has ever held, in the order it first got them.
     pub fn nfts_of(&self, holder: Holder) -> &[(u16, Id)] {
         self.nfts_of.get(&holder).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every token id of a collection ever minted (and not rolled back), in mint order.
+    pub fn tokens_of(&self, collection: u16) -> &[Id] {
+        self.tokens_of.get(&collection).map_or(&[], Vec::as_slice)
+    }
+
+    /// Everyone who has ever held a token, in the order they first got it.
+    pub fn holders_of(&self, collection: u16, id: Id) -> &[Holder] {
+        self.holders_of.get(&(collection, id)).map_or(&[], Vec::as_slice)
     }
 
     /// Puts the ledger back as it was at the end of `block`: every movement
@@ -573,6 +592,9 @@ impl<Id: NftId> Ledger<Id> {
                     }
                     if self.minted_at.get(&(collection, id)).is_some_and(|minted| *minted > block) {
                         self.minted_at.remove(&(collection, id));
+                        if let Some(ids) = self.tokens_of.get_mut(&collection) {
+                            ids.retain(|minted| *minted != id);
+                        }
                     }
                     self.forget_nft_unless_held(to, collection, id, block);
                 }
@@ -602,6 +624,9 @@ impl<Id: NftId> Ledger<Id> {
             });
         if !held_before && let Some(held) = self.nfts_of.get_mut(&holder) {
             held.retain(|nft| *nft != (collection, id));
+            if let Some(holders) = self.holders_of.get_mut(&(collection, id)) {
+                holders.retain(|h| *h != holder);
+            }
         }
     }
 

@@ -48,77 +48,12 @@ pub(crate) fn ledger_block(block: u64) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use alloy_primitives::Address;
-    use w3api_ledger::pricing::{PairBook, PairSides};
-    use w3api_ledger::{Asset, Ledger};
     use w3api_source::SourceError;
 
     use super::{block_before, resolve};
-    use crate::{ChainView, CollectionFacts, Exchange, TokenFacts};
+    use crate::testing::Times;
 
     /// Blocks from `first` on, at the given timestamps, and nothing else.
-    struct Times {
-        first: u64,
-        timestamps: Vec<u64>,
-        ledger: Ledger,
-    }
-
-    impl Times {
-        fn new(first: u64, timestamps: &[u64]) -> Times {
-            Times { first, timestamps: timestamps.to_vec(), ledger: Ledger::new() }
-        }
-    }
-
-    impl PairBook for Times {
-        fn pairs_of(&self, _: Asset) -> impl Iterator<Item = (usize, PairSides)> {
-            std::iter::empty()
-        }
-        fn reserves_at(&self, _: usize, _: u64) -> (u128, u128) {
-            (0, 0)
-        }
-        fn decimals(&self, _: Asset) -> u8 {
-            18
-        }
-    }
-
-    impl ChainView for Times {
-        type Id = u32;
-        fn ledger(&self) -> &Ledger {
-            &self.ledger
-        }
-        fn head(&self) -> Result<u64, SourceError> {
-            let count = self.timestamps.len() as u64;
-            count.checked_sub(1).map(|last| self.first + last).ok_or(SourceError::Unavailable("no block yet".into()))
-        }
-        fn first_block(&self) -> u64 {
-            self.first
-        }
-        fn timestamp(&self, block: u64) -> Option<u64> {
-            self.timestamps.get(usize::try_from(block.checked_sub(self.first)?).ok()?).copied()
-        }
-        fn token(&self, _: Asset) -> Option<TokenFacts<'_>> {
-            None
-        }
-        fn collection(&self, _: u16) -> Option<CollectionFacts<'_>> {
-            None
-        }
-        fn asset_at(&self, _: Address) -> Option<Asset> {
-            None
-        }
-        fn follows_native(&self) -> bool {
-            true
-        }
-        fn exchanges(&self) -> Vec<Exchange<'_>> {
-            Vec::new()
-        }
-        fn pair_address(&self, _: usize) -> Option<Address> {
-            None
-        }
-        fn wrapped_native(&self) -> Option<Address> {
-            None
-        }
-    }
-
     #[test]
     fn the_block_before_is_the_newest_at_or_before_the_cutoff() {
         // Blocks 100 to 106; two blocks may share a second, gaps vary.

@@ -12,6 +12,7 @@
 //! - [`blocks`]: the block an answer is read at;
 //! - [`wallet_tokens`]: a wallet's balances with USD prices;
 //! - [`nfts`]: a wallet's NFTs and collections;
+//! - [`collection_nfts`]: a collection's tokens and owners, and tokens by id;
 //! - [`token_price`]: a token's price from its deepest pair;
 //! - [`token_metadata`]: what is known of ERC20 tokens;
 //! - [`block_at`]: the block at a date.
@@ -22,7 +23,10 @@
 pub mod ask;
 pub mod block_at;
 pub mod blocks;
+pub mod collection_nfts;
 pub mod nfts;
+#[cfg(test)]
+mod testing;
 pub mod token_metadata;
 pub mod token_price;
 pub mod view;

@@ -37,35 +37,26 @@ pub struct NftListing<T> {
     pub concerns: Vec<Address>,
 }
 
-/// An NFT of a page, with the ledger's names for it, for the backend to
-/// describe: its record has no URI, metadata, media, rarity or syncs yet.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ListedNft<Id> {
-    /// The collection's index in the ledger.
+/// One NFT a wallet holds at a block (or, for a token listed by itself,
+/// all its holders together).
+pub(crate) struct Holding<Id> {
     pub collection: u16,
-    /// The token id, as the ledger holds it.
+    pub address: Address,
     pub id: Id,
-    /// The record.
-    pub nft: NftHolding,
-}
-
-/// One NFT a wallet holds at a block.
-struct Holding<Id> {
-    collection: u16,
-    address: Address,
-    id: Id,
-    amount: u64,
+    pub amount: u64,
     /// Block the holding last changed.
-    since: u32,
+    pub since: u32,
 }
 
 /// One page of the wallet's NFTs at the query's block, by collection
-/// address then token id, with their prices when asked.
+/// address then token id, with their prices when asked; each with the
+/// ledger's facts only, for the backend to describe (its URI, metadata
+/// document, media, rarity and syncs).
 pub fn wallet_nfts<V: ChainView>(
     view: &V,
     query: &WalletNftsQuery,
     page: &PageRequest,
-) -> Result<NftListing<ListedNft<V::Id>>, SourceError> {
+) -> Result<NftListing<NftHolding>, SourceError> {
     let block = resolve(view, query.at_block)?;
     let kept = holdings(view, query.address, block, |c| passes(c, &query.token_addresses, query.exclude_spam));
     let mut concerns: Vec<Address> =
@@ -74,7 +65,8 @@ pub fn wallet_nfts<V: ChainView>(
     concerns.dedup();
     let total = kept.len() as u64;
     let cut = page.cut(kept, |h| (h.address, h.id), |(a, id)| format!("{a:#x}:{id}"), decode_key::<V::Id>)?;
-    let page = cut.map(|h| ListedNft { collection: h.collection, id: h.id, nft: record(view, &h, query, block) });
+    let prices = query.include_prices.then_some(block);
+    let page = cut.map(|h| record(view, &h, Some(query.address), prices));
     Ok(NftListing { block, page, total, concerns })
 }
 
@@ -127,7 +119,7 @@ fn holdings<V: ChainView>(
 }
 
 /// How many of a token `holder` has at `at`, and since which block.
-fn held<V: ChainView>(
+pub(crate) fn held<V: ChainView>(
     view: &V,
     holder: Holder,
     collection: u16,
@@ -150,14 +142,21 @@ fn passes(collection: &CollectionFacts<'_>, token_addresses: &[Address], exclude
         && !(exclude_spam && collection.possible_spam)
 }
 
-/// The record of one NFT as the ledger knows it.
-fn record<V: ChainView>(view: &V, holding: &Holding<V::Id>, query: &WalletNftsQuery, block: u64) -> NftHolding {
+/// The record of one NFT as the ledger knows it, held by `owner` (`None`:
+/// an ERC1155 token listed with all its holders), priced at `prices`' block
+/// when asked.
+pub(crate) fn record<V: ChainView>(
+    view: &V,
+    holding: &Holding<V::Id>,
+    owner: Option<Address>,
+    prices: Option<u64>,
+) -> NftHolding {
     let minted = view.ledger().minted_at(holding.collection, holding.id).unwrap_or(holding.since);
     let token_id = holding.id.to_u256();
     NftHolding {
         collection: collection_info(view, holding.collection).expect("a collection the view named"),
         token_id,
-        owner: query.address,
+        owner,
         amount: U256::from(holding.amount),
         block_number: u64::from(holding.since),
         block_number_minted: u64::from(minted),
@@ -169,7 +168,7 @@ fn record<V: ChainView>(view: &V, holding: &Holding<V::Id>, query: &WalletNftsQu
         rarity: None,
         last_token_uri_sync: None,
         last_metadata_sync: None,
-        prices: query.include_prices.then(|| view.nft_prices(block, holding.address, Some(token_id))),
+        prices: prices.map(|block| view.nft_prices(block, holding.address, Some(token_id))),
     }
 }
 

@@ -47,17 +47,29 @@ pub struct Exchange<'a> {
 pub trait TokenId: NftId + Display + FromStr {
     /// The id as the chain has it.
     fn to_u256(self) -> U256;
+
+    /// A chain's id as the ledger holds it; `None` when the ledger cannot
+    /// hold it (so no token of the ledger has it).
+    fn from_u256(id: U256) -> Option<Self>;
 }
 
 impl TokenId for u32 {
     fn to_u256(self) -> U256 {
         U256::from(self)
     }
+
+    fn from_u256(id: U256) -> Option<Self> {
+        u32::try_from(id).ok()
+    }
 }
 
 impl TokenId for U256 {
     fn to_u256(self) -> U256 {
         self
+    }
+
+    fn from_u256(id: U256) -> Option<Self> {
+        Some(id)
     }
 }
 
@@ -111,6 +123,10 @@ pub trait ChainView: PairBook + Sized {
     /// An NFT collection by its ledger index; `None` for one the view does
     /// not name.
     fn collection(&self, collection: u16) -> Option<CollectionFacts<'_>>;
+
+    /// An NFT collection's ledger index by its contract; `None` for a
+    /// contract the view does not name as a collection.
+    fn collection_at(&self, address: Address) -> Option<u16>;
 
     /// What a collection's (or one of its tokens') sales say, where the
     /// backend records sales; none where it does not (a node's index).

@@ -12,7 +12,10 @@ use futures::{Stream, StreamExt, TryStreamExt, stream};
 use w3api_types::{Nft, NftCollection, NftCollectionPage, NftPage, TokenBalance, TokenBalancePage};
 
 use crate::Error;
-use crate::generated::data::builder::{GetWalletNftCollections, GetWalletNfts, GetWalletTokenBalancesPrice};
+use crate::generated::data::builder::{
+    GetContractNfts, GetNftOwners, GetNftTokenIdOwners, GetWalletNftCollections, GetWalletNfts,
+    GetWalletTokenBalancesPrice,
+};
 
 /// A page of a cursor-paged operation.
 pub trait Page {
@@ -101,5 +104,8 @@ macro_rules! paginated {
 paginated!(
     GetWalletTokenBalancesPrice => TokenBalancePage,
     GetWalletNfts => NftPage,
-    GetWalletNftCollections => NftCollectionPage
+    GetWalletNftCollections => NftCollectionPage,
+    GetContractNfts => NftPage,
+    GetNftOwners => NftPage,
+    GetNftTokenIdOwners => NftPage
 );

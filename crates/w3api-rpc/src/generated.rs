@@ -47,6 +47,34 @@ Calls `eth_getTokenBalances` with the positional parameters `request`.
         &self,
         request: w3api_types::rpc::TokenBalancesParams,
     ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::Erc20TokenBalance>>;
+    /**NFTs a wallet holds
+
+One page of the NFTs the wallet holds at the newest block, in the order of the REST getWalletNfts, each with its contract, token id and the name and image of its metadata. Pass the cursor of a page to read the next; a cursor is valid only with the address it came from.
+
+Calls `eth_getNFTBalances` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getNFTBalances", param_kind = array)]
+    async fn get_nft_balances(
+        &self,
+        request: w3api_types::rpc::WalletNftParams,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::NftBalancesPage>;
+    /**NFT collections a wallet holds tokens of
+
+One page of the collections the wallet holds tokens of at the newest block, each with how many: the answer of the REST getWalletNftCollections with token_counts. Pass the cursor of a page to read the next.
+
+Calls `eth_getNFTCollections` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getNFTCollections", param_kind = array)]
+    async fn get_nft_collections(
+        &self,
+        request: w3api_types::rpc::WalletNftParams,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::NftCollectionsPage>;
     /**Metadata of ERC20 tokens
 
 Name, symbol, decimals, supply and flags of up to 10 tokens at the newest block, in the order asked: the answer of the REST getTokenMetadata. An address that is not a token the server knows is left out.
@@ -585,6 +613,10 @@ pub mod method {
     pub const ETH_GET_TOKEN_PRICE: &str = "eth_getTokenPrice";
     ///`eth_getTokenBalances`: ERC20 balances of a wallet
     pub const ETH_GET_TOKEN_BALANCES: &str = "eth_getTokenBalances";
+    ///`eth_getNFTBalances`: NFTs a wallet holds
+    pub const ETH_GET_NFT_BALANCES: &str = "eth_getNFTBalances";
+    ///`eth_getNFTCollections`: NFT collections a wallet holds tokens of
+    pub const ETH_GET_NFT_COLLECTIONS: &str = "eth_getNFTCollections";
     ///`eth_getTokenMetadata`: Metadata of ERC20 tokens
     pub const ETH_GET_TOKEN_METADATA: &str = "eth_getTokenMetadata";
     ///`eth_getBlockByNumber`: A block by number or tag
@@ -665,6 +697,8 @@ pub mod method {
     pub const ALL: &[&str] = &[
         ETH_GET_TOKEN_PRICE,
         ETH_GET_TOKEN_BALANCES,
+        ETH_GET_NFT_BALANCES,
+        ETH_GET_NFT_COLLECTIONS,
         ETH_GET_TOKEN_METADATA,
         ETH_GET_BLOCK_BY_NUMBER,
         ETH_GET_TRANSACTION_BY_BLOCK_HASH_AND_INDEX,
@@ -877,6 +911,40 @@ Calls `eth_getTokenBalances` with the positional parameters `request`.
         request: w3api_types::rpc::TokenBalancesParams,
     ) -> Result<Vec<w3api_types::rpc::Erc20TokenBalance>, crate::RpcError> {
         EthApiClient::get_token_balances(self.transport(), request)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**NFTs a wallet holds
+
+One page of the NFTs the wallet holds at the newest block, in the order of the REST getWalletNfts, each with its contract, token id and the name and image of its metadata. Pass the cursor of a page to read the next; a cursor is valid only with the address it came from.
+
+Calls `eth_getNFTBalances` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_nft_balances(
+        &self,
+        request: w3api_types::rpc::WalletNftParams,
+    ) -> Result<w3api_types::rpc::NftBalancesPage, crate::RpcError> {
+        EthApiClient::get_nft_balances(self.transport(), request)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**NFT collections a wallet holds tokens of
+
+One page of the collections the wallet holds tokens of at the newest block, each with how many: the answer of the REST getWalletNftCollections with token_counts. Pass the cursor of a page to read the next.
+
+Calls `eth_getNFTCollections` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_nft_collections(
+        &self,
+        request: w3api_types::rpc::WalletNftParams,
+    ) -> Result<w3api_types::rpc::NftCollectionsPage, crate::RpcError> {
+        EthApiClient::get_nft_collections(self.transport(), request)
             .await
             .map_err(|e| self.error(e))
     }
@@ -1547,6 +1615,32 @@ impl crate::Batch<'_> {
     ) -> crate::BatchItem<Vec<w3api_types::rpc::Erc20TokenBalance>> {
         self.push(
             method::ETH_GET_TOKEN_BALANCES,
+            |params| {
+                params.insert(request)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getNFTBalances` call to the batch; its result is read back with the returned handle.
+    pub fn get_nft_balances(
+        &mut self,
+        request: w3api_types::rpc::WalletNftParams,
+    ) -> crate::BatchItem<w3api_types::rpc::NftBalancesPage> {
+        self.push(
+            method::ETH_GET_NFT_BALANCES,
+            |params| {
+                params.insert(request)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getNFTCollections` call to the batch; its result is read back with the returned handle.
+    pub fn get_nft_collections(
+        &mut self,
+        request: w3api_types::rpc::WalletNftParams,
+    ) -> crate::BatchItem<w3api_types::rpc::NftCollectionsPage> {
+        self.push(
+            method::ETH_GET_NFT_COLLECTIONS,
             |params| {
                 params.insert(request)?;
                 Ok(())

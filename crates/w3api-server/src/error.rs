@@ -164,9 +164,10 @@ impl From<SourceError> for ApiError {
             SourceError::BlockOutOfRange { .. } => ApiError::bad_request(vec![format!("to_block: {error}")]),
             // An exchange the server does not know has no pair to price
             // from: production cannot know every name either, and answers 404.
-            SourceError::NoPrice { .. } | SourceError::UnknownExchange { .. } | SourceError::NoBlockAt { .. } => {
-                ApiError::not_found(error.to_string())
-            }
+            SourceError::NoPrice { .. }
+            | SourceError::UnknownExchange { .. }
+            | SourceError::NoBlockAt { .. }
+            | SourceError::NoNft { .. } => ApiError::not_found(error.to_string()),
             // Only JSON-RPC calls name blocks by hash or read logs.
             // Only JSON-RPC calls change chains, too.
             SourceError::UnknownBlockHash(_)

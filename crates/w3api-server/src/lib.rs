@@ -157,11 +157,20 @@ pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
     // Deliveries need a runtime to run on; a service built outside one
     // (in a synchronous test) answers the API without delivering.
     let engine = tokio::runtime::Handle::try_current().is_ok().then(|| streams.start());
+    let cursors =
+        rest::pagination::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key));
     let app = Arc::new(App {
-        rpc: rpc::RpcServices::new(source.clone(), answers.clone(), BODY_LIMIT, config.cheats, &config.faults),
+        rpc: rpc::RpcServices::new(
+            source.clone(),
+            answers.clone(),
+            BODY_LIMIT,
+            config.cheats,
+            &config.faults,
+            &cursors,
+        ),
         source,
         keys: keys.clone(),
-        cursors: rest::pagination::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key)),
+        cursors,
         challenges: signin::Challenges::new(store),
         answers,
         streams,

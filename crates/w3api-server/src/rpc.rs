@@ -9,6 +9,7 @@
 
 mod cache;
 mod cheats;
+mod wallet_nfts;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,14 +34,16 @@ use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, BalancesBlock, Block, BlockCount, BlockId, BlockNumberOrTag, Bytes,
-    Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges, FilterId, Hash32, Log, LogFilter, Receipt,
-    StateOverrides, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude,
-    TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
+    Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges, FilterId, Hash32, Log, LogFilter, NftBalancesPage,
+    NftCollectionsPage, Receipt, StateOverrides, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice,
+    TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
+    WalletNftParams,
 };
 use w3api_types::{Chain, U256};
 
 use crate::answers::Answers;
 use crate::faults::FaultRules;
+use crate::rest::pagination::Cursors;
 use crate::rest::wallet_erc20::erc20_balances;
 use crate::{App, BODY_LIMIT};
 
@@ -61,6 +64,8 @@ pub struct Gateway<S> {
     chain: Chain,
     chain_id: u64,
     source: Arc<S>,
+    /// The REST listings' cursors: the extended methods page as their twins.
+    cursors: Cursors,
 }
 
 fn rpc_error(code: ErrorCode, message: impl Into<String>) -> ErrorObjectOwned {
@@ -98,6 +103,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         SourceError::Halted(_) => ErrorCode::ExecutionHalted,
         SourceError::UnknownExchange { .. }
         | SourceError::NoBlockAt { .. }
+        | SourceError::NoNft { .. }
         | SourceError::BlockOutOfRange { .. }
         | SourceError::UnknownBlockHash(_)
         | SourceError::TooManyLogs { .. }
@@ -200,6 +206,14 @@ impl<S: Backend> EthApiServer for Gateway<S> {
             ..WalletTokensQuery::new(self.chain, request.address)
         };
         erc20_balances(&*self.source, query).await.map_err(source_error)
+    }
+
+    async fn get_nft_balances(&self, request: WalletNftParams) -> RpcResult<NftBalancesPage> {
+        wallet_nfts::nft_balances((&*self.source, &self.cursors), self.chain, request).await
+    }
+
+    async fn get_nft_collections(&self, request: WalletNftParams) -> RpcResult<NftCollectionsPage> {
+        wallet_nfts::nft_collections((&*self.source, &self.cursors), self.chain, request).await
     }
 
     async fn get_token_metadata(&self, request: TokenMetadataParams) -> RpcResult<Vec<Erc20Metadata>> {
@@ -473,6 +487,7 @@ impl RpcServices {
         body_limit: usize,
         cheats: bool,
         faults: &FaultRules,
+        cursors: &Cursors,
     ) -> RpcServices {
         let (stop, handle) = stop_channel();
         let config = ServerConfig::builder()
@@ -484,7 +499,7 @@ impl RpcServices {
         let services = Chain::rpc()
             .filter_map(|chain| Some((chain, chain.id()?)))
             .map(|(chain, chain_id)| {
-                let gateway = Gateway { chain, chain_id, source: source.clone() };
+                let gateway = Gateway { chain, chain_id, source: source.clone(), cursors: cursors.clone() };
                 let control = cheats::Cheats::new(chain, source.clone(), cheats, faults.clone());
                 let revision_of = source.clone();
                 let revision: cache::Revision = Arc::new(move || revision_of.revision(chain));

@@ -64,6 +64,25 @@ pub trait DataSource: ChainControl + Execution {
         page: PageRequest,
     ) -> impl Future<Output = Result<WalletCollectionsPage, SourceError>> + Send;
 
+    /// NFTs the query core listed at `block` with the ledger's facts alone,
+    /// each described as the source knows it: its URI, metadata document,
+    /// media, rarity and sync times.
+    fn describe_nfts(
+        &self,
+        chain: Chain,
+        block: u64,
+        nfts: Vec<NftHolding>,
+    ) -> impl Future<Output = Result<Vec<NftHolding>, SourceError>> + Send;
+
+    /// Whether `collections`, which an NFT answer concerns, are indexed;
+    /// asking about a collection starts its indexing where it never
+    /// started, as production does.
+    fn nft_status(
+        &self,
+        chain: Chain,
+        collections: Vec<Address>,
+    ) -> impl Future<Output = Result<w3api_types::SyncStatus, SourceError>> + Send;
+
     /// The price of a token from its DEX pairs.
     fn token_price(&self, query: TokenPriceQuery) -> impl Future<Output = Result<TokenPrice, SourceError>> + Send;
 
@@ -312,6 +331,15 @@ pub enum SourceError {
         token: Address,
         /// The exchange the price was restricted to.
         exchange: Option<String>,
+    },
+    /// No such NFT: the contract is not a collection the source knows, the
+    /// id was never minted, or the token is burnt.
+    #[error("No NFT found with token id {token_id} in contract {address:#x}")]
+    NoNft {
+        /// The contract.
+        address: Address,
+        /// The token id.
+        token_id: U256,
     },
     /// No block at or before a date: the chain (or the part of it the
     /// source has) starts later.

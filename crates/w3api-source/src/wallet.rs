@@ -255,8 +255,9 @@ pub struct NftHolding {
     pub collection: CollectionInfo,
     /// The token id.
     pub token_id: U256,
-    /// The owner.
-    pub owner: Address,
+    /// The owner; `None` for an ERC1155 token listed with all its holders
+    /// together (its `amount` is theirs).
+    pub owner: Option<Address>,
     /// How many the owner holds (1 for ERC721).
     pub amount: U256,
     /// Block the holding last changed.

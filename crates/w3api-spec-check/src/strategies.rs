@@ -402,7 +402,7 @@ pub fn nft_prices() -> impl Strategy<Value = NftPrices> {
 /// Any NFT.
 pub fn nft() -> impl Strategy<Value = Nft> {
     (
-        (address(), "([0-9]{1,40}|0x[0-9a-f]{1,32})", contract_type(), address(), any::<u64>(), any::<u64>()),
+        (address(), "([0-9]{1,40}|0x[0-9a-f]{1,32})", contract_type(), maybe(address()), any::<u64>(), any::<u64>()),
         (maybe(url()), maybe(text()), maybe(normalized_metadata()), maybe(nft_media()), maybe(u256())),
         (text(), text(), text(), maybe(1u64..), maybe(text()), maybe(percentage())),
         (maybe(timestamp()), maybe(timestamp()), any::<bool>(), maybe(any::<bool>()), maybe(nft_prices())),

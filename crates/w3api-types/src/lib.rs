@@ -48,9 +48,10 @@ pub use erc20::{Erc20Metadata, MultipleTokenPricesRequest, TokenImplementation, 
 pub use error::{Error, ErrorMessage};
 pub use lenient::{Lenient, MalformedHex};
 pub use nft::{
-    ContractType, InvalidTokenIdFormat, Nft, NftAttribute, NftCollection, NftCollectionPage, NftLastSale, NftMedia,
-    NftMediaCollection, NftMediaItem, NftPage, NftPaymentToken, NftPrices, NormalizedMetadata, SyncStatus,
-    TokenIdFormat, TraitValue, media_category, nft_token_hash,
+    ContractType, InvalidTokenId, InvalidTokenIdFormat, MultipleNftsRequest, Nft, NftAttribute, NftCollection,
+    NftCollectionPage, NftLastSale, NftMedia, NftMediaCollection, NftMediaItem, NftPage, NftPaymentToken, NftPrices,
+    NftTokenId, NftTokenItem, NormalizedMetadata, SyncStatus, TokenIdFormat, TraitValue, media_category,
+    nft_token_hash,
 };
 pub use rpc::{NativePrice, TokenPrice, TokenPriceInclude};
 pub use stream::{

@@ -119,7 +119,7 @@ pub struct NftPage {
     pub result: Vec<Nft>,
 }
 
-/// One NFT (or, for ERC1155, one token id with an amount) owned by a wallet.
+/// One NFT (or, for ERC1155, one token id with an amount) and its holder.
 #[serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
@@ -131,9 +131,11 @@ pub struct Nft {
     pub token_id: String,
     /// Token standard of the contract.
     pub contract_type: ContractType,
-    /// Owner of the token.
-    #[serde_as(as = "wire::Hex")]
-    pub owner_of: Address,
+    /// Holder of the token; `None` for an ERC1155 token listed by itself,
+    /// which has many (its `amount` is what they all hold).
+    #[serde_as(as = "Option<wire::Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_of: Option<Address>,
     /// Block of the owner's last transfer of this token.
     #[serde_as(as = "wire::DecStr")]
     pub block_number: u64,
@@ -193,6 +195,32 @@ pub struct Nft {
     /// Floor price and last sale, present with `include_prices=true`.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub prices: Option<NftPrices>,
+}
+
+/// The NFTs `getMultipleNFTs` reads, and how it writes them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct MultipleNftsRequest {
+    /// One to 25 NFTs.
+    pub tokens: Vec<NftTokenItem>,
+    /// Whether to add `normalized_metadata` (yes when absent).
+    #[serde(rename = "normalizeMetadata", default, skip_serializing_if = "Option::is_none")]
+    pub normalize_metadata: Option<bool>,
+    /// Whether to add `media` (no when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_items: Option<bool>,
+}
+
+/// One NFT, by contract and token id.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct NftTokenItem {
+    /// The collection's contract.
+    #[serde_as(as = "wire::Hex")]
+    pub token_address: Address,
+    /// The token id.
+    pub token_id: NftTokenId,
 }
 
 /// What `include_prices=true` adds to an NFT or a collection. Every field is
@@ -493,4 +521,110 @@ pub struct NftCollection {
     /// Floor price and last sale, present with `include_prices=true`.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub prices: Option<NftPrices>,
+}
+
+/// A token id as a request names it: decimal digits, or `0x` and hex
+/// digits, within `uint256`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NftTokenId(pub U256);
+
+/// Text that is not an [`NftTokenId`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a token id (decimal digits, or 0x and hex digits, at most 2^256 - 1)")]
+pub struct InvalidTokenId(pub String);
+
+impl std::str::FromStr for NftTokenId {
+    type Err = InvalidTokenId;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let parsed = match text.strip_prefix("0x") {
+            Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => U256::from_str_radix(hex, 16),
+            None if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => U256::from_str_radix(text, 10),
+            _ => return Err(InvalidTokenId(text.into())),
+        };
+        parsed.map(NftTokenId).map_err(|_| InvalidTokenId(text.into()))
+    }
+}
+
+impl TryFrom<&str> for NftTokenId {
+    type Error = InvalidTokenId;
+
+    fn try_from(text: &str) -> Result<Self, Self::Error> {
+        text.parse()
+    }
+}
+
+impl TryFrom<String> for NftTokenId {
+    type Error = InvalidTokenId;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        text.parse()
+    }
+}
+
+impl From<U256> for NftTokenId {
+    fn from(id: U256) -> Self {
+        NftTokenId(id)
+    }
+}
+
+/// Decimal digits.
+impl std::fmt::Display for NftTokenId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl Serialize for NftTokenId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for NftTokenId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_from_str(deserializer)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl JsonSchema for NftTokenId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NftTokenId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "pattern": NftTokenId::PATTERN })
+    }
+}
+
+impl NftTokenId {
+    /// The pattern of its text, as the spec gives it.
+    pub const PATTERN: &'static str = "^([0-9]{1,78}|0x[0-9a-fA-F]{1,64})$";
+}
+
+#[cfg(test)]
+mod token_id_tests {
+    use super::*;
+
+    #[test]
+    fn token_ids_are_read_in_decimal_or_hex_within_uint256() {
+        let id = |text: &str| text.parse::<NftTokenId>().map(|id| id.0);
+        assert_eq!(id("15"), Ok(U256::from(15)));
+        assert_eq!(id("0xff"), Ok(U256::from(255)));
+        assert_eq!(id("0xFF"), Ok(U256::from(255)));
+        assert_eq!(id(&U256::MAX.to_string()), Ok(U256::MAX));
+        for bad in [
+            "",
+            "0x",
+            "-1",
+            "1.0",
+            "12a",
+            "0xg",
+            "115792089237316195423570985008687907853269984665640564039457584007913129639936",
+        ] {
+            assert!(id(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(NftTokenId(U256::from(255)).to_string(), "255");
+    }
 }

@@ -13,7 +13,6 @@ use w3api_types::{
 use crate::generate::ChainData;
 use crate::metadata::{NftMetadata, Rarity};
 use w3api_ledger::discovery;
-use w3api_query::nfts::ListedNft;
 
 /// One page of an NFT answer, before its indexing status is known: the
 /// status depends on when the collections it `concerns` started indexing,
@@ -35,7 +34,7 @@ impl ChainData {
     pub fn wallet_nfts(&self, query: &WalletNftsQuery, page: &PageRequest) -> Result<NftPage<NftHolding>, SourceError> {
         let listing = w3api_query::nfts::wallet_nfts(self, query, page)?;
         let block = listing.block;
-        let holdings = listing.page.map(|listed| self.described(listed, block));
+        let holdings = listing.page.map(|nft| self.described(nft, block));
         Ok(NftPage { holdings, total: Some(listing.total), concerns: listing.concerns })
     }
 
@@ -43,13 +42,16 @@ impl ChainData {
         w3api_query::nfts::collection_info(self, collection).expect("a collection of the world")
     }
 
-    fn described(&self, listed: ListedNft<u32>, block: u64) -> NftHolding {
-        let ListedNft { collection: index, id, mut nft } = listed;
+    /// An NFT the query core listed, with what the devnet knows of it;
+    /// one of a collection the world does not have is left as it is.
+    pub fn described(&self, mut nft: NftHolding, block: u64) -> NftHolding {
+        let Some(index) = self.world.collection_at(nft.collection.address) else { return nft };
         let collection = &self.world.collections[usize::from(index)];
         let synced = self.block_time(nft.block_number_minted);
         nft.last_token_uri_sync = Some(synced);
         nft.last_metadata_sync = Some(synced);
-        let described = id.checked_sub(1).and_then(|index| {
+        let id = u32::try_from(nft.token_id).ok();
+        let described = id.and_then(|id| id.checked_sub(1)).and_then(|index| {
             let index = index as usize;
             Some((collection.metadata.get(index)?, collection.rarity.get(index)?))
         });

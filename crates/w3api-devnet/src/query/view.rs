@@ -75,6 +75,10 @@ impl ChainView for ChainData {
         ChainData::nft_prices(self, block, collection, token_id).unwrap_or_default()
     }
 
+    fn collection_at(&self, address: Address) -> Option<u16> {
+        self.world.collection_at(address)
+    }
+
     fn asset_at(&self, address: Address) -> Option<Asset> {
         self.world.asset_at(address)
     }

@@ -216,7 +216,7 @@ fn wallet_nfts_carry_metadata_rarity_and_filters() {
         assert!(nft.media.as_ref().is_some_and(|m| m.media_collection.is_some()));
         assert!(nft.rarity.as_ref().is_some_and(|r| r.rank >= 1));
         assert!(nft.block_number >= nft.block_number_minted);
-        assert_eq!(nft.owner, owner);
+        assert_eq!(nft.owner, Some(owner));
         if nft.collection.contract_type == ContractType::Erc721 {
             assert_eq!(nft.amount, U256::from(1));
         }

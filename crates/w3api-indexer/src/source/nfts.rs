@@ -37,20 +37,31 @@ pub(super) async fn wallet_nfts(
         (view.head()?, w3api_query::nfts::wallet_nfts(&view, &query, page)?)
     };
     let NftListing { page: cut, total, concerns, .. } = listing;
-    let holdings = futures::stream::iter(cut.items)
-        .map(|listed| {
-            let erc1155 = listed.nft.collection.contract_type == ContractType::Erc1155;
-            with_metadata(followed, reader, listed.nft, erc1155, head)
-        })
-        .buffered(READS_IN_FLIGHT)
-        .collect()
-        .await;
+    let holdings = describe(followed, reader, cut.items, head).await;
     let status = sync_status(followed, head, concerns).await?;
     Ok(WalletNftsPage { status, holdings: w3api_source::Page { items: holdings, next: cut.next }, total: Some(total) })
 }
 
-/// The NFT with its token URI, read from the contract at the indexed head,
-/// and the document it points to.
+/// NFTs with their token URIs, read from their contracts at `block`, and
+/// the documents they point to, a few at a time.
+pub(super) async fn describe(
+    followed: &Followed,
+    reader: &MetadataReader,
+    nfts: Vec<NftHolding>,
+    block: u64,
+) -> Vec<NftHolding> {
+    futures::stream::iter(nfts)
+        .map(|nft| {
+            let erc1155 = nft.collection.contract_type == ContractType::Erc1155;
+            with_metadata(followed, reader, nft, erc1155, block)
+        })
+        .buffered(READS_IN_FLIGHT)
+        .collect()
+        .await
+}
+
+/// The NFT with its token URI, read from the contract at `head`, and the
+/// document it points to.
 async fn with_metadata(
     followed: &Followed,
     reader: &MetadataReader,
@@ -87,7 +98,11 @@ pub(super) async fn wallet_collections(
 
 /// `SYNCED` when the index has reached the newest block in which the node
 /// has a log of each collection concerned; `SYNCING` before.
-async fn sync_status(followed: &Followed, head: u64, mut concerns: Vec<Address>) -> Result<SyncStatus, SourceError> {
+pub(super) async fn sync_status(
+    followed: &Followed,
+    head: u64,
+    mut concerns: Vec<Address>,
+) -> Result<SyncStatus, SourceError> {
     concerns.sort_unstable();
     concerns.dedup();
     let Some(node_head) = followed.node_head() else { return Ok(SyncStatus::Syncing) };

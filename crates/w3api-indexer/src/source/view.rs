@@ -80,6 +80,10 @@ impl ChainView for IndexView<'_> {
         })
     }
 
+    fn collection_at(&self, address: Address) -> Option<u16> {
+        self.index.collection_index(address)
+    }
+
     fn asset_at(&self, address: Address) -> Option<Asset> {
         self.index.asset(address)
     }

@@ -7,6 +7,168 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    ///`GetContractNftsCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetContractNftsCursor(::std::string::String);
+    impl ::std::ops::Deref for GetContractNftsCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetContractNftsCursor> for ::std::string::String {
+        fn from(value: GetContractNftsCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetContractNftsCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetContractNftsCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetContractNftsCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetContractNftsCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`GetNftOwnersCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetNftOwnersCursor(::std::string::String);
+    impl ::std::ops::Deref for GetNftOwnersCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetNftOwnersCursor> for ::std::string::String {
+        fn from(value: GetNftOwnersCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetNftOwnersCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetNftOwnersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetNftOwnersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetNftOwnersCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`GetNftTokenIdOwnersCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetNftTokenIdOwnersCursor(::std::string::String);
+    impl ::std::ops::Deref for GetNftTokenIdOwnersCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetNftTokenIdOwnersCursor> for ::std::string::String {
+        fn from(value: GetNftTokenIdOwnersCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetNftTokenIdOwnersCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetNftTokenIdOwnersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetNftTokenIdOwnersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetNftTokenIdOwnersCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///`GetTokenPriceExchange`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -676,6 +838,168 @@ let response = client.get_wallet_net_worth()
 ```*/
     pub fn get_wallet_net_worth(&self) -> builder::GetWalletNetWorth<'_> {
         builder::GetWalletNetWorth::new(self)
+    }
+    /**Several NFTs by contract and token id
+
+Up to 25 NFTs, each as `getNFTMetadata` gives it, in the order asked.
+A token that does not exist (an unknown contract or id, or a burnt
+token) is `null` in its place, as in production's answers.
+
+
+Sends a `POST` request to `/api/v2.2/nft/getMultipleNFTs`
+
+Arguments:
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `body`
+```ignore
+let response = client.get_multiple_nfts()
+    .chain(chain)
+    .body(body)
+    .send()
+    .await;
+```*/
+    pub fn get_multiple_nfts(&self) -> builder::GetMultipleNfts<'_> {
+        builder::GetMultipleNfts::new(self)
+    }
+    /**The NFTs of a collection
+
+Every token of the collection at the latest block, by token id: an
+ERC721 token with its owner, an ERC1155 token with the amount all its
+holders have and no `owner_of`. Burnt tokens are left out; a contract
+that is not an NFT collection has none. `range` and `totalRanges`
+split the tokens into `totalRanges` runs of consecutive ids, of equal
+size but the last, and list run `range` alone: clients page through
+the runs in parallel.
+
+
+Sends a `GET` request to `/api/v2.2/nft/{address}`
+
+Arguments:
+- `address`: Contract of the NFT collection.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `format`: How token ids are written.
+- `include_prices`: Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain up to the block the page reads: `last_sale` is the token's last sale (for a collection, the last sale of any of its tokens), and the floor is the lowest USD price the collection sold for in the day before that block (its last sale when it had none that day), written in the native currency at the block's price. They are null where the token or collection has no sale.
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `media_items`: Add `media`, preview images of the token's media.
+- `normalize_metadata`: Add `normalized_metadata`, the metadata in a fixed shape.
+- `range`: Which run to list, from 1 to `totalRanges`; needs `totalRanges`.
+- `total_ranges`: Into how many runs to split the tokens; needs `range`.
+```ignore
+let response = client.get_contract_nfts()
+    .address(address)
+    .chain(chain)
+    .cursor(cursor)
+    .format(format)
+    .include_prices(include_prices)
+    .limit(limit)
+    .media_items(media_items)
+    .normalize_metadata(normalize_metadata)
+    .range(range)
+    .total_ranges(total_ranges)
+    .send()
+    .await;
+```*/
+    pub fn get_contract_nfts(&self) -> builder::GetContractNfts<'_> {
+        builder::GetContractNfts::new(self)
+    }
+    /**Who holds a collection's NFTs
+
+One item per token and holder at the latest block, by token id then
+holder address: what `getWalletNfts` lists, seen from the collection.
+`status` follows the indexing rule of `getWalletNfts`: asking about a
+collection starts its indexing.
+
+
+Sends a `GET` request to `/api/v2.2/nft/{address}/owners`
+
+Arguments:
+- `address`: Contract of the NFT collection.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `format`: How token ids are written.
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `media_items`: Add `media`, preview images of the token's media.
+- `normalize_metadata`: Add `normalized_metadata`, the metadata in a fixed shape (off unless asked, as production has it for owners).
+```ignore
+let response = client.get_nft_owners()
+    .address(address)
+    .chain(chain)
+    .cursor(cursor)
+    .format(format)
+    .limit(limit)
+    .media_items(media_items)
+    .normalize_metadata(normalize_metadata)
+    .send()
+    .await;
+```*/
+    pub fn get_nft_owners(&self) -> builder::GetNftOwners<'_> {
+        builder::GetNftOwners::new(self)
+    }
+    /**One NFT
+
+One token at the latest block, as `getContractNFTs` lists it, with its
+metadata. A token that does not exist (an unknown contract or id, or
+a burnt token) is a 404.
+
+
+Sends a `GET` request to `/api/v2.2/nft/{address}/{token_id}`
+
+Arguments:
+- `address`: Contract of the NFT collection.
+- `token_id`: Token id.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `format`: How token ids are written.
+- `include_prices`: Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain up to the block the page reads: `last_sale` is the token's last sale (for a collection, the last sale of any of its tokens), and the floor is the lowest USD price the collection sold for in the day before that block (its last sale when it had none that day), written in the native currency at the block's price. They are null where the token or collection has no sale.
+- `media_items`: Add `media`, preview images of the token's media.
+- `normalize_metadata`: Add `normalized_metadata`, the metadata in a fixed shape.
+```ignore
+let response = client.get_nft_metadata()
+    .address(address)
+    .token_id(token_id)
+    .chain(chain)
+    .format(format)
+    .include_prices(include_prices)
+    .media_items(media_items)
+    .normalize_metadata(normalize_metadata)
+    .send()
+    .await;
+```*/
+    pub fn get_nft_metadata(&self) -> builder::GetNftMetadata<'_> {
+        builder::GetNftMetadata::new(self)
+    }
+    /**Who holds one NFT
+
+`getNFTOwners` for one token id: its owner (ERC721), or each of its
+holders with their amount (ERC1155), by holder address.
+
+
+Sends a `GET` request to `/api/v2.2/nft/{address}/{token_id}/owners`
+
+Arguments:
+- `address`: Contract of the NFT collection.
+- `token_id`: Token id.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `format`: How token ids are written.
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `media_items`: Add `media`, preview images of the token's media.
+- `normalize_metadata`: Add `normalized_metadata`, the metadata in a fixed shape (off unless asked, as production has it for owners).
+```ignore
+let response = client.get_nft_token_id_owners()
+    .address(address)
+    .token_id(token_id)
+    .chain(chain)
+    .cursor(cursor)
+    .format(format)
+    .limit(limit)
+    .media_items(media_items)
+    .normalize_metadata(normalize_metadata)
+    .send()
+    .await;
+```*/
+    pub fn get_nft_token_id_owners(&self) -> builder::GetNftTokenIdOwners<'_> {
+        builder::GetNftTokenIdOwners::new(self)
     }
 }
 /// Types for composing operation parameters.
@@ -2539,6 +2863,941 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_wallet_net_worth",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_multiple_nfts`]
+
+[`Client::get_multiple_nfts`]: super::Client::get_multiple_nfts*/
+    #[derive(Debug, Clone)]
+    pub struct GetMultipleNfts<'a> {
+        client: &'a super::Client,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        body: Result<w3api_types::MultipleNftsRequest, String>,
+    }
+    impl<'a> GetMultipleNfts<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                chain: Ok(None),
+                body: Err("body was not initialized".to_string()),
+            }
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn body<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::MultipleNftsRequest>,
+        {
+            self.body = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: MultipleNftsRequest` for body failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `POST` request to `/api/v2.2/nft/getMultipleNFTs`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<::std::vec::Vec<::std::option::Option<w3api_types::Nft>>>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, chain, body } = self;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let body = body.map_err(Error::InvalidRequest)?;
+            let url = format!("{}/api/v2.2/nft/getMultipleNFTs", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .post(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .json(&body)
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_multiple_nfts",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_contract_nfts`]
+
+[`Client::get_contract_nfts`]: super::Client::get_contract_nfts*/
+    #[derive(Debug, Clone)]
+    pub struct GetContractNfts<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        cursor: Result<Option<types::GetContractNftsCursor>, String>,
+        format: Result<Option<w3api_types::TokenIdFormat>, String>,
+        include_prices: Result<Option<bool>, String>,
+        limit: Result<Option<i64>, String>,
+        media_items: Result<Option<bool>, String>,
+        normalize_metadata: Result<Option<bool>, String>,
+        range: Result<Option<::std::num::NonZeroU64>, String>,
+        total_ranges: Result<Option<::std::num::NonZeroU64>, String>,
+    }
+    impl<'a> GetContractNfts<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                cursor: Ok(None),
+                format: Ok(None),
+                include_prices: Ok(None),
+                limit: Ok(None),
+                media_items: Ok(None),
+                normalize_metadata: Ok(None),
+                range: Ok(None),
+                total_ranges: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetContractNftsCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetContractNftsCursor` for cursor failed".to_string()
+                });
+            self
+        }
+        pub fn format<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TokenIdFormat>,
+        {
+            self.format = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TokenIdFormat` for format failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn include_prices<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.include_prices = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for include_prices failed".to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn media_items<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.media_items = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `bool` for media_items failed".to_string());
+            self
+        }
+        pub fn normalize_metadata<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.normalize_metadata = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for normalize_metadata failed".to_string()
+                });
+            self
+        }
+        pub fn range<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.range = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: num :: NonZeroU64` for range failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn total_ranges<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::num::NonZeroU64>,
+        {
+            self.total_ranges = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: num :: NonZeroU64` for total_ranges failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/nft/{address}`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::NftPage>, Error<w3api_types::Error>> {
+            let Self {
+                client,
+                address,
+                chain,
+                cursor,
+                format,
+                include_prices,
+                limit,
+                media_items,
+                normalize_metadata,
+                range,
+                total_ranges,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let format = format.map_err(Error::InvalidRequest)?;
+            let include_prices = include_prices.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let media_items = media_items.map_err(Error::InvalidRequest)?;
+            let normalize_metadata = normalize_metadata.map_err(Error::InvalidRequest)?;
+            let range = range.map_err(Error::InvalidRequest)?;
+            let total_ranges = total_ranges.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/nft/{}", client.baseurl, encode_path(& address.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "include_prices",
+                        &include_prices,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("media_items", &media_items))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "normalizeMetadata",
+                        &normalize_metadata,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("range", &range))
+                .query(&progenitor_client::QueryParam::new("totalRanges", &total_ranges))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_contract_nfts",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_nft_owners`]
+
+[`Client::get_nft_owners`]: super::Client::get_nft_owners*/
+    #[derive(Debug, Clone)]
+    pub struct GetNftOwners<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        cursor: Result<Option<types::GetNftOwnersCursor>, String>,
+        format: Result<Option<w3api_types::TokenIdFormat>, String>,
+        limit: Result<Option<i64>, String>,
+        media_items: Result<Option<bool>, String>,
+        normalize_metadata: Result<Option<bool>, String>,
+    }
+    impl<'a> GetNftOwners<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                cursor: Ok(None),
+                format: Ok(None),
+                limit: Ok(None),
+                media_items: Ok(None),
+                normalize_metadata: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetNftOwnersCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetNftOwnersCursor` for cursor failed".to_string()
+                });
+            self
+        }
+        pub fn format<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TokenIdFormat>,
+        {
+            self.format = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TokenIdFormat` for format failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn media_items<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.media_items = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `bool` for media_items failed".to_string());
+            self
+        }
+        pub fn normalize_metadata<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.normalize_metadata = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for normalize_metadata failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/nft/{address}/owners`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::NftPage>, Error<w3api_types::Error>> {
+            let Self {
+                client,
+                address,
+                chain,
+                cursor,
+                format,
+                limit,
+                media_items,
+                normalize_metadata,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let format = format.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let media_items = media_items.map_err(Error::InvalidRequest)?;
+            let normalize_metadata = normalize_metadata.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/nft/{}/owners", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("media_items", &media_items))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "normalizeMetadata",
+                        &normalize_metadata,
+                    ),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_nft_owners",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_nft_metadata`]
+
+[`Client::get_nft_metadata`]: super::Client::get_nft_metadata*/
+    #[derive(Debug, Clone)]
+    pub struct GetNftMetadata<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        token_id: Result<w3api_types::NftTokenId, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        format: Result<Option<w3api_types::TokenIdFormat>, String>,
+        include_prices: Result<Option<bool>, String>,
+        media_items: Result<Option<bool>, String>,
+        normalize_metadata: Result<Option<bool>, String>,
+    }
+    impl<'a> GetNftMetadata<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                token_id: Err("token_id was not initialized".to_string()),
+                chain: Ok(None),
+                format: Ok(None),
+                include_prices: Ok(None),
+                media_items: Ok(None),
+                normalize_metadata: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn token_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::NftTokenId>,
+        {
+            self.token_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: NftTokenId` for token_id failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn format<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TokenIdFormat>,
+        {
+            self.format = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TokenIdFormat` for format failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn include_prices<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.include_prices = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for include_prices failed".to_string()
+                });
+            self
+        }
+        pub fn media_items<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.media_items = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `bool` for media_items failed".to_string());
+            self
+        }
+        pub fn normalize_metadata<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.normalize_metadata = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for normalize_metadata failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/nft/{address}/{token_id}`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::Nft>, Error<w3api_types::Error>> {
+            let Self {
+                client,
+                address,
+                token_id,
+                chain,
+                format,
+                include_prices,
+                media_items,
+                normalize_metadata,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let token_id = token_id.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let format = format.map_err(Error::InvalidRequest)?;
+            let include_prices = include_prices.map_err(Error::InvalidRequest)?;
+            let media_items = media_items.map_err(Error::InvalidRequest)?;
+            let normalize_metadata = normalize_metadata.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/nft/{}/{}", client.baseurl, encode_path(& address
+                .to_string()), encode_path(& token_id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "include_prices",
+                        &include_prices,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("media_items", &media_items))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "normalizeMetadata",
+                        &normalize_metadata,
+                    ),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_nft_metadata",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_nft_token_id_owners`]
+
+[`Client::get_nft_token_id_owners`]: super::Client::get_nft_token_id_owners*/
+    #[derive(Debug, Clone)]
+    pub struct GetNftTokenIdOwners<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        token_id: Result<w3api_types::NftTokenId, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        cursor: Result<Option<types::GetNftTokenIdOwnersCursor>, String>,
+        format: Result<Option<w3api_types::TokenIdFormat>, String>,
+        limit: Result<Option<i64>, String>,
+        media_items: Result<Option<bool>, String>,
+        normalize_metadata: Result<Option<bool>, String>,
+    }
+    impl<'a> GetNftTokenIdOwners<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                token_id: Err("token_id was not initialized".to_string()),
+                chain: Ok(None),
+                cursor: Ok(None),
+                format: Ok(None),
+                limit: Ok(None),
+                media_items: Ok(None),
+                normalize_metadata: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn token_id<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::NftTokenId>,
+        {
+            self.token_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: NftTokenId` for token_id failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetNftTokenIdOwnersCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetNftTokenIdOwnersCursor` for cursor failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn format<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TokenIdFormat>,
+        {
+            self.format = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TokenIdFormat` for format failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn media_items<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.media_items = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `bool` for media_items failed".to_string());
+            self
+        }
+        pub fn normalize_metadata<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.normalize_metadata = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for normalize_metadata failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/nft/{address}/{token_id}/owners`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::NftPage>, Error<w3api_types::Error>> {
+            let Self {
+                client,
+                address,
+                token_id,
+                chain,
+                cursor,
+                format,
+                limit,
+                media_items,
+                normalize_metadata,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let token_id = token_id.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let format = format.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let media_items = media_items.map_err(Error::InvalidRequest)?;
+            let normalize_metadata = normalize_metadata.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/nft/{}/{}/owners", client.baseurl, encode_path(& address
+                .to_string()), encode_path(& token_id.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("media_items", &media_items))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "normalizeMetadata",
+                        &normalize_metadata,
+                    ),
+                )
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_nft_token_id_owners",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

@@ -4,8 +4,8 @@
 
 use axum::extract::{FromRequestParts, Path, RawQuery};
 use axum::http::request::Parts;
-use w3api_types::Address;
 use w3api_types::params::Param;
+use w3api_types::{Address, U256};
 
 use super::query::Query;
 use crate::error::ApiError;
@@ -29,6 +29,19 @@ impl Paging {
         };
         Paging { limit, cursor: query.one(cursor) }
     }
+
+    /// A page asked for outside a query (a JSON-RPC call's parameters),
+    /// with `limit` as the spec defines it; `Err` says what the limit
+    /// should be.
+    pub(crate) fn given(limit: Option<u64>, cursor: Option<String>, bounds: &Param) -> Result<Paging, String> {
+        let most = bounds.maximum().unwrap_or(u64::MAX);
+        let limit = match limit {
+            None | Some(0) => bounds.default_integer().unwrap_or(most),
+            Some(limit) if limit <= most => limit,
+            Some(limit) => return Err(format!("limit: {limit} is more than {most}")),
+        };
+        Ok(Paging { limit, cursor })
+    }
 }
 
 /// An operation's request, read from its path address and its query with
@@ -49,6 +62,35 @@ impl<S: Send + Sync, T: FromQuery> FromRequestParts<S> for Request<T> {
     }
 }
 
+/// The request of an operation whose path names a contract and one of its
+/// token ids, read from its query with the operation's generated parameter
+/// table.
+pub(super) trait FromTokenQuery: Sized {
+    /// The request the query gives; problems are recorded in `query`.
+    fn read(query: &mut Query, address: Address, token_id: U256) -> Self;
+}
+
+/// Such a request as an extractor: every problem in one 400.
+pub(super) struct TokenRequest<T>(pub T);
+
+impl<S: Send + Sync, T: FromTokenQuery> FromRequestParts<S> for TokenRequest<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let (address, token_id) = Path::<(String, String)>::from_request_parts(parts, &())
+            .await
+            .map_err(|rejection| ApiError::bad_request(vec![format!("path: {}", rejection.body_text())]))?
+            .0;
+        let raw = raw_query(parts).await;
+        let mut query = Query::parse(raw.as_deref());
+        let address = query.path_address(&address).unwrap_or_default();
+        let token_id = query.path_token_id(&token_id).unwrap_or_default();
+        let value = T::read(&mut query, address, token_id);
+        query.finish()?;
+        Ok(TokenRequest(value))
+    }
+}
+
 /// The request of an operation whose path names no address, read from its
 /// query with the operation's generated parameter table.
 pub(super) trait FromQueryAlone: Sized {
@@ -63,7 +105,7 @@ impl<S: Send + Sync, T: FromQueryAlone> FromRequestParts<S> for QueryRequest<T> 
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        let RawQuery(raw) = RawQuery::from_request_parts(parts, &()).await.unwrap_or(RawQuery(None));
+        let raw = raw_query(parts).await;
         let mut query = Query::parse(raw.as_deref());
         let value = T::read(&mut query);
         query.finish()?;
@@ -77,10 +119,15 @@ async fn extract<T>(parts: &mut Parts, read: impl FnOnce(&mut Query, Address) ->
     let segment = Path::<String>::from_request_parts(parts, &())
         .await
         .map_err(|rejection| ApiError::bad_request(vec![format!("path: {}", rejection.body_text())]))?;
-    let RawQuery(raw) = RawQuery::from_request_parts(parts, &()).await.unwrap_or(RawQuery(None));
+    let raw = raw_query(parts).await;
     let mut query = Query::parse(raw.as_deref());
     let address = query.path_address(&segment.0);
     let value = read(&mut query, address.unwrap_or_default());
     query.finish()?;
     Ok(value)
+}
+
+/// The request's raw query, if it has one.
+async fn raw_query(parts: &mut Parts) -> Option<String> {
+    RawQuery::from_request_parts(parts, &()).await.map_or(None, |RawQuery(raw)| raw)
 }

@@ -7,21 +7,25 @@
 
 pub(crate) mod answer;
 pub(crate) mod body;
+mod contract_nfts;
 mod date_to_block;
-mod extract;
+pub(crate) mod extract;
+mod multiple_nfts;
 mod multiple_token_prices;
 mod native_balance;
 mod native_balances;
 mod net_worth;
+mod nft_metadata;
+mod nft_owners;
 pub(crate) mod pagination;
 pub(crate) mod query;
 mod solana_challenge;
 pub(crate) mod streams;
 mod token_metadata;
 mod token_price;
-mod wallet_collections;
+pub(crate) mod wallet_collections;
 pub(crate) mod wallet_erc20;
-mod wallet_nfts;
+pub(crate) mod wallet_nfts;
 mod wallet_tokens;
 
 use std::sync::Arc;
@@ -36,7 +40,7 @@ use w3api_types::Chain;
 use w3api_types::params::Operation;
 
 use self::extract::Paging;
-use self::pagination::Walk;
+use self::pagination::{Cursors, Walk};
 use crate::App;
 use crate::error::ApiError;
 
@@ -60,7 +64,11 @@ pub(crate) fn routes<S: Backend>() -> Routes<S> {
     let router = multiple_token_prices::route(router);
     let router = token_metadata::route(router);
     let router = date_to_block::route(router);
-    net_worth::route(router)
+    let router = net_worth::route(router);
+    let router = nft_metadata::route(router);
+    let router = multiple_nfts::route(router);
+    let router = contract_nfts::route(router);
+    nft_owners::route(router)
 }
 
 /// Adds `handler` at `operation`'s path, for its method: both as the spec
@@ -91,17 +99,17 @@ struct Listing {
 /// when that is older (a block past the newest reads the newest, and the
 /// answer says which).
 async fn begin_walk<S: Backend>(
-    app: &App<S>,
+    (source, cursors): (&S, &Cursors),
     listing: Listing,
     query: &(dyn std::fmt::Debug + Sync),
     paging: &Paging,
     (chain, requested): (Chain, Option<u64>),
 ) -> Result<(Walk, u64), ApiError> {
-    let walk = app.cursors.walk(listing.kind, query, paging, listing.first_page)?;
+    let walk = cursors.walk(listing.kind, query, paging, listing.first_page)?;
     if let Some(block) = walk.block {
         return Ok((walk, block));
     }
-    Ok((walk, block_at(&*app.source, chain, requested).await?))
+    Ok((walk, block_at(source, chain, requested).await?))
 }
 
 /// The block an answer reads: the newest, or `requested` when that is

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use w3api_types::params::{Param, ParamKind};
-use w3api_types::{Address, Chain};
+use w3api_types::{Address, Chain, NftTokenId, U256};
 
 use crate::error::ApiError;
 
@@ -225,6 +225,17 @@ impl<'a> Query<'a> {
             Ok(address) => Some(address),
             Err(expected) => {
                 self.problem("address", format_args!("{value:?} is not {expected}"));
+                None
+            }
+        }
+    }
+
+    /// The path's token id; a problem, and `None`, when it is not one.
+    pub(crate) fn path_token_id(&mut self, value: &str) -> Option<U256> {
+        match value.parse::<NftTokenId>() {
+            Ok(id) => Some(id.0),
+            Err(error) => {
+                self.problem("token_id", error);
                 None
             }
         }

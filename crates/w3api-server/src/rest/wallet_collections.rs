@@ -10,6 +10,7 @@ use w3api_types::{Address, NftCollection, NftCollectionPage};
 
 use super::answer::JsonAnswer;
 use super::extract::{FromQuery, Paging, Request};
+use super::pagination::Cursors;
 use super::query::Query;
 use super::{FIRST_NFT_PAGE, Listing, begin_walk};
 use crate::App;
@@ -52,17 +53,30 @@ async fn wallet_collections<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(WalletCollectionsRequest { query, token_counts, paging }): Request<WalletCollectionsRequest>,
 ) -> Result<JsonAnswer<NftCollectionPage>, ApiError> {
+    let page = wallet_collections_page((&*app.source, &app.cursors), query, token_counts, &paging).await?;
+    Ok(JsonAnswer(page))
+}
+
+/// The page of a wallet's collections `paging` asks for: the REST answer,
+/// and what `eth_getNFTCollections` writes.
+pub(crate) async fn wallet_collections_page<S: Backend>(
+    (source, cursors): (&S, &Cursors),
+    query: WalletCollectionsQuery,
+    token_counts: bool,
+    paging: &Paging,
+) -> Result<NftCollectionPage, ApiError> {
     let listing = Listing { kind: "collections", first_page: FIRST_NFT_PAGE };
-    let (walk, block) = begin_walk(&app, listing, &(&query, token_counts), &paging, (query.chain, None)).await?;
+    let key = (&query, token_counts);
+    let (walk, block) = begin_walk((source, cursors), listing, &key, paging, (query.chain, None)).await?;
     let at_block = WalletCollectionsQuery { at_block: Some(block), ..query.clone() };
-    let answer = app.source.wallet_collections(at_block, walk.request.clone()).await?;
-    Ok(JsonAnswer(NftCollectionPage {
+    let answer = source.wallet_collections(at_block, walk.request.clone()).await?;
+    Ok(NftCollectionPage {
         status: Some(answer.status),
         page: walk.page,
         page_size: paging.limit,
-        cursor: app.cursors.next(&walk, &(&query, token_counts), block, answer.holdings.next),
+        cursor: cursors.next(&walk, &key, block, answer.holdings.next),
         result: answer.holdings.items.into_iter().map(|h| collection(h, token_counts)).collect(),
-    }))
+    })
 }
 
 /// A collection a wallet holds tokens of; its token count when asked.

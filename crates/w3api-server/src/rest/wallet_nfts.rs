@@ -7,11 +7,13 @@ use axum::extract::State;
 use w3api_source::{NftHolding, WalletNftsQuery};
 
 use crate::Backend;
+use w3api_types::params::Param;
 use w3api_types::params::operations::get_wallet_nfts as op;
 use w3api_types::{Address, Nft, NftPage, TokenIdFormat};
 
 use super::answer::JsonAnswer;
 use super::extract::{FromQuery, Paging, Request};
+use super::pagination::Cursors;
 use super::query::Query;
 use super::{FIRST_NFT_PAGE, Listing, begin_walk};
 use crate::App;
@@ -31,6 +33,18 @@ pub(crate) struct NftView {
     pub normalize_metadata: bool,
     /// Whether to add `media`.
     pub media_items: bool,
+}
+
+impl NftView {
+    /// The view a request asks for with its `format`, `normalizeMetadata`
+    /// and `media_items` parameters.
+    pub(crate) fn read(q: &mut Query, format: &Param, normalize_metadata: &Param, media_items: &Param) -> NftView {
+        NftView {
+            format: q.schema_value::<TokenIdFormat>(format).unwrap_or_default(),
+            normalize_metadata: q.flag(normalize_metadata),
+            media_items: q.flag(media_items),
+        }
+    }
 }
 
 /// The request: what to read, how to write it, and which page.
@@ -55,11 +69,7 @@ impl FromQuery for WalletNftsRequest {
                 exclude_spam: q.flag(&op::EXCLUDE_SPAM),
                 include_prices: q.flag(&op::INCLUDE_PRICES),
             },
-            view: NftView {
-                format: q.schema_value::<TokenIdFormat>(&op::FORMAT).unwrap_or_default(),
-                normalize_metadata: q.flag(&op::NORMALIZE_METADATA),
-                media_items: q.flag(&op::MEDIA_ITEMS),
-            },
+            view: NftView::read(q, &op::FORMAT, &op::NORMALIZE_METADATA, &op::MEDIA_ITEMS),
             paging: Paging::read(q, &op::LIMIT, &op::CURSOR),
         }
     }
@@ -69,21 +79,32 @@ async fn wallet_nfts<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(WalletNftsRequest { query, view, paging }): Request<WalletNftsRequest>,
 ) -> Result<JsonAnswer<NftPage>, ApiError> {
+    Ok(JsonAnswer(wallet_nfts_page((&*app.source, &app.cursors), query, view, &paging).await?))
+}
+
+/// The page of a wallet's NFTs `paging` asks for: the REST answer, and
+/// what `eth_getNFTBalances` writes briefly.
+pub(crate) async fn wallet_nfts_page<S: Backend>(
+    (source, cursors): (&S, &Cursors),
+    query: WalletNftsQuery,
+    view: NftView,
+    paging: &Paging,
+) -> Result<NftPage, ApiError> {
     let listing = Listing { kind: "nfts", first_page: FIRST_NFT_PAGE };
-    let (walk, block) = begin_walk(&app, listing, &(&query, view), &paging, (query.chain, None)).await?;
+    let (walk, block) = begin_walk((source, cursors), listing, &(&query, view), paging, (query.chain, None)).await?;
     let at_block = WalletNftsQuery { at_block: Some(block), ..query.clone() };
-    let answer = app.source.wallet_nfts(at_block, walk.request.clone()).await?;
-    Ok(JsonAnswer(NftPage {
+    let answer = source.wallet_nfts(at_block, walk.request.clone()).await?;
+    Ok(NftPage {
         status: Some(answer.status),
         total: answer.total,
         page: walk.page,
         page_size: paging.limit,
-        cursor: app.cursors.next(&walk, &(&query, view), block, answer.holdings.next),
+        cursor: cursors.next(&walk, &(&query, view), block, answer.holdings.next),
         result: answer.holdings.items.into_iter().map(|h| nft(h, view)).collect(),
-    }))
+    })
 }
 
-/// An NFT a wallet holds, written as `view` asks.
+/// An NFT and its holder, written as `view` asks.
 pub(crate) fn nft(holding: NftHolding, view: NftView) -> Nft {
     let NftHolding { collection, rarity, .. } = holding;
     Nft {
@@ -132,7 +153,7 @@ mod tests {
                 banner: None,
             },
             token_id: U256::from(255),
-            owner: Address::repeat_byte(1),
+            owner: Some(Address::repeat_byte(1)),
             amount: U256::from(1),
             block_number: 5,
             block_number_minted: 3,

@@ -63,7 +63,8 @@ async fn wallet_tokens<S: Backend>(
 ) -> Result<Response, ApiError> {
     // Read before the answer: see `DataSource::revision`.
     let revision = app.source.revision(query.chain);
-    let (walk, block) = begin_walk(&app, LISTING, &query, &paging, (query.chain, query.to_block)).await?;
+    let (walk, block) =
+        begin_walk((&*app.source, &app.cursors), LISTING, &query, &paging, (query.chain, query.to_block)).await?;
     let key = answers::key(&uri, block, revision);
     if let Some(answer) = app.answers.get(&key) {
         return Ok(json_bytes(answer));

@@ -8,6 +8,11 @@ pub const OPERATIONS: &[Operation] = &[
     get_token_metadata::OPERATION,
     get_multiple_token_prices::OPERATION,
     get_token_price::OPERATION,
+    get_multiple_nfts::OPERATION,
+    get_contract_nfts::OPERATION,
+    get_nft_owners::OPERATION,
+    get_nft_metadata::OPERATION,
+    get_nft_token_id_owners::OPERATION,
     get_native_balances_for_addresses::OPERATION,
     get_wallet_net_worth::OPERATION,
     get_wallet_token_balances_price::OPERATION,
@@ -249,6 +254,427 @@ pub mod get_token_price {
         INCLUDE,
         MAX_TOKEN_INACTIVITY,
         MIN_PAIR_SIDE_LIQUIDITY_USD,
+    ];
+}
+///`getMultipleNfts`: POST /api/v2.2/nft/getMultipleNFTs.
+pub mod get_multiple_nfts {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getMultipleNfts",
+        method: "POST",
+        path: "/api/v2.2/nft/getMultipleNFTs",
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[CHAIN];
+}
+///`getContractNfts`: GET /api/v2.2/nft/{address}.
+pub mod get_contract_nfts {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getContractNfts",
+        method: "GET",
+        path: "/api/v2.2/nft/{address}",
+    };
+    ///Contract of the NFT collection.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///How token ids are written.
+    pub const FORMAT: Param = Param {
+        name: "format",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TokenIdFormat",
+            default: Some("decimal"),
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    ///Into how many runs to split the tokens; needs `range`.
+    pub const TOTAL_RANGES: Param = Param {
+        name: "totalRanges",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(1u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///Which run to list, from 1 to `totalRanges`; needs `totalRanges`.
+    pub const RANGE: Param = Param {
+        name: "range",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(1u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    ///Add `normalized_metadata`, the metadata in a fixed shape.
+    pub const NORMALIZE_METADATA: Param = Param {
+        name: "normalizeMetadata",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(true),
+        },
+    };
+    ///Add `media`, preview images of the token's media.
+    pub const MEDIA_ITEMS: Param = Param {
+        name: "media_items",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain up to the block the page reads: `last_sale` is the token's last sale (for a collection, the last sale of any of its tokens), and the floor is the lowest USD price the collection sold for in the day before that block (its last sale when it had none that day), written in the native currency at the block's price. They are null where the token or collection has no sale.
+    pub const INCLUDE_PRICES: Param = Param {
+        name: "include_prices",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        FORMAT,
+        LIMIT,
+        TOTAL_RANGES,
+        RANGE,
+        CURSOR,
+        NORMALIZE_METADATA,
+        MEDIA_ITEMS,
+        INCLUDE_PRICES,
+    ];
+}
+///`getNftOwners`: GET /api/v2.2/nft/{address}/owners.
+pub mod get_nft_owners {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getNftOwners",
+        method: "GET",
+        path: "/api/v2.2/nft/{address}/owners",
+    };
+    ///Contract of the NFT collection.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///How token ids are written.
+    pub const FORMAT: Param = Param {
+        name: "format",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TokenIdFormat",
+            default: Some("decimal"),
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    ///Add `normalized_metadata`, the metadata in a fixed shape (off unless asked, as production has it for owners).
+    pub const NORMALIZE_METADATA: Param = Param {
+        name: "normalizeMetadata",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Add `media`, preview images of the token's media.
+    pub const MEDIA_ITEMS: Param = Param {
+        name: "media_items",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        FORMAT,
+        LIMIT,
+        CURSOR,
+        NORMALIZE_METADATA,
+        MEDIA_ITEMS,
+    ];
+}
+///`getNftMetadata`: GET /api/v2.2/nft/{address}/{token_id}.
+pub mod get_nft_metadata {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getNftMetadata",
+        method: "GET",
+        path: "/api/v2.2/nft/{address}/{token_id}",
+    };
+    ///Contract of the NFT collection.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Token id.
+    pub const TOKEN_ID: Param = Param {
+        name: "token_id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "NftTokenId",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///How token ids are written.
+    pub const FORMAT: Param = Param {
+        name: "format",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TokenIdFormat",
+            default: Some("decimal"),
+        },
+    };
+    ///Add `normalized_metadata`, the metadata in a fixed shape.
+    pub const NORMALIZE_METADATA: Param = Param {
+        name: "normalizeMetadata",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(true),
+        },
+    };
+    ///Add `media`, preview images of the token's media.
+    pub const MEDIA_ITEMS: Param = Param {
+        name: "media_items",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Add `floor_price`, `floor_price_usd`, `floor_price_currency` and `last_sale` to each item. Prices come from marketplace sales on the chain up to the block the page reads: `last_sale` is the token's last sale (for a collection, the last sale of any of its tokens), and the floor is the lowest USD price the collection sold for in the day before that block (its last sale when it had none that day), written in the native currency at the block's price. They are null where the token or collection has no sale.
+    pub const INCLUDE_PRICES: Param = Param {
+        name: "include_prices",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        TOKEN_ID,
+        CHAIN,
+        FORMAT,
+        NORMALIZE_METADATA,
+        MEDIA_ITEMS,
+        INCLUDE_PRICES,
+    ];
+}
+///`getNftTokenIdOwners`: GET /api/v2.2/nft/{address}/{token_id}/owners.
+pub mod get_nft_token_id_owners {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getNftTokenIdOwners",
+        method: "GET",
+        path: "/api/v2.2/nft/{address}/{token_id}/owners",
+    };
+    ///Contract of the NFT collection.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Token id.
+    pub const TOKEN_ID: Param = Param {
+        name: "token_id",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "NftTokenId",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///How token ids are written.
+    pub const FORMAT: Param = Param {
+        name: "format",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TokenIdFormat",
+            default: Some("decimal"),
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    ///Add `normalized_metadata`, the metadata in a fixed shape (off unless asked, as production has it for owners).
+    pub const NORMALIZE_METADATA: Param = Param {
+        name: "normalizeMetadata",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Add `media`, preview images of the token's media.
+    pub const MEDIA_ITEMS: Param = Param {
+        name: "media_items",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        TOKEN_ID,
+        CHAIN,
+        FORMAT,
+        LIMIT,
+        CURSOR,
+        NORMALIZE_METADATA,
+        MEDIA_ITEMS,
     ];
 }
 ///`getNativeBalancesForAddresses`: GET /api/v2.2/wallets/balances.
@@ -1503,6 +1929,25 @@ pub mod token_price_item {
         min_items: None,
         max_items: None,
     };
+}
+///Request bodies of schema `MultipleNftsRequest`.
+pub mod multiple_nfts_request {
+    use super::*;
+    ///Bounds of `tokens`.
+    pub const TOKENS: FieldBounds = FieldBounds {
+        name: "tokens",
+        minimum: None,
+        maximum: None,
+        min_length: None,
+        max_length: None,
+        min_items: Some(1u64),
+        max_items: Some(25u64),
+    };
+    ///The schema of `MultipleNftsRequest` with every component it reaches, as JSON.
+    pub const SCHEMA: &str = "{\"$ref\":\"#/components/schemas/MultipleNftsRequest\",\"components\":{\"schemas\":{\"Address\":{\"pattern\":\"^0x[0-9a-fA-F]{40}$\",\"type\":\"string\"},\"MultipleNftsRequest\":{\"properties\":{\"media_items\":{\"default\":false,\"type\":\"boolean\"},\"normalizeMetadata\":{\"default\":true,\"type\":\"boolean\"},\"tokens\":{\"items\":{\"$ref\":\"#/components/schemas/NftTokenItem\"},\"maxItems\":25,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"tokens\"],\"type\":\"object\"},\"NftTokenId\":{\"pattern\":\"^([0-9]{1,78}|0x[0-9a-fA-F]{1,64})$\",\"type\":\"string\"},\"NftTokenItem\":{\"properties\":{\"token_address\":{\"$ref\":\"#/components/schemas/Address\"},\"token_id\":{\"$ref\":\"#/components/schemas/NftTokenId\"}},\"required\":[\"token_address\",\"token_id\"],\"type\":\"object\"}}}}";
+    impl crate::openapi::RequestBody for crate::MultipleNftsRequest {
+        const SCHEMA: &'static str = SCHEMA;
+    }
 }
 ///Request bodies of schema `SolanaChallengeRequest`.
 pub mod solana_challenge_request {

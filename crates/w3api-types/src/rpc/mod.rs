@@ -15,6 +15,7 @@ mod params;
 mod receipt;
 mod token_price;
 mod transaction;
+mod wallet_nfts;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
 pub use cheat::{CreatedWallet, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity};
@@ -31,8 +32,12 @@ pub use params::{
 pub use receipt::{Log, Receipt};
 pub use token_price::{NativePrice, TokenPrice};
 // The extended methods answer with the Data API's own shapes.
+pub use crate::{ContractType, SyncStatus};
 pub use crate::{Erc20Metadata, Erc20TokenBalance, TokenImplementation, TokenLinks};
 pub use transaction::{AccessListItem, Transaction};
+pub use wallet_nfts::{
+    HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage, WalletNftParams,
+};
 
 /// A 20-byte account or contract address (`Address` in the spec).
 pub use alloy_primitives::Address;

@@ -75,7 +75,7 @@ fn holdings(history: &History, wallet: Address) -> BTreeMap<(Address, U256), Hol
 fn answered(wallet: Address, nfts: &[Nft]) -> BTreeMap<(Address, U256), Holding> {
     nfts.iter()
         .map(|nft| {
-            assert_eq!(nft.owner_of, wallet);
+            assert_eq!(nft.owner_of, Some(wallet));
             let id: U256 = nft.token_id.parse().unwrap_or_else(|e| panic!("token id {:?}: {e}", nft.token_id));
             let holding = Holding {
                 kind: nft.contract_type.clone(),
@@ -102,5 +102,120 @@ fn wallet_nfts_are_what_mints_and_transfers_left_them() {
         compared += expected.len();
     }
     assert!(compared >= WALLETS, "the sampled wallets hold few NFTs ({compared})");
+    session.finish();
+}
+
+/// (collection, token id, holder, amount) of some NFTs.
+type Held = BTreeMap<(Address, U256, Address), U256>;
+
+fn held(nfts: &[Nft]) -> Held {
+    nfts.iter()
+        .map(|nft| {
+            let id = nft.token_id.parse().unwrap_or_else(|e| panic!("token id {:?}: {e}", nft.token_id));
+            let owner = nft.owner_of.unwrap_or_else(|| panic!("{}:{id} lists no holder", nft.token_address));
+            ((nft.token_address, id, owner), nft.amount.expect("the amount held"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_collections_owners_are_the_inverse_of_the_wallets_nfts() {
+    let session = Session::new();
+    let rest = session.rest();
+    let wallets: Vec<Address> = session.devnet().sample_wallets(WALLETS);
+    let mut by_wallets = Held::new();
+    for wallet in &wallets {
+        let request = rest.data().get_wallet_nfts().address(*wallet);
+        by_wallets.extend(held(&session.run(request.items().try_collect::<Vec<Nft>>()).unwrap()));
+    }
+    let collections: std::collections::BTreeSet<Address> = by_wallets.keys().map(|(c, _, _)| *c).collect();
+    assert!(collections.len() >= 2, "the sampled wallets hold few collections ({collections:?})");
+    for collection in collections {
+        let request = rest.data().get_nft_owners().address(collection).limit(7u64);
+        let owners = held(&session.run(request.items().try_collect::<Vec<Nft>>()).unwrap());
+        let seen: Held = owners.into_iter().filter(|((_, _, owner), _)| wallets.contains(owner)).collect();
+        let wanted: Held = by_wallets.iter().filter(|((c, _, _), _)| *c == collection).map(|(k, v)| (*k, *v)).collect();
+        assert_eq!(seen, wanted, "collection {collection}: its owners among the sampled wallets vs their NFTs");
+    }
+    session.finish();
+}
+
+#[test]
+fn a_collections_tokens_read_one_by_one_as_they_are_listed() {
+    let session = Session::new();
+    let rest = session.rest();
+    let wallet = session.devnet().sample_wallets(1)[0];
+    let request = rest.data().get_wallet_nfts().address(wallet);
+    let nfts: Vec<Nft> = session.run(request.items().try_collect()).unwrap();
+    let collection = nfts.first().expect("the sampled wallet holds an NFT").token_address;
+    let listed: Vec<Nft> =
+        session.run(rest.data().get_contract_nfts().address(collection).items().try_collect()).unwrap();
+    let total = listed.len();
+    let ids: Vec<U256> = listed.iter().map(|n| n.token_id.parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "listed once each, by id");
+    // Every ERC721 token listed has the owner its owners listing gives.
+    let owners = session.run(rest.data().get_nft_owners().address(collection).items().try_collect::<Vec<Nft>>());
+    let owner_of: BTreeMap<String, Option<Address>> =
+        owners.unwrap().into_iter().map(|n| (n.token_id, n.owner_of)).collect();
+    for nft in listed.iter().filter(|n| n.contract_type == ContractType::Erc721) {
+        assert_eq!(owner_of.get(&nft.token_id), Some(&nft.owner_of), "token {}", nft.token_id);
+    }
+    let first = &listed[0];
+    let one = session.run(rest.data().get_nft_metadata().address(collection).token_id(first.token_id.as_str()).send());
+    assert_eq!(&one.unwrap().into_inner(), first, "one token reads as it is listed");
+    let runs: Vec<Nft> = (1..=3u64)
+        .flat_map(|run| {
+            let request = rest.data().get_contract_nfts().address(collection).range(run).total_ranges(3u64);
+            session.run(request.items().try_collect::<Vec<Nft>>()).unwrap()
+        })
+        .collect();
+    assert_eq!(runs.len(), total, "three runs hold every token once");
+    assert_eq!(runs, listed, "the runs, in order, are the listing");
+    session.finish();
+}
+
+#[test]
+fn the_extended_nft_methods_page_through_what_rest_lists() {
+    let session = Session::new();
+    let rest = session.rest();
+    for wallet in session.devnet().sample_wallets(3) {
+        let nfts: Vec<Nft> = session.run(rest.data().get_wallet_nfts().address(wallet).items().try_collect()).unwrap();
+        let listed: Vec<String> =
+            nfts.iter().map(|n| format!("{:#x}:{}={}", n.token_address, n.token_id, n.amount.unwrap())).collect();
+        let mut paged = Vec::new();
+        let mut cursor = serde_json::Value::Null;
+        loop {
+            let mut request = serde_json::json!({ "address": wallet, "limit": 3 });
+            if !cursor.is_null() {
+                request["cursor"] = cursor.clone();
+            }
+            let page = session.call("eth_getNFTBalances", serde_json::json!([request]));
+            for nft in page["nfts"].as_array().unwrap() {
+                paged.push(format!(
+                    "{}:{}={}",
+                    nft["contract_address"].as_str().unwrap(),
+                    nft["token_id"].as_str().unwrap(),
+                    nft["amount"].as_str().unwrap()
+                ));
+            }
+            cursor = page["cursor"].clone();
+            if cursor.is_null() {
+                break;
+            }
+        }
+        assert_eq!(paged, listed, "wallet {wallet}: eth_getNFTBalances pages vs getWalletNfts");
+        let counts = session.call("eth_getNFTCollections", serde_json::json!([{ "address": wallet }]));
+        let mut expected: BTreeMap<String, u64> = BTreeMap::new();
+        for nft in &nfts {
+            *expected.entry(format!("{:#x}", nft.token_address)).or_default() += 1;
+        }
+        let got: BTreeMap<String, u64> = counts["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["token_address"].as_str().unwrap().to_string(), c["count"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(got, expected, "wallet {wallet}: eth_getNFTCollections counts vs getWalletNfts");
+    }
     session.finish();
 }

@@ -25,6 +25,11 @@ fn requests_are_routed_to_their_operation() {
         (Method::GET, "/api/v2.2/erc20/metadata", Route::Rest("/api/v2.2/erc20/metadata")),
         (Method::GET, "/api/v2.2/dateToBlock", Route::Rest("/api/v2.2/dateToBlock")),
         (Method::GET, "/api/v2.2/wallets/0xabc/net-worth", Route::Rest("/api/v2.2/wallets/{address}/net-worth")),
+        (Method::GET, "/api/v2.2/nft/0xabc", Route::Rest("/api/v2.2/nft/{address}")),
+        (Method::GET, "/api/v2.2/nft/0xabc/owners", Route::Rest("/api/v2.2/nft/{address}/owners")),
+        (Method::GET, "/api/v2.2/nft/0xabc/15", Route::Rest("/api/v2.2/nft/{address}/{token_id}")),
+        (Method::GET, "/api/v2.2/nft/0xabc/15/owners", Route::Rest("/api/v2.2/nft/{address}/{token_id}/owners")),
+        (Method::POST, "/api/v2.2/nft/getMultipleNFTs", Route::Rest("/api/v2.2/nft/getMultipleNFTs")),
         (Method::GET, "/streams/evm/some-id", Route::Rest("/streams/evm/{id}")),
         (Method::POST, "/challenge/request/solana", Route::Rest("/challenge/request/solana")),
         (Method::POST, "/challenge/verify/solana", Route::Rest("/challenge/verify/solana")),
@@ -36,7 +41,7 @@ fn requests_are_routed_to_their_operation() {
     for (method, path, expected) in cases {
         assert_eq!(route(&method, path), expected, "{method} {path}");
     }
-    assert_eq!(rest_operations().len(), 32, "the spec's REST operations: {:?}", rest_operations());
+    assert_eq!(rest_operations().len(), 37, "the spec's REST operations: {:?}", rest_operations());
 }
 
 #[test]

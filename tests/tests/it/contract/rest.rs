@@ -140,7 +140,7 @@ mod nfts {
                 assert!(d.token_id.bytes().all(|b| b.is_ascii_digit()), "decimal id {:?}", d.token_id);
                 assert!(h.token_id.starts_with("0x"), "hex id {:?}", h.token_id);
                 assert_eq!((d.token_address, token_id(d)), (h.token_address, token_id(h)));
-                assert_eq!(d.owner_of, wallet);
+                assert_eq!(d.owner_of, Some(wallet));
                 let amount = d.amount.expect("every NFT says how many the wallet has");
                 match &d.contract_type {
                     ContractType::Erc721 => assert_eq!(amount, U256::from(1)),

@@ -1,0 +1,63 @@
+//! `getMultipleNFTs`: up to 25 NFTs by contract and token id, each as
+//! `getNFTMetadata` gives it, in the order asked; `null` in place of one
+//! that does not exist, as production answers.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use w3api_query::collection_nfts::NftsById;
+use w3api_types::params::operations::get_multiple_nfts as op;
+use w3api_types::params::operations::multiple_nfts_request as request_body;
+use w3api_types::{Address, Chain, MultipleNftsRequest, Nft, TokenIdFormat, U256};
+
+use super::answer::JsonAnswer;
+use super::body::JsonBody;
+use super::extract::{FromQueryAlone, QueryRequest};
+use super::query::Query;
+use super::wallet_nfts::{NftView, nft};
+use crate::error::ApiError;
+use crate::{App, Backend};
+
+/// Adds the operation to `router`.
+pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
+    super::operation(router, &op::OPERATION, multiple_nfts::<S>)
+}
+
+/// The chain the query names.
+#[derive(Debug)]
+pub(crate) struct MultipleNftsChain(Chain);
+
+impl FromQueryAlone for MultipleNftsChain {
+    fn read(q: &mut Query) -> Self {
+        MultipleNftsChain(q.chain(&op::CHAIN))
+    }
+}
+
+/// The body's tokens, within the spec's bounds.
+fn tokens(body: &MultipleNftsRequest) -> Result<Vec<(Address, U256)>, ApiError> {
+    let bounds = &request_body::TOKENS;
+    if !bounds.admits_items(body.tokens.len()) {
+        let (least, most) = (bounds.min_items.unwrap_or(0), bounds.max_items.unwrap_or(u64::MAX));
+        let given = body.tokens.len();
+        return Err(ApiError::bad_request(vec![format!("tokens: {given} given; from {least} to {most} are allowed")]));
+    }
+    Ok(body.tokens.iter().map(|item| (item.token_address, item.token_id.0)).collect())
+}
+
+async fn multiple_nfts<S: Backend>(
+    State(app): State<Arc<App<S>>>,
+    QueryRequest(MultipleNftsChain(chain)): QueryRequest<MultipleNftsChain>,
+    JsonBody(body): JsonBody<MultipleNftsRequest>,
+) -> Result<JsonAnswer<Vec<Option<Nft>>>, ApiError> {
+    let tokens = tokens(&body)?;
+    let view = NftView {
+        format: TokenIdFormat::Decimal,
+        normalize_metadata: body.normalize_metadata.unwrap_or(true),
+        media_items: body.media_items.unwrap_or(false),
+    };
+    let (block, found) = app.source.ask(chain, NftsById { tokens, include_prices: false }).await?;
+    let present: Vec<bool> = found.iter().map(Option::is_some).collect();
+    let described = app.source.describe_nfts(chain, block, found.into_iter().flatten().collect()).await?;
+    let mut described = described.into_iter().map(|holding| nft(holding, view));
+    Ok(JsonAnswer(present.into_iter().map(|present| if present { described.next() } else { None }).collect()))
+}

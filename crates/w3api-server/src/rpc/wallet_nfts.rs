@@ -1,0 +1,105 @@
+//! `eth_getNFTBalances` and `eth_getNFTCollections`: the REST twins' pages
+//! (`getWalletNfts`, `getWalletNftCollections`), cursors included, written
+//! in the briefer shapes production's extended RPC documents.
+
+use jsonrpsee::types::ErrorObjectOwned;
+use w3api_source::{WalletCollectionsQuery, WalletNftsQuery};
+use w3api_types::Chain;
+use w3api_types::params::operations::{get_wallet_nft_collections as collections_op, get_wallet_nfts as nfts_op};
+use w3api_types::rpc::WalletNftParams;
+use w3api_types::rpc::{HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage};
+use w3api_types::{Nft, SyncStatus, TokenIdFormat};
+
+use super::invalid_params;
+use crate::Backend;
+use crate::error::ApiError;
+use crate::rest::extract::Paging;
+use crate::rest::pagination::Cursors;
+use crate::rest::wallet_collections::wallet_collections_page;
+use crate::rest::wallet_nfts::{NftView, wallet_nfts_page};
+
+/// A wallet's NFTs, a page at a time, with the name and image of each.
+pub(super) async fn nft_balances<S: Backend>(
+    (source, cursors): (&S, &Cursors),
+    chain: Chain,
+    request: WalletNftParams,
+) -> Result<NftBalancesPage, ErrorObjectOwned> {
+    let paging = Paging::given(request.limit, request.cursor, &nfts_op::LIMIT).map_err(invalid_params)?;
+    let query = WalletNftsQuery {
+        chain,
+        address: request.address,
+        at_block: None,
+        token_addresses: Vec::new(),
+        exclude_spam: nfts_op::EXCLUDE_SPAM.default_flag().unwrap_or(false),
+        include_prices: false,
+    };
+    let view = NftView { format: TokenIdFormat::Decimal, normalize_metadata: true, media_items: false };
+    let page = wallet_nfts_page((source, cursors), query, view, &paging).await.map_err(page_error)?;
+    Ok(NftBalancesPage {
+        nfts: page.result.into_iter().map(balance).collect(),
+        cursor: page.cursor,
+        page_size: page.page_size,
+        page: page.page,
+    })
+}
+
+/// The collections a wallet holds tokens of, a page at a time, with how many.
+pub(super) async fn nft_collections<S: Backend>(
+    (source, cursors): (&S, &Cursors),
+    chain: Chain,
+    request: WalletNftParams,
+) -> Result<NftCollectionsPage, ErrorObjectOwned> {
+    let paging = Paging::given(request.limit, request.cursor, &collections_op::LIMIT).map_err(invalid_params)?;
+    let query = WalletCollectionsQuery {
+        chain,
+        address: request.address,
+        at_block: None,
+        exclude_spam: collections_op::EXCLUDE_SPAM.default_flag().unwrap_or(false),
+        include_prices: false,
+    };
+    let page = wallet_collections_page((source, cursors), query, true, &paging).await.map_err(page_error)?;
+    Ok(NftCollectionsPage {
+        status: page.status.unwrap_or(SyncStatus::Synced),
+        page: page.page,
+        page_size: page.page_size,
+        cursor: page.cursor,
+        // The REST page writes every flag and, asked to, every count.
+        result: page
+            .result
+            .into_iter()
+            .map(|c| HeldCollection {
+                token_address: c.token_address,
+                contract_type: c.contract_type,
+                name: c.name,
+                symbol: c.symbol,
+                possible_spam: c.possible_spam.unwrap_or(false),
+                verified_collection: c.verified_collection.unwrap_or(false),
+                count: c.count.unwrap_or(0),
+                collection_logo: c.collection_logo,
+                collection_banner_image: c.collection_banner_image,
+            })
+            .collect(),
+    })
+}
+
+/// An NFT as `eth_getNFTBalances` lists it.
+fn balance(nft: Nft) -> NftBalance {
+    let metadata = nft.normalized_metadata.map(|m| NftBalanceMetadata { name: m.name, image: m.image });
+    NftBalance {
+        token_id: nft.token_id,
+        contract_address: nft.token_address,
+        amount: nft.amount.unwrap_or(w3api_types::U256::from(1)),
+        metadata,
+    }
+}
+
+/// A REST listing's failure as a JSON-RPC error: a bad cursor or block is
+/// the caller's (invalid params); anything else is the server's, and its
+/// cause is already in the log.
+fn page_error(error: ApiError) -> ErrorObjectOwned {
+    if error.status.is_client_error() {
+        invalid_params(error.messages.join("; "))
+    } else {
+        ErrorObjectOwned::owned(jsonrpsee::types::ErrorCode::InternalError.code(), "Internal error", None::<()>)
+    }
+}
