@@ -320,6 +320,31 @@ async function main() {
     return expectSame(sdk, raw, 'token id owners');
   });
 
+  // Blocks and transactions: block 20 of the devnet holds an ERC20 transfer.
+  await check('getBlock (20, eth) and by its hash', async () => {
+    const sdk = await Moralis.EvmApi.block.getBlock({ blockNumberOrHash: '20', chain: '0x1' });
+    const raw = await rawGet('/api/v2.2/block/20', { chain: 'eth' });
+    assert(sdk.result.hash === raw.hash && sdk.result.transactions.length === raw.transactions.length, `typed hash ${sdk.result.hash}`);
+    const byHash = await Moralis.EvmApi.block.getBlock({ blockNumberOrHash: raw.hash, chain: '0x1' });
+    expectSame(byHash.raw, raw, 'block by hash');
+    const missing = await Moralis.EvmApi.block.getBlock({ blockNumberOrHash: '99999999', chain: '0x1' });
+    assert(missing === null, 'a block the chain does not have reads as null (a 404)');
+    return expectSame(sdk.raw, raw, 'block');
+  });
+  const blockTx = (await rawGet('/api/v2.2/block/20', { chain: 'eth' })).transactions[0].hash;
+  await check(`getTransaction (${short(blockTx)}, eth)`, async () => {
+    const sdk = await Moralis.EvmApi.transaction.getTransaction({ transactionHash: blockTx, chain: '0x1' });
+    const raw = await rawGet(`/api/v2.2/transaction/${blockTx}`, { chain: 'eth' });
+    assert(sdk.result.hash === raw.hash && sdk.result.logs.length === raw.logs.length, `typed ${sdk.result.hash}`);
+    return expectSame(sdk.raw, raw, 'transaction');
+  });
+  await check(`getTransactionVerbose (${short(blockTx)}, eth)`, async () => {
+    const sdk = await Moralis.EvmApi.transaction.getTransactionVerbose({ transactionHash: blockTx, chain: '0x1' });
+    const raw = await rawGet(`/api/v2.2/transaction/${blockTx}/verbose`, { chain: 'eth' });
+    assert(raw.decoded_call && raw.decoded_call.label === 'transfer', `raw decoded call ${show(raw.decoded_call)}`);
+    return expectSame(sdk.raw, raw, 'verbose transaction');
+  });
+
   await check('Auth.requestMessage + verify (solana)', async () => {
     const request = {
       domain: 'example.com', uri: 'https://example.com/login', timeout: 60, statement: 'Sign in to Example',

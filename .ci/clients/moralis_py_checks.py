@@ -116,6 +116,20 @@ def everyday_checks(w0: str):
     r.check(f"evm_api.wallets.get_wallet_net_worth ({w0[:8]}, chains eth and polygon)", net_worth)
 
 
+def block_checks():
+    """Blocks and transactions: block 20 of the devnet holds an ERC20 transfer."""
+    same = lambda sdk, raw, what: f"{expect_same(sdk, raw, what).compared} values"  # noqa: E731
+    r.check("evm_api.block.get_block (20, eth)", lambda: same(
+        evm_api.block.get_block(api_key=KEY, params={"block_number_or_hash": "20", "chain": "eth"}),
+        raw_get("/api/v2.2/block/20", {"chain": "eth"}), "block"))
+    tx = raw_get("/api/v2.2/block/20", {"chain": "eth"})["transactions"][0]["hash"]
+    r.check(f"evm_api.transaction.get_transaction ({tx[:10]}, eth)", lambda: same(
+        evm_api.transaction.get_transaction(api_key=KEY, params={"transaction_hash": tx, "chain": "eth"}),
+        raw_get(f"/api/v2.2/transaction/{tx}", {"chain": "eth"}), "transaction"))
+    r.check(f"evm_api.transaction.get_transaction_verbose ({tx[:10]}, eth)", lambda: same(
+        evm_api.transaction.get_transaction_verbose(api_key=KEY, params={"transaction_hash": tx, "chain": "eth"}),
+        raw_get(f"/api/v2.2/transaction/{tx}/verbose", {"chain": "eth"}), "verbose transaction"))
+
 def nft_collection_checks(holder: str):
     """NFTs by collection: each SDK answer is the raw answer to the same request."""
     same = lambda sdk, raw, what: f"{expect_same(sdk, raw, what).compared} values"  # noqa: E731
@@ -206,6 +220,7 @@ def main() -> int:
 
     everyday_checks(w0)
     nft_collection_checks(holder)
+    block_checks()
     stream_checks()
 
     def sign_in():

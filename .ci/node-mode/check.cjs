@@ -612,6 +612,45 @@ function byId(a, b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/// A REST block and its transactions are the node's, rewritten: the block
+/// by number and by hash, each transaction beside the node's receipt, one
+/// transaction alone, and its verbose form's fee.
+async function compareBlock(results, api, node, number) {
+  const where = `rest block=${number}`;
+  const block = await node.rpc.call('eth_getBlockByNumber', ['0x' + number.toString(16), true]);
+  const byNumber = await api.rest(`/api/v2.2/block/${number}`, []);
+  if (!results.check(byNumber.status === 200, where, 'getBlock', 'HTTP 200', byNumber.text)) return;
+  const rest = byNumber.json;
+  const byHash = await api.rest(`/api/v2.2/block/${block.hash}`, []);
+  results.eq(where, 'getBlock by hash = by number', show(rest), show(byHash.json));
+  results.eq(where, 'hash', block.hash, rest.hash);
+  results.eq(where, 'parent_hash', block.parentHash, rest.parent_hash);
+  results.eq(where, 'gas_used', BigInt(block.gasUsed).toString(), rest.gas_used);
+  results.eq(where, 'timestamp', Number(block.timestamp), Date.parse(rest.timestamp) / 1000);
+  results.eq(where, 'transactions', show(block.transactions.map((t) => t.hash)), show(rest.transactions.map((t) => t.hash)));
+  for (const [i, tx] of block.transactions.entries()) {
+    const item = rest.transactions[i];
+    if (!item) continue;
+    const receipt = await node.rpc.call('eth_getTransactionReceipt', [tx.hash]);
+    const tag = `${where} tx=${tx.hash}`;
+    const want = [lower(tx.from), tx.to ? lower(tx.to) : null, BigInt(tx.value).toString(), BigInt(receipt.gasUsed).toString(), String(Number(receipt.status)), BigInt(receipt.effectiveGasPrice ?? tx.gasPrice).toString()];
+    results.eq(tag, 'from, to, value, gas used, status, gas price', show(want), show([item.from_address, item.to_address, item.value, item.receipt_gas_used, item.receipt_status, item.gas_price]));
+    results.eq(tag, 'logs', show(receipt.logs.map((l) => [lower(l.address), l.topics, l.data])), show(item.logs.map((l) => [l.address, [l.topic0, l.topic1, l.topic2, l.topic3].filter((t) => t), l.data])));
+    if (i > 0) continue;
+    const alone = await api.rest(`/api/v2.2/transaction/${tx.hash}`, []);
+    results.eq(tag, 'getTransaction = its block item', show(item), show(alone.json));
+    const verbose = await api.rest(`/api/v2.2/transaction/${tx.hash}/verbose`, []);
+    const fee = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice ?? tx.gasPrice);
+    results.eq(tag, 'getTransactionVerbose fee (wei)', fee.toString(), verbose.json && weiOf(verbose.json.transaction_fee));
+  }
+}
+
+/// Whole units of 18 decimals (as the Data API writes a fee) back to wei.
+function weiOf(text) {
+  const [whole, fraction = ''] = String(text).split('.');
+  return (BigInt(whole) * 10n ** 18n + BigInt((fraction + '0'.repeat(18)).slice(0, 18))).toString();
+}
+
 function compareNfts(results, contracts, held, wallet, answer, collectionsAnswer) {
   const where = `nft wallet=${wallet}`;
   const expected = held.get(wallet);
@@ -915,6 +954,7 @@ async function main() {
   const nftAnswers = await pool(wallets, concurrency, async (w) => [await api.nfts(w), await api.collections(w)]);
   wallets.forEach((w, i) => compareNfts(results, contracts, held, w, nftAnswers[i][0], nftAnswers[i][1]));
   await compareNftListings(results, api, owners721, held, wallets, nftAnswers);
+  for (const number of [...new Set([1, Math.floor(head / 2), head])]) await compareBlock(results, api, node, number);
 
   // Discarded branches: their own address shows nothing, now or at any
   // block since the branch point.

@@ -71,7 +71,9 @@ fn client_for(spec: &OpenAPI, tag: &Tag) -> Result<proc_macro2::TokenStream, Err
 /// Traits of the replacement types that progenitor may lean on.
 fn replaced_impls(name: &str) -> Vec<TypeImpl> {
     match name {
-        "Address" | "Chain" | "DateInput" | "NftTokenId" => vec![TypeImpl::FromStr, TypeImpl::Display],
+        "Address" | "Chain" | "DateInput" | "NftTokenId" | "BlockNumberOrHash" => {
+            vec![TypeImpl::FromStr, TypeImpl::Display]
+        }
         "TokenIdFormat" => vec![TypeImpl::Default],
         _ => Vec::new(),
     }

@@ -16,7 +16,7 @@ use w3api_types::{
 use crate::connection::ConnectionArgs;
 use crate::error::CliError;
 use crate::output::{out, outln};
-use crate::{balances, prices, rpc, signin, stream, wallet};
+use crate::{balances, collection, prices, rpc, signin, stream, wallet};
 
 /// Options of `w3api demo`.
 #[derive(Args, Debug)]
@@ -87,6 +87,13 @@ async fn everyday(client: &Client, wallet: Address, block: u64) -> Result<(), Cl
     heading(&format!("Net worth of {wallet:#x} on eth and polygon (GET /api/v2.2/wallets/{{address}}/net-worth)"));
     let worth = data.get_wallet_net_worth().address(wallet).chains(vec![Chain::Eth, Chain::Polygon]).send().await?;
     out!("{}", balances::render_net_worth(&worth.into_inner()));
+    let held = data.get_wallet_nfts().address(wallet).limit(1).send().await?.into_inner();
+    if let Some(nft) = held.result.first() {
+        let collection = nft.token_address;
+        heading(&format!("Who holds {collection:#x}'s tokens (GET /api/v2.2/nft/{{address}}/owners)"));
+        let owners = data.get_nft_owners().address(collection).limit(5).send().await?.into_inner();
+        out!("{}", collection::render_held(&[owners]));
+    }
     Ok(())
 }
 

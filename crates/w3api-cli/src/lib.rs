@@ -14,6 +14,8 @@ use {tempfile as _, url as _, w3api_spec_check as _, w3api_testkit as _, w3api_t
 use mimalloc as _;
 
 mod balances;
+mod blocks;
+mod collection;
 mod connection;
 mod demo;
 mod devnet;
@@ -76,6 +78,18 @@ enum Command {
     Metadata(prices::MetadataArgs),
     /// The last block at or before a date.
     DateToBlock(prices::DateToBlockArgs),
+    /// One NFT, by collection and token id, with its metadata.
+    Nft(collection::NftArgs),
+    /// Several NFTs at once, each as COLLECTION:ID.
+    NftsById(collection::NftsByIdArgs),
+    /// Every token of an NFT collection.
+    CollectionNfts(collection::CollectionNftsArgs),
+    /// Who holds a collection's NFTs (or one token's, with --token-id).
+    NftOwners(collection::NftOwnersArgs),
+    /// A block with its transactions, receipts and logs.
+    Block(blocks::BlockArgs),
+    /// A mined transaction with its receipt and logs (decoded with --verbose).
+    Transaction(blocks::TransactionArgs),
     /// EVM streams: create, change, list and delete them, their addresses, webhook settings and deliveries.
     #[command(subcommand)]
     Streams(stream::StreamsCommand),
@@ -127,6 +141,12 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Prices(args) => prices::prices(&cli.connection.rest()?, args, json).await,
         Command::Metadata(args) => prices::metadata(&cli.connection.rest()?, args, json).await,
         Command::DateToBlock(args) => prices::date_to_block(&cli.connection.rest()?, args, json).await,
+        Command::Nft(args) => collection::nft(&cli.connection.rest()?, args, json).await,
+        Command::NftsById(args) => collection::nfts_by_id(&cli.connection.rest()?, args, json).await,
+        Command::CollectionNfts(args) => collection::collection_nfts(&cli.connection.rest()?, args, json).await,
+        Command::NftOwners(args) => collection::nft_owners(&cli.connection.rest()?, args, json).await,
+        Command::Block(args) => blocks::block(&cli.connection.rest()?, args, json).await,
+        Command::Transaction(args) => blocks::transaction(&cli.connection.rest()?, args, json).await,
         Command::Streams(command) => stream::run(&cli.connection.rest()?, command, json).await,
         Command::Stream { id } => stream::run(&cli.connection.rest()?, stream::StreamsCommand::Get { id }, json).await,
         Command::Signin(command) => signin::run(&cli.connection.rest()?, command, json).await,

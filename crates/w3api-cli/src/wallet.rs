@@ -16,13 +16,13 @@ use crate::output::{self, Progress, Table};
 pub(crate) struct PagingArgs {
     /// Page size, 1 to 100 (0 or absent: 100).
     #[arg(long)]
-    limit: Option<i64>,
+    pub(crate) limit: Option<i64>,
     /// Cursor of the page to fetch (from a previous answer).
     #[arg(long, conflicts_with = "all")]
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
     /// Follow cursors to the last page and show every item.
     #[arg(long)]
-    all: bool,
+    pub(crate) all: bool,
 }
 
 /// Whose token balances to read, where, when and of which tokens:
@@ -197,7 +197,7 @@ pub(crate) async fn fetch<R: Paginated>(request: R, all: bool) -> Result<Vec<R::
 }
 
 /// JSON: the page, or with `--all` one array of every item; text: `render`.
-fn show<P>(pages: Vec<P>, all: bool, json: bool, render: impl FnOnce(&[P])) -> Result<(), CliError>
+pub(crate) fn show<P>(pages: Vec<P>, all: bool, json: bool, render: impl FnOnce(&[P])) -> Result<(), CliError>
 where
     P: Page + Serialize,
     P::Item: Serialize,
@@ -213,7 +213,7 @@ where
 }
 
 /// Where a listing stops: the page shown and how to get the next.
-fn footer(first_page: u64, pages: usize, items: usize, cursor: Option<&str>) -> String {
+pub(crate) fn footer(first_page: u64, pages: usize, items: usize, cursor: Option<&str>) -> String {
     let shown = if pages == 1 { format!("page {first_page}") } else { format!("{pages} pages") };
     let more = match cursor.filter(|c| !c.is_empty()) {
         Some(cursor) => format!("; next page: --cursor {cursor} (or --all)"),

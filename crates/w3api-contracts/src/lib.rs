@@ -12,53 +12,58 @@
 //!   Uniswap V2's events, `getReserves`, `token0` and `token1`;
 //! - [`Marketplace`]: fixed-price NFT listings, each sale a `Sale` event.
 //!
+//! [`decode`] reads calls and logs by these ABIs, which hold the standard
+//! token and exchange events and functions.
+//!
 //! `artifacts/SOURCES` records what the artifacts were compiled from;
 //! `cargo xtask check` fails when a source changed since.
 
 // Dev-dependencies of the package's suites, named so that
 // `unused_crate_dependencies` keeps watching the rest.
 #[cfg(test)]
-use {alloy_primitives as _, w3api_ledger as _};
+use w3api_ledger as _;
 
 use alloy_sol_types::sol;
 
+pub mod decode;
+
 sol!(
-    #[sol(all_derives)]
+    #[sol(all_derives, abi)]
     Token,
     "artifacts/Token.json"
 );
 sol!(
-    #[sol(all_derives)]
+    #[sol(all_derives, abi)]
     WrappedNative,
     "artifacts/WrappedNative.json"
 );
 sol!(
-    #[sol(all_derives)]
+    #[sol(all_derives, abi)]
     Collectible,
     "artifacts/Collectible.json"
 );
 sol!(
-    #[sol(all_derives)]
+    #[sol(all_derives, abi)]
     MultiToken,
     "artifacts/MultiToken.json"
 );
 sol!(
-    #[sol(all_derives)]
+    #[sol(all_derives, abi)]
     Pair,
     "artifacts/Pair.json"
 );
 sol!(
-    #[sol(all_derives)]
+    #[sol(all_derives, abi)]
     Factory,
     "artifacts/Factory.json"
 );
 sol!(
-    #[sol(all_derives)]
+    #[sol(all_derives, abi)]
     Router,
     "artifacts/Router.json"
 );
 sol!(
-    #[sol(all_derives)]
+    #[sol(all_derives, abi)]
     Marketplace,
     "artifacts/Marketplace.json"
 );

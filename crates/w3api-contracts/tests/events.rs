@@ -4,6 +4,10 @@
 //! the ledger applies. A change of an event in `contracts/src` that the
 //! ledger would no longer see fails here.
 
+// The library's own dependencies, named so that `unused_crate_dependencies`
+// keeps watching this suite's.
+use {alloy_dyn_abi as _, alloy_json_abi as _, serde_json as _};
+
 use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::SolEvent;
 use w3api_contracts::{Collectible, Factory, MultiToken, Pair, Token, WrappedNative};

@@ -43,7 +43,7 @@ impl Question for ContractNfts {
         let mut tokens: Vec<(Holding<_>, Option<Address>)> = match view.collection_at(self.address) {
             Some(collection) => {
                 let ids = view.ledger().tokens_of(collection).iter();
-                ids.filter_map(|id| token(view, collection, *id, block)).collect()
+                ids.filter_map(|id| token(view, collection, *id, block, Erc1155As::AllHolders)).collect()
             }
             None => Vec::new(),
         };
@@ -91,14 +91,27 @@ impl Question for NftOwners {
 }
 
 /// Tokens named by contract and id, at the newest block, in the order
-/// asked: each as [`ContractNfts`] lists it, `None` for one that does not
-/// exist there (an unknown contract or id, or a burnt token).
+/// asked, `None` for one that does not exist there (an unknown contract or
+/// id, or a burnt token); an ERC1155 token as `erc1155` says.
 #[derive(Clone, Debug)]
 pub struct NftsById {
     /// The tokens.
     pub tokens: Vec<(Address, U256)>,
     /// Whether to add marketplace prices.
     pub include_prices: bool,
+    /// How an ERC1155 token, which has many holders, is written.
+    pub erc1155: Erc1155As,
+}
+
+/// How an ERC1155 token read by itself is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Erc1155As {
+    /// With what all its holders have and no holder, as [`ContractNfts`]
+    /// lists it (production's `nft`, whose `owner_of` is optional).
+    AllHolders,
+    /// As the holding of whoever has most of it (the first to get it among
+    /// equals): production's `nftOwner`, whose `owner_of` clients insist on.
+    LargestHolder,
 }
 
 impl Question for NftsById {
@@ -110,7 +123,7 @@ impl Question for NftsById {
         let found = self.tokens.iter().map(|(address, id)| {
             let collection = view.collection_at(*address)?;
             let id = TokenId::from_u256(*id)?;
-            let (holding, owner) = token(view, collection, id, block)?;
+            let (holding, owner) = token(view, collection, id, block, self.erc1155)?;
             Some(record(view, &holding, owner, prices))
         });
         Ok((block, found.collect()))
@@ -125,22 +138,43 @@ fn only_run<T>(items: Vec<T>, run: u64, runs: u64) -> Vec<T> {
     items.into_iter().skip(start).take(size).collect()
 }
 
-/// A token of `collection` at `block` with its owner (ERC721), or with the
-/// amount all its holders have (ERC1155); `None` when none exists then.
-fn token<V: ChainView>(view: &V, collection: u16, id: V::Id, block: u64) -> Option<(Holding<V::Id>, Option<Address>)> {
+/// A token of `collection` at `block` with its owner (ERC721), or as
+/// `erc1155` says; `None` when none exists then.
+fn token<V: ChainView>(
+    view: &V,
+    collection: u16,
+    id: V::Id,
+    block: u64,
+    erc1155: Erc1155As,
+) -> Option<(Holding<V::Id>, Option<Address>)> {
     let facts = view.collection(collection)?;
     let ledger = view.ledger();
     let at = ledger_block(block);
-    if facts.kind == ContractType::Erc1155 {
-        let holders = ledger.holders_of(collection, id).iter();
-        let held = holders.filter_map(|holder| held(view, *holder, collection, id, true, at));
-        let (since, amount) = held.fold((0, 0u64), |(since, total), (s, a)| (since.max(s), total.saturating_add(a)));
-        let holding = Holding { collection, address: facts.address, id, amount, since };
-        (amount > 0).then_some((holding, None))
-    } else {
+    if facts.kind != ContractType::Erc1155 {
         let (since, owner) = ledger.erc721_history(collection, id)?.checkpoint_at(at)?;
         let holding = Holding { collection, address: facts.address, id, amount: 1, since };
-        (owner != Holder::NOBODY).then(|| (holding, Some(ledger.address(owner))))
+        return (owner != Holder::NOBODY).then(|| (holding, Some(ledger.address(owner))));
+    }
+    let holders = ledger.holders_of(collection, id).iter();
+    let held: Vec<(Holder, u32, u64)> = holders
+        .filter_map(|holder| {
+            held(view, *holder, collection, id, true, at).map(|(since, amount)| (*holder, since, amount))
+        })
+        .collect();
+    match erc1155 {
+        Erc1155As::AllHolders => {
+            let since = held.iter().map(|(_, since, _)| *since).max()?;
+            let amount = held.iter().fold(0u64, |total, (_, _, amount)| total.saturating_add(*amount));
+            let holding = Holding { collection, address: facts.address, id, amount, since };
+            (amount > 0).then_some((holding, None))
+        }
+        Erc1155As::LargestHolder => {
+            // The first of equals: `max_by_key` keeps the last, so positions count down.
+            let (_, &(holder, since, amount)) =
+                held.iter().enumerate().filter(|(_, h)| h.2 > 0).max_by_key(|(i, h)| (h.2, std::cmp::Reverse(*i)))?;
+            let holding = Holding { collection, address: facts.address, id, amount, since };
+            Some((holding, Some(ledger.address(holder))))
+        }
     }
 }
 
@@ -260,15 +294,35 @@ mod tests {
         let (view, _, b) = shelf();
         let ask = |tokens: Vec<(Address, u32)>| {
             let tokens = tokens.into_iter().map(|(a, id)| (a, U256::from(id))).collect();
-            NftsById { tokens, include_prices: false }.answer(&view).unwrap().1
+            let all = NftsById { tokens, include_prices: false, erc1155: Erc1155As::AllHolders };
+            all.answer(&view).unwrap().1
         };
         let found = ask(vec![(CATS, 7), (CATS, 3), (GEMS, 1), (Address::ZERO, 1)]);
         assert_eq!(found[0].as_ref().map(|n| n.owner), Some(Some(b)));
         assert!(found[1].is_none(), "burnt");
-        assert_eq!(found[2].as_ref().map(|n| n.amount), Some(U256::from(7)));
+        assert_eq!(found[2].as_ref().map(|n| (n.amount, n.owner)), Some((U256::from(7), None)));
         assert!(found[3].is_none(), "not a collection");
-        let huge = NftsById { tokens: vec![(CATS, U256::MAX)], include_prices: false }.answer(&view).unwrap().1;
-        assert_eq!(huge, vec![None], "an id the ledger cannot hold is no token of it");
+        let huge = NftsById { tokens: vec![(CATS, U256::MAX)], include_prices: false, erc1155: Erc1155As::AllHolders };
+        assert_eq!(huge.answer(&view).unwrap().1, vec![None], "an id the ledger cannot hold is no token of it");
+    }
+
+    #[test]
+    fn an_erc1155_token_read_as_an_owners_item_is_its_largest_holding() {
+        let (mut view, a, b) = shelf();
+        let largest = |view: &Times| {
+            let tokens = vec![(GEMS, U256::from(1))];
+            let question = NftsById { tokens, include_prices: false, erc1155: Erc1155As::LargestHolder };
+            let found = question.answer(view).unwrap().1.remove(0).unwrap();
+            (found.owner, found.amount.to::<u64>(), found.block_number)
+        };
+        assert_eq!(largest(&view), (Some(b), 7, 3));
+        view.ledger.rollback_to(1);
+        assert_eq!(largest(&view), (Some(a), 5, 1), "5 of 7 at block 1");
+        let c = view.ledger.holder(Address::repeat_byte(3));
+        let hb = view.ledger.find(b).unwrap();
+        view.ledger.move_erc1155(2, 1, 1, hb, c, 2).unwrap();
+        view.ledger.move_erc1155(2, 1, 1, Holder::NOBODY, c, 3).unwrap();
+        assert_eq!(largest(&view), (Some(a), 5, 1), "a has 5 and c 5: the first to get it");
     }
 
     #[test]

@@ -167,7 +167,9 @@ impl From<SourceError> for ApiError {
             SourceError::NoPrice { .. }
             | SourceError::UnknownExchange { .. }
             | SourceError::NoBlockAt { .. }
-            | SourceError::NoNft { .. } => ApiError::not_found(error.to_string()),
+            | SourceError::NoNft { .. }
+            | SourceError::NoTransaction(_)
+            | SourceError::NoBlock(_) => ApiError::not_found(error.to_string()),
             // Only JSON-RPC calls name blocks by hash or read logs.
             // Only JSON-RPC calls change chains, too.
             SourceError::UnknownBlockHash(_)

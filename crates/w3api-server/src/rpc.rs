@@ -104,6 +104,8 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         SourceError::UnknownExchange { .. }
         | SourceError::NoBlockAt { .. }
         | SourceError::NoNft { .. }
+        | SourceError::NoTransaction(_)
+        | SourceError::NoBlock(_)
         | SourceError::BlockOutOfRange { .. }
         | SourceError::UnknownBlockHash(_)
         | SourceError::TooManyLogs { .. }

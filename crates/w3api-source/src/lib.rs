@@ -341,6 +341,12 @@ pub enum SourceError {
         /// The token id.
         token_id: U256,
     },
+    /// No mined transaction has this hash.
+    #[error("No transaction found with hash {0:#x}")]
+    NoTransaction(Hash32),
+    /// The chain has no such block (yet): by number or hash, as asked.
+    #[error("No block found with {0}")]
+    NoBlock(String),
     /// No block at or before a date: the chain (or the part of it the
     /// source has) starts later.
     #[error("no block at or before {date} (Unix seconds): the first block here, {first}, is at {first_time}")]

@@ -24,6 +24,7 @@ pub mod rpc;
 mod stream;
 mod stream_api;
 mod stream_webhook;
+mod transactions;
 mod units;
 mod wallet_tokens;
 pub mod wire;
@@ -68,6 +69,10 @@ pub use stream_webhook::{
     StreamBlock, StreamErc20Approval, StreamErc20Transfer, StreamInternalTransaction, StreamLog, StreamNativeBalance,
     StreamNftApproval, StreamNftApprovalForAll, StreamNftApprovals, StreamNftTokenApproval, StreamNftTransfer,
     StreamTransaction, StreamTriggerOutput, StreamWebhook,
+};
+pub use transactions::{
+    BlockNumberOrHash, BlockTransaction, BlockTransactionVerbose, ChainBlock, DecodedCall, DecodedEvent, DecodedParam,
+    InvalidBlockNumberOrHash, LogVerbose, MinedTransaction, TransactionLog,
 };
 pub use units::format_units;
 pub use wallet_tokens::{NATIVE_TOKEN_ADDRESS, TokenBalance, TokenBalancePage};

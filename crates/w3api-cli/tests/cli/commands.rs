@@ -364,6 +364,7 @@ fn the_demo_runs_every_operation() {
         "GET /api/v2.2/wallets/{address}/tokens",
         "GET /api/v2.2/{address}/nft)",
         "GET /api/v2.2/{address}/nft/collections",
+        "GET /api/v2.2/nft/{address}/owners",
         "POST /streams/evm/{chainId}/block/{blockNumber}",
         "eth_getBlockByNumber",
         "eth_getTransactionByBlockHashAndIndex",
@@ -466,4 +467,59 @@ fn the_everyday_commands_answer_as_the_data_api_does() {
     assert_eq!(worth["chains"].as_array().unwrap().len(), 2, "{worth}");
     let text = stdout(&w3api(&["net-worth", &wallet]));
     assert!(text.contains("total: $"), "{text}");
+}
+
+#[test]
+fn the_collection_commands_read_nfts_by_collection() {
+    let wallet = showcase();
+    let held = json(&["nfts", &wallet, "--limit", "1"]);
+    let first = &held["result"][0];
+    let (collection, id) = (first["token_address"].as_str().unwrap(), first["token_id"].as_str().unwrap());
+
+    let one = json(&["nft", collection, id]);
+    assert_eq!((&one["token_address"], &one["token_id"]), (&first["token_address"], &first["token_id"]));
+    let missing = failure(&["nft", collection, "999999999"]);
+    assert!(missing.contains("404") && missing.contains("No NFT found"), "{missing}");
+
+    let both = json(&["nfts-by-id", &format!("{collection}:{id}"), &format!("{collection}:999999999")]);
+    assert_eq!(both[0]["token_id"].as_str(), Some(id), "{both}");
+    assert!(both[1].is_null(), "a token that does not exist is null: {both}");
+    let bad = w3api(&["nfts-by-id", collection]);
+    assert_eq!(bad.status.code(), Some(2), "a usage error: {}", String::from_utf8_lossy(&bad.stderr));
+
+    let owners = json(&["nft-owners", collection, "--token-id", id]);
+    let holders: Vec<&str> =
+        owners["result"].as_array().unwrap().iter().map(|o| o["owner_of"].as_str().unwrap()).collect();
+    assert!(holders.contains(&wallet.as_str()), "{owners}");
+    let every = json(&["nft-owners", collection, "--all"]);
+    let tokens = json(&["collection-nfts", collection, "--all"]);
+    let tokens = tokens.as_array().unwrap();
+    assert!(every.as_array().unwrap().len() >= tokens.len(), "each token has a holder or more");
+    let run = json(&["collection-nfts", collection, "--range", "1", "--total-ranges", "2", "--all"]);
+    assert_eq!(run.as_array().unwrap().len(), tokens.len().div_ceil(2), "the first of two runs");
+    let text = stdout(&w3api(&["nft-owners", collection, "--limit", "2"]));
+    assert!(text.starts_with("COLLECTION") && text.contains("--cursor"), "{text}");
+}
+
+#[test]
+fn blocks_and_transactions_through_the_data_api() {
+    let block = json(&["block", "20"]);
+    let rpc = json(&["rpc", "block", "20"]);
+    assert_eq!(block["hash"], rpc["hash"], "the data API's block 20 is the gateway's");
+    let hash = block["transactions"][0]["hash"].as_str().unwrap().to_string();
+    let by_hash = json(&["block", rpc["hash"].as_str().unwrap()]);
+    assert_eq!(by_hash, block);
+    let text = stdout(&w3api(&["block", "20"]));
+    assert!(text.contains(&hash) && text.contains("1 transactions"), "{text}");
+    let transaction = json(&["transaction", &hash]);
+    assert_eq!(transaction, block["transactions"][0], "a transaction is its block's item");
+    let decoded = stdout(&w3api(&["transaction", &hash, "--verbose"]));
+    assert!(
+        decoded.contains("call") && decoded.contains("transfer(") && decoded.contains("Transfer(from="),
+        "{decoded}"
+    );
+    let missing = failure(&["block", "99999999"]);
+    assert!(missing.contains("404") && missing.contains("No block found"), "{missing}");
+    let bad = w3api(&["block", "latest"]);
+    assert_eq!(bad.status.code(), Some(2), "a usage error: {}", String::from_utf8_lossy(&bad.stderr));
 }

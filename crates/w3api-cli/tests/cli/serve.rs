@@ -136,10 +136,18 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 72] = [
+const CURL_PAGE_ANSWERS: [Answer; 82] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
+    Answer::Rest("GET", "/api/v2.2/nft/{address}/{token_id}", 200),
+    Answer::Rest("POST", "/api/v2.2/nft/getMultipleNFTs", 200),
+    Answer::Rest("GET", "/api/v2.2/nft/{address}", 200),
+    Answer::Rest("GET", "/api/v2.2/nft/{address}/owners", 200),
+    Answer::Rest("GET", "/api/v2.2/nft/{address}/{token_id}/owners", 200),
+    Answer::Rest("GET", "/api/v2.2/block/{block_number_or_hash}", 200),
+    Answer::Rest("GET", "/api/v2.2/transaction/{transaction_hash}", 200),
+    Answer::Rest("GET", "/api/v2.2/transaction/{transaction_hash}/verbose", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/erc20", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/balance", 200),
     Answer::Rest("GET", "/api/v2.2/wallets/balances", 200),
@@ -175,6 +183,8 @@ const CURL_PAGE_ANSWERS: [Answer; 72] = [
     Answer::Rpc("eth_getTokenPrice"),
     Answer::Rpc("eth_getTokenBalances"),
     Answer::Rpc("eth_getTokenMetadata"),
+    Answer::Rpc("eth_getNFTBalances"),
+    Answer::Rpc("eth_getNFTCollections"),
     Answer::Rpc("eth_chainId"),
     Answer::Rpc("net_version"),
     Answer::Rpc("web3_clientVersion"),
@@ -287,8 +297,8 @@ fn serve_prints_what_a_user_needs_runs_the_curl_page_and_stops_on_sigterm() {
     let challenge: Value =
         serde_json::from_slice(&std::fs::read(workdir.path().join("challenge.json")).unwrap()).unwrap();
     Document::check_response("/challenge/request/solana", "POST", 201, &challenge).unwrap();
-    assert_eq!(answers[31]["id"], challenge["id"], "the verified challenge is the one requested");
-    let history = &answers[25];
+    assert_eq!(answers[39]["id"], challenge["id"], "the verified challenge is the one requested");
+    let history = &answers[33];
     assert_eq!(history["total"], 1, "the wallet's ether is one delivery: {history}");
     assert_eq!(history["result"][0]["payload"]["txs"][0]["toAddress"], "0x1111111111111111111111111111111111111111");
 

@@ -841,9 +841,13 @@ let response = client.get_wallet_net_worth()
     }
     /**Several NFTs by contract and token id
 
-Up to 25 NFTs, each as `getNFTMetadata` gives it, in the order asked.
-A token that does not exist (an unknown contract or id, or a burnt
-token) is `null` in its place, as in production's answers.
+Up to 25 NFTs in the order asked, each as `getNFTMetadata` gives it
+but for ERC1155: production's items here always name a holder (its
+JS SDK fails without one), so an ERC1155 token comes as the holding
+of whoever has most of it (the first to get it among equals), with
+their amount. A token that does not exist (an unknown contract or
+id, or a burnt token) is `null` in its place, as in production's
+answers.
 
 
 Sends a `POST` request to `/api/v2.2/nft/getMultipleNFTs`
@@ -1000,6 +1004,76 @@ let response = client.get_nft_token_id_owners()
 ```*/
     pub fn get_nft_token_id_owners(&self) -> builder::GetNftTokenIdOwners<'_> {
         builder::GetNftTokenIdOwners::new(self)
+    }
+    /**A block with its transactions
+
+The block, by number or hash, with every transaction, each with its
+receipt and logs: what `eth_getBlockByNumber` (full transactions) and
+`eth_getBlockReceipts` give, numbers in decimal and times as dates. A
+block the chain does not have is a 404.
+
+
+Sends a `GET` request to `/api/v2.2/block/{block_number_or_hash}`
+
+Arguments:
+- `block_number_or_hash`: The block's number (decimal digits) or hash (`0x` and 64 hex digits).
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+```ignore
+let response = client.get_block()
+    .block_number_or_hash(block_number_or_hash)
+    .chain(chain)
+    .send()
+    .await;
+```*/
+    pub fn get_block(&self) -> builder::GetBlock<'_> {
+        builder::GetBlock::new(self)
+    }
+    /**A transaction with its receipt and logs
+
+The mined transaction, with its receipt and logs: what
+`eth_getTransactionByHash` and `eth_getTransactionReceipt` give,
+numbers in decimal and times as dates. A transaction the chain has
+not mined is a 404.
+
+
+Sends a `GET` request to `/api/v2.2/transaction/{transaction_hash}`
+
+Arguments:
+- `transaction_hash`: The transaction's hash.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+```ignore
+let response = client.get_transaction()
+    .transaction_hash(transaction_hash)
+    .chain(chain)
+    .send()
+    .await;
+```*/
+    pub fn get_transaction(&self) -> builder::GetTransaction<'_> {
+        builder::GetTransaction::new(self)
+    }
+    /**A transaction with its call and logs decoded
+
+`getTransaction`, with the fee paid, the call decoded and each log's
+event decoded where the server knows the ABI: the standard token
+events and functions (ERC20, ERC721, ERC1155, the wrapped native
+token, Uniswap V2's pairs and factory) and those of the devnet's own
+contracts. Anything else is `null`.
+
+
+Sends a `GET` request to `/api/v2.2/transaction/{transaction_hash}/verbose`
+
+Arguments:
+- `transaction_hash`: The transaction's hash.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+```ignore
+let response = client.get_transaction_verbose()
+    .transaction_hash(transaction_hash)
+    .chain(chain)
+    .send()
+    .await;
+```*/
+    pub fn get_transaction_verbose(&self) -> builder::GetTransactionVerbose<'_> {
+        builder::GetTransactionVerbose::new(self)
     }
 }
 /// Types for composing operation parameters.
@@ -3798,6 +3872,313 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_nft_token_id_owners",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_block`]
+
+[`Client::get_block`]: super::Client::get_block*/
+    #[derive(Debug, Clone)]
+    pub struct GetBlock<'a> {
+        client: &'a super::Client,
+        block_number_or_hash: Result<w3api_types::BlockNumberOrHash, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+    }
+    impl<'a> GetBlock<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                block_number_or_hash: Err(
+                    "block_number_or_hash was not initialized".to_string(),
+                ),
+                chain: Ok(None),
+            }
+        }
+        pub fn block_number_or_hash<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::BlockNumberOrHash>,
+        {
+            self.block_number_or_hash = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: BlockNumberOrHash` for block_number_or_hash failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/block/{block_number_or_hash}`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::ChainBlock>, Error<w3api_types::Error>> {
+            let Self { client, block_number_or_hash, chain } = self;
+            let block_number_or_hash = block_number_or_hash
+                .map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/block/{}", client.baseurl, encode_path(&
+                block_number_or_hash.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_block",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_transaction`]
+
+[`Client::get_transaction`]: super::Client::get_transaction*/
+    #[derive(Debug, Clone)]
+    pub struct GetTransaction<'a> {
+        client: &'a super::Client,
+        transaction_hash: Result<w3api_types::TransactionHash, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+    }
+    impl<'a> GetTransaction<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                transaction_hash: Err(
+                    "transaction_hash was not initialized".to_string(),
+                ),
+                chain: Ok(None),
+            }
+        }
+        pub fn transaction_hash<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TransactionHash>,
+        {
+            self.transaction_hash = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TransactionHash` for transaction_hash failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/transaction/{transaction_hash}`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::BlockTransaction>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, transaction_hash, chain } = self;
+            let transaction_hash = transaction_hash.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/transaction/{}", client.baseurl, encode_path(&
+                transaction_hash.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_transaction",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_transaction_verbose`]
+
+[`Client::get_transaction_verbose`]: super::Client::get_transaction_verbose*/
+    #[derive(Debug, Clone)]
+    pub struct GetTransactionVerbose<'a> {
+        client: &'a super::Client,
+        transaction_hash: Result<w3api_types::TransactionHash, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+    }
+    impl<'a> GetTransactionVerbose<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                transaction_hash: Err(
+                    "transaction_hash was not initialized".to_string(),
+                ),
+                chain: Ok(None),
+            }
+        }
+        pub fn transaction_hash<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TransactionHash>,
+        {
+            self.transaction_hash = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TransactionHash` for transaction_hash failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/transaction/{transaction_hash}/verbose`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::BlockTransactionVerbose>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, transaction_hash, chain } = self;
+            let transaction_hash = transaction_hash.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/transaction/{}/verbose", client.baseurl, encode_path(&
+                transaction_hash.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_transaction_verbose",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

@@ -91,6 +91,34 @@ impl<S: Send + Sync, T: FromTokenQuery> FromRequestParts<S> for TokenRequest<T> 
     }
 }
 
+/// The request of an operation whose path names one thing other than an
+/// address (a transaction's hash, a block), read from its query with the
+/// operation's generated parameter table.
+pub(super) trait FromSegmentQuery: Sized {
+    /// The request the query gives for the path's `segment`; problems are
+    /// recorded in `query`.
+    fn read(query: &mut Query, segment: &str) -> Self;
+}
+
+/// Such a request as an extractor: every problem in one 400.
+pub(super) struct SegmentRequest<T>(pub T);
+
+impl<S: Send + Sync, T: FromSegmentQuery> FromRequestParts<S> for SegmentRequest<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let segment = Path::<String>::from_request_parts(parts, &())
+            .await
+            .map_err(|rejection| ApiError::bad_request(vec![format!("path: {}", rejection.body_text())]))?
+            .0;
+        let raw = raw_query(parts).await;
+        let mut query = Query::parse(raw.as_deref());
+        let value = T::read(&mut query, &segment);
+        query.finish()?;
+        Ok(SegmentRequest(value))
+    }
+}
+
 /// The request of an operation whose path names no address, read from its
 /// query with the operation's generated parameter table.
 pub(super) trait FromQueryAlone: Sized {

@@ -6,6 +6,7 @@
 //! (`pagination.rs`) and JSON answers (`answer.rs`).
 
 pub(crate) mod answer;
+mod block;
 pub(crate) mod body;
 mod contract_nfts;
 mod date_to_block;
@@ -23,6 +24,7 @@ mod solana_challenge;
 pub(crate) mod streams;
 mod token_metadata;
 mod token_price;
+mod transaction;
 pub(crate) mod wallet_collections;
 pub(crate) mod wallet_erc20;
 pub(crate) mod wallet_nfts;
@@ -68,7 +70,9 @@ pub(crate) fn routes<S: Backend>() -> Routes<S> {
     let router = nft_metadata::route(router);
     let router = multiple_nfts::route(router);
     let router = contract_nfts::route(router);
-    nft_owners::route(router)
+    let router = nft_owners::route(router);
+    let router = block::route(router);
+    transaction::route(router)
 }
 
 /// Adds `handler` at `operation`'s path, for its method: both as the spec

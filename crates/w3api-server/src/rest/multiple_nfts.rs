@@ -1,11 +1,11 @@
-//! `getMultipleNFTs`: up to 25 NFTs by contract and token id, each as
-//! `getNFTMetadata` gives it, in the order asked; `null` in place of one
-//! that does not exist, as production answers.
+//! `getMultipleNFTs`: up to 25 NFTs by contract and token id, in the order
+//! asked; `null` in place of one that does not exist, as production
+//! answers. An ERC1155 token comes as its largest holding.
 
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_query::collection_nfts::NftsById;
+use w3api_query::collection_nfts::{Erc1155As, NftsById};
 use w3api_types::params::operations::get_multiple_nfts as op;
 use w3api_types::params::operations::multiple_nfts_request as request_body;
 use w3api_types::{Address, Chain, MultipleNftsRequest, Nft, TokenIdFormat, U256};
@@ -55,7 +55,9 @@ async fn multiple_nfts<S: Backend>(
         normalize_metadata: body.normalize_metadata.unwrap_or(true),
         media_items: body.media_items.unwrap_or(false),
     };
-    let (block, found) = app.source.ask(chain, NftsById { tokens, include_prices: false }).await?;
+    // Production's items here are `nftOwner`s, whose holder clients insist on.
+    let question = NftsById { tokens, include_prices: false, erc1155: Erc1155As::LargestHolder };
+    let (block, found) = app.source.ask(chain, question).await?;
     let present: Vec<bool> = found.iter().map(Option::is_some).collect();
     let described = app.source.describe_nfts(chain, block, found.into_iter().flatten().collect()).await?;
     let mut described = described.into_iter().map(|holding| nft(holding, view));

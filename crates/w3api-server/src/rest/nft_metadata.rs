@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_query::collection_nfts::NftsById;
+use w3api_query::collection_nfts::{Erc1155As, NftsById};
 use w3api_source::SourceError;
 use w3api_types::params::operations::get_nft_metadata as op;
 use w3api_types::{Address, Chain, Nft, U256};
@@ -48,7 +48,7 @@ async fn nft_metadata<S: Backend>(
     TokenRequest(request): TokenRequest<NftMetadataRequest>,
 ) -> Result<JsonAnswer<Nft>, ApiError> {
     let NftMetadataRequest { chain, address, token_id, include_prices, view } = request;
-    let question = NftsById { tokens: vec![(address, token_id)], include_prices };
+    let question = NftsById { tokens: vec![(address, token_id)], include_prices, erc1155: Erc1155As::AllHolders };
     let (block, found) = app.source.ask(chain, question).await?;
     let listed = found.into_iter().flatten().collect::<Vec<_>>();
     let described = app.source.describe_nfts(chain, block, listed).await?;

@@ -232,10 +232,16 @@ impl<'a> Query<'a> {
 
     /// The path's token id; a problem, and `None`, when it is not one.
     pub(crate) fn path_token_id(&mut self, value: &str) -> Option<U256> {
-        match value.parse::<NftTokenId>() {
-            Ok(id) => Some(id.0),
+        self.path_value::<NftTokenId>("token_id", value).map(|id| id.0)
+    }
+
+    /// A path parameter `name` read from its text; a problem, and `None`,
+    /// when it does not parse.
+    pub(crate) fn path_value<T: FromStr<Err: std::fmt::Display>>(&mut self, name: &str, value: &str) -> Option<T> {
+        match value.parse() {
+            Ok(parsed) => Some(parsed),
             Err(error) => {
-                self.problem("token_id", error);
+                self.problem(name, error);
                 None
             }
         }

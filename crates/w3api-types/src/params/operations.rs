@@ -4,6 +4,7 @@
 use super::{FieldBounds, Operation, Param, ParamKind, ParamLocation};
 /// Every operation, by path.
 pub const OPERATIONS: &[Operation] = &[
+    get_block::OPERATION,
     get_date_to_block::OPERATION,
     get_token_metadata::OPERATION,
     get_multiple_token_prices::OPERATION,
@@ -13,6 +14,8 @@ pub const OPERATIONS: &[Operation] = &[
     get_nft_owners::OPERATION,
     get_nft_metadata::OPERATION,
     get_nft_token_id_owners::OPERATION,
+    get_transaction::OPERATION,
+    get_transaction_verbose::OPERATION,
     get_native_balances_for_addresses::OPERATION,
     get_wallet_net_worth::OPERATION,
     get_wallet_token_balances_price::OPERATION,
@@ -42,6 +45,38 @@ pub const OPERATIONS: &[Operation] = &[
     duplicate_stream::OPERATION,
     update_stream_status::OPERATION,
 ];
+///`getBlock`: GET /api/v2.2/block/{block_number_or_hash}.
+pub mod get_block {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getBlock",
+        method: "GET",
+        path: "/api/v2.2/block/{block_number_or_hash}",
+    };
+    ///The block's number (decimal digits) or hash (`0x` and 64 hex digits).
+    pub const BLOCK_NUMBER_OR_HASH: Param = Param {
+        name: "block_number_or_hash",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "BlockNumberOrHash",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[BLOCK_NUMBER_OR_HASH, CHAIN];
+}
 ///`getDateToBlock`: GET /api/v2.2/dateToBlock.
 pub mod get_date_to_block {
     use super::*;
@@ -676,6 +711,70 @@ pub mod get_nft_token_id_owners {
         NORMALIZE_METADATA,
         MEDIA_ITEMS,
     ];
+}
+///`getTransaction`: GET /api/v2.2/transaction/{transaction_hash}.
+pub mod get_transaction {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getTransaction",
+        method: "GET",
+        path: "/api/v2.2/transaction/{transaction_hash}",
+    };
+    ///The transaction's hash.
+    pub const TRANSACTION_HASH: Param = Param {
+        name: "transaction_hash",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "TransactionHash",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[TRANSACTION_HASH, CHAIN];
+}
+///`getTransactionVerbose`: GET /api/v2.2/transaction/{transaction_hash}/verbose.
+pub mod get_transaction_verbose {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getTransactionVerbose",
+        method: "GET",
+        path: "/api/v2.2/transaction/{transaction_hash}/verbose",
+    };
+    ///The transaction's hash.
+    pub const TRANSACTION_HASH: Param = Param {
+        name: "transaction_hash",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "TransactionHash",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[TRANSACTION_HASH, CHAIN];
 }
 ///`getNativeBalancesForAddresses`: GET /api/v2.2/wallets/balances.
 pub mod get_native_balances_for_addresses {

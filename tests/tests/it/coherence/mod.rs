@@ -6,6 +6,7 @@
 //! to choose which wallets to sample.
 
 mod balances;
+mod blocks;
 mod everyday;
 mod history;
 mod native;

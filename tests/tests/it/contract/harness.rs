@@ -30,6 +30,13 @@ fn requests_are_routed_to_their_operation() {
         (Method::GET, "/api/v2.2/nft/0xabc/15", Route::Rest("/api/v2.2/nft/{address}/{token_id}")),
         (Method::GET, "/api/v2.2/nft/0xabc/15/owners", Route::Rest("/api/v2.2/nft/{address}/{token_id}/owners")),
         (Method::POST, "/api/v2.2/nft/getMultipleNFTs", Route::Rest("/api/v2.2/nft/getMultipleNFTs")),
+        (Method::GET, "/api/v2.2/block/15", Route::Rest("/api/v2.2/block/{block_number_or_hash}")),
+        (Method::GET, "/api/v2.2/transaction/0xab", Route::Rest("/api/v2.2/transaction/{transaction_hash}")),
+        (
+            Method::GET,
+            "/api/v2.2/transaction/0xab/verbose",
+            Route::Rest("/api/v2.2/transaction/{transaction_hash}/verbose"),
+        ),
         (Method::GET, "/streams/evm/some-id", Route::Rest("/streams/evm/{id}")),
         (Method::POST, "/challenge/request/solana", Route::Rest("/challenge/request/solana")),
         (Method::POST, "/challenge/verify/solana", Route::Rest("/challenge/verify/solana")),
@@ -41,7 +48,7 @@ fn requests_are_routed_to_their_operation() {
     for (method, path, expected) in cases {
         assert_eq!(route(&method, path), expected, "{method} {path}");
     }
-    assert_eq!(rest_operations().len(), 37, "the spec's REST operations: {:?}", rest_operations());
+    assert_eq!(rest_operations().len(), 40, "the spec's REST operations: {:?}", rest_operations());
 }
 
 #[test]

@@ -1,0 +1,179 @@
+//! `getTransaction` and `getTransactionVerbose`: a mined transaction with
+//! its receipt and logs, read from the source as `eth_getTransactionByHash`
+//! and `eth_getTransactionReceipt` answer; the verbose form adds the fee
+//! and decodes the call and the logs by the known ABIs.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use chrono::{DateTime, Utc};
+use w3api_contracts::decode::{self, Decoded};
+use w3api_source::{BlockRef, SourceError};
+use w3api_types::params::operations::{get_transaction as plain, get_transaction_verbose as verbose};
+use w3api_types::rpc::{Log, Receipt, Transaction};
+use w3api_types::{
+    B256, BlockTransaction, BlockTransactionVerbose, Chain, DecodedCall, DecodedEvent, DecodedParam, LogVerbose,
+    MinedTransaction, TransactionLog, U256, format_units,
+};
+
+use super::answer::JsonAnswer;
+use super::extract::{FromSegmentQuery, SegmentRequest};
+use super::query::Query;
+use crate::error::ApiError;
+use crate::{App, Backend};
+
+/// Adds both operations to `router`.
+pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
+    let router = super::operation(router, &plain::OPERATION, transaction::<S>);
+    super::operation(router, &verbose::OPERATION, transaction_verbose::<S>)
+}
+
+/// The request: which transaction, on which chain.
+#[derive(Debug)]
+pub(crate) struct TransactionRequest {
+    chain: Chain,
+    hash: B256,
+}
+
+impl FromSegmentQuery for TransactionRequest {
+    fn read(q: &mut Query, segment: &str) -> Self {
+        // Both operations take the same parameters, under the same names.
+        let hash = q.path_value(plain::TRANSACTION_HASH.name, segment).unwrap_or_default();
+        TransactionRequest { chain: q.chain(&plain::CHAIN), hash }
+    }
+}
+
+async fn transaction<S: Backend>(
+    State(app): State<Arc<App<S>>>,
+    SegmentRequest(request): SegmentRequest<TransactionRequest>,
+) -> Result<JsonAnswer<BlockTransaction>, ApiError> {
+    let (transaction, receipt, time) = mined(&*app.source, request.chain, request.hash).await?;
+    Ok(JsonAnswer(block_transaction(&transaction, &receipt, time)?))
+}
+
+async fn transaction_verbose<S: Backend>(
+    State(app): State<Arc<App<S>>>,
+    SegmentRequest(request): SegmentRequest<TransactionRequest>,
+) -> Result<JsonAnswer<BlockTransactionVerbose>, ApiError> {
+    let (transaction, receipt, time) = mined(&*app.source, request.chain, request.hash).await?;
+    let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
+    Ok(JsonAnswer(BlockTransactionVerbose {
+        transaction: fields(&transaction, &receipt, time)?,
+        transaction_fee: format_units(fee, 18),
+        logs: receipt
+            .logs
+            .iter()
+            .map(|l| LogVerbose {
+                log: log(l, &receipt, time),
+                decoded_event: decode::event(&l.topics, &l.data).map(event),
+            })
+            .collect(),
+        decoded_call: decode::call(input(&transaction)?).map(call),
+    }))
+}
+
+/// A mined transaction, its receipt and its block's time.
+async fn mined<S: Backend>(
+    source: &S,
+    chain: Chain,
+    hash: B256,
+) -> Result<(Transaction, Receipt, DateTime<Utc>), SourceError> {
+    let transaction = source.transaction_by_hash(chain, hash).await?.ok_or(SourceError::NoTransaction(hash))?;
+    // A transaction still pending has no receipt: not mined.
+    let receipt = source.receipt(chain, hash).await?.ok_or(SourceError::NoTransaction(hash))?;
+    let block = source.block(chain, BlockRef::Hash(receipt.block_hash), false).await?;
+    let block = block.ok_or_else(|| SourceError::NoBlock(format!("hash {:#x}", receipt.block_hash)))?;
+    Ok((transaction, receipt, block_time(block.timestamp)?))
+}
+
+/// A block's timestamp as a date.
+pub(crate) fn block_time(timestamp: u64) -> Result<DateTime<Utc>, SourceError> {
+    i64::try_from(timestamp)
+        .ok()
+        .and_then(|seconds| DateTime::from_timestamp(seconds, 0))
+        .ok_or_else(|| SourceError::Unavailable(format!("block timestamp {timestamp} is past any date")))
+}
+
+/// A transaction with its receipt and logs, as the Data API writes it.
+pub(crate) fn block_transaction(
+    transaction: &Transaction,
+    receipt: &Receipt,
+    time: DateTime<Utc>,
+) -> Result<BlockTransaction, SourceError> {
+    Ok(BlockTransaction {
+        transaction: fields(transaction, receipt, time)?,
+        logs: receipt.logs.iter().map(|l| log(l, receipt, time)).collect(),
+    })
+}
+
+/// A transaction's input; the source's failure when the node sent hex it
+/// could not read.
+fn input(transaction: &Transaction) -> Result<&w3api_types::Bytes, SourceError> {
+    let hash = transaction.hash;
+    transaction.input.parsed().map_err(|e| SourceError::Unavailable(format!("transaction {hash:#x}: input {e}")))
+}
+
+fn fields(transaction: &Transaction, receipt: &Receipt, time: DateTime<Utc>) -> Result<MinedTransaction, SourceError> {
+    Ok(MinedTransaction {
+        hash: transaction.hash,
+        nonce: transaction.nonce,
+        transaction_index: receipt.transaction_index,
+        from_address: transaction.from,
+        from_address_label: None,
+        from_address_entity: None,
+        from_address_entity_logo: None,
+        to_address: transaction.to,
+        to_address_label: None,
+        to_address_entity: None,
+        to_address_entity_logo: None,
+        value: transaction.value,
+        gas: transaction.gas,
+        // What each unit of gas cost: the effective price, for every type.
+        gas_price: U256::from(receipt.effective_gas_price),
+        input: input(transaction)?.clone(),
+        receipt_cumulative_gas_used: receipt.cumulative_gas_used,
+        receipt_gas_used: receipt.gas_used,
+        receipt_contract_address: receipt.contract_address,
+        receipt_root: receipt.root,
+        // Only a pre-Byzantium receipt has no status (a root instead); none
+        // of the chains served here predates Byzantium.
+        receipt_status: receipt.status.unwrap_or(1),
+        block_timestamp: time,
+        block_number: receipt.block_number,
+        block_hash: receipt.block_hash,
+    })
+}
+
+/// A receipt's log, its block and transaction taken from the receipt.
+fn log(log: &Log, receipt: &Receipt, time: DateTime<Utc>) -> TransactionLog {
+    let topic = |i: usize| log.topics.get(i).copied();
+    TransactionLog {
+        // A mined receipt's logs all have their index.
+        log_index: log.log_index.unwrap_or_default(),
+        transaction_hash: receipt.transaction_hash,
+        transaction_index: receipt.transaction_index,
+        address: log.address,
+        data: log.data.clone(),
+        topic0: topic(0),
+        topic1: topic(1),
+        topic2: topic(2),
+        topic3: topic(3),
+        block_timestamp: time,
+        block_number: receipt.block_number,
+        block_hash: receipt.block_hash,
+    }
+}
+
+fn params(decoded: Decoded) -> Vec<DecodedParam> {
+    decoded.params.into_iter().map(|(name, value, kind)| DecodedParam { name, value, kind }).collect()
+}
+
+fn event(decoded: Decoded) -> DecodedEvent {
+    let (signature, label) = (decoded.signature.clone(), decoded.name.clone());
+    DecodedEvent { signature, label, kind: "event".into(), params: params(decoded) }
+}
+
+fn call(decoded: Decoded) -> DecodedCall {
+    let (signature, label) = (decoded.signature.clone(), decoded.name.clone());
+    DecodedCall { signature, label, kind: "function".into(), params: params(decoded) }
+}
