@@ -5,7 +5,10 @@ generator cannot produce valid ones from the schema alone. For *positive*
 cases only (the ones schemathesis expects to be accepted) these hooks turn a
 generated value into a genuinely valid one; negative cases are left alone.
 
-- `cursor` (wallet tokens, NFTs, collections): an opaque token the server
+- `range` and `totalRanges` (`getContractNfts`) go together, and a run is
+  one of the runs: a positive case with one of them gets the other, and a
+  `range` past `totalRanges` becomes the last run.
+- `cursor` (wallet tokens, NFTs, collections, NFTs by collection): an opaque token the server
   signs and binds to its query. A generated cursor is replaced by the one the
   server issues for the same query (or dropped when the query has one page).
 - `POST /challenge/verify/solana`: the message must be one the server issued
@@ -47,6 +50,9 @@ PAGINATED = {
     "getWalletTokenBalancesPrice",
     "getWalletNfts",
     "getWalletNftCollections",
+    "getContractNfts",
+    "getNftOwners",
+    "getNftTokenIdOwners",
     "getStreams",
     "getStreamAddresses",
     "getHistory",
@@ -119,6 +125,8 @@ def make_valid(case):
     if not is_positive(case):
         return case
     operation = operation_id(case)
+    if operation == "getContractNfts" and case.query:
+        pair_the_runs(case.query)
     if operation in PAGINATED and case.query and "cursor" in case.query:
         issue_real_cursor(case)
     elif operation == "requestSolanaChallenge" and isinstance(case.body, dict):
@@ -156,6 +164,15 @@ def read_an_existing_block(case):
     if isinstance(case.body, dict):
         for name in ("topic0", "abi", "advancedOptions", "triggers", "getNativeBalances", "addresses"):
             case.body.pop(name, None)
+
+
+def pair_the_runs(query):
+    run, runs = query.get("range"), query.get("totalRanges")
+    if run is None and runs is None:
+        return
+    run = run if isinstance(run, int) and run >= 1 else 1
+    runs = runs if isinstance(runs, int) and runs >= 1 else run
+    query["range"], query["totalRanges"] = min(run, runs), runs
 
 
 def issue_real_cursor(case):

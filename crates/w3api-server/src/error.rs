@@ -127,6 +127,12 @@ impl ApiError {
         ErrorBody { message, details: None }
     }
 
+    /// What went wrong inside the server, for the log; `None` for an error
+    /// of the client's.
+    pub(crate) fn cause(&self) -> Option<&str> {
+        self.failure.as_ref().map(|failure| failure.cause.as_str())
+    }
+
     /// Prefixes every message with the name of what it is about.
     pub fn about(mut self, name: &str) -> Self {
         for message in &mut self.messages {

@@ -94,12 +94,13 @@ fn balance(nft: Nft) -> NftBalance {
 }
 
 /// A REST listing's failure as a JSON-RPC error: a bad cursor or block is
-/// the caller's (invalid params); anything else is the server's, and its
-/// cause is already in the log.
+/// the caller's (invalid params); anything else is the server's, whose
+/// cause goes to the log.
 fn page_error(error: ApiError) -> ErrorObjectOwned {
     if error.status.is_client_error() {
-        invalid_params(error.messages.join("; "))
-    } else {
-        ErrorObjectOwned::owned(jsonrpsee::types::ErrorCode::InternalError.code(), "Internal error", None::<()>)
+        return invalid_params(error.messages.join("; "));
     }
+    // A JSON-RPC answer never passes the REST logging layer: log it here.
+    tracing::error!(status = %error.status, cause = error.cause().unwrap_or("none given"), "a listing failed during a JSON-RPC call");
+    ErrorObjectOwned::owned(jsonrpsee::types::ErrorCode::InternalError.code(), "Internal error", None::<()>)
 }
