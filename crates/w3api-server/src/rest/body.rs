@@ -110,6 +110,16 @@ fn field_name(pointer: &str) -> String {
     if name.is_empty() { "body".into() } else { name }
 }
 
+/// What is wrong with a body's list of `given` items, which `bounds` (the
+/// spec's `minItems` and `maxItems`) limit; `None` when nothing is.
+pub(crate) fn items_problem(bounds: &w3api_types::params::FieldBounds, given: usize) -> Option<String> {
+    if bounds.admits_items(given) {
+        return None;
+    }
+    let (least, most) = (bounds.min_items.unwrap_or(0), bounds.max_items.unwrap_or(u64::MAX));
+    Some(format!("{}: {given} given; from {least} to {most} are allowed", bounds.name))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

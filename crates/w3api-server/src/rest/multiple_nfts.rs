@@ -11,7 +11,7 @@ use w3api_types::params::operations::multiple_nfts_request as request_body;
 use w3api_types::{Address, Chain, MultipleNftsRequest, Nft, TokenIdFormat, U256};
 
 use super::answer::JsonAnswer;
-use super::body::JsonBody;
+use super::body::{self, JsonBody};
 use super::extract::{FromQueryAlone, QueryRequest};
 use super::query::Query;
 use super::wallet_nfts::{NftView, nft};
@@ -35,11 +35,8 @@ impl FromQueryAlone for MultipleNftsChain {
 
 /// The body's tokens, within the spec's bounds.
 fn tokens(body: &MultipleNftsRequest) -> Result<Vec<(Address, U256)>, ApiError> {
-    let bounds = &request_body::TOKENS;
-    if !bounds.admits_items(body.tokens.len()) {
-        let (least, most) = (bounds.min_items.unwrap_or(0), bounds.max_items.unwrap_or(u64::MAX));
-        let given = body.tokens.len();
-        return Err(ApiError::bad_request(vec![format!("tokens: {given} given; from {least} to {most} are allowed")]));
+    if let Some(problem) = body::items_problem(&request_body::TOKENS, body.tokens.len()) {
+        return Err(ApiError::bad_request(vec![problem]));
     }
     Ok(body.tokens.iter().map(|item| (item.token_address, item.token_id.0)).collect())
 }

@@ -13,7 +13,7 @@ use w3api_types::params::operations::token_price_item as item_bounds;
 use w3api_types::{MultipleTokenPricesRequest, TokenPrice, TokenPriceInclude};
 
 use super::answer::JsonAnswer;
-use super::body::JsonBody;
+use super::body::{self, JsonBody};
 use super::extract::{FromQueryAlone, QueryRequest};
 use super::query::Query;
 use super::token_price::price;
@@ -28,12 +28,7 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
 /// The bounds the spec sets on the body: how many tokens, and an exchange
 /// that names something.
 fn check(body: &MultipleTokenPricesRequest) -> Result<(), ApiError> {
-    let mut problems = Vec::new();
-    let tokens = &request_body::TOKENS;
-    if !tokens.admits_items(body.tokens.len()) {
-        let (least, most) = (tokens.min_items.unwrap_or(0), tokens.max_items.unwrap_or(u64::MAX));
-        problems.push(format!("tokens: {} given; from {least} to {most} are allowed", body.tokens.len()));
-    }
+    let mut problems: Vec<String> = body::items_problem(&request_body::TOKENS, body.tokens.len()).into_iter().collect();
     for (index, item) in body.tokens.iter().enumerate() {
         if item.exchange.as_deref().is_some_and(|exchange| !item_bounds::EXCHANGE.admits_length(exchange)) {
             problems.push(format!("tokens[{index}].exchange: empty; name an exchange or leave the field out"));
