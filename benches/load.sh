@@ -41,7 +41,9 @@
 #   - wallet tokens over varied wallets and blocks (cold): goal >= 75%,
 #     floor 30%;
 #   - eth_getBlockByNumber with full transactions of a 150-transaction block,
-#     cached: goal >= 80%, floor 20% and 5,000 requests/s.
+#     cached: goal >= 80%, floor 20% and 5,000 requests/s;
+#   - a wallet's ERC20 transfers over varied wallets and blocks (cold):
+#     floor 50%, p99 < 10 ms.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -105,10 +107,15 @@ cold_tokens_sample() {
     tokens_answer "$(sed -n "$((($1 * 7919) % WALLETS + 1))p" "$WORK/wallets.txt")" $((($1 * 104729) % (LATEST + 1)))
 }
 cold_block_sample() { block_answer "$(printf '0x%x' $((($1 * 104729) % (LATEST + 1))))"; }
+transfers_answer() { curl -sf -H "X-API-Key: $KEY" "$SERVER/api/v2.2/$1/erc20/transfers?chain=eth&to_block=$2"; }
+cold_transfers_sample() {
+    transfers_answer "$(sed -n "$((($1 * 7919) % WALLETS + 1))p" "$WORK/wallets.txt")" $((($1 * 104729) % (LATEST + 1)))
+}
 median_answer cold-tokens cold_tokens_sample
 median_answer cold-block cold_block_sample
+median_answer cold-transfers cold_transfers_sample
 
-start_baseline tokens block cold-tokens cold-block
+start_baseline tokens block cold-tokens cold-block cold-transfers
 
 cat >"$WORK/block.lua" <<LUA
 wrk.method = "POST"
@@ -149,6 +156,15 @@ function request()
         '{"jsonrpc":"2.0","id":%d,"method":"eth_getBlockByNumber","params":["0x%x",true]}',
         math.random(1, 1000000), math.random(0, latest))
     return wrk.format(nil, nil, nil, body)
+end
+LUA
+
+random_requests transfers <<LUA
+wrk.headers["X-API-Key"] = "$KEY"
+function request()
+    local wallet = wallets[math.random(#wallets)]
+    local block = math.random(0, latest)
+    return wrk.format("GET", "/api/v2.2/" .. wallet .. "/erc20/transfers?chain=eth&to_block=" .. block)
 end
 LUA
 
@@ -193,6 +209,21 @@ read -r cold_blocks_rps cold_blocks_p99 < <(load -s "$WORK/blocks.lua" "$URL/eth
 read -r cold_blocks_rss cold_blocks_hwm < <(memory "$SERVER_PID")
 stop serve-cold-blocks "$SERVER_PID" >/dev/null
 
+# Wallet token transfers: a fresh server, the cold run between two
+# same-size baseline runs, the ratio to their mean.
+start serve-cold-transfers "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
+until curl -sf -o /dev/null -H "X-API-Key: $KEY" "$URL/api/v2.2/$WALLET/erc20/transfers?chain=eth&to_block=1"; do
+    sleep 0.01
+done
+DURATION=2s load "$BASELINE/body/cold-transfers" >/dev/null
+read -r transfers_before _ < <(load "$BASELINE/body/cold-transfers")
+read -r cold_transfers_rps cold_transfers_p99 < <(load -s "$WORK/transfers.lua" "$URL")
+read -r cold_transfers_rss cold_transfers_hwm < <(memory "$SERVER_PID")
+read -r transfers_hits transfers_misses _ < <(stop serve-cold-transfers "$SERVER_PID")
+read -r transfers_after _ < <(load "$BASELINE/body/cold-transfers")
+base_transfers_rps=$(((transfers_before + transfers_after) / 2))
+transfers_ratio=$(percent "$cold_transfers_rps" "$base_transfers_rps")
+
 hit_rate() { percent "$1" $(($1 + $2)); }
 at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 # Whether a ratio meets its goal.
@@ -216,6 +247,9 @@ cold ($WALLETS wallets x blocks 0..$LATEST, a fresh server per run):
   baseline: axum, the same $(bytes cold-block) bytes (median of $SAMPLES answers)  ${base_cold_block_rps} req/s
   eth_getBlockByNumber(random block, full), --answer-cache-size 0  ${cold_blocks_rps} req/s   p99 ${cold_blocks_p99} ms   $(percent "$cold_blocks_rps" "$base_cold_block_rps")% of the same-size baseline
       VmRSS ${cold_blocks_rss} MiB, VmHWM ${cold_blocks_hwm} MiB
+  baseline: axum, the same $(bytes cold-transfers) bytes (median of $SAMPLES answers)  ${base_transfers_rps} req/s (mean of the runs before and after)
+  GET /api/v2.2/{address}/erc20/transfers?to_block=N  ${cold_transfers_rps} req/s   p99 ${cold_transfers_p99} ms   ${transfers_ratio}% of the same-size baseline (floor 50%, p99 < 10 ms)
+      answer cache: $(hit_rate "$transfers_hits" "$transfers_misses")% hits; VmRSS ${cold_transfers_rss} MiB, VmHWM ${cold_transfers_hwm} MiB
 REPORT
 
 failed=0
@@ -228,4 +262,6 @@ awk -v p="$tokens_p99" 'BEGIN { exit !(p < 10) }' || miss "wallet tokens p99 ${t
 at_least "$cold_ratio" 30 || miss "cold wallet tokens at ${cold_ratio}% of the same-size baseline"
 at_least "$block_ratio" 20 || miss "cached full block at ${block_ratio}% of the same-size baseline"
 at_least "$block_rps" 5000 || miss "full block ${block_rps} req/s"
+at_least "$transfers_ratio" 50 || miss "cold wallet token transfers at ${transfers_ratio}% of the same-size baseline"
+awk -v p="$cold_transfers_p99" 'BEGIN { exit !(p < 10) }' || miss "cold wallet token transfers p99 ${cold_transfers_p99} ms"
 exit "$failed"

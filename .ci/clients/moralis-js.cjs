@@ -345,6 +345,36 @@ async function main() {
     return expectSame(sdk.raw, raw, 'verbose transaction');
   });
 
+  // Transfers: every page through the SDK is every raw page.
+  await check(`getWalletTokenTransfers (${short(w0)}, eth, limit 20): every page, and oldest first`, async () => {
+    const sdk = await sdkItems(await Moralis.EvmApi.token.getWalletTokenTransfers({ address: w0, chain: '0x1', limit: 20 }));
+    const raw = await rawItems(`/api/v2.2/${w0}/erc20/transfers`, { chain: 'eth', limit: 20 });
+    assert(raw.length > 20, `raw: ${raw.length} transfers, one page`);
+    const ascending = await Moralis.EvmApi.token.getWalletTokenTransfers({ address: w0, chain: '0x1', order: 'ASC', limit: 1 });
+    assert(ascending.result[0].transactionHash === raw.at(-1).transaction_hash, `typed oldest ${ascending.result[0].transactionHash}`);
+    return expectSame(sdk, raw, 'wallet token transfers');
+  });
+  const transferred = (await rawGet(`/api/v2.2/${w0}/erc20/transfers`, { chain: 'eth', limit: 1 })).result[0].address;
+  await check(`getTokenTransfers (${short(transferred)}, eth, from block 1 to 4000, limit 50): every page`, async () => {
+    const query = { fromBlock: 1, toBlock: 4000, limit: 50 };
+    const sdk = await sdkItems(await Moralis.EvmApi.token.getTokenTransfers({ address: transferred, chain: '0x1', ...query }));
+    const raw = await rawItems(`/api/v2.2/erc20/${transferred}/transfers`, { chain: 'eth', from_block: 1, to_block: 4000, limit: 50 });
+    assert(raw.length > 0 && raw.every((t) => t.address === transferred && Number(t.block_number) <= 4000), 'the token, within the blocks');
+    return expectSame(sdk, raw, 'token transfers');
+  });
+  await check(`getWalletNFTTransfers (${short(holder)}, eth, limit 5): every page`, async () => {
+    const sdk = await sdkItems(await Moralis.EvmApi.nft.getWalletNFTTransfers({ address: holder, chain: '0x1', limit: 5 }));
+    const raw = await rawItems(`/api/v2.2/${holder}/nft/transfers`, { chain: 'eth', limit: 5 });
+    assert(raw.length > 5, `raw: ${raw.length} transfers, one page`);
+    return expectSame(sdk, raw, 'wallet nft transfers');
+  });
+  await check(`getNFTContractTransfers (${short(collection)}, eth, limit 25): every page`, async () => {
+    const sdk = await sdkItems(await Moralis.EvmApi.nft.getNFTContractTransfers({ address: collection, chain: '0x1', limit: 25 }));
+    const raw = await rawItems(`/api/v2.2/nft/${collection}/transfers`, { chain: 'eth', limit: 25 });
+    assert(raw.length > 0 && raw.every((t) => t.token_address === collection.toLowerCase()), 'the collection\'s');
+    return expectSame(sdk, raw, 'contract nft transfers');
+  });
+
   await check('Auth.requestMessage + verify (solana)', async () => {
     const request = {
       domain: 'example.com', uri: 'https://example.com/login', timeout: 60, statement: 'Sign in to Example',

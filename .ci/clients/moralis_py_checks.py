@@ -161,6 +161,35 @@ def nft_collection_checks(holder: str):
             items(raw_pages(path, query)), name))
 
 
+def transfer_checks(w0: str, holder: str):
+    """Transfers: every page through the SDK is every raw page."""
+    same = lambda sdk, raw, what: f"{expect_same(sdk, raw, what).compared} values"  # noqa: E731
+    items = lambda got: [item for page in got for item in page["result"]]  # noqa: E731
+    token = raw_get(f"/api/v2.2/{w0}/erc20/transfers", {"chain": "eth", "limit": 1})["result"][0]["address"]
+    collection = raw_get(f"/api/v2.2/{holder}/nft/transfers", {"chain": "eth", "limit": 1})["result"][0]["token_address"]
+    for name, fetch, path, extra, query in (
+        ("token.get_wallet_token_transfers", evm_api.token.get_wallet_token_transfers,
+         f"/api/v2.2/{w0}/erc20/transfers", {"address": w0}, {"chain": "eth", "limit": 20}),
+        ("token.get_wallet_token_transfers", evm_api.token.get_wallet_token_transfers,
+         f"/api/v2.2/{w0}/erc20/transfers", {"address": w0},
+         {"chain": "eth", "limit": 20, "order": "ASC", "contract_addresses": [token]}),
+        ("token.get_token_transfers", evm_api.token.get_token_transfers,
+         f"/api/v2.2/erc20/{token}/transfers", {"address": token},
+         {"chain": "eth", "limit": 50, "from_date": "2026-01-01", "to_block": 4000}),
+        ("nft.get_wallet_nft_transfers", evm_api.nft.get_wallet_nft_transfers,
+         f"/api/v2.2/{holder}/nft/transfers", {"address": holder}, {"chain": "eth", "limit": 5, "format": "hex"}),
+        ("nft.get_nft_contract_transfers", evm_api.nft.get_nft_contract_transfers,
+         f"/api/v2.2/nft/{collection}/transfers", {"address": collection}, {"chain": "eth", "limit": 25}),
+    ):
+        def compare(fetch=fetch, path=path, extra=extra, query=query, name=name):
+            raw = items(raw_pages(path, query))
+            assert raw, f"{name}: no transfers at all"
+            return same(items(pages(lambda p: fetch(api_key=KEY, params={**extra, **p}), query)), raw, name)
+
+        shown = ", ".join(f"{k} {v}" for k, v in query.items() if k != "chain")
+        r.check(f"evm_api.{name} ({path.split('/')[3][:8]}, eth, {shown}): every page", compare)
+
+
 def main() -> int:
     w0 = fx["wallets"][0]
     # A wallet besides the showcase holding NFTs on eth and base (discover.py).
@@ -221,6 +250,7 @@ def main() -> int:
     everyday_checks(w0)
     nft_collection_checks(holder)
     block_checks()
+    transfer_checks(w0, holder)
     stream_checks()
 
     def sign_in():

@@ -36,7 +36,7 @@
 // is a wallet, the USD and wei prices agree).
 'use strict';
 
-const { Interface } = require('ethers');
+const { AbiCoder, Interface, id } = require('ethers');
 const { Node, RpcError, fail, getJson, parseArgs, pool, postJson, readJson, requestJson, required, sleep, ZERO } = require('./lib.cjs');
 
 const NATIVE = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
@@ -607,6 +607,78 @@ async function compareNftListings(results, api, owners721, held, wallets, nftAns
   }
 }
 
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const TRANSFER_SINGLE = '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62';
+const TRANSFER_BATCH = '0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb';
+const DEPOSIT = id('Deposit(address,uint256)');
+const WITHDRAWAL = id('Withdrawal(address,uint256)');
+const addressOfTopic = (topic) => '0x' + topic.slice(26).toLowerCase();
+
+/// Transfer listings against the node's own logs (every contract's, as a
+/// standard reading of ERC20, ERC721 and ERC1155 events): each wallet's
+/// ERC20 and NFT transfers, each token's and each collection's, as
+/// block:tx:log:contract:from:to:amount (an ERC1155 batch one item per id),
+/// newest first.
+async function compareTransfers(results, api, node, contracts, wallets, head) {
+  const tokens = new Set(contracts.tokens.map((t) => t.address));
+  const collections = new Set(contracts.collections.keys());
+  const range = { fromBlock: '0x0', toBlock: '0x' + head.toString(16) };
+  const logs = await node.rpc.call('eth_getLogs', [{ ...range, topics: [[TRANSFER, TRANSFER_SINGLE, TRANSFER_BATCH]] }]);
+  // The wrapped native token mints by Deposit and burns by Withdrawal: a
+  // transfer from and to the zero address, so that transfers sum to balances.
+  const wrapping = await node.rpc.call('eth_getLogs', [{ ...range, address: contracts.wrapped, topics: [[DEPOSIT, WITHDRAWAL]] }]);
+  logs.push(...wrapping);
+  logs.sort((a, b) => Number(a.blockNumber) - Number(b.blockNumber) || Number(a.logIndex) - Number(b.logIndex));
+  const fungible = [];
+  const nfts = [];
+  const coder = AbiCoder.defaultAbiCoder();
+  for (const log of logs) {
+    const address = lower(log.address);
+    const at = [Number(log.blockNumber), lower(log.transactionHash), Number(log.logIndex), address];
+    if (log.topics[0] === DEPOSIT || log.topics[0] === WITHDRAWAL) {
+      const party = addressOfTopic(log.topics[1]);
+      const [from, to] = log.topics[0] === DEPOSIT ? [ZERO, party] : [party, ZERO];
+      fungible.push({ key: [...at, from, to, BigInt(log.data).toString()] });
+    } else if (log.topics[0] === TRANSFER && log.topics.length === 3) {
+      fungible.push({ key: [...at, addressOfTopic(log.topics[1]), addressOfTopic(log.topics[2]), BigInt(log.data).toString()] });
+    } else if (log.topics[0] === TRANSFER && log.topics.length === 4) {
+      nfts.push({ key: [...at, BigInt(log.topics[3]).toString(), addressOfTopic(log.topics[1]), addressOfTopic(log.topics[2]), '1'] });
+    } else if (log.topics[0] === TRANSFER_SINGLE) {
+      const [id, value] = coder.decode(['uint256', 'uint256'], log.data);
+      nfts.push({ key: [...at, id.toString(), addressOfTopic(log.topics[2]), addressOfTopic(log.topics[3]), value.toString()] });
+    } else if (log.topics[0] === TRANSFER_BATCH) {
+      const [ids, values] = coder.decode(['uint256[]', 'uint256[]'], log.data);
+      ids.forEach((id, i) => nfts.push({ key: [...at, id.toString(), addressOfTopic(log.topics[2]), addressOfTopic(log.topics[3]), values[i].toString()] }));
+    }
+  }
+  const newestFirst = (items) => items.map((i) => i.key.join(':')).reverse();
+  const erc20Key = (t) => [Number(t.block_number), lower(t.transaction_hash), t.log_index, lower(t.address), lower(t.from_address), lower(t.to_address), t.value].join(':');
+  const nftKey = (t) => [Number(t.block_number), lower(t.transaction_hash), t.log_index, lower(t.token_address), t.token_id, lower(t.from_address), lower(t.to_address), t.amount].join(':');
+  // Within one batch log the node's order is the event's; ours is the same.
+  const involves = (w) => (i) => i.key[4 + (i.key.length === 8 ? 1 : 0)] === w || i.key.at(-2) === w;
+  for (const w of wallets.slice(0, 8)) {
+    const where = `transfers wallet=${w}`;
+    const erc20 = await api.pages(`/api/v2.2/${w}/erc20/transfers`);
+    if (results.check(erc20.error === null, where, 'getWalletTokenTransfers', 'every page with HTTP 200', erc20.error)) {
+      results.eq(where, 'getWalletTokenTransfers = the Transfer logs from or to it', show(newestFirst(fungible.filter(involves(w)))), show(erc20.items.map(erc20Key)));
+    }
+    const moved = await api.pages(`/api/v2.2/${w}/nft/transfers`);
+    if (results.check(moved.error === null, where, 'getWalletNFTTransfers', 'every page with HTTP 200', moved.error)) {
+      results.eq(where, 'getWalletNFTTransfers = the NFT transfer logs from or to it', show(newestFirst(nfts.filter(involves(w)))), show(moved.items.map(nftKey)));
+    }
+  }
+  for (const token of [...tokens].slice(0, 4)) {
+    const listed = await api.pages(`/api/v2.2/erc20/${token}/transfers`);
+    if (!results.check(listed.error === null, `transfers token=${token}`, 'getTokenTransfers', 'every page with HTTP 200', listed.error)) continue;
+    results.eq(`transfers token=${token}`, 'getTokenTransfers = its Transfer logs', show(newestFirst(fungible.filter((i) => i.key[3] === token))), show(listed.items.map(erc20Key)));
+  }
+  for (const collection of collections) {
+    const listed = await api.pages(`/api/v2.2/nft/${collection}/transfers`);
+    if (!results.check(listed.error === null, `transfers collection=${collection}`, 'getNFTContractTransfers', 'every page with HTTP 200', listed.error)) continue;
+    results.eq(`transfers collection=${collection}`, 'getNFTContractTransfers = its transfer logs', show(newestFirst(nfts.filter((i) => i.key[3] === collection))), show(listed.items.map(nftKey)));
+  }
+}
+
 function byId(a, b) {
   const [x, y] = [BigInt(a[0]), BigInt(b[0])];
   return x < y ? -1 : x > y ? 1 : 0;
@@ -955,6 +1027,7 @@ async function main() {
   wallets.forEach((w, i) => compareNfts(results, contracts, held, w, nftAnswers[i][0], nftAnswers[i][1]));
   await compareNftListings(results, api, owners721, held, wallets, nftAnswers);
   for (const number of [...new Set([1, Math.floor(head / 2), head])]) await compareBlock(results, api, node, number);
+  await compareTransfers(results, api, node, contracts, wallets, head);
 
   // Discarded branches: their own address shows nothing, now or at any
   // block since the branch point.

@@ -16,7 +16,7 @@ use w3api_types::{
 use crate::connection::ConnectionArgs;
 use crate::error::CliError;
 use crate::output::{out, outln};
-use crate::{balances, collection, prices, rpc, signin, stream, wallet};
+use crate::{balances, collection, prices, rpc, signin, stream, transfers, wallet};
 
 /// Options of `w3api demo`.
 #[derive(Args, Debug)]
@@ -68,6 +68,9 @@ async fn everyday(client: &Client, wallet: Address, block: u64) -> Result<(), Cl
     heading(&format!("Native balance of {wallet:#x} at block {block} (GET /api/v2.2/{{address}}/balance)"));
     let balance = data.get_native_balance().address(wallet).to_block(block).send().await?.into_inner();
     outln!("{} wei", balance.balance);
+    heading("Its latest ERC20 transfers (GET /api/v2.2/{address}/erc20/transfers)");
+    let transfers = data.get_wallet_token_transfers().address(wallet).to_block(block).limit(5).send().await?;
+    out!("{}", transfers::render_erc20(&[transfers.into_inner()]));
     heading("ERC20 balances, without prices (GET /api/v2.2/{address}/erc20)");
     let tokens = data.get_wallet_token_balances().address(wallet).to_block(block).send().await?.into_inner();
     out!("{}", balances::render_erc20(&tokens));

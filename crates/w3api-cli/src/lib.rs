@@ -26,6 +26,7 @@ mod rpc;
 mod serve;
 mod signin;
 mod stream;
+mod transfers;
 mod upstream;
 mod wallet;
 
@@ -90,6 +91,10 @@ enum Command {
     Block(blocks::BlockArgs),
     /// A mined transaction with its receipt and logs (decoded with --verbose).
     Transaction(blocks::TransactionArgs),
+    /// A wallet's ERC20 transfers, or a token's (--token).
+    Transfers(transfers::TransfersArgs),
+    /// A wallet's NFT transfers, or a collection's (--collection).
+    NftTransfers(transfers::NftTransfersArgs),
     /// EVM streams: create, change, list and delete them, their addresses, webhook settings and deliveries.
     #[command(subcommand)]
     Streams(stream::StreamsCommand),
@@ -147,6 +152,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::NftOwners(args) => collection::nft_owners(&cli.connection.rest()?, args, json).await,
         Command::Block(args) => blocks::block(&cli.connection.rest()?, args, json).await,
         Command::Transaction(args) => blocks::transaction(&cli.connection.rest()?, args, json).await,
+        Command::Transfers(args) => transfers::transfers(&cli.connection.rest()?, args, json).await,
+        Command::NftTransfers(args) => transfers::nft_transfers(&cli.connection.rest()?, args, json).await,
         Command::Streams(command) => stream::run(&cli.connection.rest()?, command, json).await,
         Command::Stream { id } => stream::run(&cli.connection.rest()?, stream::StreamsCommand::Get { id }, json).await,
         Command::Signin(command) => signin::run(&cli.connection.rest()?, command, json).await,

@@ -54,6 +54,7 @@ fn nfts_move_as_the_ledger_reads_them() {
         to: address(2),
         tokens: vec![(U256::from(42), U256::from(1))],
         erc1155: false,
+        batch: false,
     };
     assert_eq!(decoded(&minted), Some(expected), "ERC721 Transfer indexes the token id");
     let all = Collectible::ApprovalForAll { owner: address(2), operator: address(9), approved: true };
@@ -71,6 +72,7 @@ fn nfts_move_as_the_ledger_reads_them() {
         to: address(3),
         tokens: vec![(U256::from(5), U256::from(10))],
         erc1155: true,
+        batch: false,
     };
     assert_eq!(decoded(&single), Some(expected));
     let batch = MultiToken::TransferBatch {
@@ -80,7 +82,9 @@ fn nfts_move_as_the_ledger_reads_them() {
         ids: vec![U256::from(1), U256::from(2)],
         values: vec![U256::from(3), U256::from(4)],
     };
-    let Some(Event::NftTransfers { tokens, erc1155: true, .. }) = decoded(&batch) else { panic!("a batch") };
+    let Some(Event::NftTransfers { tokens, erc1155: true, batch: true, .. }) = decoded(&batch) else {
+        panic!("a batch")
+    };
     assert_eq!(tokens, vec![(U256::from(1), U256::from(3)), (U256::from(2), U256::from(4))]);
 }
 

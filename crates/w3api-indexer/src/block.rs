@@ -1,7 +1,7 @@
-//! A block as the index reads it: its header's links and the logs of its
-//! receipts.
+//! A block as the index reads it: its header's links, its transactions'
+//! hashes, parties and values, and the logs of its receipts.
 
-use alloy_primitives::{Address, B256, Bytes};
+use alloy_primitives::{Address, B256, Bytes, U256};
 
 /// A block with the logs of its transactions, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,8 +14,33 @@ pub struct IndexedBlock {
     pub parent_hash: B256,
     /// Seconds since the Unix epoch.
     pub timestamp: u64,
+    /// Its transactions, in block order.
+    pub transactions: Vec<IndexedTransaction>,
     /// The logs of its receipts, in block order (a failed transaction has none).
     pub logs: Vec<IndexedLog>,
+}
+
+/// What the index keeps of a transaction: who sent what to whom. The rest
+/// is the node's to answer, by hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexedTransaction {
+    /// Its hash.
+    pub hash: B256,
+    /// Its sender.
+    pub from: Address,
+    /// Its recipient; `None` for a contract creation.
+    pub to: Option<Address>,
+    /// The native value it sends.
+    pub value: U256,
+}
+
+/// Where a log stands in its block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LogPosition {
+    /// The index of its transaction in the block.
+    pub transaction_index: u32,
+    /// Its index among the block's logs.
+    pub log_index: u32,
 }
 
 /// One log of a receipt.
@@ -27,4 +52,6 @@ pub struct IndexedLog {
     pub topics: Vec<B256>,
     /// Its data.
     pub data: Bytes,
+    /// Where it stands in its block.
+    pub position: LogPosition,
 }

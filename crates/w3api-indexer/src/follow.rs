@@ -296,7 +296,12 @@ impl Followed {
         let mut applied = 0;
         loop {
             let next = self.index.read().next_block();
-            let entries = journal.read(self.chain, next).await?;
+            let entries = match journal.read(self.chain, next).await {
+                Err(StoreError::Damaged { why, .. }) if journal.lead(self.chain).await? => {
+                    return self.drop_unreadable(journal, &why).await;
+                }
+                read => read?,
+            };
             for entry in &entries {
                 self.apply_entry(entry)?;
             }
@@ -313,6 +318,19 @@ impl Followed {
 
     /// Rolls the index back to the newest block whose hash the journal
     /// keeps; empties it when the journal keeps none of its recent blocks.
+    /// Forgets the journal from the first entry that does not read (one an
+    /// older w3api wrote, or a damaged one): the node has the blocks, and
+    /// this replica, which leads, indexes them again.
+    async fn drop_unreadable(&self, journal: &Journal, why: &str) -> Result<(), FollowError> {
+        let head = self.index.read().head();
+        tracing::warn!(chain = %self.chain, why, ?head, "the journal does not read from here: indexing again from the node");
+        let kept = match head {
+            Some(head) => journal.truncate(self.chain, head).await?,
+            None => journal.clear(self.chain).await?,
+        };
+        if kept { Ok(()) } else { Err(FollowError::LostLease) }
+    }
+
     async fn reconcile_with_journal(&self, journal: &Journal) -> Result<(), FollowError> {
         let Some(head) = self.index.read().head() else { return Ok(()) };
         let lowest = head.saturating_sub(self.config.reorg_depth).max(self.config.start_block);

@@ -7,9 +7,9 @@ use w3api_ledger::discovery;
 pub use w3api_ledger::discovery::{CollectionMeta, Discovery, TokenMeta};
 use w3api_ledger::events::{self, Event};
 use w3api_ledger::pricing::{self, PairBook, PairSides, Price, PriceFilter};
-use w3api_ledger::{Asset, Contracts, Ledger, LedgerError, PairReserves};
+use w3api_ledger::{Asset, Contracts, Ledger, LedgerError, PairReserves, Place};
 
-use crate::block::IndexedBlock;
+use crate::block::{IndexedBlock, IndexedTransaction, LogPosition};
 
 /// The chain's wrapped native token and USD stablecoin: the two tokens
 /// every USD price is computed from ([`Asset::WRAPPED`], [`Asset::STABLE`]).
@@ -80,18 +80,19 @@ pub enum IndexError {
 #[derive(Debug, PartialEq, thiserror::Error)]
 #[error("log {log_index}: {source}")]
 pub struct Refusal {
-    /// The log's position in its block.
+    /// The log's index in its block.
     pub log_index: usize,
     /// Why.
     pub source: LedgerError,
 }
 
 /// A block header's links, as indexed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Header {
     hash: B256,
     parent_hash: B256,
     timestamp: u64,
+    transactions: Vec<IndexedTransaction>,
 }
 
 /// The contracts the index knows, by their ledger indexes.
@@ -167,6 +168,12 @@ impl ChainIndex {
     pub fn hash_at(&self, number: u64) -> Option<B256> {
         let offset = usize::try_from(number.checked_sub(self.first)?).ok()?;
         self.headers.get(offset).map(|header| header.hash)
+    }
+
+    /// Transaction `index` of an indexed block.
+    pub fn transaction_at(&self, number: u64, index: u32) -> Option<&IndexedTransaction> {
+        let offset = usize::try_from(number.checked_sub(self.first)?).ok()?;
+        self.headers.get(offset)?.transactions.get(usize::try_from(index).ok()?)
     }
 
     /// The timestamp of an indexed block.
@@ -261,17 +268,25 @@ impl ChainIndex {
         }
         let number = u32::try_from(block.number).unwrap_or(u32::MAX);
         let mut refused = Vec::new();
-        for (log_index, log) in block.logs.iter().enumerate() {
+        for log in &block.logs {
             let Some(event) = events::decode(&log.topics, &log.data) else { continue };
-            if let Err(source) = self.apply_event(number, log.address, &event) {
-                refused.push(Refusal { log_index, source });
+            let LogPosition { transaction_index, log_index } = log.position;
+            if let Err(source) = self.apply_event(Place::log(number, transaction_index, log_index), log.address, &event)
+            {
+                refused.push(Refusal { log_index: log_index as usize, source });
             }
         }
-        self.headers.push(Header { hash: block.hash, parent_hash: block.parent_hash, timestamp: block.timestamp });
+        self.headers.push(Header {
+            hash: block.hash,
+            parent_hash: block.parent_hash,
+            timestamp: block.timestamp,
+            transactions: block.transactions.clone(),
+        });
         Ok(refused)
     }
 
-    fn apply_event(&mut self, block: u32, contract: Address, event: &Event) -> Result<(), LedgerError> {
+    fn apply_event(&mut self, at: Place, contract: Address, event: &Event) -> Result<(), LedgerError> {
+        let block = at.block;
         match *event {
             Event::PairCreated { token0, token1, pair } => {
                 let (Some(token0), Some(token1)) = (self.asset(token0), self.asset(token1)) else {
@@ -292,7 +307,7 @@ impl ChainIndex {
                 }
                 Ok(())
             }
-            _ => self.ledger.apply_event(block, contract, event, &self.registry),
+            _ => self.ledger.apply_event(at, contract, event, &self.registry),
         }
     }
 

@@ -1,7 +1,8 @@
 //! The index kept in the store: each indexed block as a journal entry (its
-//! header's links, the contracts it made known with their metadata, and
-//! its logs that move tokens or pairs), so that a restart or another
-//! replica rebuilds the same index without asking the node again.
+//! header's links, its transactions' parties, the contracts it made known
+//! with their metadata, and its logs that move tokens or pairs), so that a
+//! restart or another replica rebuilds the same index without asking the
+//! node again.
 //!
 //! One replica at a time holds a chain's lease and writes the journal;
 //! the others read it and apply what it adds.
@@ -9,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use alloy_primitives::{Address, B256, Bytes};
+use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_rlp::{RlpDecodable, RlpEncodable};
 use chrono::Utc;
 use uuid::Uuid;
@@ -17,7 +18,7 @@ use w3api_ledger::events::{self, Event};
 use w3api_store::{IndexBlock, Store, StoreError};
 use w3api_types::Chain;
 
-use crate::block::{IndexedBlock, IndexedLog};
+use crate::block::{IndexedBlock, IndexedLog, IndexedTransaction, LogPosition};
 use crate::index::{CollectionMeta, TokenMeta};
 
 /// A block as applied, with the metadata registered for it.
@@ -52,12 +53,26 @@ struct LogRow {
     address: Address,
     topics: Vec<B256>,
     data: Bytes,
+    transaction_index: u32,
+    log_index: u32,
+}
+
+/// A transaction; a creation's recipient is written as the zero address
+/// and `created` (RLP has no absent value in a list).
+#[derive(RlpEncodable, RlpDecodable)]
+struct TransactionRow {
+    hash: B256,
+    from: Address,
+    to: Address,
+    created: bool,
+    value: U256,
 }
 
 #[derive(RlpEncodable, RlpDecodable)]
 struct Payload {
     tokens: Vec<TokenRow>,
     collections: Vec<CollectionRow>,
+    transactions: Vec<TransactionRow>,
     logs: Vec<LogRow>,
 }
 
@@ -106,7 +121,25 @@ impl Entry {
                 .logs
                 .iter()
                 .filter(|log| kept(log))
-                .map(|log| LogRow { address: log.address, topics: log.topics.clone(), data: log.data.clone() })
+                .map(|log| LogRow {
+                    address: log.address,
+                    topics: log.topics.clone(),
+                    data: log.data.clone(),
+                    transaction_index: log.position.transaction_index,
+                    log_index: log.position.log_index,
+                })
+                .collect(),
+            transactions: self
+                .block
+                .transactions
+                .iter()
+                .map(|tx| TransactionRow {
+                    hash: tx.hash,
+                    from: tx.from,
+                    to: tx.to.unwrap_or_default(),
+                    created: tx.to.is_none(),
+                    value: tx.value,
+                })
                 .collect(),
         };
         IndexBlock {
@@ -121,6 +154,9 @@ impl Entry {
     /// An entry the store kept; an error names the block when its payload
     /// is not one this version wrote.
     pub(crate) fn decode(kept: &IndexBlock) -> Result<Entry, StoreError> {
+        // An entry written before entries kept transactions and log places
+        // does not decode either; the replica that leads indexes its block
+        // again (see `Follower::tail`).
         let payload: Payload = alloy_rlp::Decodable::decode(&mut kept.payload.as_slice()).map_err(|error| {
             StoreError::Damaged { what: "index journal", why: format!("block {}: {error}", kept.number) }
         })?;
@@ -140,10 +176,25 @@ impl Entry {
                 hash: kept.hash,
                 parent_hash: kept.parent_hash,
                 timestamp: kept.timestamp,
+                transactions: payload
+                    .transactions
+                    .into_iter()
+                    .map(|t| IndexedTransaction {
+                        hash: t.hash,
+                        from: t.from,
+                        to: (!t.created).then_some(t.to),
+                        value: t.value,
+                    })
+                    .collect(),
                 logs: payload
                     .logs
                     .into_iter()
-                    .map(|l| IndexedLog { address: l.address, topics: l.topics, data: l.data })
+                    .map(|l| IndexedLog {
+                        address: l.address,
+                        topics: l.topics,
+                        data: l.data,
+                        position: LogPosition { transaction_index: l.transaction_index, log_index: l.log_index },
+                    })
                     .collect(),
             },
         })
@@ -233,10 +284,32 @@ mod tests {
     fn an_entry_reads_back_as_written_without_the_logs_the_index_does_not_use() {
         let logged = Transfer { from: Address::repeat_byte(2), to: Address::repeat_byte(3), value: U256::from(7) }
             .encode_log_data();
-        let transfer =
-            IndexedLog { address: Address::repeat_byte(1), topics: logged.topics().to_vec(), data: logged.data };
-        let unknown =
-            IndexedLog { address: Address::repeat_byte(1), topics: vec![B256::repeat_byte(9)], data: Bytes::new() };
+        let transfer = IndexedLog {
+            address: Address::repeat_byte(1),
+            topics: logged.topics().to_vec(),
+            data: logged.data,
+            position: LogPosition { transaction_index: 1, log_index: 3 },
+        };
+        let unknown = IndexedLog {
+            address: Address::repeat_byte(1),
+            topics: vec![B256::repeat_byte(9)],
+            data: Bytes::new(),
+            position: LogPosition { transaction_index: 0, log_index: 2 },
+        };
+        let transactions = vec![
+            IndexedTransaction {
+                hash: B256::repeat_byte(0x11),
+                from: Address::repeat_byte(2),
+                to: None,
+                value: U256::ZERO,
+            },
+            IndexedTransaction {
+                hash: B256::repeat_byte(0x12),
+                from: Address::repeat_byte(2),
+                to: Some(Address::repeat_byte(1)),
+                value: U256::from(5),
+            },
+        ];
         let entry = Entry {
             tokens: vec![(
                 Address::repeat_byte(1),
@@ -251,11 +324,13 @@ mod tests {
                 hash: B256::repeat_byte(7),
                 parent_hash: B256::repeat_byte(6),
                 timestamp: 1_700_000_000,
+                transactions: transactions.clone(),
                 logs: vec![unknown, transfer.clone()],
             },
         };
         let read = Entry::decode(&entry.encode()).unwrap();
-        assert_eq!(read.block.logs, vec![transfer]);
+        assert_eq!(read.block.logs, vec![transfer], "with its place in the block");
+        assert_eq!(read.block.transactions, transactions, "a creation's recipient stays absent");
         assert_eq!((&read.tokens, &read.collections), (&entry.tokens, &entry.collections));
         assert_eq!(
             (read.block.number, read.block.hash, read.block.timestamp),

@@ -6,7 +6,7 @@
 use alloy_primitives::{Address, U256};
 
 use crate::events::Event;
-use crate::ledger::{Asset, Holder, Ledger, LedgerError, NftId};
+use crate::ledger::{Asset, Erc1155Move, Holder, Ledger, LedgerError, NftId, Place};
 
 /// What the ledger knows contracts as.
 pub trait Contracts {
@@ -17,7 +17,7 @@ pub trait Contracts {
 }
 
 impl<Id: NftId + TryFrom<U256>> Ledger<Id> {
-    /// Applies what `event`, logged by `contract` in `block`, moves:
+    /// Applies what `event`, logged by `contract` at `at`, moves:
     /// - ERC20 transfers, mints and burns of a known token;
     /// - `Deposit` (a mint) and `Withdrawal` (a burn) of a known token;
     /// - ERC721 and ERC1155 transfers of a known collection, each token of
@@ -27,7 +27,7 @@ impl<Id: NftId + TryFrom<U256>> Ledger<Id> {
     /// know, move nothing.
     pub fn apply_event(
         &mut self,
-        block: u32,
+        at: Place,
         contract: Address,
         event: &Event,
         contracts: &impl Contracts,
@@ -37,23 +37,24 @@ impl<Id: NftId + TryFrom<U256>> Ledger<Id> {
                 let Some(asset) = contracts.asset(contract) else { return Ok(()) };
                 let amount = fungible_amount(contract, *value)?;
                 let (from, to) = (self.holder(*from), self.holder(*to));
-                self.move_fungible(block, asset, from, to, amount)
+                self.move_fungible(at, asset, from, to, amount)
             }
             Event::Deposit { to, value } => {
                 let Some(asset) = contracts.asset(contract) else { return Ok(()) };
                 let amount = fungible_amount(contract, *value)?;
                 let to = self.holder(*to);
-                self.move_fungible(block, asset, Holder::NOBODY, to, amount)
+                self.move_fungible(at, asset, Holder::NOBODY, to, amount)
             }
             Event::Withdrawal { from, value } => {
                 let Some(asset) = contracts.asset(contract) else { return Ok(()) };
                 let amount = fungible_amount(contract, *value)?;
                 let from = self.holder(*from);
-                self.move_fungible(block, asset, from, Holder::NOBODY, amount)
+                self.move_fungible(at, asset, from, Holder::NOBODY, amount)
             }
-            Event::NftTransfers { from, to, tokens, erc1155, .. } => {
+            Event::NftTransfers { operator, from, to, tokens, erc1155, batch } => {
                 let Some(collection) = contracts.collection(contract) else { return Ok(()) };
                 let (from, to) = (self.holder(*from), self.holder(*to));
+                let operator = operator.map(|operator| self.holder(operator));
                 for (id, amount) in tokens {
                     let id = Id::try_from(*id).map_err(|_| LedgerError::IdTooLarge { contract, id: *id })?;
                     if *erc1155 {
@@ -62,9 +63,17 @@ impl<Id: NftId + TryFrom<U256>> Ledger<Id> {
                             value: *amount,
                             limit: u128::from(u64::MAX),
                         })?;
-                        self.move_erc1155(block, collection, id, from, to, amount)?;
+                        let operator = operator.unwrap_or(from);
+                        self.move_erc1155(
+                            at,
+                            collection,
+                            id,
+                            from,
+                            to,
+                            Erc1155Move { amount, operator, batch: *batch },
+                        )?;
                     } else {
-                        self.move_erc721(block, collection, id, from, to)?;
+                        self.move_erc721(at, collection, id, from, to)?;
                     }
                 }
                 Ok(())
@@ -109,11 +118,15 @@ mod tests {
     fn transfers_deposits_and_withdrawals_move_known_tokens_only() {
         let (alice, bob) = (Address::repeat_byte(1), Address::repeat_byte(2));
         let mut ledger: Ledger = Ledger::new();
-        ledger.apply_event(1, TOKEN, &transfer(Address::ZERO, alice, 100), &Known).unwrap();
-        ledger.apply_event(2, TOKEN, &transfer(alice, bob, 30), &Known).unwrap();
-        ledger.apply_event(2, Address::repeat_byte(0xff), &transfer(alice, bob, 1_000), &Known).unwrap();
-        ledger.apply_event(3, WRAPPED, &Event::Deposit { to: bob, value: U256::from(8) }, &Known).unwrap();
-        ledger.apply_event(4, WRAPPED, &Event::Withdrawal { from: bob, value: U256::from(3) }, &Known).unwrap();
+        ledger.apply_event(Place::block(1), TOKEN, &transfer(Address::ZERO, alice, 100), &Known).unwrap();
+        ledger.apply_event(Place::block(2), TOKEN, &transfer(alice, bob, 30), &Known).unwrap();
+        ledger.apply_event(Place::block(2), Address::repeat_byte(0xff), &transfer(alice, bob, 1_000), &Known).unwrap();
+        ledger
+            .apply_event(Place::block(3), WRAPPED, &Event::Deposit { to: bob, value: U256::from(8) }, &Known)
+            .unwrap();
+        ledger
+            .apply_event(Place::block(4), WRAPPED, &Event::Withdrawal { from: bob, value: U256::from(3) }, &Known)
+            .unwrap();
         let (a, b) = (ledger.find(alice).unwrap(), ledger.find(bob).unwrap());
         assert_eq!((ledger.balance(a, Asset(3)), ledger.balance(b, Asset(3))), (70, 30));
         assert_eq!((ledger.balance(b, Asset::WRAPPED), ledger.supply(Asset::WRAPPED)), (5, 5));
@@ -126,7 +139,7 @@ mod tests {
         let alice = Address::repeat_byte(1);
         let mut ledger: Ledger = Ledger::new();
         let huge = Event::Erc20Transfer { from: Address::ZERO, to: alice, value: U256::MAX };
-        let refused = ledger.apply_event(1, TOKEN, &huge, &Known).unwrap_err();
+        let refused = ledger.apply_event(Place::block(1), TOKEN, &huge, &Known).unwrap_err();
         assert!(matches!(refused, LedgerError::AmountTooLarge { contract: TOKEN, .. }), "{refused}");
         let big_id = U256::from(u64::MAX);
         let nft = Event::NftTransfers {
@@ -135,13 +148,14 @@ mod tests {
             to: alice,
             tokens: vec![(big_id, U256::from(1))],
             erc1155: false,
+            batch: false,
         };
         assert_eq!(
-            ledger.apply_event(1, NFTS, &nft, &Known),
+            ledger.apply_event(Place::block(1), NFTS, &nft, &Known),
             Err(LedgerError::IdTooLarge { contract: NFTS, id: big_id })
         );
         let mut wide: Ledger<U256> = Ledger::new();
-        wide.apply_event(1, NFTS, &nft, &Known).unwrap();
+        wide.apply_event(Place::block(1), NFTS, &nft, &Known).unwrap();
         assert_eq!(wide.erc721_owner(0, big_id), wide.find(alice), "a U256 ledger takes any id");
     }
 
@@ -150,11 +164,19 @@ mod tests {
         let (alice, bob) = (Address::repeat_byte(1), Address::repeat_byte(2));
         let mut ledger: Ledger = Ledger::new();
         let tokens = vec![(U256::from(1), U256::from(5)), (U256::from(2), U256::from(7))];
-        let mint = Event::NftTransfers { operator: Some(alice), from: Address::ZERO, to: alice, tokens, erc1155: true };
-        ledger.apply_event(1, NFTS, &mint, &Known).unwrap();
+        let mint = Event::NftTransfers {
+            operator: Some(alice),
+            from: Address::ZERO,
+            to: alice,
+            tokens,
+            erc1155: true,
+            batch: true,
+        };
+        ledger.apply_event(Place::block(1), NFTS, &mint, &Known).unwrap();
         let tokens = vec![(U256::from(2), U256::from(3))];
-        let send = Event::NftTransfers { operator: Some(alice), from: alice, to: bob, tokens, erc1155: true };
-        ledger.apply_event(2, NFTS, &send, &Known).unwrap();
+        let send =
+            Event::NftTransfers { operator: Some(alice), from: alice, to: bob, tokens, erc1155: true, batch: true };
+        ledger.apply_event(Place::block(2), NFTS, &send, &Known).unwrap();
         let (a, b) = (ledger.find(alice).unwrap(), ledger.find(bob).unwrap());
         assert_eq!(
             [ledger.erc1155_amount(a, 0, 1), ledger.erc1155_amount(a, 0, 2), ledger.erc1155_amount(b, 0, 2)],

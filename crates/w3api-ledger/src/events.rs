@@ -90,6 +90,8 @@ pub enum Event {
         tokens: Vec<(U256, U256)>,
         /// Whether the event is ERC1155's.
         erc1155: bool,
+        /// Whether it is ERC1155's `TransferBatch` (of any number of ids).
+        batch: bool,
     },
     /// An ERC721 approval of one token.
     NftApproval {
@@ -140,7 +142,7 @@ pub fn decode(topics: &[B256], data: &Bytes) -> Option<Event> {
         erc721::Transfer::SIGNATURE_HASH if indexed == 4 => {
             let e = erc721::Transfer::decode_raw_log(topics(), data).ok()?;
             let tokens = vec![(e.tokenId, U256::from(1))];
-            Event::NftTransfers { operator: None, from: e.from, to: e.to, tokens, erc1155: false }
+            Event::NftTransfers { operator: None, from: e.from, to: e.to, tokens, erc1155: false, batch: false }
         }
         erc20::Approval::SIGNATURE_HASH if indexed == 3 => {
             let e = erc20::Approval::decode_raw_log(topics(), data).ok()?;
@@ -165,7 +167,14 @@ pub fn decode(topics: &[B256], data: &Bytes) -> Option<Event> {
         erc1155::TransferSingle::SIGNATURE_HASH => {
             let e = erc1155::TransferSingle::decode_raw_log(topics(), data).ok()?;
             let tokens = vec![(e.id, e.value)];
-            Event::NftTransfers { operator: Some(e.operator), from: e.from, to: e.to, tokens, erc1155: true }
+            Event::NftTransfers {
+                operator: Some(e.operator),
+                from: e.from,
+                to: e.to,
+                tokens,
+                erc1155: true,
+                batch: false,
+            }
         }
         erc1155::TransferBatch::SIGNATURE_HASH => {
             let e = erc1155::TransferBatch::decode_raw_log(topics(), data).ok()?;
@@ -173,7 +182,14 @@ pub fn decode(topics: &[B256], data: &Bytes) -> Option<Event> {
                 return None;
             }
             let tokens = e.ids.into_iter().zip(e.values).collect();
-            Event::NftTransfers { operator: Some(e.operator), from: e.from, to: e.to, tokens, erc1155: true }
+            Event::NftTransfers {
+                operator: Some(e.operator),
+                from: e.from,
+                to: e.to,
+                tokens,
+                erc1155: true,
+                batch: true,
+            }
         }
         pair::PairCreated::SIGNATURE_HASH => {
             let e = pair::PairCreated::decode_raw_log(topics(), data).ok()?;
@@ -207,7 +223,7 @@ mod tests {
         let tokens = vec![(U256::from(7), U256::from(1))];
         assert_eq!(
             decoded(nft.encode_log_data()),
-            Some(Event::NftTransfers { operator: None, from, to, tokens, erc1155: false })
+            Some(Event::NftTransfers { operator: None, from, to, tokens, erc1155: false, batch: false })
         );
     }
 
@@ -217,7 +233,8 @@ mod tests {
         let ids = vec![U256::from(1), U256::from(2)];
         let batch =
             erc1155::TransferBatch { operator: from, from, to, ids, values: vec![U256::from(3), U256::from(4)] };
-        let Some(Event::NftTransfers { tokens, erc1155: true, .. }) = decoded(batch.encode_log_data()) else {
+        let Some(Event::NftTransfers { tokens, erc1155: true, batch: true, .. }) = decoded(batch.encode_log_data())
+        else {
             panic!("a batch is NFT transfers")
         };
         assert_eq!(tokens, vec![(U256::from(1), U256::from(3)), (U256::from(2), U256::from(4))]);

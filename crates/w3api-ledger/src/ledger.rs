@@ -201,13 +201,38 @@ impl BalanceHistories {
     }
 }
 
+/// Where in the chain a movement happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Place {
+    /// The block.
+    pub block: u32,
+    /// The transaction's index in the block; `None` outside any transaction
+    /// (an allocation at genesis).
+    pub transaction: Option<u32>,
+    /// The log's index in the block; `None` for what no log tells (native
+    /// value moved by a transaction).
+    pub log: Option<u32>,
+}
+
+impl Place {
+    /// A place in `block` outside any transaction.
+    pub fn block(block: u32) -> Place {
+        Place { block, transaction: None, log: None }
+    }
+
+    /// The place of log `log` of transaction `transaction` in `block`.
+    pub fn log(block: u32, transaction: u32, log: u32) -> Place {
+        Place { block, transaction: Some(transaction), log: Some(log) }
+    }
+}
+
 /// One change of ownership.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Movement<Id = u32> {
     /// An amount of native currency or of an ERC20 token.
     Fungible {
-        /// Block of the change.
-        block: u32,
+        /// Where the change happened.
+        at: Place,
         /// What moved.
         asset: Asset,
         /// Sender (`NOBODY` for a mint).
@@ -219,8 +244,8 @@ pub enum Movement<Id = u32> {
     },
     /// NFTs of one token id (always 1 for ERC721).
     Nft {
-        /// Block of the change.
-        block: u32,
+        /// Where the change happened.
+        at: Place,
         /// Collection index.
         collection: u16,
         /// Token id.
@@ -233,14 +258,51 @@ pub enum Movement<Id = u32> {
         amount: u64,
         /// Whether the collection is ERC1155 (amounts) rather than ERC721 (one owner).
         multi: bool,
+        /// ERC1155's operator (who sent it: the holder or one it approved).
+        operator: Option<Holder>,
+        /// Whether an ERC1155 `TransferBatch` moved it, with other ids.
+        batch: bool,
     },
+}
+
+/// An ERC1155 movement as its event tells it: the amount, who sent it (the
+/// holder or an operator it approved) and whether in a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Erc1155Move {
+    /// Amount moved.
+    pub amount: u64,
+    /// The event's operator.
+    pub operator: Holder,
+    /// Whether a `TransferBatch` moved it.
+    pub batch: bool,
+}
+
+impl Erc1155Move {
+    /// `amount` moved by `operator` in a `TransferSingle`.
+    pub fn single(amount: u64, operator: Holder) -> Erc1155Move {
+        Erc1155Move { amount, operator, batch: false }
+    }
 }
 
 impl<Id> Movement<Id> {
     /// The block of the change.
     pub fn block(&self) -> u32 {
         match self {
-            Movement::Fungible { block, .. } | Movement::Nft { block, .. } => *block,
+            Movement::Fungible { at, .. } | Movement::Nft { at, .. } => at.block,
+        }
+    }
+
+    /// Where the change happened.
+    pub fn place(&self) -> Place {
+        match self {
+            Movement::Fungible { at, .. } | Movement::Nft { at, .. } => *at,
+        }
+    }
+
+    /// The two sides of the change, sender first.
+    pub fn sides(&self) -> (Holder, Holder) {
+        match self {
+            Movement::Fungible { from, to, .. } | Movement::Nft { from, to, .. } => (*from, *to),
         }
     }
 }
@@ -269,6 +331,12 @@ pub struct Ledger<Id: NftId = u32> {
     supply: Vec<History<u128>>,
     minted_at: HashMap<(u16, Id), u32>,
     movements: Vec<Movement<Id>>,
+    /// Indexes into `movements`, in chain order: a holder's (as sender or
+    /// recipient), an asset's and a collection's. Transfer listings read
+    /// them rather than every movement of the chain.
+    moves_of: HashMap<Holder, Vec<u32>>,
+    moves_of_asset: HashMap<Asset, Vec<u32>>,
+    moves_of_collection: HashMap<u16, Vec<u32>>,
 }
 
 impl<Id: NftId> Default for Ledger<Id> {
@@ -288,6 +356,9 @@ impl<Id: NftId> Default for Ledger<Id> {
             supply: Vec::new(),
             minted_at: HashMap::default(),
             movements: Vec::new(),
+            moves_of: HashMap::default(),
+            moves_of_asset: HashMap::default(),
+            moves_of_collection: HashMap::default(),
         };
         ledger.holder(Address::ZERO);
         ledger
@@ -378,7 +449,7 @@ impl<Id: NftId> Ledger<Id> {
     /// changing nothing, when the sender does not hold the amount.
     pub fn move_fungible(
         &mut self,
-        block: u32,
+        at: Place,
         asset: Asset,
         from: Holder,
         to: Holder,
@@ -387,6 +458,7 @@ impl<Id: NftId> Ledger<Id> {
         if amount == 0 {
             return Ok(());
         }
+        let block = at.block;
         let supply = self.supply(asset);
         let supply = match (from == Holder::NOBODY, to == Holder::NOBODY) {
             (true, _) => Some(supply.checked_add(amount).ok_or(LedgerError::SupplyOverflow { asset })?),
@@ -420,7 +492,7 @@ impl<Id: NftId> Ledger<Id> {
         if blocks.last() != Some(&block) {
             blocks.push(block);
         }
-        self.movements.push(Movement::Fungible { block, asset, from, to, amount });
+        self.record(Movement::Fungible { at, asset, from, to, amount });
         Ok(())
     }
 
@@ -461,7 +533,7 @@ impl<Id: NftId> Ledger<Id> {
     /// mint). Refused, changing nothing, when `from` does not own it.
     pub fn move_erc721(
         &mut self,
-        block: u32,
+        at: Place,
         collection: u16,
         id: Id,
         from: Holder,
@@ -472,9 +544,10 @@ impl<Id: NftId> Ledger<Id> {
             let (from, owner) = (self.address(from), self.address(owner));
             return Err(LedgerError::NotOwner { collection, id: format!("{id:?}"), from, owner });
         }
-        self.owners.entry((collection, id)).or_default().set(block, to);
-        self.remember_nft(block, from, to, collection, id);
-        self.movements.push(Movement::Nft { block, collection, id, from, to, amount: 1, multi: false });
+        self.owners.entry((collection, id)).or_default().set(at.block, to);
+        self.remember_nft(at.block, from, to, collection, id);
+        let (operator, batch) = (None, false);
+        self.record(Movement::Nft { at, collection, id, from, to, amount: 1, multi: false, operator, batch });
         Ok(())
     }
 
@@ -483,13 +556,14 @@ impl<Id: NftId> Ledger<Id> {
     /// nothing, when `from` does not hold the amount.
     pub fn move_erc1155(
         &mut self,
-        block: u32,
+        at: Place,
         collection: u16,
         id: Id,
         from: Holder,
         to: Holder,
-        amount: u64,
+        sent: Erc1155Move,
     ) -> Result<(), LedgerError> {
+        let (block, amount) = (at.block, sent.amount);
         if from != Holder::NOBODY {
             let held = self.erc1155_amount(from, collection, id);
             let Some(remaining) = held.checked_sub(amount) else {
@@ -503,8 +577,27 @@ impl<Id: NftId> Ledger<Id> {
             self.amounts.entry((to, collection, id)).or_default().set(block, held);
         }
         self.remember_nft(block, from, to, collection, id);
-        self.movements.push(Movement::Nft { block, collection, id, from, to, amount, multi: true });
+        let (operator, batch) = (Some(sent.operator), sent.batch);
+        self.record(Movement::Nft { at, collection, id, from, to, amount, multi: true, operator, batch });
         Ok(())
+    }
+
+    /// Keeps a movement and indexes it by its sides and by what moved.
+    fn record(&mut self, movement: Movement<Id>) {
+        let index = u32::try_from(self.movements.len()).expect("fewer than 2^32 movements");
+        let (from, to) = movement.sides();
+        // A holder sending to itself is listed once.
+        for side in [from, to].into_iter().filter(|side| *side != Holder::NOBODY) {
+            let moves = self.moves_of.entry(side).or_default();
+            if moves.last() != Some(&index) {
+                moves.push(index);
+            }
+        }
+        match movement {
+            Movement::Fungible { asset, .. } => self.moves_of_asset.entry(asset).or_default().push(index),
+            Movement::Nft { collection, .. } => self.moves_of_collection.entry(collection).or_default().push(index),
+        }
+        self.movements.push(movement);
     }
 
     fn remember_nft(&mut self, block: u32, from: Holder, holder: Holder, collection: u16, id: Id) {
@@ -563,7 +656,20 @@ impl<Id: NftId> Ledger<Id> {
     pub fn rollback_to(&mut self, block: u32) {
         let kept = self.movements.partition_point(|m| m.block() <= block);
         let undone = self.movements.split_off(kept);
+        let kept = kept as u32;
         for movement in &undone {
+            for side in <[Holder; 2]>::from(movement.sides()) {
+                if let Some(moves) = self.moves_of.get_mut(&side) {
+                    moves.truncate(moves.partition_point(|m| *m < kept));
+                }
+            }
+            let moves = match movement {
+                Movement::Fungible { asset, .. } => self.moves_of_asset.get_mut(asset),
+                Movement::Nft { collection, .. } => self.moves_of_collection.get_mut(collection),
+            };
+            if let Some(moves) = moves {
+                moves.truncate(moves.partition_point(|m| *m < kept));
+            }
             match *movement {
                 Movement::Fungible { asset, from, to, .. } => {
                     for holder in [from, to].into_iter().filter(|h| *h != Holder::NOBODY) {
@@ -635,6 +741,24 @@ impl<Id: NftId> Ledger<Id> {
         &self.movements
     }
 
+    /// The movements a holder sent or received, as indexes into
+    /// [`Ledger::movements`], in chain order.
+    pub fn moves_of(&self, holder: Holder) -> &[u32] {
+        self.moves_of.get(&holder).map_or(&[], Vec::as_slice)
+    }
+
+    /// The movements of a fungible asset, as indexes into
+    /// [`Ledger::movements`], in chain order.
+    pub fn moves_of_asset(&self, asset: Asset) -> &[u32] {
+        self.moves_of_asset.get(&asset).map_or(&[], Vec::as_slice)
+    }
+
+    /// The movements of a collection's tokens, as indexes into
+    /// [`Ledger::movements`], in chain order.
+    pub fn moves_of_collection(&self, collection: u16) -> &[u32] {
+        self.moves_of_collection.get(&collection).map_or(&[], Vec::as_slice)
+    }
+
     /// Number of addresses known.
     pub fn holders(&self) -> usize {
         self.addresses.len()
@@ -655,11 +779,11 @@ mod tests {
     #[test]
     fn a_packed_ledger_takes_more_movements() {
         let (mut ledger, a, b) = two_holders();
-        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 10).unwrap();
-        ledger.move_fungible(2, Asset(2), Holder::NOBODY, b, 7).unwrap();
+        ledger.move_fungible(Place::block(1), Asset(1), Holder::NOBODY, a, 10).unwrap();
+        ledger.move_fungible(Place::block(2), Asset(2), Holder::NOBODY, b, 7).unwrap();
         ledger.pack();
-        ledger.move_fungible(3, Asset(1), a, b, 4).unwrap();
-        ledger.move_fungible(3, Asset(3), Holder::NOBODY, a, 1).unwrap();
+        ledger.move_fungible(Place::block(3), Asset(1), a, b, 4).unwrap();
+        ledger.move_fungible(Place::block(3), Asset(3), Holder::NOBODY, a, 1).unwrap();
         assert_eq!((ledger.balance(a, Asset(1)), ledger.balance(b, Asset(1))), (6, 4));
         assert_eq!((ledger.balance_at(a, Asset(1), 2), ledger.balance_at(b, Asset(1), 2)), (10, 0));
         assert_eq!(ledger.balance(b, Asset(2)), 7, "an unchanged packed history reads as before");
@@ -671,8 +795,8 @@ mod tests {
     #[test]
     fn overdrawing_is_refused_and_changes_nothing() {
         let (mut ledger, a, b) = two_holders();
-        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 5).unwrap();
-        let refused = ledger.move_fungible(2, Asset(1), a, b, 6).unwrap_err();
+        ledger.move_fungible(Place::block(1), Asset(1), Holder::NOBODY, a, 5).unwrap();
+        let refused = ledger.move_fungible(Place::block(2), Asset(1), a, b, 6).unwrap_err();
         assert_eq!(
             refused,
             LedgerError::Overdrawn { holder: Address::repeat_byte(1), asset: Asset(1), held: 5, amount: 6 }
@@ -685,12 +809,12 @@ mod tests {
     #[test]
     fn burns_lower_the_supply_and_mints_past_u128_are_refused() {
         let (mut ledger, a, _) = two_holders();
-        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, u128::MAX - 1).unwrap();
+        ledger.move_fungible(Place::block(1), Asset(1), Holder::NOBODY, a, u128::MAX - 1).unwrap();
         assert_eq!(
-            ledger.move_fungible(2, Asset(1), Holder::NOBODY, a, 2),
+            ledger.move_fungible(Place::block(2), Asset(1), Holder::NOBODY, a, 2),
             Err(LedgerError::SupplyOverflow { asset: Asset(1) })
         );
-        ledger.move_fungible(3, Asset(1), a, Holder::NOBODY, 10).unwrap();
+        ledger.move_fungible(Place::block(3), Asset(1), a, Holder::NOBODY, 10).unwrap();
         assert_eq!(ledger.supply(Asset(1)), u128::MAX - 11);
         assert_eq!(ledger.supply_at(Asset(1), 2), u128::MAX - 1);
     }
@@ -698,8 +822,8 @@ mod tests {
     #[test]
     fn a_mint_to_no_one_stays_in_the_supply() {
         let (mut ledger, a, _) = two_holders();
-        ledger.move_fungible(1, Asset(1), Holder::NOBODY, Holder::NOBODY, 1_000).unwrap();
-        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 5).unwrap();
+        ledger.move_fungible(Place::block(1), Asset(1), Holder::NOBODY, Holder::NOBODY, 1_000).unwrap();
+        ledger.move_fungible(Place::block(1), Asset(1), Holder::NOBODY, a, 5).unwrap();
         assert_eq!(ledger.supply(Asset(1)), 1_005, "Uniswap v2's locked minimum liquidity counts");
         assert_eq!(ledger.balance(a, Asset(1)), 5);
     }
@@ -707,17 +831,20 @@ mod tests {
     #[test]
     fn nfts_move_only_from_their_owner_and_erc1155_amounts_add_up() {
         let (mut ledger, a, b) = two_holders();
-        ledger.move_erc721(1, 0, 7, Holder::NOBODY, a).unwrap();
-        assert!(matches!(ledger.move_erc721(2, 0, 7, b, a), Err(LedgerError::NotOwner { .. })));
-        ledger.move_erc721(3, 0, 7, a, b).unwrap();
+        ledger.move_erc721(Place::block(1), 0, 7, Holder::NOBODY, a).unwrap();
+        assert!(matches!(ledger.move_erc721(Place::block(2), 0, 7, b, a), Err(LedgerError::NotOwner { .. })));
+        ledger.move_erc721(Place::block(3), 0, 7, a, b).unwrap();
         assert_eq!(ledger.erc721_owner(0, 7), Some(b));
         assert_eq!(ledger.erc721_history(0, 7).unwrap().at(2), Some(a));
         assert_eq!(ledger.minted_at(0, 7), Some(1));
 
-        ledger.move_erc1155(1, 1, 3, Holder::NOBODY, a, 5).unwrap();
-        ledger.move_erc1155(2, 1, 3, a, b, 2).unwrap();
-        assert!(matches!(ledger.move_erc1155(3, 1, 3, b, a, 3), Err(LedgerError::NftOverdrawn { held: 2, .. })));
-        ledger.move_erc1155(4, 1, 3, b, Holder::NOBODY, 2).unwrap();
+        ledger.move_erc1155(Place::block(1), 1, 3, Holder::NOBODY, a, Erc1155Move::single(5, a)).unwrap();
+        ledger.move_erc1155(Place::block(2), 1, 3, a, b, Erc1155Move::single(2, a)).unwrap();
+        assert!(matches!(
+            ledger.move_erc1155(Place::block(3), 1, 3, b, a, Erc1155Move::single(3, b)),
+            Err(LedgerError::NftOverdrawn { held: 2, .. })
+        ));
+        ledger.move_erc1155(Place::block(4), 1, 3, b, Holder::NOBODY, Erc1155Move::single(2, b)).unwrap();
         assert_eq!((ledger.erc1155_amount(a, 1, 3), ledger.erc1155_amount(b, 1, 3)), (3, 0));
         assert_eq!(ledger.nfts_of(b), [(0, 7), (1, 3)]);
         assert!(ledger.nfts_of(Holder::NOBODY).is_empty(), "burned tokens are held by nobody");
@@ -726,16 +853,16 @@ mod tests {
     #[test]
     fn a_rollback_undoes_every_later_movement() {
         let (mut ledger, a, b) = two_holders();
-        ledger.move_fungible(1, Asset(1), Holder::NOBODY, a, 10).unwrap();
-        ledger.move_erc721(1, 0, 1, Holder::NOBODY, a).unwrap();
-        ledger.move_erc1155(1, 1, 2, Holder::NOBODY, a, 4).unwrap();
+        ledger.move_fungible(Place::block(1), Asset(1), Holder::NOBODY, a, 10).unwrap();
+        ledger.move_erc721(Place::block(1), 0, 1, Holder::NOBODY, a).unwrap();
+        ledger.move_erc1155(Place::block(1), 1, 2, Holder::NOBODY, a, Erc1155Move::single(4, a)).unwrap();
         let before = ledger.clone();
         ledger.pack();
-        ledger.move_fungible(2, Asset(1), a, b, 4).unwrap();
-        ledger.move_fungible(2, Asset(2), Holder::NOBODY, b, 9).unwrap();
-        ledger.move_erc721(3, 0, 1, a, b).unwrap();
-        ledger.move_erc721(3, 0, 2, Holder::NOBODY, b).unwrap();
-        ledger.move_erc1155(3, 1, 2, a, b, 1).unwrap();
+        ledger.move_fungible(Place::block(2), Asset(1), a, b, 4).unwrap();
+        ledger.move_fungible(Place::block(2), Asset(2), Holder::NOBODY, b, 9).unwrap();
+        ledger.move_erc721(Place::block(3), 0, 1, a, b).unwrap();
+        ledger.move_erc721(Place::block(3), 0, 2, Holder::NOBODY, b).unwrap();
+        ledger.move_erc1155(Place::block(3), 1, 2, a, b, Erc1155Move::single(1, a)).unwrap();
         ledger.rollback_to(1);
         assert_eq!(ledger.movements(), before.movements());
         for (holder, asset) in [(a, Asset(1)), (b, Asset(1)), (b, Asset(2))] {
@@ -748,7 +875,28 @@ mod tests {
         assert_eq!((ledger.erc1155_amount(a, 1, 2), ledger.erc1155_amount(b, 1, 2)), (4, 0));
         assert_eq!((ledger.nfts_of(a), ledger.nfts_of(b)), (&[(0, 1), (1, 2)][..], &[][..]));
         assert_eq!(ledger.minted_at(0, 2), None);
-        ledger.move_fungible(2, Asset(1), a, b, 10).unwrap();
+        ledger.move_fungible(Place::block(2), Asset(1), a, b, 10).unwrap();
         assert_eq!(ledger.balance(b, Asset(1)), 10, "the other branch applies on the rolled-back state");
+    }
+
+    #[test]
+    fn movements_are_indexed_by_holder_asset_and_collection_until_rolled_back() {
+        let (mut ledger, a, b) = two_holders();
+        ledger.move_fungible(Place::log(1, 0, 0), Asset(1), Holder::NOBODY, a, 10).unwrap();
+        ledger.move_fungible(Place::log(1, 0, 1), Asset(1), a, a, 3).unwrap();
+        ledger.move_erc721(Place::log(2, 1, 4), 0, 1, Holder::NOBODY, b).unwrap();
+        ledger.move_fungible(Place::log(3, 0, 0), Asset(2), Holder::NOBODY, b, 9).unwrap();
+        ledger.move_fungible(Place::log(3, 2, 5), Asset(1), a, b, 4).unwrap();
+        assert_eq!(ledger.moves_of(a), [0, 1, 4], "a sending to itself is listed once");
+        assert_eq!(ledger.moves_of(b), [2, 3, 4]);
+        assert!(ledger.moves_of(Holder::NOBODY).is_empty(), "mints and burns are not the zero address's");
+        assert_eq!((ledger.moves_of_asset(Asset(1)), ledger.moves_of_asset(Asset(2))), (&[0, 1, 4][..], &[3][..]));
+        assert_eq!(ledger.moves_of_collection(0), [2]);
+        assert_eq!(ledger.movements()[4].place(), Place::log(3, 2, 5));
+        ledger.rollback_to(2);
+        assert_eq!((ledger.moves_of(a), ledger.moves_of(b)), (&[0, 1][..], &[2][..]));
+        assert_eq!((ledger.moves_of_asset(Asset(1)), ledger.moves_of_asset(Asset(2))), (&[0, 1][..], &[][..]));
+        ledger.rollback_to(1);
+        assert!(ledger.moves_of_collection(0).is_empty());
     }
 }

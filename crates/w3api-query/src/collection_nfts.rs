@@ -211,7 +211,7 @@ fn decode_owner<Id: std::str::FromStr>(text: &str) -> Option<(Id, Address)> {
 #[cfg(test)]
 mod tests {
     use alloy_primitives::Address;
-    use w3api_ledger::Holder;
+    use w3api_ledger::{Erc1155Move, Holder, Place};
     use w3api_source::PageRequest;
     use w3api_types::ContractType;
 
@@ -230,13 +230,13 @@ mod tests {
         let (a, b) = (Address::repeat_byte(1), Address::repeat_byte(2));
         let ledger = &mut view.ledger;
         let (ha, hb) = (ledger.holder(a), ledger.holder(b));
-        ledger.move_erc721(1, 0, 7, Holder::NOBODY, ha).unwrap();
-        ledger.move_erc721(1, 0, 3, Holder::NOBODY, ha).unwrap();
-        ledger.move_erc1155(1, 1, 1, Holder::NOBODY, ha, 5).unwrap();
-        ledger.move_erc1155(1, 1, 1, Holder::NOBODY, hb, 2).unwrap();
-        ledger.move_erc721(2, 0, 7, ha, hb).unwrap();
-        ledger.move_erc721(3, 0, 3, ha, Holder::NOBODY).unwrap();
-        ledger.move_erc1155(3, 1, 1, ha, hb, 5).unwrap();
+        ledger.move_erc721(Place::block(1), 0, 7, Holder::NOBODY, ha).unwrap();
+        ledger.move_erc721(Place::block(1), 0, 3, Holder::NOBODY, ha).unwrap();
+        ledger.move_erc1155(Place::block(1), 1, 1, Holder::NOBODY, ha, Erc1155Move::single(5, Holder::NOBODY)).unwrap();
+        ledger.move_erc1155(Place::block(1), 1, 1, Holder::NOBODY, hb, Erc1155Move::single(2, Holder::NOBODY)).unwrap();
+        ledger.move_erc721(Place::block(2), 0, 7, ha, hb).unwrap();
+        ledger.move_erc721(Place::block(3), 0, 3, ha, Holder::NOBODY).unwrap();
+        ledger.move_erc1155(Place::block(3), 1, 1, ha, hb, Erc1155Move::single(5, ha)).unwrap();
         (view, a, b)
     }
 
@@ -320,8 +320,10 @@ mod tests {
         assert_eq!(largest(&view), (Some(a), 5, 1), "5 of 7 at block 1");
         let c = view.ledger.holder(Address::repeat_byte(3));
         let hb = view.ledger.find(b).unwrap();
-        view.ledger.move_erc1155(2, 1, 1, hb, c, 2).unwrap();
-        view.ledger.move_erc1155(2, 1, 1, Holder::NOBODY, c, 3).unwrap();
+        view.ledger.move_erc1155(Place::block(2), 1, 1, hb, c, Erc1155Move::single(2, hb)).unwrap();
+        view.ledger
+            .move_erc1155(Place::block(2), 1, 1, Holder::NOBODY, c, Erc1155Move::single(3, Holder::NOBODY))
+            .unwrap();
         assert_eq!(largest(&view), (Some(a), 5, 1), "a has 5 and c 5: the first to get it");
     }
 

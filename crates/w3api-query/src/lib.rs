@@ -15,7 +15,8 @@
 //! - [`collection_nfts`]: a collection's tokens and owners, and tokens by id;
 //! - [`token_price`]: a token's price from its deepest pair;
 //! - [`token_metadata`]: what is known of ERC20 tokens;
-//! - [`block_at`]: the block at a date.
+//! - [`block_at`]: the block at a date;
+//! - [`transfers`]: ERC20 and NFT transfers of a wallet, token or collection.
 //!
 //! A backend shows its views through [`Asks`]; each operation added since
 //! is a [`Question`] (see [`ask`]).
@@ -29,11 +30,12 @@ pub mod nfts;
 mod testing;
 pub mod token_metadata;
 pub mod token_price;
+pub mod transfers;
 pub mod view;
 pub mod wallet_tokens;
 
 pub use ask::{Asks, Question};
-pub use view::{ChainView, CollectionFacts, Exchange, TokenFacts, TokenId};
+pub use view::{ChainView, CollectionFacts, Exchange, TokenFacts, TokenId, TransactionFacts};
 
 /// Seconds in the day that 24-hour changes and inactivity count in.
 pub const DAY: u64 = 86_400;

@@ -1,26 +1,41 @@
 //! A chain view for the core's own tests: blocks at given times, a ledger
-//! the test fills, and NFT collections it names.
+//! the test fills, and the ERC20 tokens and NFT collections it names.
 
-use alloy_primitives::Address;
+use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::pricing::{PairBook, PairSides};
 use w3api_ledger::{Asset, Ledger};
 use w3api_source::SourceError;
 use w3api_types::ContractType;
 
-use crate::{ChainView, CollectionFacts, Exchange, TokenFacts};
+use crate::{ChainView, CollectionFacts, Exchange, TokenFacts, TransactionFacts};
 
-/// Blocks from `first` on, at the given timestamps; the collections of
-/// `collections` (index in the ledger = position here), and nothing else.
+/// Blocks from `first` on, at the given timestamps, each with
+/// [`Times::TRANSACTIONS`] transactions; the tokens of `tokens` (asset =
+/// position here plus one), the collections of `collections` (index in the
+/// ledger = position here), and nothing else.
 pub(crate) struct Times {
     pub(crate) first: u64,
     pub(crate) timestamps: Vec<u64>,
     pub(crate) ledger: Ledger,
+    pub(crate) tokens: Vec<Address>,
     pub(crate) collections: Vec<(Address, ContractType)>,
 }
 
 impl Times {
+    /// Transactions in each block.
+    pub(crate) const TRANSACTIONS: u32 = 4;
+
     pub(crate) fn new(first: u64, timestamps: &[u64]) -> Times {
-        Times { first, timestamps: timestamps.to_vec(), ledger: Ledger::new(), collections: Vec::new() }
+        let timestamps = timestamps.to_vec();
+        Times { first, timestamps, ledger: Ledger::new(), tokens: Vec::new(), collections: Vec::new() }
+    }
+
+    /// The hash a block or transaction has here: its numbers, side by side.
+    pub(crate) fn hash(block: u64, transaction: Option<u32>) -> B256 {
+        let mut hash = B256::ZERO;
+        hash[..8].copy_from_slice(&block.to_be_bytes());
+        hash[8..12].copy_from_slice(&transaction.map_or(u32::MAX, |t| t).to_be_bytes());
+        hash
     }
 }
 
@@ -51,8 +66,26 @@ impl ChainView for Times {
     fn timestamp(&self, block: u64) -> Option<u64> {
         self.timestamps.get(usize::try_from(block.checked_sub(self.first)?).ok()?).copied()
     }
-    fn token(&self, _: Asset) -> Option<TokenFacts<'_>> {
-        None
+    fn block_hash(&self, block: u64) -> Option<B256> {
+        self.timestamp(block).map(|_| Times::hash(block, None))
+    }
+    fn transaction(&self, block: u64, index: u32) -> Option<TransactionFacts> {
+        self.timestamp(block).filter(|_| index < Times::TRANSACTIONS)?;
+        let (from, to, value) = (Address::repeat_byte(0xee), Some(Address::repeat_byte(0xdd)), U256::from(index));
+        Some(TransactionFacts { hash: Times::hash(block, Some(index)), from, to, value })
+    }
+    fn token(&self, asset: Asset) -> Option<TokenFacts<'_>> {
+        let address = *self.tokens.get(usize::from(asset.0).checked_sub(1)?)?;
+        Some(TokenFacts {
+            address,
+            name: "Coin",
+            symbol: "COIN",
+            decimals: 6,
+            logo: None,
+            thumbnail: None,
+            possible_spam: false,
+            verified: true,
+        })
     }
     fn collection(&self, collection: u16) -> Option<CollectionFacts<'_>> {
         let (address, kind) = self.collections.get(usize::from(collection))?;
@@ -70,8 +103,9 @@ impl ChainView for Times {
     fn collection_at(&self, address: Address) -> Option<u16> {
         self.collections.iter().position(|(a, _)| *a == address).and_then(|i| u16::try_from(i).ok())
     }
-    fn asset_at(&self, _: Address) -> Option<Asset> {
-        None
+    fn asset_at(&self, address: Address) -> Option<Asset> {
+        let index = self.tokens.iter().position(|a| *a == address)?;
+        u16::try_from(index + 1).ok().map(Asset)
     }
     fn follows_native(&self) -> bool {
         true

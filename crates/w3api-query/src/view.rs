@@ -3,7 +3,7 @@
 use std::fmt::Display;
 use std::str::FromStr;
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::pricing::{self, PairBook, Price, PriceFilter};
 use w3api_ledger::{Asset, Ledger, NftId};
 use w3api_source::SourceError;
@@ -73,6 +73,19 @@ impl TokenId for U256 {
     }
 }
 
+/// A transaction as listings name it: the rest is the node's to answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransactionFacts {
+    /// Its hash.
+    pub hash: B256,
+    /// Its sender.
+    pub from: Address,
+    /// Its recipient; `None` for a contract creation.
+    pub to: Option<Address>,
+    /// The native value it sends.
+    pub value: U256,
+}
+
 /// An NFT collection as a backend knows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CollectionFacts<'a> {
@@ -114,6 +127,12 @@ pub trait ChainView: PairBook + Sized {
     /// A block's timestamp; `None` for a block the view does not have.
     /// Timestamps never fall from one block to the next.
     fn timestamp(&self, block: u64) -> Option<u64>;
+
+    /// A block's hash; `None` for a block the view does not have.
+    fn block_hash(&self, block: u64) -> Option<B256>;
+
+    /// Transaction `index` of block `block`; `None` where there is none.
+    fn transaction(&self, block: u64, index: u32) -> Option<TransactionFacts>;
 
     /// A token by its ledger asset; the native currency for [`Asset::NATIVE`].
     /// `None` for an asset the view does not name (one the ledger follows

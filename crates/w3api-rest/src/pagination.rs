@@ -1,20 +1,25 @@
 //! Following cursors across pages.
 //!
-//! The three paged operations (wallet tokens, NFTs, NFT collections) answer
-//! with a `cursor`; passing it back returns the next page, and a `null`,
-//! absent or empty cursor marks the last one. [`Paginated`] turns a request
-//! builder of one of them into a stream of pages or of items. For one page at
-//! a time, set `.cursor(..)` on the builder and `send()` it.
+//! The paged operations (wallet tokens, NFTs, NFT collections and owners,
+//! token and NFT transfers) answer with a `cursor`; passing it back returns
+//! the next page, and a `null`, absent or empty cursor marks the last one.
+//! [`Paginated`] turns a request builder of one of them into a stream of
+//! pages or of items. For one page at a time, set `.cursor(..)` on the
+//! builder and `send()` it.
 
 use std::future::Future;
 
 use futures::{Stream, StreamExt, TryStreamExt, stream};
-use w3api_types::{Nft, NftCollection, NftCollectionPage, NftPage, TokenBalance, TokenBalancePage};
+use w3api_types::{
+    Erc20Transfer, Erc20TransferPage, Nft, NftCollection, NftCollectionPage, NftPage, NftTransfer, NftTransferPage,
+    TokenBalance, TokenBalancePage,
+};
 
 use crate::Error;
 use crate::generated::data::builder::{
-    GetContractNfts, GetNftOwners, GetNftTokenIdOwners, GetWalletNftCollections, GetWalletNfts,
-    GetWalletTokenBalancesPrice,
+    GetContractNfts, GetNftContractTransfers, GetNftOwners, GetNftTokenIdOwners, GetTokenTransfers,
+    GetWalletNftCollections, GetWalletNftTransfers, GetWalletNfts, GetWalletTokenBalancesPrice,
+    GetWalletTokenTransfers,
 };
 
 /// A page of a cursor-paged operation.
@@ -46,7 +51,13 @@ macro_rules! pages {
     )*};
 }
 
-pages!(TokenBalancePage => TokenBalance, NftPage => Nft, NftCollectionPage => NftCollection);
+pages!(
+    TokenBalancePage => TokenBalance,
+    NftPage => Nft,
+    NftCollectionPage => NftCollection,
+    Erc20TransferPage => Erc20Transfer,
+    NftTransferPage => NftTransfer
+);
 
 /// A request whose answer comes in cursor-linked pages.
 pub trait Paginated: Clone + Send + Sized {
@@ -107,5 +118,9 @@ paginated!(
     GetWalletNftCollections => NftCollectionPage,
     GetContractNfts => NftPage,
     GetNftOwners => NftPage,
-    GetNftTokenIdOwners => NftPage
+    GetNftTokenIdOwners => NftPage,
+    GetWalletTokenTransfers => Erc20TransferPage,
+    GetTokenTransfers => Erc20TransferPage,
+    GetWalletNftTransfers => NftTransferPage,
+    GetNftContractTransfers => NftTransferPage
 );

@@ -310,7 +310,7 @@ fn add_token_event(webhook: &mut StreamWebhook, log: &Log, contracts: &HashMap<A
                 triggers: None,
             });
         }
-        TokenEvent::NftTransfers { operator, from, to, tokens, erc1155 } => {
+        TokenEvent::NftTransfers { operator, from, to, tokens, erc1155, .. } => {
             let (token_name, token_symbol, standard, possible_spam) = collection_metadata(contract, erc1155);
             for (token_id, amount) in tokens {
                 webhook.nft_transfers.push(StreamNftTransfer {

@@ -25,6 +25,7 @@ mod stream;
 mod stream_api;
 mod stream_webhook;
 mod transactions;
+mod transfers;
 mod units;
 mod wallet_tokens;
 pub mod wire;
@@ -73,6 +74,10 @@ pub use stream_webhook::{
 pub use transactions::{
     BlockNumberOrHash, BlockTransaction, BlockTransactionVerbose, ChainBlock, DecodedCall, DecodedEvent, DecodedParam,
     InvalidBlockNumberOrHash, LogVerbose, MinedTransaction, TransactionLog,
+};
+pub use transfers::{
+    Erc20Transfer, Erc20TransferPage, InvalidListingOrder, ListingOrder, NftTransactionType, NftTransfer,
+    NftTransferPage, TransferParties,
 };
 pub use units::format_units;
 pub use wallet_tokens::{NATIVE_TOKEN_ADDRESS, TokenBalance, TokenBalancePage};

@@ -365,6 +365,7 @@ fn the_demo_runs_every_operation() {
         "GET /api/v2.2/{address}/nft)",
         "GET /api/v2.2/{address}/nft/collections",
         "GET /api/v2.2/nft/{address}/owners",
+        "GET /api/v2.2/{address}/erc20/transfers",
         "POST /streams/evm/{chainId}/block/{blockNumber}",
         "eth_getBlockByNumber",
         "eth_getTransactionByBlockHashAndIndex",
@@ -522,4 +523,35 @@ fn blocks_and_transactions_through_the_data_api() {
     assert!(missing.contains("404") && missing.contains("No block found"), "{missing}");
     let bad = w3api(&["block", "latest"]);
     assert_eq!(bad.status.code(), Some(2), "a usage error: {}", String::from_utf8_lossy(&bad.stderr));
+}
+
+#[test]
+fn transfers_of_a_wallet_token_and_collection() {
+    let wallet = showcase();
+    let page = json(&["transfers", &wallet, "--limit", "3"]);
+    let result = page["result"].as_array().unwrap();
+    assert_eq!(result.len(), 3, "{page}");
+    let token = result[0]["address"].as_str().unwrap().to_string();
+    let oldest = json(&["transfers", &wallet, "--order", "ASC", "--limit", "1"]);
+    let (newest_block, oldest_block) =
+        (result[0]["block_number"].as_str().unwrap(), &oldest["result"][0]["block_number"]);
+    assert!(newest_block.parse::<u64>().unwrap() >= oldest_block.as_str().unwrap().parse::<u64>().unwrap());
+    let of_token = json(&["transfers", &token, "--token", "--to-block", newest_block, "--limit", "100"]);
+    assert!(of_token["result"].as_array().unwrap().iter().all(|t| t["address"] == token.as_str()));
+    let named = json(&["transfers", &wallet, "--contract", &token, "--all"]);
+    assert!(named.as_array().unwrap().iter().all(|t| t["address"] == token.as_str()), "--all lists the items");
+    let table = stdout(&w3api(&["transfers", &wallet, "--limit", "2"]));
+    assert!(table.contains("SYMBOL") && table.contains("next page: --cursor"), "{table}");
+    let nfts = json(&["nft-transfers", &wallet, "--format", "hex", "--limit", "2"]);
+    let collection = nfts["result"][0]["token_address"].as_str().unwrap().to_string();
+    assert!(nfts["result"][0]["token_id"].as_str().unwrap().starts_with("0x"), "{nfts}");
+    let of_collection = stdout(&w3api(&["nft-transfers", &collection, "--collection", "--from-date", "2020-01-01"]));
+    assert!(of_collection.contains("TOKEN ID") && of_collection.contains(&collection), "{of_collection}");
+    let usage = |args: &[&str]| {
+        let output = w3api(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: a usage error");
+        String::from_utf8(output.stderr).unwrap()
+    };
+    assert!(usage(&["transfers", &wallet, "--order", "sideways"]).contains("ASC or DESC"));
+    assert!(usage(&["nft-transfers", &wallet, "--collection", "--contract", &collection]).contains("cannot be used"));
 }

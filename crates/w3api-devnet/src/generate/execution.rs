@@ -13,7 +13,7 @@ use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
 use w3api_chain::revm::state::EvmState;
 use w3api_chain::{BlockSpec, Checks, describe};
-use w3api_ledger::{Asset, Holder, events};
+use w3api_ledger::{Asset, Holder, Place, events};
 
 use super::calls::Call;
 use super::found::Known;
@@ -120,26 +120,31 @@ impl Simulation<'_> {
     /// (a token breaking its standard) is left out, as an indexer leaves it.
     fn include(&mut self, state: EvmState, result: &ExecutionResult, user: bool) {
         let block = self.block;
+        // The transaction's receipt follows the block's receipts so far.
+        let transaction = self.block_receipts.len() as u32;
+        let first_log: usize = self.block_receipts.iter().map(|r| r.logs().len()).sum();
+        let value = Place { block, transaction: Some(transaction), log: None };
         for (address, account) in &state {
             let before = self.chain.archive().account(*address, u64::from(block)).balance.saturating_to::<u128>();
             let after = account.info.balance.saturating_to::<u128>();
             if before != after {
                 let holder = self.ledger.holder(*address);
                 let (from, to) = if after > before { (Holder::NOBODY, holder) } else { (holder, Holder::NOBODY) };
-                self.move_native(from, to, after.abs_diff(before));
+                self.move_native(value, from, to, after.abs_diff(before));
             }
         }
         self.chain.commit(u64::from(block), state);
         if !result.is_success() {
             return;
         }
-        for log in result.logs() {
+        for (position, log) in result.logs().iter().enumerate() {
             let Some(event) = events::decode(log.topics(), &log.data.data) else { continue };
+            let at = Place::log(block, transaction, (first_log + position) as u32);
             if user {
                 self.discover(log, &event);
             }
             let known = Known { world: self.world, found: &self.found };
-            match self.ledger.apply_event(block, log.address, &event, &known) {
+            match self.ledger.apply_event(at, log.address, &event, &known) {
                 Ok(()) => {}
                 Err(refused) if user => tracing::warn!(%refused, contract = %log.address, "a log left out"),
                 Err(refused) => panic!("the EVM logged a movement the ledger refuses: {refused}"),
@@ -220,9 +225,9 @@ impl Simulation<'_> {
         self.executed += 1;
     }
 
-    /// Moves native currency in the block in progress, as the EVM did.
-    pub(super) fn move_native(&mut self, from: Holder, to: Holder, amount: u128) {
-        let moved = self.ledger.move_fungible(self.block, Asset::NATIVE, from, to, amount);
+    /// Moves native currency, as the EVM did.
+    pub(super) fn move_native(&mut self, at: Place, from: Holder, to: Holder, amount: u128) {
+        let moved = self.ledger.move_fungible(at, Asset::NATIVE, from, to, amount);
         moved.unwrap_or_else(|refused| panic!("the ledger disagrees with the EVM's balances: {refused}"));
     }
 }

@@ -23,7 +23,7 @@ use crate::dev_accounts::DEV_BALANCE;
 use crate::scale::Scale;
 use crate::seed;
 use crate::world::{TokenKind, World, log_uniform};
-use w3api_ledger::{Asset, Holder, Ledger};
+use w3api_ledger::{Asset, Holder, Ledger, Place};
 use w3api_source::SourceError;
 
 const GENESIS_BASE_FEE: u64 = 1_000_000_000;
@@ -217,14 +217,14 @@ impl<'a> Simulation<'a> {
                 Role::Wallet => log_uniform(&mut self.rng, 1.0, 1_000.0),
             };
             let amount = (whole * unit as f64) as u128;
-            self.move_native(Holder::NOBODY, account_holder(account), amount);
+            self.move_native(Place::block(0), Holder::NOBODY, account_holder(account), amount);
             let funded = Account { balance: U256::from(amount), ..Account::default() };
             let address = self.address(account);
             self.chain.archive_mut().set_account(0, address, funded);
         }
         for address in crate::dev_accounts::dev_addresses() {
             let holder = self.ledger.holder(address);
-            self.move_native(Holder::NOBODY, holder, DEV_BALANCE);
+            self.move_native(Place::block(0), Holder::NOBODY, holder, DEV_BALANCE);
             let funded = Account { balance: U256::from(DEV_BALANCE), ..Account::default() };
             self.chain.archive_mut().set_account(0, address, funded);
         }

@@ -2,10 +2,11 @@
 //! tokens and exchanges, flags spam and verified contracts and gives logos;
 //! the ledger follows native balances too, as the devnet moves them itself.
 
-use alloy_primitives::{Address, U256};
+use alloy_consensus::Transaction as _;
+use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::pricing::{Price, PriceFilter};
 use w3api_ledger::{Asset, Ledger};
-use w3api_query::{ChainView, CollectionFacts, Exchange, TokenFacts};
+use w3api_query::{ChainView, CollectionFacts, Exchange, TokenFacts, TransactionFacts};
 use w3api_source::SourceError;
 use w3api_types::{NATIVE_TOKEN_ADDRESS, NftPrices};
 
@@ -29,6 +30,17 @@ impl ChainView for ChainData {
 
     fn timestamp(&self, block: u64) -> Option<u64> {
         self.blocks.get(usize::try_from(block).ok()?).map(|record| record.header.timestamp)
+    }
+
+    fn block_hash(&self, block: u64) -> Option<B256> {
+        self.blocks.get(usize::try_from(block).ok()?).map(|record| record.hash)
+    }
+
+    fn transaction(&self, block: u64, index: u32) -> Option<TransactionFacts> {
+        let record = self.blocks.get(usize::try_from(block).ok()?)?;
+        let tx = (index < record.tx_count).then(|| self.transactions.get((record.first_tx + index) as usize))??;
+        let envelope = &tx.envelope;
+        Some(TransactionFacts { hash: tx.hash, from: tx.sender, to: envelope.to(), value: envelope.value() })
     }
 
     fn token(&self, asset: Asset) -> Option<TokenFacts<'_>> {

@@ -176,7 +176,7 @@ proptest! {
 
 fn block_of(movement: &Movement) -> u32 {
     match movement {
-        Movement::Fungible { block, .. } | Movement::Nft { block, .. } => *block,
+        Movement::Fungible { at, .. } | Movement::Nft { at, .. } => at.block,
     }
 }
 

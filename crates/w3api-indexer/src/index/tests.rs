@@ -2,7 +2,7 @@ use alloy_primitives::{LogData, U256, Uint};
 use alloy_sol_types::{SolEvent, sol};
 
 use super::*;
-use crate::block::IndexedLog;
+use crate::block::{IndexedLog, LogPosition};
 
 sol! {
     event Transfer(address indexed from, address indexed to, uint256 value);
@@ -29,7 +29,7 @@ const ETH: u128 = 1_000_000_000_000_000_000;
 const USD: u128 = 1_000_000;
 
 fn log(address: Address, data: LogData) -> IndexedLog {
-    IndexedLog { address, topics: data.topics().to_vec(), data: data.data }
+    IndexedLog { address, topics: data.topics().to_vec(), data: data.data, position: LogPosition::default() }
 }
 
 fn transfer(token: Address, from: Address, to: Address, value: u128) -> IndexedLog {
@@ -47,7 +47,17 @@ fn sync(pair: Address, reserve0: u128, reserve1: u128) -> IndexedLog {
 /// Block `number` of branch `branch`, whose parent is the same branch's.
 fn block(number: u64, branch: u8, logs: Vec<IndexedLog>) -> IndexedBlock {
     let hash = |n: u64| B256::left_padding_from(&[branch, n as u8]);
-    IndexedBlock { number, hash: hash(number), parent_hash: hash(number.wrapping_sub(1)), timestamp: number * 12, logs }
+    // Each log in a transaction of its own, as the ledger's places need.
+    let logs = logs
+        .into_iter()
+        .enumerate()
+        .map(|(i, log)| IndexedLog {
+            position: LogPosition { transaction_index: i as u32, log_index: i as u32 },
+            ..log
+        })
+        .collect();
+    let (hash, parent_hash, timestamp) = (hash(number), hash(number.wrapping_sub(1)), number * 12);
+    IndexedBlock { number, hash, parent_hash, timestamp, transactions: Vec::new(), logs }
 }
 
 fn meta(symbol: &str, decimals: u8) -> TokenMeta {

@@ -3,19 +3,20 @@
 //! or by one `eth_getLogs` over the range, each log checked to belong to
 //! the header read with it.
 //!
-//! Only what the index reads is decoded (a header's links, a log's address,
-//! topics and data): the rest of a block or receipt is skipped by serde.
+//! Only what the index reads is decoded (a header's links, its
+//! transactions' hashes, parties and values, a log's address, topics, data
+//! and place): the rest of a block or receipt is skipped by serde.
 
 use std::ops::RangeInclusive;
 
-use alloy_primitives::{Address, B256, Bytes, U64};
+use alloy_primitives::{Address, B256, Bytes, U64, U256};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::{LogsMethod, Node, NodeError, quantity};
-use crate::block::{IndexedBlock, IndexedLog};
+use crate::block::{IndexedBlock, IndexedLog, IndexedTransaction, LogPosition};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,6 +25,22 @@ struct HeaderWire {
     hash: B256,
     parent_hash: B256,
     timestamp: U64,
+    transactions: Vec<TransactionWire>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TransactionWire {
+    hash: B256,
+    from: Address,
+    #[serde(default)]
+    to: Option<Address>,
+    value: U256,
+}
+
+impl From<TransactionWire> for IndexedTransaction {
+    fn from(tx: TransactionWire) -> Self {
+        IndexedTransaction { hash: tx.hash, from: tx.from, to: tx.to, value: tx.value }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -38,6 +55,8 @@ pub(super) struct LogWire {
     block_number: Option<U64>,
     #[serde(default)]
     log_index: Option<U64>,
+    #[serde(default)]
+    transaction_index: Option<U64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -48,9 +67,14 @@ struct ReceiptWire {
     logs: Vec<LogWire>,
 }
 
-impl From<LogWire> for IndexedLog {
-    fn from(log: LogWire) -> Self {
-        IndexedLog { address: log.address, topics: log.topics, data: log.data }
+impl LogWire {
+    /// The log, with its place in the block; `None` when the node leaves
+    /// that out (as for a pending log, which a mined block never has).
+    fn indexed(self) -> Option<IndexedLog> {
+        let place = |n: Option<U64>| n.and_then(|n| u32::try_from(n).ok());
+        let position =
+            LogPosition { transaction_index: place(self.transaction_index)?, log_index: place(self.log_index)? };
+        Some(IndexedLog { address: self.address, topics: self.topics, data: self.data, position })
     }
 }
 
@@ -64,7 +88,7 @@ impl Node {
         let method = self.capabilities().await?.logs_method();
         let mut calls: Vec<(&'static str, Value)> = Vec::new();
         for number in range.clone() {
-            calls.push((HEADER, json!([quantity(number), false])));
+            calls.push((HEADER, json!([quantity(number), true])));
             if method == LogsMethod::BlockReceipts {
                 calls.push((RECEIPTS, json!([quantity(number)])));
             }
@@ -86,6 +110,7 @@ impl Node {
                 hash: header.hash,
                 parent_hash: header.parent_hash,
                 timestamp: header.timestamp.to(),
+                transactions: header.transactions.into_iter().map(IndexedTransaction::from).collect(),
                 logs: Vec::new(),
             };
             if method == LogsMethod::BlockReceipts {
@@ -94,7 +119,8 @@ impl Node {
                 if receipts.iter().any(|r| r.block_hash.is_some_and(|hash| hash != block.hash)) {
                     return Err(self.moved(number));
                 }
-                block.logs = receipts.into_iter().flat_map(|r| r.logs).map(IndexedLog::from).collect();
+                let logs = receipts.into_iter().flat_map(|r| r.logs);
+                block.logs = logs.map(|log| self.placed(RECEIPTS, log)).collect::<Result<_, _>>()?;
             }
             blocks.push(block);
         }
@@ -127,9 +153,13 @@ impl Node {
             if log.block_hash != Some(block.hash) {
                 return Err(self.moved(number));
             }
-            block.logs.push(log.into());
+            block.logs.push(self.placed(LOGS, log)?);
         }
         Ok(())
+    }
+
+    fn placed(&self, method: &'static str, log: LogWire) -> Result<IndexedLog, NodeError> {
+        log.indexed().ok_or_else(|| self.failed(method, "a log without its transactionIndex or logIndex"))
     }
 }
 
@@ -140,7 +170,8 @@ mod tests {
     use super::*;
 
     fn block(number: u64, hash: u8) -> IndexedBlock {
-        IndexedBlock { number, hash: B256::repeat_byte(hash), parent_hash: B256::ZERO, timestamp: 0, logs: Vec::new() }
+        let hash = B256::repeat_byte(hash);
+        IndexedBlock { number, hash, parent_hash: B256::ZERO, timestamp: 0, transactions: Vec::new(), logs: Vec::new() }
     }
 
     fn log(number: u64, index: u64, hash: u8, address: u8) -> LogWire {
@@ -151,6 +182,7 @@ mod tests {
             block_hash: Some(B256::repeat_byte(hash)),
             block_number: Some(U64::from(number)),
             log_index: Some(U64::from(index)),
+            transaction_index: Some(U64::ZERO),
         }
     }
 
@@ -173,5 +205,15 @@ mod tests {
         assert!(matches!(moved, NodeError::Moved { number: 5, .. }), "{moved}");
         let outside = node().place_logs(&mut blocks, vec![log(7, 0, 5, 1)]).unwrap_err();
         assert!(outside.to_string().contains("outside the range"), "{outside}");
+    }
+
+    #[test]
+    fn a_log_without_its_place_in_the_block_is_refused() {
+        let mut blocks = vec![block(5, 5)];
+        let unplaced = LogWire { transaction_index: None, ..log(5, 0, 5, 1) };
+        let refused = node().place_logs(&mut blocks, vec![unplaced]).unwrap_err();
+        assert!(refused.to_string().contains("transactionIndex"), "{refused}");
+        node().place_logs(&mut blocks, vec![log(5, 4, 5, 1)]).unwrap();
+        assert_eq!(blocks[0].logs[0].position, LogPosition { transaction_index: 0, log_index: 4 });
     }
 }

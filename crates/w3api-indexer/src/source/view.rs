@@ -3,10 +3,10 @@
 //! as spam or verified, as production answers for a token it does not know.
 //! Its ledger reads logs only, so native balances come from the node.
 
-use alloy_primitives::Address;
+use alloy_primitives::{Address, B256};
 use w3api_ledger::pricing::{PairBook, PairSides};
 use w3api_ledger::{Asset, Ledger};
-use w3api_query::{ChainView, CollectionFacts, Exchange, TokenFacts};
+use w3api_query::{ChainView, CollectionFacts, Exchange, TokenFacts, TransactionFacts};
 use w3api_source::SourceError;
 use w3api_types::{ContractType, NATIVE_TOKEN_ADDRESS, U256};
 
@@ -37,6 +37,15 @@ impl ChainView for IndexView<'_> {
 
     fn timestamp(&self, block: u64) -> Option<u64> {
         self.index.timestamp_at(block)
+    }
+
+    fn block_hash(&self, block: u64) -> Option<B256> {
+        self.index.hash_at(block)
+    }
+
+    fn transaction(&self, block: u64, index: u32) -> Option<TransactionFacts> {
+        let tx = self.index.transaction_at(block, index)?;
+        Some(TransactionFacts { hash: tx.hash, from: tx.from, to: tx.to, value: tx.value })
     }
 
     fn token(&self, asset: Asset) -> Option<TokenFacts<'_>> {

@@ -61,6 +61,61 @@ pub mod types {
                 })
         }
     }
+    ///`GetNftContractTransfersCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetNftContractTransfersCursor(::std::string::String);
+    impl ::std::ops::Deref for GetNftContractTransfersCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetNftContractTransfersCursor> for ::std::string::String {
+        fn from(value: GetNftContractTransfersCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetNftContractTransfersCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetNftContractTransfersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for GetNftContractTransfersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetNftContractTransfersCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///`GetNftOwnersCursor`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -223,6 +278,60 @@ pub mod types {
                 })
         }
     }
+    ///`GetTokenTransfersCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetTokenTransfersCursor(::std::string::String);
+    impl ::std::ops::Deref for GetTokenTransfersCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetTokenTransfersCursor> for ::std::string::String {
+        fn from(value: GetTokenTransfersCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetTokenTransfersCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetTokenTransfersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetTokenTransfersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetTokenTransfersCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///`GetWalletNftCollectionsCursor`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -267,6 +376,60 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for GetWalletNftCollectionsCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`GetWalletNftTransfersCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetWalletNftTransfersCursor(::std::string::String);
+    impl ::std::ops::Deref for GetWalletNftTransfersCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetWalletNftTransfersCursor> for ::std::string::String {
+        fn from(value: GetWalletNftTransfersCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetWalletNftTransfersCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetWalletNftTransfersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetWalletNftTransfersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetWalletNftTransfersCursor {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -377,6 +540,61 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for GetWalletTokenBalancesPriceCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`GetWalletTokenTransfersCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetWalletTokenTransfersCursor(::std::string::String);
+    impl ::std::ops::Deref for GetWalletTokenTransfersCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetWalletTokenTransfersCursor> for ::std::string::String {
+        fn from(value: GetWalletTokenTransfersCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetWalletTokenTransfersCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetWalletTokenTransfersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for GetWalletTokenTransfersCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetWalletTokenTransfersCursor {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -1074,6 +1292,192 @@ let response = client.get_transaction_verbose()
 ```*/
     pub fn get_transaction_verbose(&self) -> builder::GetTransactionVerbose<'_> {
         builder::GetTransactionVerbose::new(self)
+    }
+    /**A wallet's ERC20 transfers
+
+The ERC20 transfers the wallet sent or received, of the tokens
+`contract_addresses` names when it names any.
+A transfer is one token moved by one log: a mint comes from and a burn
+goes to the zero address. Transfers are listed newest first (`order`
+ASC for oldest first) within the blocks `from_block`/`from_date` to
+`to_block`/`to_date` name: a block number wins over a date, and the
+newest block is the last when none is named. Every page of a walk
+reads up to the block its first page read.
+
+
+Sends a `GET` request to `/api/v2.2/{address}/erc20/transfers`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `contract_addresses`: Only the transfers of these contracts. Sent as repeated keys
+(`contract_addresses=0xa&contract_addresses=0xb`); servers also
+accept `contract_addresses[]=` and `contract_addresses[0]=`.
+
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `from_block`: The first block of the listing; the chain's first when absent. It wins over `from_date`.
+- `from_date`: The listing starts at the first block at or after this date.
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `order`: Newest first (DESC) or oldest first (ASC).
+- `to_block`: The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+- `to_date`: The listing ends at the last block at or before this date.
+```ignore
+let response = client.get_wallet_token_transfers()
+    .address(address)
+    .chain(chain)
+    .contract_addresses(contract_addresses)
+    .cursor(cursor)
+    .from_block(from_block)
+    .from_date(from_date)
+    .limit(limit)
+    .order(order)
+    .to_block(to_block)
+    .to_date(to_date)
+    .send()
+    .await;
+```*/
+    pub fn get_wallet_token_transfers(&self) -> builder::GetWalletTokenTransfers<'_> {
+        builder::GetWalletTokenTransfers::new(self)
+    }
+    /**A token's transfers
+
+Every transfer of the ERC20 token. An address that is not a token the
+chain knows has none.
+A transfer is one token moved by one log: a mint comes from and a burn
+goes to the zero address. Transfers are listed newest first (`order`
+ASC for oldest first) within the blocks `from_block`/`from_date` to
+`to_block`/`to_date` name: a block number wins over a date, and the
+newest block is the last when none is named. Every page of a walk
+reads up to the block its first page read.
+
+
+Sends a `GET` request to `/api/v2.2/erc20/{address}/transfers`
+
+Arguments:
+- `address`: Contract of the ERC20 token.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `from_block`: The first block of the listing; the chain's first when absent. It wins over `from_date`.
+- `from_date`: The listing starts at the first block at or after this date.
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `order`: Newest first (DESC) or oldest first (ASC).
+- `to_block`: The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+- `to_date`: The listing ends at the last block at or before this date.
+```ignore
+let response = client.get_token_transfers()
+    .address(address)
+    .chain(chain)
+    .cursor(cursor)
+    .from_block(from_block)
+    .from_date(from_date)
+    .limit(limit)
+    .order(order)
+    .to_block(to_block)
+    .to_date(to_date)
+    .send()
+    .await;
+```*/
+    pub fn get_token_transfers(&self) -> builder::GetTokenTransfers<'_> {
+        builder::GetTokenTransfers::new(self)
+    }
+    /**A wallet's NFT transfers
+
+The NFT transfers the wallet sent or received, of the collections
+`contract_addresses` names when it names any: one item per token id
+(an ERC1155 batch is several, each with `transaction_type` Batch).
+`value` is the native value of the transaction that moved it.
+A transfer is one token moved by one log: a mint comes from and a burn
+goes to the zero address. Transfers are listed newest first (`order`
+ASC for oldest first) within the blocks `from_block`/`from_date` to
+`to_block`/`to_date` name: a block number wins over a date, and the
+newest block is the last when none is named. Every page of a walk
+reads up to the block its first page read.
+
+
+Sends a `GET` request to `/api/v2.2/{address}/nft/transfers`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `contract_addresses`: Only the transfers of these contracts. Sent as repeated keys
+(`contract_addresses=0xa&contract_addresses=0xb`); servers also
+accept `contract_addresses[]=` and `contract_addresses[0]=`.
+
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `format`: How token ids are written.
+- `from_block`: The first block of the listing; the chain's first when absent. It wins over `from_date`.
+- `from_date`: The listing starts at the first block at or after this date.
+- `include_prices`: Add `last_sale` to each item: the token's last marketplace sale up to the transfer's block, null where it had none.
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `order`: Newest first (DESC) or oldest first (ASC).
+- `to_block`: The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+- `to_date`: The listing ends at the last block at or before this date.
+```ignore
+let response = client.get_wallet_nft_transfers()
+    .address(address)
+    .chain(chain)
+    .contract_addresses(contract_addresses)
+    .cursor(cursor)
+    .format(format)
+    .from_block(from_block)
+    .from_date(from_date)
+    .include_prices(include_prices)
+    .limit(limit)
+    .order(order)
+    .to_block(to_block)
+    .to_date(to_date)
+    .send()
+    .await;
+```*/
+    pub fn get_wallet_nft_transfers(&self) -> builder::GetWalletNftTransfers<'_> {
+        builder::GetWalletNftTransfers::new(self)
+    }
+    /**A collection's NFT transfers
+
+Every transfer of the collection's tokens: one item per token id (an
+ERC1155 batch is several, each with `transaction_type` Batch).
+`value` is the native value of the transaction that moved it. An
+address that is not a collection the chain knows has none.
+A transfer is one token moved by one log: a mint comes from and a burn
+goes to the zero address. Transfers are listed newest first (`order`
+ASC for oldest first) within the blocks `from_block`/`from_date` to
+`to_block`/`to_date` name: a block number wins over a date, and the
+newest block is the last when none is named. Every page of a walk
+reads up to the block its first page read.
+
+
+Sends a `GET` request to `/api/v2.2/nft/{address}/transfers`
+
+Arguments:
+- `address`: Contract of the NFT collection.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `format`: How token ids are written.
+- `from_block`: The first block of the listing; the chain's first when absent. It wins over `from_date`.
+- `from_date`: The listing starts at the first block at or after this date.
+- `include_prices`: Add `last_sale` to each item: the token's last marketplace sale up to the transfer's block, null where it had none.
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `order`: Newest first (DESC) or oldest first (ASC).
+- `to_block`: The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+- `to_date`: The listing ends at the last block at or before this date.
+```ignore
+let response = client.get_nft_contract_transfers()
+    .address(address)
+    .chain(chain)
+    .cursor(cursor)
+    .format(format)
+    .from_block(from_block)
+    .from_date(from_date)
+    .include_prices(include_prices)
+    .limit(limit)
+    .order(order)
+    .to_block(to_block)
+    .to_date(to_date)
+    .send()
+    .await;
+```*/
+    pub fn get_nft_contract_transfers(&self) -> builder::GetNftContractTransfers<'_> {
+        builder::GetNftContractTransfers::new(self)
     }
 }
 /// Types for composing operation parameters.
@@ -4179,6 +4583,1026 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_transaction_verbose",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_wallet_token_transfers`]
+
+[`Client::get_wallet_token_transfers`]: super::Client::get_wallet_token_transfers*/
+    #[derive(Debug, Clone)]
+    pub struct GetWalletTokenTransfers<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        contract_addresses: Result<
+            Option<::std::vec::Vec<w3api_types::Address>>,
+            String,
+        >,
+        cursor: Result<Option<types::GetWalletTokenTransfersCursor>, String>,
+        from_block: Result<Option<u64>, String>,
+        from_date: Result<Option<w3api_types::DateInput>, String>,
+        limit: Result<Option<i64>, String>,
+        order: Result<Option<w3api_types::ListingOrder>, String>,
+        to_block: Result<Option<u64>, String>,
+        to_date: Result<Option<w3api_types::DateInput>, String>,
+    }
+    impl<'a> GetWalletTokenTransfers<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                contract_addresses: Ok(None),
+                cursor: Ok(None),
+                from_block: Ok(None),
+                from_date: Ok(None),
+                limit: Ok(None),
+                order: Ok(None),
+                to_block: Ok(None),
+                to_date: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn contract_addresses<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Address>>,
+        {
+            self.contract_addresses = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Address >` for contract_addresses failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetWalletTokenTransfersCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetWalletTokenTransfersCursor` for cursor failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn from_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.from_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for from_block failed".to_string());
+            self
+        }
+        pub fn from_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.from_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for from_date failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn order<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::ListingOrder>,
+        {
+            self.order = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: ListingOrder` for order failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        pub fn to_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.to_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for to_date failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/{address}/erc20/transfers`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::Erc20TransferPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self {
+                client,
+                address,
+                chain,
+                contract_addresses,
+                cursor,
+                from_block,
+                from_date,
+                limit,
+                order,
+                to_block,
+                to_date,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let contract_addresses = contract_addresses.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let from_block = from_block.map_err(Error::InvalidRequest)?;
+            let from_date = from_date.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let order = order.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let to_date = to_date.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/{}/erc20/transfers", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "contract_addresses",
+                        &contract_addresses,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("from_block", &from_block))
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("order", &order))
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_wallet_token_transfers",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_token_transfers`]
+
+[`Client::get_token_transfers`]: super::Client::get_token_transfers*/
+    #[derive(Debug, Clone)]
+    pub struct GetTokenTransfers<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        cursor: Result<Option<types::GetTokenTransfersCursor>, String>,
+        from_block: Result<Option<u64>, String>,
+        from_date: Result<Option<w3api_types::DateInput>, String>,
+        limit: Result<Option<i64>, String>,
+        order: Result<Option<w3api_types::ListingOrder>, String>,
+        to_block: Result<Option<u64>, String>,
+        to_date: Result<Option<w3api_types::DateInput>, String>,
+    }
+    impl<'a> GetTokenTransfers<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                cursor: Ok(None),
+                from_block: Ok(None),
+                from_date: Ok(None),
+                limit: Ok(None),
+                order: Ok(None),
+                to_block: Ok(None),
+                to_date: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetTokenTransfersCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetTokenTransfersCursor` for cursor failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn from_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.from_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for from_block failed".to_string());
+            self
+        }
+        pub fn from_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.from_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for from_date failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn order<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::ListingOrder>,
+        {
+            self.order = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: ListingOrder` for order failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        pub fn to_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.to_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for to_date failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/erc20/{address}/transfers`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::Erc20TransferPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self {
+                client,
+                address,
+                chain,
+                cursor,
+                from_block,
+                from_date,
+                limit,
+                order,
+                to_block,
+                to_date,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let from_block = from_block.map_err(Error::InvalidRequest)?;
+            let from_date = from_date.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let order = order.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let to_date = to_date.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/erc20/{}/transfers", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("from_block", &from_block))
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("order", &order))
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_token_transfers",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_wallet_nft_transfers`]
+
+[`Client::get_wallet_nft_transfers`]: super::Client::get_wallet_nft_transfers*/
+    #[derive(Debug, Clone)]
+    pub struct GetWalletNftTransfers<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        contract_addresses: Result<
+            Option<::std::vec::Vec<w3api_types::Address>>,
+            String,
+        >,
+        cursor: Result<Option<types::GetWalletNftTransfersCursor>, String>,
+        format: Result<Option<w3api_types::TokenIdFormat>, String>,
+        from_block: Result<Option<u64>, String>,
+        from_date: Result<Option<w3api_types::DateInput>, String>,
+        include_prices: Result<Option<bool>, String>,
+        limit: Result<Option<i64>, String>,
+        order: Result<Option<w3api_types::ListingOrder>, String>,
+        to_block: Result<Option<u64>, String>,
+        to_date: Result<Option<w3api_types::DateInput>, String>,
+    }
+    impl<'a> GetWalletNftTransfers<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                contract_addresses: Ok(None),
+                cursor: Ok(None),
+                format: Ok(None),
+                from_block: Ok(None),
+                from_date: Ok(None),
+                include_prices: Ok(None),
+                limit: Ok(None),
+                order: Ok(None),
+                to_block: Ok(None),
+                to_date: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn contract_addresses<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Address>>,
+        {
+            self.contract_addresses = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Address >` for contract_addresses failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetWalletNftTransfersCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetWalletNftTransfersCursor` for cursor failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn format<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TokenIdFormat>,
+        {
+            self.format = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TokenIdFormat` for format failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn from_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.from_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for from_block failed".to_string());
+            self
+        }
+        pub fn from_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.from_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for from_date failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn include_prices<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.include_prices = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for include_prices failed".to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn order<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::ListingOrder>,
+        {
+            self.order = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: ListingOrder` for order failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        pub fn to_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.to_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for to_date failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/{address}/nft/transfers`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::NftTransferPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self {
+                client,
+                address,
+                chain,
+                contract_addresses,
+                cursor,
+                format,
+                from_block,
+                from_date,
+                include_prices,
+                limit,
+                order,
+                to_block,
+                to_date,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let contract_addresses = contract_addresses.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let format = format.map_err(Error::InvalidRequest)?;
+            let from_block = from_block.map_err(Error::InvalidRequest)?;
+            let from_date = from_date.map_err(Error::InvalidRequest)?;
+            let include_prices = include_prices.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let order = order.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let to_date = to_date.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/{}/nft/transfers", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "contract_addresses",
+                        &contract_addresses,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(&progenitor_client::QueryParam::new("from_block", &from_block))
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "include_prices",
+                        &include_prices,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("order", &order))
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_wallet_nft_transfers",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_nft_contract_transfers`]
+
+[`Client::get_nft_contract_transfers`]: super::Client::get_nft_contract_transfers*/
+    #[derive(Debug, Clone)]
+    pub struct GetNftContractTransfers<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        cursor: Result<Option<types::GetNftContractTransfersCursor>, String>,
+        format: Result<Option<w3api_types::TokenIdFormat>, String>,
+        from_block: Result<Option<u64>, String>,
+        from_date: Result<Option<w3api_types::DateInput>, String>,
+        include_prices: Result<Option<bool>, String>,
+        limit: Result<Option<i64>, String>,
+        order: Result<Option<w3api_types::ListingOrder>, String>,
+        to_block: Result<Option<u64>, String>,
+        to_date: Result<Option<w3api_types::DateInput>, String>,
+    }
+    impl<'a> GetNftContractTransfers<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                cursor: Ok(None),
+                format: Ok(None),
+                from_block: Ok(None),
+                from_date: Ok(None),
+                include_prices: Ok(None),
+                limit: Ok(None),
+                order: Ok(None),
+                to_block: Ok(None),
+                to_date: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetNftContractTransfersCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetNftContractTransfersCursor` for cursor failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn format<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TokenIdFormat>,
+        {
+            self.format = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TokenIdFormat` for format failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn from_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.from_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for from_block failed".to_string());
+            self
+        }
+        pub fn from_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.from_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for from_date failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn include_prices<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.include_prices = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for include_prices failed".to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn order<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::ListingOrder>,
+        {
+            self.order = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: ListingOrder` for order failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        pub fn to_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.to_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for to_date failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/nft/{address}/transfers`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::NftTransferPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self {
+                client,
+                address,
+                chain,
+                cursor,
+                format,
+                from_block,
+                from_date,
+                include_prices,
+                limit,
+                order,
+                to_block,
+                to_date,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let format = format.map_err(Error::InvalidRequest)?;
+            let from_block = from_block.map_err(Error::InvalidRequest)?;
+            let from_date = from_date.map_err(Error::InvalidRequest)?;
+            let include_prices = include_prices.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let order = order.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let to_date = to_date.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/nft/{}/transfers", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(&progenitor_client::QueryParam::new("from_block", &from_block))
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "include_prices",
+                        &include_prices,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("order", &order))
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_nft_contract_transfers",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

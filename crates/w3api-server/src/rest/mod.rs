@@ -18,12 +18,14 @@ mod native_balances;
 mod net_worth;
 mod nft_metadata;
 mod nft_owners;
+mod nft_transfers;
 pub(crate) mod pagination;
 pub(crate) mod query;
 mod solana_challenge;
 pub(crate) mod streams;
 mod token_metadata;
 mod token_price;
+mod token_transfers;
 mod transaction;
 pub(crate) mod wallet_collections;
 pub(crate) mod wallet_erc20;
@@ -72,7 +74,9 @@ pub(crate) fn routes<S: Backend>() -> Routes<S> {
     let router = contract_nfts::route(router);
     let router = nft_owners::route(router);
     let router = block::route(router);
-    transaction::route(router)
+    let router = transaction::route(router);
+    let router = token_transfers::route(router);
+    nft_transfers::route(router)
 }
 
 /// Adds `handler` at `operation`'s path, for its method: both as the spec

@@ -45,6 +45,10 @@ fn every_operation_of_the_interface_is_there_once() {
         ("get", "/api/v2.2/nft/{address}"),
         ("get", "/api/v2.2/nft/{address}/owners"),
         ("get", "/api/v2.2/nft/{address}/{token_id}/owners"),
+        ("get", "/api/v2.2/{address}/erc20/transfers"),
+        ("get", "/api/v2.2/erc20/{address}/transfers"),
+        ("get", "/api/v2.2/{address}/nft/transfers"),
+        ("get", "/api/v2.2/nft/{address}/transfers"),
         ("get", "/streams/evm"),
         ("put", "/streams/evm"),
         ("get", "/streams/evm/{id}"),
@@ -141,6 +145,7 @@ fn array_query_parameters_are_exploded_forms_of_bounded_length() {
     }
     let expected = BTreeMap::from([
         ("token_addresses", vec![Some(10), Some(10), Some(10)]),
+        ("contract_addresses", vec![Some(25), Some(25)]),
         ("wallet_addresses", vec![Some(25)]),
         ("addresses", vec![Some(10)]),
         ("chains", vec![Some(25)]),
@@ -151,7 +156,7 @@ fn array_query_parameters_are_exploded_forms_of_bounded_length() {
     assert_eq!(
         arrays, expected,
         "token_addresses on wallet tokens (priced and not) and NFTs, the balance and metadata lists, the net-worth \
-         chains, the history filters"
+         chains, the history filters, the transfer listings' contracts"
     );
 }
 
@@ -249,6 +254,58 @@ fn every_query_parameter_of_the_interface_and_production_is_declared() {
         (
             "getNftTokenIdOwners",
             &["chain", "address", "token_id", "format", "limit", "cursor", "normalizeMetadata", "media_items"][..],
+        ),
+        (
+            "getWalletTokenTransfers",
+            &[
+                "address",
+                "chain",
+                "from_block",
+                "to_block",
+                "from_date",
+                "to_date",
+                "contract_addresses",
+                "limit",
+                "order",
+                "cursor",
+            ][..],
+        ),
+        (
+            "getTokenTransfers",
+            &["address", "chain", "from_block", "to_block", "from_date", "to_date", "limit", "order", "cursor"][..],
+        ),
+        (
+            "getWalletNftTransfers",
+            &[
+                "address",
+                "chain",
+                "contract_addresses",
+                "format",
+                "from_block",
+                "to_block",
+                "from_date",
+                "to_date",
+                "include_prices",
+                "limit",
+                "order",
+                "cursor",
+            ][..],
+        ),
+        (
+            "getNftContractTransfers",
+            &[
+                "address",
+                "chain",
+                "from_block",
+                "to_block",
+                "from_date",
+                "to_date",
+                "format",
+                "include_prices",
+                "limit",
+                "order",
+                "cursor",
+            ][..],
         ),
         ("getStream", &["id"][..]),
         ("getStreams", &["limit", "cursor", "status"][..]),

@@ -9,9 +9,11 @@ pub const OPERATIONS: &[Operation] = &[
     get_token_metadata::OPERATION,
     get_multiple_token_prices::OPERATION,
     get_token_price::OPERATION,
+    get_token_transfers::OPERATION,
     get_multiple_nfts::OPERATION,
     get_contract_nfts::OPERATION,
     get_nft_owners::OPERATION,
+    get_nft_contract_transfers::OPERATION,
     get_nft_metadata::OPERATION,
     get_nft_token_id_owners::OPERATION,
     get_transaction::OPERATION,
@@ -21,8 +23,10 @@ pub const OPERATIONS: &[Operation] = &[
     get_wallet_token_balances_price::OPERATION,
     get_native_balance::OPERATION,
     get_wallet_token_balances::OPERATION,
+    get_wallet_token_transfers::OPERATION,
     get_wallet_nfts::OPERATION,
     get_wallet_nft_collections::OPERATION,
+    get_wallet_nft_transfers::OPERATION,
     request_solana_challenge::OPERATION,
     verify_solana_challenge::OPERATION,
     get_history::OPERATION,
@@ -291,6 +295,121 @@ pub mod get_token_price {
         MIN_PAIR_SIDE_LIQUIDITY_USD,
     ];
 }
+///`getTokenTransfers`: GET /api/v2.2/erc20/{address}/transfers.
+pub mod get_token_transfers {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getTokenTransfers",
+        method: "GET",
+        path: "/api/v2.2/erc20/{address}/transfers",
+    };
+    ///Contract of the ERC20 token.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///The first block of the listing; the chain's first when absent. It wins over `from_date`.
+    pub const FROM_BLOCK: Param = Param {
+        name: "from_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The listing starts at the first block at or after this date.
+    pub const FROM_DATE: Param = Param {
+        name: "from_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///The listing ends at the last block at or before this date.
+    pub const TO_DATE: Param = Param {
+        name: "to_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    ///Newest first (DESC) or oldest first (ASC).
+    pub const ORDER: Param = Param {
+        name: "order",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "ListingOrder",
+            default: Some("DESC"),
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        FROM_BLOCK,
+        TO_BLOCK,
+        FROM_DATE,
+        TO_DATE,
+        LIMIT,
+        ORDER,
+        CURSOR,
+    ];
+}
 ///`getMultipleNfts`: POST /api/v2.2/nft/getMultipleNFTs.
 pub mod get_multiple_nfts {
     use super::*;
@@ -523,6 +642,142 @@ pub mod get_nft_owners {
         CURSOR,
         NORMALIZE_METADATA,
         MEDIA_ITEMS,
+    ];
+}
+///`getNftContractTransfers`: GET /api/v2.2/nft/{address}/transfers.
+pub mod get_nft_contract_transfers {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getNftContractTransfers",
+        method: "GET",
+        path: "/api/v2.2/nft/{address}/transfers",
+    };
+    ///Contract of the NFT collection.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///The first block of the listing; the chain's first when absent. It wins over `from_date`.
+    pub const FROM_BLOCK: Param = Param {
+        name: "from_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The listing starts at the first block at or after this date.
+    pub const FROM_DATE: Param = Param {
+        name: "from_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///The listing ends at the last block at or before this date.
+    pub const TO_DATE: Param = Param {
+        name: "to_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///How token ids are written.
+    pub const FORMAT: Param = Param {
+        name: "format",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TokenIdFormat",
+            default: Some("decimal"),
+        },
+    };
+    ///Add `last_sale` to each item: the token's last marketplace sale up to the transfer's block, null where it had none.
+    pub const INCLUDE_PRICES: Param = Param {
+        name: "include_prices",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    ///Newest first (DESC) or oldest first (ASC).
+    pub const ORDER: Param = Param {
+        name: "order",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "ListingOrder",
+            default: Some("DESC"),
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        FROM_BLOCK,
+        TO_BLOCK,
+        FROM_DATE,
+        TO_DATE,
+        FORMAT,
+        INCLUDE_PRICES,
+        LIMIT,
+        ORDER,
+        CURSOR,
     ];
 }
 ///`getNftMetadata`: GET /api/v2.2/nft/{address}/{token_id}.
@@ -1144,6 +1399,134 @@ keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[ADDRESS, CHAIN, TO_BLOCK, TOKEN_ADDRESSES, EXCLUDE_SPAM];
 }
+///`getWalletTokenTransfers`: GET /api/v2.2/{address}/erc20/transfers.
+pub mod get_wallet_token_transfers {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getWalletTokenTransfers",
+        method: "GET",
+        path: "/api/v2.2/{address}/erc20/transfers",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///The first block of the listing; the chain's first when absent. It wins over `from_date`.
+    pub const FROM_BLOCK: Param = Param {
+        name: "from_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The listing starts at the first block at or after this date.
+    pub const FROM_DATE: Param = Param {
+        name: "from_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///The listing ends at the last block at or before this date.
+    pub const TO_DATE: Param = Param {
+        name: "to_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    /**Only the transfers of these contracts. Sent as repeated keys
+(`contract_addresses=0xa&contract_addresses=0xb`); servers also
+accept `contract_addresses[]=` and `contract_addresses[0]=`.*/
+    pub const CONTRACT_ADDRESSES: Param = Param {
+        name: "contract_addresses",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "Address",
+            max_items: Some(25u64),
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    ///Newest first (DESC) or oldest first (ASC).
+    pub const ORDER: Param = Param {
+        name: "order",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "ListingOrder",
+            default: Some("DESC"),
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        FROM_BLOCK,
+        TO_BLOCK,
+        FROM_DATE,
+        TO_DATE,
+        CONTRACT_ADDRESSES,
+        LIMIT,
+        ORDER,
+        CURSOR,
+    ];
+}
 ///`getWalletNfts`: GET /api/v2.2/{address}/nft.
 pub mod get_wallet_nfts {
     use super::*;
@@ -1352,6 +1735,155 @@ pub mod get_wallet_nft_collections {
         EXCLUDE_SPAM,
         CURSOR,
         INCLUDE_PRICES,
+    ];
+}
+///`getWalletNftTransfers`: GET /api/v2.2/{address}/nft/transfers.
+pub mod get_wallet_nft_transfers {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getWalletNftTransfers",
+        method: "GET",
+        path: "/api/v2.2/{address}/nft/transfers",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    /**Only the transfers of these contracts. Sent as repeated keys
+(`contract_addresses=0xa&contract_addresses=0xb`); servers also
+accept `contract_addresses[]=` and `contract_addresses[0]=`.*/
+    pub const CONTRACT_ADDRESSES: Param = Param {
+        name: "contract_addresses",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "Address",
+            max_items: Some(25u64),
+        },
+    };
+    ///How token ids are written.
+    pub const FORMAT: Param = Param {
+        name: "format",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TokenIdFormat",
+            default: Some("decimal"),
+        },
+    };
+    ///The first block of the listing; the chain's first when absent. It wins over `from_date`.
+    pub const FROM_BLOCK: Param = Param {
+        name: "from_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The listing starts at the first block at or after this date.
+    pub const FROM_DATE: Param = Param {
+        name: "from_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///The listing ends at the last block at or before this date.
+    pub const TO_DATE: Param = Param {
+        name: "to_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///Add `last_sale` to each item: the token's last marketplace sale up to the transfer's block, null where it had none.
+    pub const INCLUDE_PRICES: Param = Param {
+        name: "include_prices",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    ///Newest first (DESC) or oldest first (ASC).
+    pub const ORDER: Param = Param {
+        name: "order",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "ListingOrder",
+            default: Some("DESC"),
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        CONTRACT_ADDRESSES,
+        FORMAT,
+        FROM_BLOCK,
+        TO_BLOCK,
+        FROM_DATE,
+        TO_DATE,
+        INCLUDE_PRICES,
+        LIMIT,
+        ORDER,
+        CURSOR,
     ];
 }
 ///`requestSolanaChallenge`: POST /challenge/request/solana.

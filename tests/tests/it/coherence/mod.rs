@@ -14,6 +14,7 @@ mod nft_owners;
 mod prices;
 mod sales;
 mod transactions;
+mod transfers;
 
 use futures::TryStreamExt;
 use w3api_rest::{Client, Paginated};

@@ -349,3 +349,41 @@ fn the_service_routes_answer() {
     assert_eq!(id.headers["x-request-id"], "trace-me");
     assert!(!health.headers["x-request-id"].is_empty(), "an id is made when none is given");
 }
+
+#[test]
+fn transfer_listings_name_each_bad_parameter_and_bind_their_cursors() {
+    const WALLET_TRANSFERS: &str = "/api/v2.2/{address}/erc20/transfers";
+    const COLLECTION_TRANSFERS: &str = "/api/v2.2/nft/{address}/transfers";
+    let h = Session::new();
+    let wallet = h.devnet().sample_wallets(1)[0];
+    let path = |query: &str| format!("/api/v2.2/{wallet:#x}/erc20/transfers?{query}");
+    let cases = [
+        ("order=UP", "order: \"UP\" is not an order (ASC or DESC)"),
+        ("order=asc", "order: \"asc\""),
+        ("from_date=yesterday", "from_date: \"yesterday\" is not Unix seconds"),
+        ("to_date=2024-13-01", "to_date:"),
+        ("from_block=-1", "from_block:"),
+        ("to_block=1.5", "to_block:"),
+        ("contract_addresses=0x12", "contract_addresses: \"0x12\" is not a 0x-prefixed 20-byte hex address"),
+    ];
+    for (query, fragment) in cases {
+        h.get(WALLET_TRANSFERS, &path(query)).expect_error(400, fragment);
+    }
+    let first = h.get(WALLET_TRANSFERS, &path("limit=1"));
+    assert_eq!(first.body["page"], 0, "transfer pages count from 0");
+    let cursor = urlencode(first.body["cursor"].as_str().expect("the wallet moved more than one token"));
+    let second = h.get(WALLET_TRANSFERS, &path(&format!("limit=1&cursor={cursor}")));
+    assert_eq!(second.body["page"], 1);
+    assert_ne!(second.body["result"][0], first.body["result"][0], "the next page moves on");
+    h.get(WALLET_TRANSFERS, &path(&format!("limit=1&order=ASC&cursor={cursor}")))
+        .expect_error(400, "belongs to a query with other parameters");
+    let moved = h.get("/api/v2.2/{address}/nft/transfers", &format!("/api/v2.2/{wallet:#x}/nft/transfers?limit=1"));
+    let collection = moved.body["result"][0]["token_address"].as_str().expect("the wallet moved an NFT").to_string();
+    let nfts = format!("/api/v2.2/nft/{collection}/transfers");
+    h.get(COLLECTION_TRANSFERS, &format!("{nfts}?format=octal")).expect_error(400, "format:");
+    h.get(COLLECTION_TRANSFERS, &format!("{nfts}?include_prices=maybe")).expect_error(400, "include_prices:");
+    let beyond = h.get(COLLECTION_TRANSFERS, &format!("{nfts}?to_block=99999999&limit=1"));
+    assert_eq!(beyond.body["block_exists"], false, "a to_block past the newest block");
+    let within = h.get(COLLECTION_TRANSFERS, &format!("{nfts}?from_block=1&limit=1"));
+    assert_eq!(within.body["block_exists"], true);
+}

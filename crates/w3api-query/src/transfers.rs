@@ -1,0 +1,369 @@
+//! Token transfers, read from the ledger's movement indexes:
+//! - ERC20 transfers of a wallet (`getWalletTokenTransfers`) or of a token
+//!   (`getTokenTransfers`);
+//! - NFT transfers of a wallet (`getWalletNFTTransfers`) or of a collection
+//!   (`getNFTContractTransfers`).
+//!
+//! Each listing covers a span of blocks named by number or by date, newest
+//! or oldest first, and pages by the movement's place in the ledger, which
+//! is its place in the chain.
+
+use alloy_primitives::{Address, B256, U256};
+use w3api_ledger::{Asset, Movement};
+use w3api_source::{Page, PagePosition, PageRequest, SourceError};
+use w3api_types::{ContractType, NftLastSale};
+
+use crate::ChainView;
+use crate::ask::Question;
+use crate::blocks::{last_block_at, ledger_block, resolve};
+use crate::view::{TokenId, TransactionFacts};
+
+/// Which way a listing runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Oldest first.
+    Ascending,
+    /// Newest first, as production lists by default.
+    #[default]
+    Descending,
+}
+
+/// The blocks a listing covers, as a request names them. A block number
+/// wins over a date (as production has it); a date covers the blocks at or
+/// after it (`from`), or at or before it (`to`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// The first block.
+    pub from_block: Option<u64>,
+    /// The last block.
+    pub to_block: Option<u64>,
+    /// The first block at or after this time (Unix seconds).
+    pub from_date: Option<i64>,
+    /// The last block at or before this time (Unix seconds).
+    pub to_date: Option<i64>,
+}
+
+impl Span {
+    /// The first and last blocks covered, the last no later than `head`;
+    /// `None` when the span covers no block of the view.
+    fn blocks(&self, view: &impl ChainView, head: u64) -> Option<(u32, u32)> {
+        let from = match (self.from_block, self.from_date) {
+            (Some(block), _) => block,
+            (None, Some(date)) => match u64::try_from(date).ok().and_then(|date| date.checked_sub(1)) {
+                Some(before) => last_block_at(view, before, head).map_or(view.first_block(), |b| b + 1),
+                None => view.first_block(),
+            },
+            (None, None) => view.first_block(),
+        };
+        let to = match (self.to_block, self.to_date) {
+            (Some(block), _) => block.min(head),
+            (None, Some(date)) => last_block_at(view, u64::try_from(date).ok()?, head)?,
+            (None, None) => head,
+        };
+        (from <= to).then(|| (ledger_block(from), ledger_block(to)))
+    }
+}
+
+/// Whose ERC20 transfers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TokenTransfersOf {
+    /// A wallet's, as sender or recipient; of these tokens only, when any.
+    Wallet {
+        /// The wallet.
+        address: Address,
+        /// Only these tokens' transfers, when not empty.
+        contracts: Vec<Address>,
+    },
+    /// A token's.
+    Token(Address),
+}
+
+/// One page of ERC20 transfers, up to block `at_block` (the newest when
+/// `None`). The native currency's movements are not transfers here.
+#[derive(Clone, Debug)]
+pub struct TokenTransfers {
+    /// Whose.
+    pub of: TokenTransfersOf,
+    /// The blocks covered.
+    pub span: Span,
+    /// The newest block the listing reads.
+    pub at_block: Option<u64>,
+    /// Which way.
+    pub order: Order,
+    /// Which page.
+    pub page: PageRequest,
+}
+
+/// Where and in which transaction a transfer happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransferPlace {
+    /// The block.
+    pub block_number: u64,
+    /// Its hash.
+    pub block_hash: B256,
+    /// Its time (Unix seconds).
+    pub block_timestamp: u64,
+    /// The transaction.
+    pub transaction: TransactionFacts,
+    /// The transaction's index in the block.
+    pub transaction_index: u32,
+    /// The log's index in the block.
+    pub log_index: u32,
+}
+
+/// One ERC20 transfer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TokenTransfer {
+    /// The token's contract.
+    pub token: Address,
+    /// Its name.
+    pub name: String,
+    /// Its symbol.
+    pub symbol: String,
+    /// Its logo, where the backend has one.
+    pub logo: Option<String>,
+    /// Its decimals.
+    pub decimals: u8,
+    /// Whether it is flagged as spam.
+    pub possible_spam: bool,
+    /// Whether its contract is verified.
+    pub verified: bool,
+    /// Sender (the zero address for a mint).
+    pub from: Address,
+    /// Recipient (the zero address for a burn).
+    pub to: Address,
+    /// Raw amount.
+    pub value: u128,
+    /// Where.
+    pub place: TransferPlace,
+}
+
+/// A page of transfers, with the block it was read up to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transfers<T> {
+    /// The newest block read.
+    pub block: u64,
+    /// The page.
+    pub page: Page<T>,
+}
+
+impl Question for TokenTransfers {
+    type Answer = Transfers<TokenTransfer>;
+
+    fn answer(self, view: &impl ChainView) -> Result<Self::Answer, SourceError> {
+        let block = resolve(view, self.at_block)?;
+        let ledger = view.ledger();
+        let (moves, only): (&[u32], Vec<Asset>) = match &self.of {
+            TokenTransfersOf::Wallet { address, contracts } => match ledger.find(*address) {
+                Some(holder) => (ledger.moves_of(holder), contracts.iter().filter_map(|c| view.asset_at(*c)).collect()),
+                None => (&[], Vec::new()),
+            },
+            TokenTransfersOf::Token(token) => match view.asset_at(*token) {
+                Some(asset) if asset != Asset::NATIVE => (ledger.moves_of_asset(asset), Vec::new()),
+                _ => (&[], Vec::new()),
+            },
+        };
+        // Contracts were named, none of them a token the view knows: no transfer is theirs.
+        let filtered = matches!(&self.of, TokenTransfersOf::Wallet { contracts, .. } if !contracts.is_empty());
+        if filtered && only.is_empty() {
+            return Ok(Transfers { block, page: Page { items: Vec::new(), next: None } });
+        }
+        let page = walk(view, moves, self.span, block, self.order, &self.page, |movement| {
+            let Movement::Fungible { asset, from, to, amount, at } = *movement else { return None };
+            if asset == Asset::NATIVE || (filtered && !only.contains(&asset)) {
+                return None;
+            }
+            let token = view.token(asset)?;
+            Some(TokenTransfer {
+                token: token.address,
+                name: token.name.to_string(),
+                symbol: token.symbol.to_string(),
+                logo: token.logo.map(str::to_string),
+                decimals: token.decimals,
+                possible_spam: token.possible_spam,
+                verified: token.verified,
+                from: ledger.address(from),
+                to: ledger.address(to),
+                value: amount,
+                place: place(view, at)?,
+            })
+        })?;
+        Ok(Transfers { block, page })
+    }
+}
+
+/// Whose NFT transfers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NftTransfersOf {
+    /// A wallet's, as sender or recipient; of these collections only, when any.
+    Wallet {
+        /// The wallet.
+        address: Address,
+        /// Only these collections' transfers, when not empty.
+        contracts: Vec<Address>,
+    },
+    /// A collection's.
+    Collection(Address),
+}
+
+/// One page of NFT transfers, one item per token id moved (a batch is
+/// several), up to block `at_block` (the newest when `None`).
+#[derive(Clone, Debug)]
+pub struct NftTransfers {
+    /// Whose.
+    pub of: NftTransfersOf,
+    /// The blocks covered.
+    pub span: Span,
+    /// The newest block the listing reads.
+    pub at_block: Option<u64>,
+    /// Which way.
+    pub order: Order,
+    /// Whether to add each token's last sale before the transfer's block.
+    pub include_prices: bool,
+    /// Which page.
+    pub page: PageRequest,
+}
+
+/// One NFT transfer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NftTransfer {
+    /// The collection's contract.
+    pub collection: Address,
+    /// ERC721 or ERC1155.
+    pub kind: ContractType,
+    /// Its name.
+    pub name: String,
+    /// Its symbol.
+    pub symbol: String,
+    /// Whether it is flagged as spam.
+    pub possible_spam: bool,
+    /// Whether its contract is verified.
+    pub verified: bool,
+    /// The token.
+    pub token_id: U256,
+    /// Sender (the zero address for a mint).
+    pub from: Address,
+    /// Recipient (the zero address for a burn).
+    pub to: Address,
+    /// Amount moved (1 for ERC721).
+    pub amount: u64,
+    /// ERC1155's operator; `None` for ERC721.
+    pub operator: Option<Address>,
+    /// Whether an ERC1155 `TransferBatch` moved it.
+    pub batch: bool,
+    /// Where.
+    pub place: TransferPlace,
+    /// The token's last sale up to the transfer's block, when asked for
+    /// and the backend records sales.
+    pub last_sale: Option<NftLastSale>,
+}
+
+impl Question for NftTransfers {
+    type Answer = Transfers<NftTransfer>;
+
+    fn answer(self, view: &impl ChainView) -> Result<Self::Answer, SourceError> {
+        let block = resolve(view, self.at_block)?;
+        let ledger = view.ledger();
+        let (moves, only): (&[u32], Vec<u16>) = match &self.of {
+            NftTransfersOf::Wallet { address, contracts } => match ledger.find(*address) {
+                Some(holder) => {
+                    (ledger.moves_of(holder), contracts.iter().filter_map(|c| view.collection_at(*c)).collect())
+                }
+                None => (&[], Vec::new()),
+            },
+            NftTransfersOf::Collection(address) => match view.collection_at(*address) {
+                Some(collection) => (ledger.moves_of_collection(collection), Vec::new()),
+                None => (&[], Vec::new()),
+            },
+        };
+        let filtered = matches!(&self.of, NftTransfersOf::Wallet { contracts, .. } if !contracts.is_empty());
+        if filtered && only.is_empty() {
+            return Ok(Transfers { block, page: Page { items: Vec::new(), next: None } });
+        }
+        let page = walk(view, moves, self.span, block, self.order, &self.page, |movement| {
+            let Movement::Nft { at, collection, id, from, to, amount, operator, batch, .. } = *movement else {
+                return None;
+            };
+            if filtered && !only.contains(&collection) {
+                return None;
+            }
+            let facts = view.collection(collection)?;
+            let token_id = id.to_u256();
+            let last_sale = match self.include_prices {
+                true => view.nft_prices(u64::from(at.block), facts.address, Some(token_id)).last_sale,
+                false => None,
+            };
+            Some(NftTransfer {
+                collection: facts.address,
+                kind: facts.kind.clone(),
+                name: facts.name.to_string(),
+                symbol: facts.symbol.to_string(),
+                possible_spam: facts.possible_spam,
+                verified: facts.verified,
+                token_id,
+                from: ledger.address(from),
+                to: ledger.address(to),
+                amount,
+                operator: operator.map(|operator| ledger.address(operator)),
+                batch,
+                place: place(view, at)?,
+                last_sale,
+            })
+        })?;
+        Ok(Transfers { block, page })
+    }
+}
+
+/// Where a movement logged by a transaction happened; `None` for one no
+/// log tells (native value) or outside the view.
+fn place(view: &impl ChainView, at: w3api_ledger::Place) -> Option<TransferPlace> {
+    let (transaction_index, log_index) = (at.transaction?, at.log?);
+    let block = u64::from(at.block);
+    Some(TransferPlace {
+        block_number: block,
+        block_hash: view.block_hash(block)?,
+        block_timestamp: view.timestamp(block)?,
+        transaction: view.transaction(block, transaction_index)?,
+        transaction_index,
+        log_index,
+    })
+}
+
+/// One page of `moves` (indexes into the ledger's movements, in chain
+/// order) within `span` up to `head`, in `order`, each kept as `keep`
+/// writes it (`None` leaves it out). The page's position is the last
+/// movement's index: the next page starts past it, whichever the order.
+fn walk<T, V: ChainView>(
+    view: &V,
+    moves: &[u32],
+    span: Span,
+    head: u64,
+    order: Order,
+    page: &PageRequest,
+    keep: impl Fn(&Movement<V::Id>) -> Option<T>,
+) -> Result<Page<T>, SourceError> {
+    let after = match &page.after {
+        Some(position) => Some(position.0.parse::<u32>().map_err(|_| SourceError::BadPosition)?),
+        None => None,
+    };
+    let Some((from, to)) = span.blocks(view, head) else { return Ok(Page { items: Vec::new(), next: None }) };
+    let movements = view.ledger().movements();
+    let block = |index: &u32| movements[*index as usize].block();
+    let covered = &moves[moves.partition_point(|m| block(m) < from)..moves.partition_point(|m| block(m) <= to)];
+    let remaining: Box<dyn Iterator<Item = &u32>> = match (order, after) {
+        (Order::Ascending, None) => Box::new(covered.iter()),
+        (Order::Ascending, Some(after)) => Box::new(covered[covered.partition_point(|m| *m <= after)..].iter()),
+        (Order::Descending, None) => Box::new(covered.iter().rev()),
+        (Order::Descending, Some(after)) => Box::new(covered[..covered.partition_point(|m| *m < after)].iter().rev()),
+    };
+    let mut kept = remaining.filter_map(|index| keep(&movements[*index as usize]).map(|item| (*index, item)));
+    let items: Vec<(u32, T)> = kept.by_ref().take(page.limit.max(1)).collect();
+    let next = match (items.last(), kept.next()) {
+        (Some((last, _)), Some(_)) => Some(PagePosition(last.to_string())),
+        _ => None,
+    };
+    Ok(Page { items: items.into_iter().map(|(_, item)| item).collect(), next })
+}
+
+#[cfg(test)]
+mod tests;
