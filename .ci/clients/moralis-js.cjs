@@ -362,6 +362,24 @@ async function main() {
     assert(raw.length > 0 && raw.every((t) => t.address === transferred && Number(t.block_number) <= 4000), 'the token, within the blocks');
     return expectSame(sdk, raw, 'token transfers');
   });
+  await check(`getWalletTransactions (${short(w0)}, eth, limit 10): every page`, async () => {
+    const sdk = await sdkItems(await Moralis.EvmApi.transaction.getWalletTransactions({ address: w0, chain: '0x1', limit: 10 }));
+    const raw = await rawItems(`/api/v2.2/${w0}`, { chain: 'eth', limit: 10 });
+    assert(raw.length > 10, `raw: ${raw.length} transactions, one page`);
+    return expectSame(sdk, raw, 'wallet transactions');
+  });
+  await check(`getWalletStats (${short(w0)}, eth)`, async () => {
+    const sdk = await Moralis.EvmApi.wallets.getWalletStats({ address: w0, chain: '0x1' });
+    const raw = await rawGet(`/api/v2.2/wallets/${w0}/stats`, { chain: 'eth' });
+    assert(Number(raw.transactions.total) > 0, `raw: ${show(raw)}`);
+    return expectSame(sdk.raw, raw, 'wallet stats');
+  });
+  await check(`getWalletActiveChains (${short(w0)}, eth and polygon)`, async () => {
+    const sdk = await Moralis.EvmApi.wallets.getWalletActiveChains({ address: w0, chains: ['0x1', '0x89'] });
+    const raw = await rawGet(`/api/v2.2/wallets/${w0}/chains`, { chains: ['eth', 'polygon'] });
+    assert(raw.active_chains.length === 2 && raw.active_chains[0].first_transaction, `raw: ${show(raw).slice(0, 200)}`);
+    return expectSame(sdk.raw, raw, 'active chains');
+  });
   await check(`getWalletNFTTransfers (${short(holder)}, eth, limit 5): every page`, async () => {
     const sdk = await sdkItems(await Moralis.EvmApi.nft.getWalletNFTTransfers({ address: holder, chain: '0x1', limit: 5 }));
     const raw = await rawItems(`/api/v2.2/${holder}/nft/transfers`, { chain: 'eth', limit: 5 });

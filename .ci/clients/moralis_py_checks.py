@@ -161,8 +161,19 @@ def nft_collection_checks(holder: str):
             items(raw_pages(path, query)), name))
 
 
+def wallet_summary_checks(w0: str):
+    """A wallet's counts and active chains: each SDK answer is the raw answer."""
+    same = lambda sdk, raw, what: f"{expect_same(sdk, raw, what).compared} values"  # noqa: E731
+    r.check(f"evm_api.wallets.get_wallet_stats ({w0[:8]}, eth)", lambda: same(
+        evm_api.wallets.get_wallet_stats(api_key=KEY, params={"address": w0, "chain": "eth"}),
+        raw_get(f"/api/v2.2/wallets/{w0}/stats", {"chain": "eth"}), "wallet stats"))
+    r.check(f"evm_api.wallets.get_wallet_active_chains ({w0[:8]}, eth and polygon)", lambda: same(
+        evm_api.wallets.get_wallet_active_chains(api_key=KEY, params={"address": w0, "chains": ["eth", "polygon"]}),
+        raw_get(f"/api/v2.2/wallets/{w0}/chains", {"chains": ["eth", "polygon"]}), "active chains"))
+
+
 def transfer_checks(w0: str, holder: str):
-    """Transfers: every page through the SDK is every raw page."""
+    """Transfers and transactions: every page through the SDK is every raw page."""
     same = lambda sdk, raw, what: f"{expect_same(sdk, raw, what).compared} values"  # noqa: E731
     items = lambda got: [item for page in got for item in page["result"]]  # noqa: E731
     token = raw_get(f"/api/v2.2/{w0}/erc20/transfers", {"chain": "eth", "limit": 1})["result"][0]["address"]
@@ -173,6 +184,8 @@ def transfer_checks(w0: str, holder: str):
         ("token.get_wallet_token_transfers", evm_api.token.get_wallet_token_transfers,
          f"/api/v2.2/{w0}/erc20/transfers", {"address": w0},
          {"chain": "eth", "limit": 20, "order": "ASC", "contract_addresses": [token]}),
+        ("transaction.get_wallet_transactions", evm_api.transaction.get_wallet_transactions,
+         f"/api/v2.2/{w0}", {"address": w0}, {"chain": "eth", "limit": 10, "from_block": 1}),
         ("token.get_token_transfers", evm_api.token.get_token_transfers,
          f"/api/v2.2/erc20/{token}/transfers", {"address": token},
          {"chain": "eth", "limit": 50, "from_date": "2026-01-01", "to_block": 4000}),
@@ -187,7 +200,7 @@ def transfer_checks(w0: str, holder: str):
             return same(items(pages(lambda p: fetch(api_key=KEY, params={**extra, **p}), query)), raw, name)
 
         shown = ", ".join(f"{k} {v}" for k, v in query.items() if k != "chain")
-        r.check(f"evm_api.{name} ({path.split('/')[3][:8]}, eth, {shown}): every page", compare)
+        r.check(f"evm_api.{name} ({extra['address'][:8]}, eth, {shown}): every page", compare)
 
 
 def main() -> int:
@@ -251,6 +264,7 @@ def main() -> int:
     nft_collection_checks(holder)
     block_checks()
     transfer_checks(w0, holder)
+    wallet_summary_checks(w0)
     stream_checks()
 
     def sign_in():

@@ -615,7 +615,8 @@ const WITHDRAWAL = id('Withdrawal(address,uint256)');
 const addressOfTopic = (topic) => '0x' + topic.slice(26).toLowerCase();
 
 /// Transfer listings against the node's own logs (every contract's, as a
-/// standard reading of ERC20, ERC721 and ERC1155 events): each wallet's
+/// standard reading of ERC20, ERC721 and ERC1155 events), and wallet
+/// transactions against its blocks. Transfers: each wallet's
 /// ERC20 and NFT transfers, each token's and each collection's, as
 /// block:tx:log:contract:from:to:amount (an ERC1155 batch one item per id),
 /// newest first.
@@ -666,6 +667,31 @@ async function compareTransfers(results, api, node, contracts, wallets, head) {
     if (results.check(moved.error === null, where, 'getWalletNFTTransfers', 'every page with HTTP 200', moved.error)) {
       results.eq(where, 'getWalletNFTTransfers = the NFT transfer logs from or to it', show(newestFirst(nfts.filter(involves(w)))), show(moved.items.map(nftKey)));
     }
+  }
+  // A wallet's transactions: those it sent or was sent, from the node's blocks.
+  const sent = [];
+  for (let number = 0; number <= head; number++) {
+    const block = await node.rpc.call('eth_getBlockByNumber', ['0x' + number.toString(16), true]);
+    for (const tx of block.transactions) sent.push({ key: `${number}:${Number(tx.transactionIndex)}:${lower(tx.hash)}`, from: lower(tx.from), to: tx.to ? lower(tx.to) : null });
+  }
+  for (const w of wallets.slice(0, 8)) {
+    const where = `transactions wallet=${w}`;
+    const listed = await api.pages(`/api/v2.2/${w}`);
+    if (!results.check(listed.error === null, where, 'getWalletTransactions', 'every page with HTTP 200', listed.error)) continue;
+    const expected = sent.filter((t) => t.from === w || t.to === w).map((t) => t.key).reverse();
+    results.eq(where, 'getWalletTransactions = the blocks\' transactions from or to it', show(expected), show(listed.items.map((t) => `${t.block_number}:${t.transaction_index}:${lower(t.hash)}`)));
+    const rpc = await api.extended('eth_getTransactions', { address: w, limit: api.limit });
+    results.eq(where, 'eth_getTransactions = the first REST page', show(listed.pages[0] && listed.pages[0].result), show(rpc.result ? rpc.result.result : rpc.error));
+    // Its counts are those of its listings, and its activity runs from its first transaction to its last.
+    const stats = (await api.rest(`/api/v2.2/wallets/${w}/stats`, [])).json;
+    const counted = async (path) => (await api.pages(path)).items.length;
+    const want = [listed.items.length, await counted(`/api/v2.2/${w}/erc20/transfers`), await counted(`/api/v2.2/${w}/nft/transfers`), await counted(`/api/v2.2/${w}/nft`)];
+    results.eq(where, 'getWalletStats = the listings\' counts', show(want.map(String)), show(stats && [stats.transactions.total, stats.token_transfers.total, stats.nft_transfers.total, stats.nfts]));
+    const active = (await api.rest(`/api/v2.2/wallets/${w}/chains`, [['chains', api.chain]], { chain: false })).json;
+    const mark = (t) => t && `${t.block_number}:${lower(t.transaction_hash)}`;
+    const items = listed.items;
+    const span = items.length ? [mark({ block_number: items.at(-1).block_number, transaction_hash: items.at(-1).hash }), mark({ block_number: items[0].block_number, transaction_hash: items[0].hash })] : [null, null];
+    results.eq(where, 'getWalletActiveChains = its first and last transactions', show(span), show(active && active.active_chains.map((c) => [mark(c.first_transaction), mark(c.last_transaction)])[0]));
   }
   for (const token of [...tokens].slice(0, 4)) {
     const listed = await api.pages(`/api/v2.2/erc20/${token}/transfers`);

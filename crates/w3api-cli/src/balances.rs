@@ -60,6 +60,26 @@ pub(crate) struct NetWorthArgs {
     exclude_unverified_contracts: Option<bool>,
 }
 
+/// `w3api stats <address>`: a wallet's counts on one chain.
+#[derive(Args, Debug)]
+pub(crate) struct StatsArgs {
+    /// Wallet address (0x and 40 hex digits).
+    address: Address,
+    /// Chain: name (eth, polygon, ...) or hex id (0x1).
+    #[arg(long)]
+    chain: Option<Chain>,
+}
+
+/// `w3api active-chains <address>`: a wallet's first and last transactions on each chain.
+#[derive(Args, Debug)]
+pub(crate) struct ActiveChainsArgs {
+    /// Wallet address (0x and 40 hex digits).
+    address: Address,
+    /// Chains to look at (repeat; default: eth).
+    #[arg(long = "chain", value_name = "CHAIN")]
+    chains: Vec<Chain>,
+}
+
 pub(crate) async fn balance(client: &Client, args: BalanceArgs, json: bool) -> Result<(), CliError> {
     let mut request = client.data().get_native_balance().address(args.address);
     set!(request, chain = args.chain, to_block = args.to_block);
@@ -128,6 +148,42 @@ pub(crate) async fn net_worth(client: &Client, args: NetWorthArgs, json: bool) -
     );
     let answer = request.send().await?.into_inner();
     output::emit(json, &answer, render_net_worth)
+}
+
+pub(crate) async fn stats(client: &Client, args: StatsArgs, json: bool) -> Result<(), CliError> {
+    let mut request = client.data().get_wallet_stats().address(args.address);
+    set!(request, chain = args.chain);
+    let answer = request.send().await?.into_inner();
+    output::emit(json, &answer, |stats| {
+        output::fields(&[
+            ("nfts", stats.nfts.to_string()),
+            ("collections", stats.collections.to_string()),
+            ("transactions", stats.transactions.total.to_string()),
+            ("nft transfers", stats.nft_transfers.total.to_string()),
+            ("token transfers", stats.token_transfers.total.to_string()),
+        ])
+    })
+}
+
+pub(crate) async fn active_chains(client: &Client, args: ActiveChainsArgs, json: bool) -> Result<(), CliError> {
+    let mut request = client.data().get_wallet_active_chains().address(args.address);
+    set!(request, chains = (!args.chains.is_empty()).then_some(args.chains));
+    let answer = request.send().await?.into_inner();
+    output::emit(json, &answer, |answer| {
+        let mut table = Table::new(&["CHAIN", "ID", ">FIRST BLOCK", "FIRST AT", ">LAST BLOCK", "LAST AT"]);
+        for chain in &answer.active_chains {
+            let (first, last) = (chain.first_transaction.as_ref(), chain.last_transaction.as_ref());
+            table.row(vec![
+                chain.chain.clone(),
+                chain.chain_id.clone(),
+                output::or_dash(first.map(|t| t.block_number)),
+                output::or_dash(first.map(|t| t.block_timestamp.to_rfc3339())),
+                output::or_dash(last.map(|t| t.block_number)),
+                output::or_dash(last.map(|t| t.block_timestamp.to_rfc3339())),
+            ]);
+        }
+        table.render()
+    })
 }
 
 pub(crate) fn render_net_worth(worth: &NetWorth) -> String {

@@ -71,6 +71,10 @@ enum Command {
     Erc20(balances::Erc20Args),
     /// A wallet's USD value, per chain and in total.
     NetWorth(balances::NetWorthArgs),
+    /// A wallet's counts: NFTs, collections, transactions, NFT and ERC20 transfers.
+    Stats(balances::StatsArgs),
+    /// A wallet's first and last transactions on each chain.
+    ActiveChains(balances::ActiveChainsArgs),
     /// A token's price from its deepest DEX pair.
     Price(prices::PriceArgs),
     /// The prices of several tokens.
@@ -95,6 +99,8 @@ enum Command {
     Transfers(transfers::TransfersArgs),
     /// A wallet's NFT transfers, or a collection's (--collection).
     NftTransfers(transfers::NftTransfersArgs),
+    /// The transactions a wallet sent or was sent, with receipts and fees.
+    Transactions(transfers::TransactionsArgs),
     /// EVM streams: create, change, list and delete them, their addresses, webhook settings and deliveries.
     #[command(subcommand)]
     Streams(stream::StreamsCommand),
@@ -142,6 +148,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Balances(args) => balances::balances(&cli.connection.rest()?, args, json).await,
         Command::Erc20(args) => balances::erc20(&cli.connection.rest()?, args, json).await,
         Command::NetWorth(args) => balances::net_worth(&cli.connection.rest()?, args, json).await,
+        Command::Stats(args) => balances::stats(&cli.connection.rest()?, args, json).await,
+        Command::ActiveChains(args) => balances::active_chains(&cli.connection.rest()?, args, json).await,
         Command::Price(args) => prices::price(&cli.connection.rest()?, args, json).await,
         Command::Prices(args) => prices::prices(&cli.connection.rest()?, args, json).await,
         Command::Metadata(args) => prices::metadata(&cli.connection.rest()?, args, json).await,
@@ -154,6 +162,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Transaction(args) => blocks::transaction(&cli.connection.rest()?, args, json).await,
         Command::Transfers(args) => transfers::transfers(&cli.connection.rest()?, args, json).await,
         Command::NftTransfers(args) => transfers::nft_transfers(&cli.connection.rest()?, args, json).await,
+        Command::Transactions(args) => transfers::transactions(&cli.connection.rest()?, args, json).await,
         Command::Streams(command) => stream::run(&cli.connection.rest()?, command, json).await,
         Command::Stream { id } => stream::run(&cli.connection.rest()?, stream::StreamsCommand::Get { id }, json).await,
         Command::Signin(command) => signin::run(&cli.connection.rest()?, command, json).await,

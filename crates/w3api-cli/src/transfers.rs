@@ -1,10 +1,12 @@
-//! `w3api transfers` and `w3api nft-transfers`: the ERC20 or NFT transfers
-//! of a wallet, or of a token or collection, through the data API.
+//! `w3api transfers`, `w3api nft-transfers` and `w3api transactions`: the
+//! ERC20 or NFT transfers of a wallet, token or collection, and a wallet's
+//! transactions, a page at a time through the data API.
 
 use clap::Args;
 use w3api_rest::Client;
 use w3api_types::{
-    Address, Chain, DateInput, Erc20TransferPage, ListingOrder, NftTransferPage, TokenIdFormat, format_units,
+    Address, Chain, DateInput, Erc20TransferPage, ListingOrder, NftTransferPage, TokenIdFormat, WalletTransactionPage,
+    format_units,
 };
 
 use crate::error::CliError;
@@ -73,6 +75,15 @@ pub(crate) struct NftTransfersArgs {
     window: WindowArgs,
 }
 
+/// `w3api transactions <address>`: the transactions a wallet sent or was sent.
+#[derive(Args, Debug)]
+pub(crate) struct TransactionsArgs {
+    /// Wallet address (0x and 40 hex digits).
+    address: Address,
+    #[command(flatten)]
+    window: WindowArgs,
+}
+
 /// Sets the window's parameters on a request builder.
 macro_rules! windowed {
     ($request:ident, $window:expr) => {{
@@ -125,6 +136,32 @@ pub(crate) async fn nft_transfers(client: &Client, args: NftTransfersArgs, json:
         fetch(request, all).await?
     };
     show(pages, all, json, |pages| output::out!("{}", render_nfts(pages)))
+}
+
+pub(crate) async fn transactions(client: &Client, args: TransactionsArgs, json: bool) -> Result<(), CliError> {
+    let all = args.window.paging.all;
+    let mut request = client.data().get_wallet_transactions().address(args.address);
+    windowed!(request, &args.window);
+    let pages = fetch(request, all).await?;
+    show(pages, all, json, |pages| output::out!("{}", render_transactions(pages)))
+}
+
+fn render_transactions(pages: &[WalletTransactionPage]) -> String {
+    let mut table = Table::new(&[">BLOCK", ">INDEX", "FROM", "TO", ">VALUE", ">FEE", "STATUS", "HASH"]);
+    for item in pages.iter().flat_map(|p| &p.result) {
+        let tx = &item.transaction;
+        table.row(vec![
+            tx.block_number.to_string(),
+            tx.transaction_index.to_string(),
+            format!("{:#x}", tx.from_address),
+            tx.to_address.map_or_else(|| "(creation)".to_string(), |to| format!("{to:#x}")),
+            format_units(tx.value, 18),
+            item.transaction_fee.clone(),
+            if tx.receipt_status == 1 { "ok" } else { "reverted" }.to_string(),
+            format!("{:#x}", tx.hash),
+        ]);
+    }
+    format!("{}{}", table.render(), pages_footer(pages, pages[0].page))
 }
 
 pub(crate) fn render_erc20(pages: &[Erc20TransferPage]) -> String {

@@ -267,6 +267,9 @@ impl ChainIndex {
             return Err(IndexError::Unregistered { number: block.number, discovery });
         }
         let number = u32::try_from(block.number).unwrap_or(u32::MAX);
+        for (index, tx) in block.transactions.iter().enumerate() {
+            self.ledger.record_transaction(number, index as u32, tx.from, tx.to);
+        }
         let mut refused = Vec::new();
         for log in &block.logs {
             let Some(event) = events::decode(&log.topics, &log.data) else { continue };

@@ -337,6 +337,12 @@ pub struct Ledger<Id: NftId = u32> {
     moves_of: HashMap<Holder, Vec<u32>>,
     moves_of_asset: HashMap<Asset, Vec<u32>>,
     moves_of_collection: HashMap<u16, Vec<u32>>,
+    /// Every transaction's sender and recipient, in chain order, and by
+    /// holder each one's transactions as `(block, index in block)`: a
+    /// wallet's transactions are those it sent or was sent, whatever they
+    /// moved.
+    transactions: Vec<(u32, Holder, Option<Holder>)>,
+    transactions_of: HashMap<Holder, Vec<(u32, u32)>>,
 }
 
 impl<Id: NftId> Default for Ledger<Id> {
@@ -359,6 +365,8 @@ impl<Id: NftId> Default for Ledger<Id> {
             moves_of: HashMap::default(),
             moves_of_asset: HashMap::default(),
             moves_of_collection: HashMap::default(),
+            transactions: Vec::new(),
+            transactions_of: HashMap::default(),
         };
         ledger.holder(Address::ZERO);
         ledger
@@ -650,10 +658,38 @@ impl<Id: NftId> Ledger<Id> {
         self.holders_of.get(&(collection, id)).map_or(&[], Vec::as_slice)
     }
 
+    /// Records transaction `index` of `block`, sent by `from` to `to`
+    /// (`None` for a contract creation), after every transaction before it.
+    pub fn record_transaction(&mut self, block: u32, index: u32, from: Address, to: Option<Address>) {
+        let from = self.holder(from);
+        let to = to.map(|to| self.holder(to));
+        self.transactions.push((block, from, to));
+        for party in [Some(from), to].into_iter().flatten() {
+            let listed = self.transactions_of.entry(party).or_default();
+            if listed.last() != Some(&(block, index)) {
+                listed.push((block, index));
+            }
+        }
+    }
+
+    /// The transactions a holder sent or was sent, as `(block, index in
+    /// block)`, in chain order.
+    pub fn transactions_of(&self, holder: Holder) -> &[(u32, u32)] {
+        self.transactions_of.get(&holder).map_or(&[], Vec::as_slice)
+    }
+
     /// Puts the ledger back as it was at the end of `block`: every movement
     /// after it is undone, as if it never happened (a chain reorganised
     /// from `block` on). Holders stay known.
     pub fn rollback_to(&mut self, block: u32) {
+        let transactions = self.transactions.partition_point(|(b, _, _)| *b <= block);
+        for (_, from, to) in self.transactions.split_off(transactions) {
+            for party in [Some(from), to].into_iter().flatten() {
+                if let Some(listed) = self.transactions_of.get_mut(&party) {
+                    listed.truncate(listed.partition_point(|(b, _)| *b <= block));
+                }
+            }
+        }
         let kept = self.movements.partition_point(|m| m.block() <= block);
         let undone = self.movements.split_off(kept);
         let kept = kept as u32;
@@ -898,5 +934,21 @@ mod tests {
         assert_eq!((ledger.moves_of_asset(Asset(1)), ledger.moves_of_asset(Asset(2))), (&[0, 1][..], &[][..]));
         ledger.rollback_to(1);
         assert!(ledger.moves_of_collection(0).is_empty());
+    }
+
+    #[test]
+    fn transactions_are_listed_by_party_until_rolled_back() {
+        let (mut ledger, a, b) = two_holders();
+        let (x, y) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        ledger.record_transaction(1, 0, x, Some(y));
+        ledger.record_transaction(1, 1, x, None);
+        ledger.record_transaction(2, 0, y, Some(y));
+        ledger.record_transaction(3, 4, y, Some(x));
+        assert_eq!(ledger.transactions_of(a), [(1, 0), (1, 1), (3, 4)]);
+        assert_eq!(ledger.transactions_of(b), [(1, 0), (2, 0), (3, 4)], "a transaction to oneself is listed once");
+        ledger.rollback_to(1);
+        assert_eq!((ledger.transactions_of(a), ledger.transactions_of(b)), (&[(1, 0), (1, 1)][..], &[(1, 0)][..]));
+        ledger.record_transaction(2, 0, x, Some(y));
+        assert_eq!(ledger.transactions_of(b), [(1, 0), (2, 0)], "the other branch lists its own");
     }
 }

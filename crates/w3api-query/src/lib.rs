@@ -16,7 +16,10 @@
 //! - [`token_price`]: a token's price from its deepest pair;
 //! - [`token_metadata`]: what is known of ERC20 tokens;
 //! - [`block_at`]: the block at a date;
-//! - [`transfers`]: ERC20 and NFT transfers of a wallet, token or collection.
+//! - [`listing`]: the blocks, order and pages of listings over the chain;
+//! - [`transfers`]: ERC20 and NFT transfers of a wallet, token or collection;
+//! - [`wallet_transactions`]: the transactions a wallet sent or was sent;
+//! - [`wallet_activity`]: a wallet's counts, and its first and last transactions.
 //!
 //! A backend shows its views through [`Asks`]; each operation added since
 //! is a [`Question`] (see [`ask`]).
@@ -25,6 +28,7 @@ pub mod ask;
 pub mod block_at;
 pub mod blocks;
 pub mod collection_nfts;
+pub mod listing;
 pub mod nfts;
 #[cfg(test)]
 mod testing;
@@ -32,7 +36,9 @@ pub mod token_metadata;
 pub mod token_price;
 pub mod transfers;
 pub mod view;
+pub mod wallet_activity;
 pub mod wallet_tokens;
+pub mod wallet_transactions;
 
 pub use ask::{Asks, Question};
 pub use view::{ChainView, CollectionFacts, Exchange, TokenFacts, TokenId, TransactionFacts};

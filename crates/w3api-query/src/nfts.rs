@@ -96,7 +96,7 @@ pub fn wallet_collections(
 /// Every NFT `owner` has at `block` of the collections `keep` keeps, by
 /// collection address then id; those of collections the view does not name
 /// are left out.
-fn holdings<V: ChainView>(
+pub(crate) fn holdings<V: ChainView>(
     view: &V,
     owner: Address,
     block: u64,

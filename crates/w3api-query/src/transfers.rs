@@ -10,59 +10,14 @@
 
 use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::{Asset, Movement};
-use w3api_source::{Page, PagePosition, PageRequest, SourceError};
+use w3api_source::{Page, PageRequest, SourceError};
 use w3api_types::{ContractType, NftLastSale};
 
 use crate::ChainView;
 use crate::ask::Question;
-use crate::blocks::{last_block_at, ledger_block, resolve};
+use crate::blocks::resolve;
+use crate::listing::{self, Order, Span};
 use crate::view::{TokenId, TransactionFacts};
-
-/// Which way a listing runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Order {
-    /// Oldest first.
-    Ascending,
-    /// Newest first, as production lists by default.
-    #[default]
-    Descending,
-}
-
-/// The blocks a listing covers, as a request names them. A block number
-/// wins over a date (as production has it); a date covers the blocks at or
-/// after it (`from`), or at or before it (`to`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Span {
-    /// The first block.
-    pub from_block: Option<u64>,
-    /// The last block.
-    pub to_block: Option<u64>,
-    /// The first block at or after this time (Unix seconds).
-    pub from_date: Option<i64>,
-    /// The last block at or before this time (Unix seconds).
-    pub to_date: Option<i64>,
-}
-
-impl Span {
-    /// The first and last blocks covered, the last no later than `head`;
-    /// `None` when the span covers no block of the view.
-    fn blocks(&self, view: &impl ChainView, head: u64) -> Option<(u32, u32)> {
-        let from = match (self.from_block, self.from_date) {
-            (Some(block), _) => block,
-            (None, Some(date)) => match u64::try_from(date).ok().and_then(|date| date.checked_sub(1)) {
-                Some(before) => last_block_at(view, before, head).map_or(view.first_block(), |b| b + 1),
-                None => view.first_block(),
-            },
-            (None, None) => view.first_block(),
-        };
-        let to = match (self.to_block, self.to_date) {
-            (Some(block), _) => block.min(head),
-            (None, Some(date)) => last_block_at(view, u64::try_from(date).ok()?, head)?,
-            (None, None) => head,
-        };
-        (from <= to).then(|| (ledger_block(from), ledger_block(to)))
-    }
-}
 
 /// Whose ERC20 transfers.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -168,9 +123,9 @@ impl Question for TokenTransfers {
         if filtered && only.is_empty() {
             return Ok(Transfers { block, page: Page { items: Vec::new(), next: None } });
         }
-        let page = walk(view, moves, self.span, block, self.order, &self.page, |movement| {
+        let page = walk(view, moves, (self.span, block, self.order), &self.page, |movement| {
             let Movement::Fungible { asset, from, to, amount, at } = *movement else { return None };
-            if asset == Asset::NATIVE || (filtered && !only.contains(&asset)) {
+            if !lists_erc20(view, movement) || (filtered && !only.contains(&asset)) {
                 return None;
             }
             let token = view.token(asset)?;
@@ -280,11 +235,11 @@ impl Question for NftTransfers {
         if filtered && only.is_empty() {
             return Ok(Transfers { block, page: Page { items: Vec::new(), next: None } });
         }
-        let page = walk(view, moves, self.span, block, self.order, &self.page, |movement| {
+        let page = walk(view, moves, (self.span, block, self.order), &self.page, |movement| {
             let Movement::Nft { at, collection, id, from, to, amount, operator, batch, .. } = *movement else {
                 return None;
             };
-            if filtered && !only.contains(&collection) {
+            if !lists_nft(view, movement) || (filtered && !only.contains(&collection)) {
                 return None;
             }
             let facts = view.collection(collection)?;
@@ -314,6 +269,19 @@ impl Question for NftTransfers {
     }
 }
 
+/// Whether a movement is an ERC20 transfer the listings show: of a token
+/// the view names (not the native currency), told by a log.
+pub(crate) fn lists_erc20<V: ChainView>(view: &V, movement: &Movement<V::Id>) -> bool {
+    matches!(movement, Movement::Fungible { asset, at, .. }
+        if *asset != Asset::NATIVE && at.log.is_some() && view.token(*asset).is_some())
+}
+
+/// Whether a movement is an NFT transfer the listings show: of a
+/// collection the view names, told by a log.
+pub(crate) fn lists_nft<V: ChainView>(view: &V, movement: &Movement<V::Id>) -> bool {
+    matches!(movement, Movement::Nft { collection, at, .. } if at.log.is_some() && view.collection(*collection).is_some())
+}
+
 /// Where a movement logged by a transaction happened; `None` for one no
 /// log tells (native value) or outside the view.
 fn place(view: &impl ChainView, at: w3api_ledger::Place) -> Option<TransferPlace> {
@@ -331,38 +299,17 @@ fn place(view: &impl ChainView, at: w3api_ledger::Place) -> Option<TransferPlace
 
 /// One page of `moves` (indexes into the ledger's movements, in chain
 /// order) within `span` up to `head`, in `order`, each kept as `keep`
-/// writes it (`None` leaves it out). The page's position is the last
-/// movement's index: the next page starts past it, whichever the order.
+/// writes it (`None` leaves it out).
 fn walk<T, V: ChainView>(
     view: &V,
     moves: &[u32],
-    span: Span,
-    head: u64,
-    order: Order,
+    (span, head, order): (Span, u64, Order),
     page: &PageRequest,
     keep: impl Fn(&Movement<V::Id>) -> Option<T>,
 ) -> Result<Page<T>, SourceError> {
-    let after = match &page.after {
-        Some(position) => Some(position.0.parse::<u32>().map_err(|_| SourceError::BadPosition)?),
-        None => None,
-    };
-    let Some((from, to)) = span.blocks(view, head) else { return Ok(Page { items: Vec::new(), next: None }) };
     let movements = view.ledger().movements();
     let block = |index: &u32| movements[*index as usize].block();
-    let covered = &moves[moves.partition_point(|m| block(m) < from)..moves.partition_point(|m| block(m) <= to)];
-    let remaining: Box<dyn Iterator<Item = &u32>> = match (order, after) {
-        (Order::Ascending, None) => Box::new(covered.iter()),
-        (Order::Ascending, Some(after)) => Box::new(covered[covered.partition_point(|m| *m <= after)..].iter()),
-        (Order::Descending, None) => Box::new(covered.iter().rev()),
-        (Order::Descending, Some(after)) => Box::new(covered[..covered.partition_point(|m| *m < after)].iter().rev()),
-    };
-    let mut kept = remaining.filter_map(|index| keep(&movements[*index as usize]).map(|item| (*index, item)));
-    let items: Vec<(u32, T)> = kept.by_ref().take(page.limit.max(1)).collect();
-    let next = match (items.last(), kept.next()) {
-        (Some((last, _)), Some(_)) => Some(PagePosition(last.to_string())),
-        _ => None,
-    };
-    Ok(Page { items: items.into_iter().map(|(_, item)| item).collect(), next })
+    listing::page(view, moves, block, (span, head, order), page, |index| keep(&movements[*index as usize]))
 }
 
 #[cfg(test)]

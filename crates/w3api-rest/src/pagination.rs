@@ -1,7 +1,7 @@
 //! Following cursors across pages.
 //!
 //! The paged operations (wallet tokens, NFTs, NFT collections and owners,
-//! token and NFT transfers) answer with a `cursor`; passing it back returns
+//! token and NFT transfers, wallet transactions) answer with a `cursor`; passing it back returns
 //! the next page, and a `null`, absent or empty cursor marks the last one.
 //! [`Paginated`] turns a request builder of one of them into a stream of
 //! pages or of items. For one page at a time, set `.cursor(..)` on the
@@ -12,14 +12,14 @@ use std::future::Future;
 use futures::{Stream, StreamExt, TryStreamExt, stream};
 use w3api_types::{
     Erc20Transfer, Erc20TransferPage, Nft, NftCollection, NftCollectionPage, NftPage, NftTransfer, NftTransferPage,
-    TokenBalance, TokenBalancePage,
+    TokenBalance, TokenBalancePage, WalletTransaction, WalletTransactionPage,
 };
 
 use crate::Error;
 use crate::generated::data::builder::{
     GetContractNfts, GetNftContractTransfers, GetNftOwners, GetNftTokenIdOwners, GetTokenTransfers,
     GetWalletNftCollections, GetWalletNftTransfers, GetWalletNfts, GetWalletTokenBalancesPrice,
-    GetWalletTokenTransfers,
+    GetWalletTokenTransfers, GetWalletTransactions,
 };
 
 /// A page of a cursor-paged operation.
@@ -56,7 +56,8 @@ pages!(
     NftPage => Nft,
     NftCollectionPage => NftCollection,
     Erc20TransferPage => Erc20Transfer,
-    NftTransferPage => NftTransfer
+    NftTransferPage => NftTransfer,
+    WalletTransactionPage => WalletTransaction
 );
 
 /// A request whose answer comes in cursor-linked pages.
@@ -122,5 +123,6 @@ paginated!(
     GetWalletTokenTransfers => Erc20TransferPage,
     GetTokenTransfers => Erc20TransferPage,
     GetWalletNftTransfers => NftTransferPage,
-    GetNftContractTransfers => NftTransferPage
+    GetNftContractTransfers => NftTransferPage,
+    GetWalletTransactions => WalletTransactionPage
 );

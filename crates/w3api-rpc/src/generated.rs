@@ -75,6 +75,20 @@ Calls `eth_getNFTCollections` with the positional parameters `request`.
         &self,
         request: w3api_types::rpc::WalletNftParams,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::NftCollectionsPage>;
+    /**A wallet's transactions
+
+One page of the transactions the wallet sent or was sent, newest first, each with its receipt and the fee paid: the page the REST getWalletTransactions gives, cursors included. Pass the cursor of a page to read the next; a cursor is valid only with the request it came from.
+
+Calls `eth_getTransactions` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getTransactions", param_kind = array)]
+    async fn get_transactions(
+        &self,
+        request: w3api_types::rpc::WalletTransactionsParams,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::WalletTransactionPage>;
     /**Metadata of ERC20 tokens
 
 Name, symbol, decimals, supply and flags of up to 10 tokens at the newest block, in the order asked: the answer of the REST getTokenMetadata. An address that is not a token the server knows is left out.
@@ -617,6 +631,8 @@ pub mod method {
     pub const ETH_GET_NFT_BALANCES: &str = "eth_getNFTBalances";
     ///`eth_getNFTCollections`: NFT collections a wallet holds tokens of
     pub const ETH_GET_NFT_COLLECTIONS: &str = "eth_getNFTCollections";
+    ///`eth_getTransactions`: A wallet's transactions
+    pub const ETH_GET_TRANSACTIONS: &str = "eth_getTransactions";
     ///`eth_getTokenMetadata`: Metadata of ERC20 tokens
     pub const ETH_GET_TOKEN_METADATA: &str = "eth_getTokenMetadata";
     ///`eth_getBlockByNumber`: A block by number or tag
@@ -699,6 +715,7 @@ pub mod method {
         ETH_GET_TOKEN_BALANCES,
         ETH_GET_NFT_BALANCES,
         ETH_GET_NFT_COLLECTIONS,
+        ETH_GET_TRANSACTIONS,
         ETH_GET_TOKEN_METADATA,
         ETH_GET_BLOCK_BY_NUMBER,
         ETH_GET_TRANSACTION_BY_BLOCK_HASH_AND_INDEX,
@@ -945,6 +962,23 @@ Calls `eth_getNFTCollections` with the positional parameters `request`.
         request: w3api_types::rpc::WalletNftParams,
     ) -> Result<w3api_types::rpc::NftCollectionsPage, crate::RpcError> {
         EthApiClient::get_nft_collections(self.transport(), request)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A wallet's transactions
+
+One page of the transactions the wallet sent or was sent, newest first, each with its receipt and the fee paid: the page the REST getWalletTransactions gives, cursors included. Pass the cursor of a page to read the next; a cursor is valid only with the request it came from.
+
+Calls `eth_getTransactions` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_transactions(
+        &self,
+        request: w3api_types::rpc::WalletTransactionsParams,
+    ) -> Result<w3api_types::rpc::WalletTransactionPage, crate::RpcError> {
+        EthApiClient::get_transactions(self.transport(), request)
             .await
             .map_err(|e| self.error(e))
     }
@@ -1641,6 +1675,19 @@ impl crate::Batch<'_> {
     ) -> crate::BatchItem<w3api_types::rpc::NftCollectionsPage> {
         self.push(
             method::ETH_GET_NFT_COLLECTIONS,
+            |params| {
+                params.insert(request)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getTransactions` call to the batch; its result is read back with the returned handle.
+    pub fn get_transactions(
+        &mut self,
+        request: w3api_types::rpc::WalletTransactionsParams,
+    ) -> crate::BatchItem<w3api_types::rpc::WalletTransactionPage> {
+        self.push(
+            method::ETH_GET_TRANSACTIONS,
             |params| {
                 params.insert(request)?;
                 Ok(())

@@ -37,7 +37,7 @@ use w3api_types::rpc::{
     Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges, FilterId, Hash32, Log, LogFilter, NftBalancesPage,
     NftCollectionsPage, Receipt, StateOverrides, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice,
     TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
-    WalletNftParams,
+    WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
 };
 use w3api_types::{Chain, U256};
 
@@ -216,6 +216,10 @@ impl<S: Backend> EthApiServer for Gateway<S> {
 
     async fn get_nft_collections(&self, request: WalletNftParams) -> RpcResult<NftCollectionsPage> {
         wallet_nfts::nft_collections((&*self.source, &self.cursors), self.chain, request).await
+    }
+
+    async fn get_transactions(&self, request: WalletTransactionsParams) -> RpcResult<WalletTransactionPage> {
+        wallet_nfts::transactions((&*self.source, &self.cursors), self.chain, request).await
     }
 
     async fn get_token_metadata(&self, request: TokenMetadataParams) -> RpcResult<Vec<Erc20Metadata>> {

@@ -27,6 +27,7 @@ mod stream_webhook;
 mod transactions;
 mod transfers;
 mod units;
+mod wallet_activity;
 mod wallet_tokens;
 pub mod wire;
 
@@ -73,11 +74,12 @@ pub use stream_webhook::{
 };
 pub use transactions::{
     BlockNumberOrHash, BlockTransaction, BlockTransactionVerbose, ChainBlock, DecodedCall, DecodedEvent, DecodedParam,
-    InvalidBlockNumberOrHash, LogVerbose, MinedTransaction, TransactionLog,
+    InvalidBlockNumberOrHash, LogVerbose, MinedTransaction, TransactionLog, WalletTransaction, WalletTransactionPage,
 };
 pub use transfers::{
     Erc20Transfer, Erc20TransferPage, InvalidListingOrder, ListingOrder, NftTransactionType, NftTransfer,
     NftTransferPage, TransferParties,
 };
 pub use units::format_units;
+pub use wallet_activity::{ActiveChain, ActiveChains, ChainActivity, StatTotal, WalletStats};
 pub use wallet_tokens::{NATIVE_TOKEN_ADDRESS, TokenBalance, TokenBalancePage};

@@ -373,3 +373,35 @@ mod tests {
         }
     }
 }
+
+/// One page of a wallet's transactions (`GET /api/v2.2/{address}`, and
+/// `eth_getTransactions` on the gateway).
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct WalletTransactionPage {
+    /// Number of this page, from 0.
+    #[serde_as(as = "wire::NumOrStr")]
+    #[serde(default)]
+    pub page: u64,
+    /// Number of items a full page holds.
+    #[serde_as(as = "wire::NumOrStr")]
+    #[serde(default)]
+    pub page_size: u64,
+    /// Cursor of the next page; `None` on the last page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// The transactions of this page.
+    pub result: Vec<WalletTransaction>,
+}
+
+/// A mined transaction with its receipt and the fee paid, without its logs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct WalletTransaction {
+    /// The transaction and its receipt.
+    #[serde(flatten)]
+    pub transaction: MinedTransaction,
+    /// Gas used times the price paid per gas, in whole units of the native currency.
+    pub transaction_fee: String,
+}

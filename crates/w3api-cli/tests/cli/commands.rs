@@ -555,3 +555,31 @@ fn transfers_of_a_wallet_token_and_collection() {
     assert!(usage(&["transfers", &wallet, "--order", "sideways"]).contains("ASC or DESC"));
     assert!(usage(&["nft-transfers", &wallet, "--collection", "--contract", &collection]).contains("cannot be used"));
 }
+
+#[test]
+fn transactions_of_a_wallet_newest_first() {
+    let wallet = showcase();
+    let page = json(&["transactions", &wallet, "--limit", "3"]);
+    let result = page["result"].as_array().unwrap();
+    assert_eq!(result.len(), 3, "{page}");
+    let blocks: Vec<u64> = result.iter().map(|t| t["block_number"].as_str().unwrap().parse().unwrap()).collect();
+    assert!(blocks.windows(2).all(|w| w[0] >= w[1]), "newest first: {blocks:?}");
+    let first = json(&["transactions", &wallet, "--order", "ASC", "--limit", "1", "--to-block", "8000"]);
+    assert!(first["result"][0]["transaction_fee"].is_string(), "{first}");
+    let table = stdout(&w3api(&["transactions", &wallet, "--limit", "2"]));
+    assert!(table.contains("FEE") && table.contains(result[0]["hash"].as_str().unwrap()), "{table}");
+}
+
+#[test]
+fn a_wallets_stats_and_active_chains() {
+    let wallet = showcase();
+    let stats = json(&["stats", &wallet]);
+    let transactions: u64 = stats["transactions"]["total"].as_str().unwrap().parse().unwrap();
+    assert!(transactions > 0, "{stats}");
+    let text = stdout(&w3api(&["stats", &wallet, "--chain", "polygon"]));
+    assert!(text.contains("token transfers"), "{text}");
+    let chains = json(&["active-chains", &wallet, "--chain", "eth", "--chain", "base"]);
+    assert_eq!(chains["active_chains"].as_array().map(Vec::len), Some(2), "{chains}");
+    let table = stdout(&w3api(&["active-chains", &wallet]));
+    assert!(table.contains("FIRST BLOCK") && table.contains("0x1"), "{table}");
+}

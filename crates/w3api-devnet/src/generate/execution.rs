@@ -8,7 +8,7 @@
 //! transaction's outcome and is not repeated.
 
 use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, Transaction, TxEip1559, TxLegacy, TxType};
-use alloy_primitives::{Bytes, U256};
+use alloy_primitives::{Address, Bytes, TxKind, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
 use w3api_chain::revm::state::EvmState;
@@ -176,9 +176,9 @@ impl Simulation<'_> {
         let outcome = self.chain.transact(block, &self.block_spec(), tx, checks);
         let outcome = outcome.map_err(|refused| NotSent::Refused(describe(&refused)))?;
         self.include(outcome.state, &outcome.result, true);
-        let tx_type = envelope.tx_type();
+        let (tx_type, to) = (envelope.tx_type(), envelope.kind());
         self.unsigned.push(Unsigned::Signed(Box::new(envelope), sender));
-        self.keep_receipt(tx_type, &outcome.result);
+        self.keep_receipt(tx_type, (sender, to), &outcome.result);
         Ok(outcome.result.is_success())
     }
 
@@ -188,6 +188,7 @@ impl Simulation<'_> {
         let input = Bytes::from(call.input);
         let value = U256::from(call.value);
         let chain_id = self.chain_id;
+        let parties = (self.address(call.sender), call.to);
         self.unsigned.push(if legacy {
             let gas_price = u128::from(self.base_fee) + u128::from(tip);
             let tx = TxLegacy { chain_id: Some(chain_id), nonce, gas_price, gas_limit, to: call.to, value, input };
@@ -206,11 +207,14 @@ impl Simulation<'_> {
             };
             Unsigned::Eip1559(tx, call.sender)
         });
-        self.keep_receipt(if legacy { TxType::Legacy } else { TxType::Eip1559 }, result);
+        self.keep_receipt(if legacy { TxType::Legacy } else { TxType::Eip1559 }, parties, result);
     }
 
-    /// The receipt of the transaction just included: what the EVM did.
-    fn keep_receipt(&mut self, tx_type: TxType, result: &ExecutionResult) {
+    /// The receipt of the transaction just included (sent by `from` to
+    /// `to`): what the EVM did. The ledger lists it for its two parties.
+    fn keep_receipt(&mut self, tx_type: TxType, (from, to): (Address, TxKind), result: &ExecutionResult) {
+        let index = self.block_receipts.len() as u32;
+        self.ledger.record_transaction(self.block, index, from, to.to().copied());
         self.gas_used += result.tx_gas_used();
         let logs = if result.is_success() { result.logs().to_vec() } else { Vec::new() };
         let status = Eip658Value::Eip658(result.is_success());

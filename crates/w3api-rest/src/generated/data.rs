@@ -606,6 +606,60 @@ pub mod types {
                 })
         }
     }
+    ///`GetWalletTransactionsCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetWalletTransactionsCursor(::std::string::String);
+    impl ::std::ops::Deref for GetWalletTransactionsCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetWalletTransactionsCursor> for ::std::string::String {
+        fn from(value: GetWalletTransactionsCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetWalletTransactionsCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetWalletTransactionsCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetWalletTransactionsCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetWalletTransactionsCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     /// Error types.
     pub mod error {
         /// Error from a `TryFrom` or `FromStr` implementation.
@@ -1478,6 +1532,97 @@ let response = client.get_nft_contract_transfers()
 ```*/
     pub fn get_nft_contract_transfers(&self) -> builder::GetNftContractTransfers<'_> {
         builder::GetNftContractTransfers::new(self)
+    }
+    /**A wallet's transactions
+
+The transactions the wallet sent or was sent, each with its receipt
+and the fee paid: what `eth_getTransactionByHash` and
+`eth_getTransactionReceipt` give, numbers in decimal and times as
+dates. A transaction that only moved the wallet's tokens (a transfer
+to it inside another's call) is in its token transfers, not here.
+Newest first (`order` ASC for oldest first) within the blocks
+`from_block`/`from_date` to `to_block`/`to_date` name: a block
+number wins over a date. Every page of a walk reads up to the block
+its first page read.
+
+
+Sends a `GET` request to `/api/v2.2/{address}`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `from_block`: The first block of the listing; the chain's first when absent. It wins over `from_date`.
+- `from_date`: The listing starts at the first block at or after this date.
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `order`: Newest first (DESC) or oldest first (ASC).
+- `to_block`: The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+- `to_date`: The listing ends at the last block at or before this date.
+```ignore
+let response = client.get_wallet_transactions()
+    .address(address)
+    .chain(chain)
+    .cursor(cursor)
+    .from_block(from_block)
+    .from_date(from_date)
+    .limit(limit)
+    .order(order)
+    .to_block(to_block)
+    .to_date(to_date)
+    .send()
+    .await;
+```*/
+    pub fn get_wallet_transactions(&self) -> builder::GetWalletTransactions<'_> {
+        builder::GetWalletTransactions::new(self)
+    }
+    /**A wallet's counts
+
+How many NFTs the wallet holds and of how many collections, and how
+many transactions, NFT transfers and ERC20 transfers it has, at the
+latest block: the totals of getWalletNFTs, getWalletNFTCollections,
+getWalletTransactions, getWalletNFTTransfers and
+getWalletTokenTransfers.
+
+
+Sends a `GET` request to `/api/v2.2/wallets/{address}/stats`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+```ignore
+let response = client.get_wallet_stats()
+    .address(address)
+    .chain(chain)
+    .send()
+    .await;
+```*/
+    pub fn get_wallet_stats(&self) -> builder::GetWalletStats<'_> {
+        builder::GetWalletStats::new(self)
+    }
+    /**The chains a wallet is active on
+
+For each chain asked (default: `eth`), the wallet's first and last
+transactions there (sent or received), or null for both where it has
+none. A chain this server does not serve is a 400 that names it.
+
+
+Sends a `GET` request to `/api/v2.2/wallets/{address}/chains`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chains`: The chains to look at, by name or hex id (default: `eth`). Sent as
+repeated keys (`chains=eth&chains=0x89`); servers also accept
+`chains[]=` and `chains[0]=`.
+
+```ignore
+let response = client.get_wallet_active_chains()
+    .address(address)
+    .chains(chains)
+    .send()
+    .await;
+```*/
+    pub fn get_wallet_active_chains(&self) -> builder::GetWalletActiveChains<'_> {
+        builder::GetWalletActiveChains::new(self)
     }
 }
 /// Types for composing operation parameters.
@@ -5603,6 +5748,427 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_nft_contract_transfers",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_wallet_transactions`]
+
+[`Client::get_wallet_transactions`]: super::Client::get_wallet_transactions*/
+    #[derive(Debug, Clone)]
+    pub struct GetWalletTransactions<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        cursor: Result<Option<types::GetWalletTransactionsCursor>, String>,
+        from_block: Result<Option<u64>, String>,
+        from_date: Result<Option<w3api_types::DateInput>, String>,
+        limit: Result<Option<i64>, String>,
+        order: Result<Option<w3api_types::ListingOrder>, String>,
+        to_block: Result<Option<u64>, String>,
+        to_date: Result<Option<w3api_types::DateInput>, String>,
+    }
+    impl<'a> GetWalletTransactions<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                cursor: Ok(None),
+                from_block: Ok(None),
+                from_date: Ok(None),
+                limit: Ok(None),
+                order: Ok(None),
+                to_block: Ok(None),
+                to_date: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetWalletTransactionsCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetWalletTransactionsCursor` for cursor failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn from_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.from_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for from_block failed".to_string());
+            self
+        }
+        pub fn from_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.from_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for from_date failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn order<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::ListingOrder>,
+        {
+            self.order = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: ListingOrder` for order failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        pub fn to_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.to_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for to_date failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/{address}`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::WalletTransactionPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self {
+                client,
+                address,
+                chain,
+                cursor,
+                from_block,
+                from_date,
+                limit,
+                order,
+                to_block,
+                to_date,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let from_block = from_block.map_err(Error::InvalidRequest)?;
+            let from_date = from_date.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let order = order.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let to_date = to_date.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/{}", client.baseurl, encode_path(& address.to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("from_block", &from_block))
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(&progenitor_client::QueryParam::new("order", &order))
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_wallet_transactions",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_wallet_stats`]
+
+[`Client::get_wallet_stats`]: super::Client::get_wallet_stats*/
+    #[derive(Debug, Clone)]
+    pub struct GetWalletStats<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+    }
+    impl<'a> GetWalletStats<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/wallets/{address}/stats`
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<w3api_types::WalletStats>, Error<w3api_types::Error>> {
+            let Self { client, address, chain } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/wallets/{}/stats", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_wallet_stats",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_wallet_active_chains`]
+
+[`Client::get_wallet_active_chains`]: super::Client::get_wallet_active_chains*/
+    #[derive(Debug, Clone)]
+    pub struct GetWalletActiveChains<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chains: Result<Option<::std::vec::Vec<w3api_types::Chain>>, String>,
+    }
+    impl<'a> GetWalletActiveChains<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chains: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chains<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<::std::vec::Vec<w3api_types::Chain>>,
+        {
+            self.chains = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `:: std :: vec :: Vec < w3api_types :: Chain >` for chains failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/wallets/{address}/chains`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::ActiveChains>,
+            Error<w3api_types::Error>,
+        > {
+            let Self { client, address, chains } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chains = chains.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/wallets/{}/chains", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chains", &chains))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_wallet_active_chains",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

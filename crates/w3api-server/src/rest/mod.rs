@@ -25,12 +25,14 @@ mod solana_challenge;
 pub(crate) mod streams;
 mod token_metadata;
 mod token_price;
-mod token_transfers;
+pub(crate) mod token_transfers;
 mod transaction;
+mod wallet_activity;
 pub(crate) mod wallet_collections;
 pub(crate) mod wallet_erc20;
 pub(crate) mod wallet_nfts;
 mod wallet_tokens;
+pub(crate) mod wallet_transactions;
 
 use std::sync::Arc;
 
@@ -76,7 +78,9 @@ pub(crate) fn routes<S: Backend>() -> Routes<S> {
     let router = block::route(router);
     let router = transaction::route(router);
     let router = token_transfers::route(router);
-    nft_transfers::route(router)
+    let router = nft_transfers::route(router);
+    let router = wallet_transactions::route(router);
+    wallet_activity::route(router)
 }
 
 /// Adds `handler` at `operation`'s path, for its method: both as the spec

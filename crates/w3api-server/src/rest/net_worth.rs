@@ -12,7 +12,7 @@ use w3api_types::{Address, Chain, ChainNetWorth, NetWorth, U256, UnavailableChai
 
 use super::answer::JsonAnswer;
 use super::extract::{FromQuery, Request};
-use super::query::{Query, data_api_chain, data_api_forms};
+use super::query::Query;
 use crate::error::ApiError;
 use crate::{App, Backend};
 
@@ -30,13 +30,7 @@ pub(crate) struct NetWorthRequest {
 
 impl FromQuery for NetWorthRequest {
     fn read(q: &mut Query, address: Address) -> Self {
-        let expected = || format!("a chain of the data API ({})", data_api_forms().join(", "));
-        let mut chains = q.list(&op::CHAINS, "chains", |text| data_api_chain(text).ok_or_else(expected));
-        if chains.is_empty() {
-            chains.push(Chain::Eth);
-        }
-        let mut seen = Vec::with_capacity(chains.len());
-        chains.retain(|chain| !seen.contains(chain) && (seen.push(*chain), true).1);
+        let chains = q.chains(&op::CHAINS);
         let query = WalletTokensQuery {
             exclude_spam: q.flag(&op::EXCLUDE_SPAM),
             exclude_unverified_contracts: q.flag(&op::EXCLUDE_UNVERIFIED_CONTRACTS),

@@ -170,6 +170,19 @@ impl<'a> Query<'a> {
             .unwrap_or(Chain::Eth)
     }
 
+    /// A list of data-API chains, each once in the order given; `eth` when
+    /// none is given.
+    pub(crate) fn chains(&mut self, param: &Param) -> Vec<Chain> {
+        let expected = || format!("a chain of the data API ({})", data_api_forms().join(", "));
+        let mut chains = self.list(param, "chains", |text| data_api_chain(text).ok_or_else(expected));
+        if chains.is_empty() {
+            chains.push(Chain::Eth);
+        }
+        let mut seen = Vec::with_capacity(chains.len());
+        chains.retain(|chain| !seen.contains(chain) && (seen.push(*chain), true).1);
+        chains
+    }
+
     /// A value of a component schema that parses from text (such as
     /// `TokenIdFormat`); the spec's default when absent.
     pub(crate) fn schema_value<T: FromStr<Err: std::fmt::Display>>(&mut self, param: &Param) -> Option<T> {

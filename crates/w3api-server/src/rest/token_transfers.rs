@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_query::transfers::{Order, Span, TokenTransfer, TokenTransfers, TokenTransfersOf};
+use w3api_query::listing::{Order, Span};
+use w3api_query::transfers::{TokenTransfer, TokenTransfers, TokenTransfersOf};
 use w3api_source::SourceError;
 use w3api_types::params::Param;
 use w3api_types::params::operations::{get_token_transfers as token, get_wallet_token_transfers as wallet};
@@ -31,8 +32,8 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
 /// The blocks and order of a transfer listing, as its query names them.
 #[derive(Clone, Copy, Debug, Hash)]
 pub(crate) struct Window {
-    pub span: Span,
-    pub order: Order,
+    pub(crate) span: Span,
+    pub(crate) order: Order,
 }
 
 impl Window {

@@ -73,7 +73,7 @@ async fn transaction_verbose<S: Backend>(
 }
 
 /// A mined transaction, its receipt and its block's time.
-async fn mined<S: Backend>(
+pub(crate) async fn mined<S: Backend>(
     source: &S,
     chain: Chain,
     hash: B256,
@@ -113,7 +113,11 @@ fn input(transaction: &Transaction) -> Result<&w3api_types::Bytes, SourceError> 
     transaction.input.parsed().map_err(|e| SourceError::Unavailable(format!("transaction {hash:#x}: input {e}")))
 }
 
-fn fields(transaction: &Transaction, receipt: &Receipt, time: DateTime<Utc>) -> Result<MinedTransaction, SourceError> {
+pub(crate) fn fields(
+    transaction: &Transaction,
+    receipt: &Receipt,
+    time: DateTime<Utc>,
+) -> Result<MinedTransaction, SourceError> {
     Ok(MinedTransaction {
         hash: transaction.hash,
         nonce: transaction.nonce,

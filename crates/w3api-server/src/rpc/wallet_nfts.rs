@@ -1,13 +1,18 @@
-//! `eth_getNFTBalances` and `eth_getNFTCollections`: the REST twins' pages
-//! (`getWalletNfts`, `getWalletNftCollections`), cursors included, written
-//! in the briefer shapes production's extended RPC documents.
+//! The extended RPC's wallet listings: the REST twins' pages, cursors
+//! included. `eth_getNFTBalances` and `eth_getNFTCollections`
+//! (`getWalletNfts`, `getWalletNftCollections`) are written in the briefer
+//! shapes production's extended RPC documents; `eth_getTransactions`
+//! (`getWalletTransactions`) as its twin.
 
 use jsonrpsee::types::ErrorObjectOwned;
 use w3api_source::{WalletCollectionsQuery, WalletNftsQuery};
 use w3api_types::Chain;
-use w3api_types::params::operations::{get_wallet_nft_collections as collections_op, get_wallet_nfts as nfts_op};
-use w3api_types::rpc::WalletNftParams;
+use w3api_types::params::operations::{
+    get_wallet_nft_collections as collections_op, get_wallet_nfts as nfts_op,
+    get_wallet_transactions as transactions_op,
+};
 use w3api_types::rpc::{HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage};
+use w3api_types::rpc::{WalletNftParams, WalletTransactionPage, WalletTransactionsParams};
 use w3api_types::{Nft, SyncStatus, TokenIdFormat};
 
 use super::invalid_params;
@@ -17,6 +22,19 @@ use crate::rest::extract::Paging;
 use crate::rest::pagination::Cursors;
 use crate::rest::wallet_collections::wallet_collections_page;
 use crate::rest::wallet_nfts::{NftView, wallet_nfts_page};
+use crate::rest::wallet_transactions::{WalletTransactionsRequest, by_blocks, wallet_transactions_page};
+
+/// A wallet's transactions, a page at a time, newest first.
+pub(super) async fn transactions<S: Backend>(
+    (source, cursors): (&S, &Cursors),
+    chain: Chain,
+    request: WalletTransactionsParams,
+) -> Result<WalletTransactionPage, ErrorObjectOwned> {
+    let paging = Paging::given(request.limit, request.cursor, &transactions_op::LIMIT).map_err(invalid_params)?;
+    let window = by_blocks(request.from_block, request.to_block);
+    let request = WalletTransactionsRequest { chain, address: request.address, window, paging };
+    wallet_transactions_page((source, cursors), request).await.map_err(page_error)
+}
 
 /// A wallet's NFTs, a page at a time, with the name and image of each.
 pub(super) async fn nft_balances<S: Backend>(

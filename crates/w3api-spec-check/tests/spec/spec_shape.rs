@@ -49,6 +49,9 @@ fn every_operation_of_the_interface_is_there_once() {
         ("get", "/api/v2.2/erc20/{address}/transfers"),
         ("get", "/api/v2.2/{address}/nft/transfers"),
         ("get", "/api/v2.2/nft/{address}/transfers"),
+        ("get", "/api/v2.2/{address}"),
+        ("get", "/api/v2.2/wallets/{address}/stats"),
+        ("get", "/api/v2.2/wallets/{address}/chains"),
         ("get", "/streams/evm"),
         ("put", "/streams/evm"),
         ("get", "/streams/evm/{id}"),
@@ -148,7 +151,7 @@ fn array_query_parameters_are_exploded_forms_of_bounded_length() {
         ("contract_addresses", vec![Some(25), Some(25)]),
         ("wallet_addresses", vec![Some(25)]),
         ("addresses", vec![Some(10)]),
-        ("chains", vec![Some(25)]),
+        ("chains", vec![Some(25), Some(25)]),
         ("chainId", vec![Some(100), Some(100)]),
         ("blockNumber", vec![Some(100), Some(100)]),
         ("deliveryStatus", vec![Some(100)]),
@@ -254,6 +257,12 @@ fn every_query_parameter_of_the_interface_and_production_is_declared() {
         (
             "getNftTokenIdOwners",
             &["chain", "address", "token_id", "format", "limit", "cursor", "normalizeMetadata", "media_items"][..],
+        ),
+        ("getWalletStats", &["address", "chain"][..]),
+        ("getWalletActiveChains", &["address", "chains"][..]),
+        (
+            "getWalletTransactions",
+            &["address", "chain", "from_block", "to_block", "from_date", "to_date", "cursor", "order", "limit"][..],
         ),
         (
             "getWalletTokenTransfers",
@@ -450,6 +459,7 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_sign",
         "personal_sign",
         "eth_signTypedData_v4",
+        "eth_getTransactions",
     ]);
     assert_eq!(names, lookups.union(&others).copied().collect());
     for method in methods {

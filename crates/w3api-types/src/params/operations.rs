@@ -19,8 +19,11 @@ pub const OPERATIONS: &[Operation] = &[
     get_transaction::OPERATION,
     get_transaction_verbose::OPERATION,
     get_native_balances_for_addresses::OPERATION,
+    get_wallet_active_chains::OPERATION,
     get_wallet_net_worth::OPERATION,
+    get_wallet_stats::OPERATION,
     get_wallet_token_balances_price::OPERATION,
+    get_wallet_transactions::OPERATION,
     get_native_balance::OPERATION,
     get_wallet_token_balances::OPERATION,
     get_wallet_token_transfers::OPERATION,
@@ -1076,6 +1079,40 @@ pub mod get_native_balances_for_addresses {
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[CHAIN, TO_BLOCK, WALLET_ADDRESSES];
 }
+///`getWalletActiveChains`: GET /api/v2.2/wallets/{address}/chains.
+pub mod get_wallet_active_chains {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getWalletActiveChains",
+        method: "GET",
+        path: "/api/v2.2/wallets/{address}/chains",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    /**The chains to look at, by name or hex id (default: `eth`). Sent as
+repeated keys (`chains=eth&chains=0x89`); servers also accept
+`chains[]=` and `chains[0]=`.*/
+    pub const CHAINS: Param = Param {
+        name: "chains",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::List {
+            items: "Chain",
+            max_items: Some(25u64),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ADDRESS, CHAINS];
+}
 ///`getWalletNetWorth`: GET /api/v2.2/wallets/{address}/net-worth.
 pub mod get_wallet_net_worth {
     use super::*;
@@ -1156,6 +1193,38 @@ in `unavailable_chains`.*/
         MAX_TOKEN_INACTIVITY,
         MIN_PAIR_SIDE_LIQUIDITY_USD,
     ];
+}
+///`getWalletStats`: GET /api/v2.2/wallets/{address}/stats.
+pub mod get_wallet_stats {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getWalletStats",
+        method: "GET",
+        path: "/api/v2.2/wallets/{address}/stats",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[ADDRESS, CHAIN];
 }
 ///`getWalletTokenBalancesPrice`: GET /api/v2.2/wallets/{address}/tokens.
 pub mod get_wallet_token_balances_price {
@@ -1290,6 +1359,121 @@ keys (`token_addresses=0xa&token_addresses=0xb`); servers also accept
         EXCLUDE_NATIVE,
         MAX_TOKEN_INACTIVITY,
         MIN_PAIR_SIDE_LIQUIDITY_USD,
+    ];
+}
+///`getWalletTransactions`: GET /api/v2.2/{address}.
+pub mod get_wallet_transactions {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getWalletTransactions",
+        method: "GET",
+        path: "/api/v2.2/{address}",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///The first block of the listing; the chain's first when absent. It wins over `from_date`.
+    pub const FROM_BLOCK: Param = Param {
+        name: "from_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The listing starts at the first block at or after this date.
+    pub const FROM_DATE: Param = Param {
+        name: "from_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///The listing ends at the last block at or before this date.
+    pub const TO_DATE: Param = Param {
+        name: "to_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    ///Newest first (DESC) or oldest first (ASC).
+    pub const ORDER: Param = Param {
+        name: "order",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "ListingOrder",
+            default: Some("DESC"),
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        FROM_BLOCK,
+        TO_BLOCK,
+        FROM_DATE,
+        TO_DATE,
+        CURSOR,
+        ORDER,
+        LIMIT,
     ];
 }
 ///`getNativeBalance`: GET /api/v2.2/{address}/balance.

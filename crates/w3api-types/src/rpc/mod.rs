@@ -33,10 +33,13 @@ pub use receipt::{Log, Receipt};
 pub use token_price::{NativePrice, TokenPrice};
 // The extended methods answer with the Data API's own shapes.
 pub use crate::{ContractType, SyncStatus};
-pub use crate::{Erc20Metadata, Erc20TokenBalance, TokenImplementation, TokenLinks};
+pub use crate::{
+    Erc20Metadata, Erc20TokenBalance, TokenImplementation, TokenLinks, WalletTransaction, WalletTransactionPage,
+};
 pub use transaction::{AccessListItem, Transaction};
 pub use wallet_nfts::{
     HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage, WalletNftParams,
+    WalletTransactionsParams,
 };
 
 /// A 20-byte account or contract address (`Address` in the spec).

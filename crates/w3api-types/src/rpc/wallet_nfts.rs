@@ -1,6 +1,7 @@
 //! `eth_getNFTBalances` and `eth_getNFTCollections`: a wallet's NFTs and
 //! collections, a page at a time, in the shapes production's extended RPC
-//! documents (briefer than their REST twins').
+//! documents (briefer than their REST twins'); and the parameter of
+//! `eth_getTransactions`, whose page is its REST twin's.
 
 use alloy_primitives::{Address, U256};
 #[cfg(feature = "schema")]
@@ -19,6 +20,30 @@ pub struct WalletNftParams {
     /// The wallet.
     #[serde_as(as = "Hex")]
     pub address: Address,
+    /// Page size; the REST twin's default when absent or 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    /// The cursor of the previous page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+/// The single parameter of `eth_getTransactions`: whose transactions,
+/// within which blocks, and which page.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WalletTransactionsParams {
+    /// The wallet.
+    #[serde_as(as = "Hex")]
+    pub address: Address,
+    /// The first block; the chain's first when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_block: Option<u64>,
+    /// The last block; the newest when absent or later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_block: Option<u64>,
     /// Page size; the REST twin's default when absent or 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,

@@ -15,6 +15,7 @@ mod prices;
 mod sales;
 mod transactions;
 mod transfers;
+mod wallet_activity;
 
 use futures::TryStreamExt;
 use w3api_rest::{Client, Paginated};

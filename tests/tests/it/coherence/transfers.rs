@@ -5,15 +5,16 @@
 //!   replaying its NFT transfers gives its NFTs;
 //! - a token's (a collection's) transfers that concern a wallet are the
 //!   wallet's transfers of that token (collection);
-//! - oldest first is newest first reversed.
+//! - oldest first is newest first reversed;
+//! - every wallet transaction is the gateway's transaction and receipt.
 
 use std::collections::BTreeMap;
 
 use futures::TryStreamExt;
 use w3api_rest::Paginated;
 use w3api_tests::local::Session;
-use w3api_types::rpc::{Log, Receipt};
-use w3api_types::{Address, B256, Erc20Transfer, ListingOrder, Nft, NftTransfer, U256};
+use w3api_types::rpc::{Log, Receipt, WalletTransactionsParams};
+use w3api_types::{Address, B256, Erc20Transfer, ListingOrder, Nft, NftTransfer, U256, WalletTransaction};
 
 use crate::coherence::wallet_tokens_at;
 
@@ -183,5 +184,47 @@ fn a_collections_transfers_with_a_wallet_are_the_wallets_transfers_of_it() {
         all.iter().filter(|t| t.parties.from_address == wallet || t.parties.to_address == wallet).collect();
     let of_collection: Vec<&NftTransfer> = mine.iter().filter(|t| t.token_address == collection).collect();
     assert_eq!(with_wallet, of_collection, "{collection} with {wallet}");
+    session.finish();
+}
+
+/// Every wallet transaction is the gateway's transaction and receipt, with
+/// the fee they give; a wallet's transactions are those it sent or was
+/// sent, newest first, and the extended RPC's page is the REST page.
+#[test]
+fn wallet_transactions_are_the_gateways_transactions_and_receipts() {
+    let session = Session::new();
+    let (rest, rpc) = (session.rest(), session.rpc());
+    let mut checked = 0;
+    for wallet in session.devnet().sample_wallets(3) {
+        let request = rest.data().get_wallet_transactions().address(wallet).limit(17u64);
+        let listed: Vec<WalletTransaction> = session.run(request.items().try_collect()).unwrap();
+        let mut previous = (u64::MAX, u64::MAX);
+        for item in &listed {
+            let tx = &item.transaction;
+            let place = (tx.block_number, tx.transaction_index);
+            assert!(place < previous, "{wallet}: newest first, {place:?} after {previous:?}");
+            previous = place;
+            assert!(tx.from_address == wallet || tx.to_address == Some(wallet), "{wallet}: {} is not its", tx.hash);
+            let by_hash = session.run(rpc.get_transaction_by_hash(tx.hash)).unwrap().expect("the gateway has it");
+            let receipt = receipt(&session, tx.hash);
+            let input = by_hash.input.parsed().expect("well-formed input").clone();
+            assert_eq!((by_hash.nonce, by_hash.value, input), (tx.nonce, tx.value, tx.input.clone()));
+            assert_eq!((receipt.block_number, receipt.block_hash), (tx.block_number, tx.block_hash));
+            assert_eq!((receipt.gas_used, receipt.status), (tx.receipt_gas_used, Some(tx.receipt_status)));
+            let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
+            assert_eq!(item.transaction_fee, w3api_types::format_units(fee, 18), "{}", tx.hash);
+            checked += 1;
+        }
+        let first = WalletTransactionsParams {
+            address: wallet,
+            from_block: None,
+            to_block: None,
+            limit: Some(17),
+            cursor: None,
+        };
+        let page = session.run(rpc.get_transactions(first)).unwrap();
+        assert_eq!(page.result, listed[..page.result.len()], "{wallet}: eth_getTransactions is the REST page");
+    }
+    assert!(checked >= 3, "the sampled wallets sent few transactions ({checked})");
     session.finish();
 }
