@@ -39,6 +39,8 @@ pub struct ListedTransaction {
     pub block: u64,
     /// Its index in the block.
     pub index: u32,
+    /// The block's time (Unix seconds).
+    pub timestamp: u64,
     /// Its hash, parties and value.
     pub facts: TransactionFacts,
 }
@@ -92,8 +94,9 @@ impl Question for WalletTransactions {
             window,
             &self.page,
             |at| {
-                let facts = view.transaction(u64::from(at.0), at.1)?;
-                Some(ListedTransaction { block: u64::from(at.0), index: at.1, facts })
+                let block = u64::from(at.0);
+                let (facts, timestamp) = (view.transaction(block, at.1)?, view.timestamp(block)?);
+                Some(ListedTransaction { block, index: at.1, timestamp, facts })
             },
         )?;
         Ok(TransactionListing { block, page, total })

@@ -78,12 +78,22 @@ pub(crate) async fn mined<S: Backend>(
     chain: Chain,
     hash: B256,
 ) -> Result<(Transaction, Receipt, DateTime<Utc>), SourceError> {
-    let transaction = source.transaction_by_hash(chain, hash).await?.ok_or(SourceError::NoTransaction(hash))?;
-    // A transaction still pending has no receipt: not mined.
-    let receipt = source.receipt(chain, hash).await?.ok_or(SourceError::NoTransaction(hash))?;
+    let (transaction, receipt) = with_receipt(source, chain, hash).await?;
     let block = source.block(chain, BlockRef::Hash(receipt.block_hash), false).await?;
     let block = block.ok_or_else(|| SourceError::NoBlock(format!("hash {:#x}", receipt.block_hash)))?;
     Ok((transaction, receipt, block_time(block.timestamp)?))
+}
+
+/// A mined transaction and its receipt, read together.
+pub(crate) async fn with_receipt<S: Backend>(
+    source: &S,
+    chain: Chain,
+    hash: B256,
+) -> Result<(Transaction, Receipt), SourceError> {
+    let (transaction, receipt) = futures::join!(source.transaction_by_hash(chain, hash), source.receipt(chain, hash));
+    let transaction = transaction?.ok_or(SourceError::NoTransaction(hash))?;
+    // A transaction still pending has no receipt: not mined.
+    Ok((transaction, receipt?.ok_or(SourceError::NoTransaction(hash))?))
 }
 
 /// A block's timestamp as a date.

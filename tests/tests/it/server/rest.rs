@@ -387,3 +387,34 @@ fn transfer_listings_name_each_bad_parameter_and_bind_their_cursors() {
     let within = h.get(COLLECTION_TRANSFERS, &format!("{nfts}?from_block=1&limit=1"));
     assert_eq!(within.body["block_exists"], true);
 }
+
+/// A marketplace sale moves the NFT in the sale's transaction: with
+/// `include_prices`, that transfer's `last_sale` is the sale itself, and
+/// without it there is none.
+#[test]
+fn an_nft_sold_lists_its_sale_with_include_prices() {
+    const COLLECTION_TRANSFERS: &str = "/api/v2.2/nft/{address}/transfers";
+    let h = Session::new();
+    let wallet = h.devnet().sample_wallets(1)[0];
+    let moved = h.get("/api/v2.2/{address}/nft/transfers", &format!("/api/v2.2/{wallet:#x}/nft/transfers?limit=1"));
+    let collection = moved.body["result"][0]["token_address"].as_str().expect("the wallet moved an NFT").to_string();
+    let path = |query: &str| format!("/api/v2.2/nft/{collection}/transfers?limit=100&{query}");
+    let priced = h.get(COLLECTION_TRANSFERS, &path("include_prices=true"));
+    let sold = priced.body["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["last_sale"]["transaction_hash"] == t["transaction_hash"]);
+    let sold = sold.expect("a sale among the collection's latest transfers");
+    let sale = &sold["last_sale"];
+    assert_eq!(
+        (&sale["buyer_address"], &sale["seller_address"]),
+        (&sold["to_address"], &sold["from_address"]),
+        "{sold}"
+    );
+    assert_eq!(sale["token_id"], sold["token_id"]);
+    let plain = h.get(COLLECTION_TRANSFERS, &path(""));
+    let same =
+        plain.body["result"].as_array().unwrap().iter().find(|t| t["transaction_hash"] == sold["transaction_hash"]);
+    assert!(same.expect("the same transfer")["last_sale"].is_null(), "no sale without include_prices");
+}
