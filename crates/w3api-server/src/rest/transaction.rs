@@ -84,16 +84,16 @@ pub(crate) async fn mined<S: Backend>(
     Ok((transaction, receipt, block_time(block.timestamp)?))
 }
 
-/// A mined transaction and its receipt, read together.
+/// A mined transaction and its receipt.
 pub(crate) async fn with_receipt<S: Backend>(
     source: &S,
     chain: Chain,
     hash: B256,
 ) -> Result<(Transaction, Receipt), SourceError> {
-    let (transaction, receipt) = futures::join!(source.transaction_by_hash(chain, hash), source.receipt(chain, hash));
-    let transaction = transaction?.ok_or(SourceError::NoTransaction(hash))?;
+    let transaction = source.transaction_by_hash(chain, hash).await?.ok_or(SourceError::NoTransaction(hash))?;
     // A transaction still pending has no receipt: not mined.
-    Ok((transaction, receipt?.ok_or(SourceError::NoTransaction(hash))?))
+    let receipt = source.receipt(chain, hash).await?.ok_or(SourceError::NoTransaction(hash))?;
+    Ok((transaction, receipt))
 }
 
 /// A block's timestamp as a date.

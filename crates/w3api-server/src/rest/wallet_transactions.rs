@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use futures::future::try_join_all;
 use w3api_query::listing::{Order, Span};
 use w3api_query::wallet_transactions::WalletTransactions;
 use w3api_types::params::operations::get_wallet_transactions as op;
@@ -69,15 +68,16 @@ pub(crate) async fn wallet_transactions_page<S: Backend>(
     let Window { span, order } = window;
     let question = WalletTransactions { address, span, at_block: Some(block), order, page: walk.request.clone() };
     let answer = source.ask(chain, question).await?;
-    // Read together: in node mode each is a round trip to the node.
-    let read = answer.page.items.iter().map(|listed| async move {
+    // One after the other: in node mode each is a round trip to the node,
+    // and a node that throttles answers requests in turn better than a burst.
+    let mut result = Vec::with_capacity(answer.page.items.len());
+    for listed in &answer.page.items {
         let (transaction, receipt) = with_receipt(source, chain, listed.facts.hash).await?;
         let time = block_time(listed.timestamp)?;
         let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
         let transaction = fields(&transaction, &receipt, time)?;
-        Ok::<_, ApiError>(WalletTransaction { transaction, transaction_fee: format_units(fee, 18) })
-    });
-    let result = try_join_all(read).await?;
+        result.push(WalletTransaction { transaction, transaction_fee: format_units(fee, 18) });
+    }
     Ok(WalletTransactionPage {
         page: walk.page,
         page_size: paging.limit,
