@@ -332,8 +332,9 @@ pub struct Ledger<Id: NftId = u32> {
     minted_at: HashMap<(u16, Id), u32>,
     movements: Vec<Movement<Id>>,
     /// Indexes into `movements`, in chain order: a holder's (as sender or
-    /// recipient), an asset's and a collection's. Transfer listings read
-    /// them rather than every movement of the chain.
+    /// recipient), an asset's and a collection's, the native currency's
+    /// left out. Transfer listings read them rather than every movement of
+    /// the chain.
     moves_of: HashMap<Holder, Vec<u32>>,
     moves_of_asset: HashMap<Asset, Vec<u32>>,
     moves_of_collection: HashMap<u16, Vec<u32>>,
@@ -594,21 +595,23 @@ impl<Id: NftId> Ledger<Id> {
     fn record(&mut self, movement: Movement<Id>) {
         let index = u32::try_from(self.movements.len()).expect("fewer than 2^32 movements");
         let (from, to) = movement.sides();
-        // A holder sending to itself is listed once. Native movements are
-        // not listed by holder: no listing reads them (a transaction's value
-        // is the transaction's), and they are most of a busy wallet's.
-        let native = matches!(movement, Movement::Fungible { asset: Asset::NATIVE, .. });
-        for side in [from, to].into_iter().filter(|side| *side != Holder::NOBODY && !native) {
+        self.movements.push(movement);
+        // Native movements are not indexed: no listing reads them (a
+        // transaction's value is the transaction's), and they are most of
+        // a busy chain's.
+        let indexed = match movement {
+            Movement::Fungible { asset: Asset::NATIVE, .. } => return,
+            Movement::Fungible { asset, .. } => self.moves_of_asset.entry(asset).or_default(),
+            Movement::Nft { collection, .. } => self.moves_of_collection.entry(collection).or_default(),
+        };
+        indexed.push(index);
+        // A holder sending to itself is listed once.
+        for side in [from, to].into_iter().filter(|side| *side != Holder::NOBODY) {
             let moves = self.moves_of.entry(side).or_default();
             if moves.last() != Some(&index) {
                 moves.push(index);
             }
         }
-        match movement {
-            Movement::Fungible { asset, .. } => self.moves_of_asset.entry(asset).or_default().push(index),
-            Movement::Nft { collection, .. } => self.moves_of_collection.entry(collection).or_default().push(index),
-        }
-        self.movements.push(movement);
     }
 
     fn remember_nft(&mut self, block: u32, from: Holder, holder: Holder, collection: u16, id: Id) {
@@ -787,8 +790,8 @@ impl<Id: NftId> Ledger<Id> {
         self.moves_of.get(&holder).map_or(&[], Vec::as_slice)
     }
 
-    /// The movements of a fungible asset, as indexes into
-    /// [`Ledger::movements`], in chain order.
+    /// The movements of an ERC20 token (none for the native currency), as
+    /// indexes into [`Ledger::movements`], in chain order.
     pub fn moves_of_asset(&self, asset: Asset) -> &[u32] {
         self.moves_of_asset.get(&asset).map_or(&[], Vec::as_slice)
     }

@@ -108,24 +108,21 @@ impl Question for TokenTransfers {
     fn answer(self, view: &impl ChainView) -> Result<Self::Answer, SourceError> {
         let block = resolve(view, self.at_block)?;
         let ledger = view.ledger();
-        let (moves, only): (&[u32], Vec<Asset>) = match &self.of {
-            TokenTransfersOf::Wallet { address, contracts } => match ledger.find(*address) {
-                Some(holder) => (ledger.moves_of(holder), contracts.iter().filter_map(|c| view.asset_at(*c)).collect()),
-                None => (&[], Vec::new()),
-            },
+        // `only`: the tokens named, of those the view knows (none known: no transfer passes).
+        let (moves, only): (&[u32], Option<Vec<Asset>>) = match &self.of {
+            TokenTransfersOf::Wallet { address, contracts } => {
+                let only =
+                    (!contracts.is_empty()).then(|| contracts.iter().filter_map(|c| view.asset_at(*c)).collect());
+                (ledger.find(*address).map_or(&[][..], |holder| ledger.moves_of(holder)), only)
+            }
             TokenTransfersOf::Token(token) => match view.asset_at(*token) {
-                Some(asset) if asset != Asset::NATIVE => (ledger.moves_of_asset(asset), Vec::new()),
-                _ => (&[], Vec::new()),
+                Some(asset) if asset != Asset::NATIVE => (ledger.moves_of_asset(asset), None),
+                _ => (&[], None),
             },
         };
-        // Contracts were named, none of them a token the view knows: no transfer is theirs.
-        let filtered = matches!(&self.of, TokenTransfersOf::Wallet { contracts, .. } if !contracts.is_empty());
-        if filtered && only.is_empty() {
-            return Ok(Transfers { block, page: Page { items: Vec::new(), next: None } });
-        }
         let page = walk(view, moves, (self.span, block, self.order), &self.page, |movement| {
             let Movement::Fungible { asset, from, to, amount, at } = *movement else { return None };
-            if !lists_erc20(view, movement) || (filtered && !only.contains(&asset)) {
+            if !lists_erc20(view, movement) || only.as_ref().is_some_and(|only| !only.contains(&asset)) {
                 return None;
             }
             let token = view.token(asset)?;
@@ -219,27 +216,23 @@ impl Question for NftTransfers {
     fn answer(self, view: &impl ChainView) -> Result<Self::Answer, SourceError> {
         let block = resolve(view, self.at_block)?;
         let ledger = view.ledger();
-        let (moves, only): (&[u32], Vec<u16>) = match &self.of {
-            NftTransfersOf::Wallet { address, contracts } => match ledger.find(*address) {
-                Some(holder) => {
-                    (ledger.moves_of(holder), contracts.iter().filter_map(|c| view.collection_at(*c)).collect())
-                }
-                None => (&[], Vec::new()),
-            },
+        // `only`: the collections named, of those the view knows (none known: no transfer passes).
+        let (moves, only): (&[u32], Option<Vec<u16>>) = match &self.of {
+            NftTransfersOf::Wallet { address, contracts } => {
+                let only =
+                    (!contracts.is_empty()).then(|| contracts.iter().filter_map(|c| view.collection_at(*c)).collect());
+                (ledger.find(*address).map_or(&[][..], |holder| ledger.moves_of(holder)), only)
+            }
             NftTransfersOf::Collection(address) => match view.collection_at(*address) {
-                Some(collection) => (ledger.moves_of_collection(collection), Vec::new()),
-                None => (&[], Vec::new()),
+                Some(collection) => (ledger.moves_of_collection(collection), None),
+                None => (&[], None),
             },
         };
-        let filtered = matches!(&self.of, NftTransfersOf::Wallet { contracts, .. } if !contracts.is_empty());
-        if filtered && only.is_empty() {
-            return Ok(Transfers { block, page: Page { items: Vec::new(), next: None } });
-        }
         let page = walk(view, moves, (self.span, block, self.order), &self.page, |movement| {
             let Movement::Nft { at, collection, id, from, to, amount, operator, batch, .. } = *movement else {
                 return None;
             };
-            if !lists_nft(view, movement) || (filtered && !only.contains(&collection)) {
+            if !lists_nft(view, movement) || only.as_ref().is_some_and(|only| !only.contains(&collection)) {
                 return None;
             }
             let facts = view.collection(collection)?;

@@ -38,8 +38,6 @@ pub(crate) struct NftTransfersRequest {
     window: Window,
     format: TokenIdFormat,
     include_prices: bool,
-    /// The `to_block` asked for, which the answer says whether the chain has.
-    to_block: Option<u64>,
     paging: Paging,
 }
 
@@ -53,7 +51,6 @@ impl FromQuery for WalletRequest {
         WalletRequest(NftTransfersRequest {
             chain: q.chain(&wallet::CHAIN),
             of: NftTransfersOf::Wallet { address, contracts: q.addresses(&wallet::CONTRACT_ADDRESSES) },
-            to_block: window.span.to_block,
             window,
             format: q.schema_value(&wallet::FORMAT).unwrap_or_default(),
             include_prices: q.flag(&wallet::INCLUDE_PRICES),
@@ -75,7 +72,6 @@ impl FromQuery for NftTransfersRequest {
         NftTransfersRequest {
             chain: q.chain(&collection::CHAIN),
             of: NftTransfersOf::Collection(address),
-            to_block: window.span.to_block,
             window,
             format: q.schema_value(&collection::FORMAT).unwrap_or_default(),
             include_prices: q.flag(&collection::INCLUDE_PRICES),
@@ -103,7 +99,7 @@ async fn transfers<S: Backend>(
     request: NftTransfersRequest,
     kind: &'static str,
 ) -> Result<JsonAnswer<NftTransferPage>, ApiError> {
-    let NftTransfersRequest { chain, of, window, format, include_prices, to_block, ref paging } = request;
+    let NftTransfersRequest { chain, of, window, format, include_prices, ref paging } = request;
     let key = (chain, &of, window, format, include_prices);
     let listing = Listing { kind, first_page: FIRST_PAGE };
     let (walk, block) = begin_walk((&*app.source, &app.cursors), listing, &key, paging, (chain, None)).await?;
@@ -123,7 +119,7 @@ async fn transfers<S: Backend>(
         cursor: app.cursors.next(&walk, &key, block, answer.page.next),
         // The listing reads every block up to the newest the backend has
         // indexed, so only a later `to_block` is missing.
-        block_exists: Some(to_block.is_none_or(|to_block| to_block <= answer.block)),
+        block_exists: Some(window.span.to_block.is_none_or(|to_block| to_block <= answer.block)),
         index_complete: Some(true),
         result: answer.page.items.into_iter().map(write).collect::<Result<_, _>>()?,
     }))
