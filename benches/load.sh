@@ -139,14 +139,20 @@ read -r cached_rss cached_hwm < <(memory "$SERVER_PID_CACHED")
 stop serve "$SERVER_PID_CACHED" >/dev/null
 
 # 2. Cold runs: varied wallets and blocks, each kind on a fresh server.
-random_requests tokens <<LUA
+# wallet_requests NAME BEFORE AFTER: a run's requests, GET BEFORE{wallet}AFTER{block}
+# for a random wallet and block.
+wallet_requests() {
+    random_requests "$1" <<LUA
 wrk.headers["X-API-Key"] = "$KEY"
 function request()
     local wallet = wallets[math.random(#wallets)]
     local block = math.random(0, latest)
-    return wrk.format("GET", "/api/v2.2/wallets/" .. wallet .. "/tokens?chain=eth&to_block=" .. block)
+    return wrk.format("GET", "$2" .. wallet .. "$3" .. block)
 end
 LUA
+}
+wallet_requests tokens /api/v2.2/wallets/ "/tokens?chain=eth&to_block="
+wallet_requests transfers /api/v2.2/ "/erc20/transfers?chain=eth&to_block="
 
 random_requests blocks <<'LUA'
 wrk.method = "POST"
@@ -159,39 +165,35 @@ function request()
 end
 LUA
 
-random_requests transfers <<LUA
-wrk.headers["X-API-Key"] = "$KEY"
-function request()
-    local wallet = wallets[math.random(#wallets)]
-    local block = math.random(0, latest)
-    return wrk.format("GET", "/api/v2.2/" .. wallet .. "/erc20/transfers?chain=eth&to_block=" .. block)
-end
-LUA
-
-# One round: a fresh server, and the cold run between two same-size
-# baseline runs; the ratio is to their mean, so that the machine's drift
-# over the round (other tenants of its host) weighs on both sides alike.
+# cold_round KIND PROBE: one round of the cold run KIND (its requests in
+# $WORK/KIND.lua, its baseline body cold-KIND): a fresh server, ready once
+# PROBE answers, and the cold run between two same-size baseline runs; the
+# ratio is to their mean, so that the machine's drift over the round (other
+# tenants of its host) weighs on both sides alike.
 # Prints "ratio rps p99 rss hwm hits misses kept baseline ratio-to-10-bytes".
-cold_tokens_round() {
-    start serve-cold-tokens "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
-    until curl -sf -o /dev/null -H "X-API-Key: $KEY" "$URL/api/v2.2/wallets/$WALLET/tokens?chain=eth&to_block=1"; do
+cold_round() {
+    local kind=$1 probe=$2
+    start "serve-cold-$kind" "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
+    until curl -sf -o /dev/null -H "X-API-Key: $KEY" "$URL$probe"; do
         sleep 0.01
     done
-    DURATION=2s load "$BASELINE/body/cold-tokens" >/dev/null
+    DURATION=2s load "$BASELINE/body/cold-$kind" >/dev/null
     local before after base_rps small_rps rps p99 rss hwm hits misses kept
     read -r small_rps _ < <(load "$BASELINE/")
-    read -r before _ < <(load "$BASELINE/body/cold-tokens")
-    read -r rps p99 < <(load -s "$WORK/tokens.lua" "$URL")
+    read -r before _ < <(load "$BASELINE/body/cold-$kind")
+    read -r rps p99 < <(load -s "$WORK/$kind.lua" "$URL")
     read -r rss hwm < <(memory "$SERVER_PID")
-    read -r hits misses kept < <(stop serve-cold-tokens "$SERVER_PID")
-    read -r after _ < <(load "$BASELINE/body/cold-tokens")
+    read -r hits misses kept < <(stop "serve-cold-$kind" "$SERVER_PID")
+    read -r after _ < <(load "$BASELINE/body/cold-$kind")
     base_rps=$(((before + after) / 2))
     echo "$(percent "$rps" "$base_rps") $rps $p99 $rss $hwm $hits $misses $kept $base_rps $(percent "$rps" "$small_rps")"
 }
 
 # The machine's other load moves single runs by a quarter; the median of
 # ROUNDS rounds is the figure checked.
-for _ in $(seq 1 "$ROUNDS"); do cold_tokens_round; done >"$WORK/cold-rounds.txt"
+for _ in $(seq 1 "$ROUNDS"); do
+    cold_round tokens "/api/v2.2/wallets/$WALLET/tokens?chain=eth&to_block=1"
+done >"$WORK/cold-rounds.txt"
 read -r cold_ratio cold_tokens_rps cold_tokens_p99 cold_tokens_rss cold_tokens_hwm \
     cold_tokens_hits cold_tokens_misses cold_tokens_kept base2_rps cold_ratio10 \
     < <(sort -n "$WORK/cold-rounds.txt" | sed -n "$(((ROUNDS + 1) / 2))p")
@@ -209,20 +211,11 @@ read -r cold_blocks_rps cold_blocks_p99 < <(load -s "$WORK/blocks.lua" "$URL/eth
 read -r cold_blocks_rss cold_blocks_hwm < <(memory "$SERVER_PID")
 stop serve-cold-blocks "$SERVER_PID" >/dev/null
 
-# Wallet token transfers: a fresh server, the cold run between two
-# same-size baseline runs, the ratio to their mean.
-start serve-cold-transfers "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY"
-until curl -sf -o /dev/null -H "X-API-Key: $KEY" "$URL/api/v2.2/$WALLET/erc20/transfers?chain=eth&to_block=1"; do
-    sleep 0.01
-done
-DURATION=2s load "$BASELINE/body/cold-transfers" >/dev/null
-read -r transfers_before _ < <(load "$BASELINE/body/cold-transfers")
-read -r cold_transfers_rps cold_transfers_p99 < <(load -s "$WORK/transfers.lua" "$URL")
-read -r cold_transfers_rss cold_transfers_hwm < <(memory "$SERVER_PID")
-read -r transfers_hits transfers_misses _ < <(stop serve-cold-transfers "$SERVER_PID")
-read -r transfers_after _ < <(load "$BASELINE/body/cold-transfers")
-base_transfers_rps=$(((transfers_before + transfers_after) / 2))
-transfers_ratio=$(percent "$cold_transfers_rps" "$base_transfers_rps")
+# Wallet token transfers: one round. Rounds run in the script's own shell
+# (a subshell would run the script's exit cleanup when it ends).
+cold_round transfers "/api/v2.2/$WALLET/erc20/transfers?chain=eth&to_block=1" >"$WORK/transfers-round.txt"
+read -r transfers_ratio cold_transfers_rps cold_transfers_p99 cold_transfers_rss cold_transfers_hwm \
+    transfers_hits transfers_misses _ base_transfers_rps _ <"$WORK/transfers-round.txt"
 
 hit_rate() { percent "$1" $(($1 + $2)); }
 at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
