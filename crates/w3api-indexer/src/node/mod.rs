@@ -235,7 +235,7 @@ impl Node {
                         tracing::warn!(node = self.name, method, %error,
                             "the node limits its request rate: what it refuses is asked again, slower");
                     }
-                    tokio::time::sleep(pause).await;
+                    tokio::time::sleep(throttle::jittered(pause)).await;
                     pause = throttle::next_pause(pause);
                 }
                 Err(error) => return Err(self.classify(method, error)),

@@ -4,7 +4,10 @@
 //! -32005 or Alchemy's 429, when a client asks faster than its plan allows.
 //! Such a refusal means "later", never "no": the call is sent again after a
 //! pause that doubles up to [`MAX_PAUSE`], for as long as [`PATIENCE`]
-//! allows. The follower starts its round again after that, so indexing never
+//! allows. Each pause is cut short by a random part of it: two callers
+//! refused together would otherwise come back together every time, and a
+//! node that takes one request of every two would refuse the same one of
+//! them until its patience ran out. The follower starts its round again after that, so indexing never
 //! gives up; a forwarded call fails with [`super::NodeError::Throttled`].
 
 use std::time::Duration;
@@ -42,6 +45,13 @@ pub(super) fn next_pause(pause: Duration) -> Duration {
     (pause * 2).min(MAX_PAUSE)
 }
 
+/// How long to actually wait for a `pause`: a random time between its
+/// half and all of it, so that callers refused together drift apart.
+pub(super) fn jittered(pause: Duration) -> Duration {
+    let half = pause / 2;
+    half + half.mul_f64(fastrand::f64())
+}
+
 #[cfg(test)]
 mod tests {
     use alloy_json_rpc::ErrorPayload;
@@ -77,5 +87,16 @@ mod tests {
             pause = next_pause(pause);
         }
         assert_eq!(pauses, [50, 100, 200, 400, 800, 1600, 2000, 2000]);
+    }
+
+    #[test]
+    fn pauses_are_spread_between_half_and_all_of_the_pause() {
+        let pause = Duration::from_millis(800);
+        let waits: Vec<Duration> = (0..200).map(|_| jittered(pause)).collect();
+        assert!(waits.iter().all(|w| *w >= pause / 2 && *w <= pause), "{waits:?}");
+        let shortest = waits.iter().min().unwrap();
+        let longest = waits.iter().max().unwrap();
+        // Callers refused together must not come back together.
+        assert!(*longest - *shortest > pause / 4, "from {shortest:?} to {longest:?}");
     }
 }
