@@ -58,6 +58,7 @@ PAGINATED = {
     "getWalletNftTransfers",
     "getNftContractTransfers",
     "getWalletTransactions",
+    "getWalletHistory",
     "getStreams",
     "getStreamAddresses",
     "getHistory",

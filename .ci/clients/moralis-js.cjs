@@ -368,6 +368,20 @@ async function main() {
     assert(raw.length > 10, `raw: ${raw.length} transactions, one page`);
     return expectSame(sdk, raw, 'wallet transactions');
   });
+  await check(`getWalletHistory (${short(w0)}, eth, limit 10, ASC): every page`, async () => {
+    const sdk = await sdkPages(await Moralis.EvmApi.wallets.getWalletHistory({ address: w0, chain: '0x1', limit: 10, order: 'ASC' }));
+    const raw = await rawPages(`/api/v2.2/wallets/${w0}/history`, { chain: 'eth', limit: 10, order: 'ASC' });
+    assert(raw.length > 1, `raw: ${raw.length} history pages`);
+    // A history item's JSON form writes its BigNumber block numbers (its
+    // own and its logs') in hex: they are compared as numbers.
+    const decimalBlocks = (v) => {
+      if (Array.isArray(v)) return v.map(decimalBlocks);
+      if (v === null || typeof v !== 'object') return v;
+      const number = (k, x) => k === 'block_number' && typeof x === 'string' && x.startsWith('0x');
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, number(k, x) ? BigInt(x).toString() : decimalBlocks(x)]));
+    };
+    return summary(comparePages(sdk, raw, 'wallet history', (x) => decimalBlocks(x.toJSON()), {}, true));
+  });
   await check(`getWalletStats (${short(w0)}, eth)`, async () => {
     const sdk = await Moralis.EvmApi.wallets.getWalletStats({ address: w0, chain: '0x1' });
     const raw = await rawGet(`/api/v2.2/wallets/${w0}/stats`, { chain: 'eth' });

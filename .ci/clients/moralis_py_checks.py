@@ -186,6 +186,8 @@ def transfer_checks(w0: str, holder: str):
          {"chain": "eth", "limit": 20, "order": "ASC", "contract_addresses": [token]}),
         ("transaction.get_wallet_transactions", evm_api.transaction.get_wallet_transactions,
          f"/api/v2.2/{w0}", {"address": w0}, {"chain": "eth", "limit": 10, "from_block": 1}),
+        ("wallets.get_wallet_history", evm_api.wallets.get_wallet_history,
+         f"/api/v2.2/wallets/{w0}/history", {"address": w0}, {"chain": "eth", "limit": 10, "order": "ASC"}),
         ("token.get_token_transfers", evm_api.token.get_token_transfers,
          f"/api/v2.2/erc20/{token}/transfers", {"address": token},
          {"chain": "eth", "limit": 50, "from_date": "2026-01-01", "to_block": 4000}),

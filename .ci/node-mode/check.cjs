@@ -672,7 +672,7 @@ async function compareTransfers(results, api, node, contracts, wallets, head) {
   const sent = [];
   for (let number = 0; number <= head; number++) {
     const block = await node.rpc.call('eth_getBlockByNumber', ['0x' + number.toString(16), true]);
-    for (const tx of block.transactions) sent.push({ key: `${number}:${Number(tx.transactionIndex)}:${lower(tx.hash)}`, from: lower(tx.from), to: tx.to ? lower(tx.to) : null });
+    for (const tx of block.transactions) sent.push({ key: `${number}:${Number(tx.transactionIndex)}:${lower(tx.hash)}`, from: lower(tx.from), to: tx.to ? lower(tx.to) : null, value: BigInt(tx.value).toString() });
   }
   for (const w of wallets.slice(0, 8)) {
     const where = `transactions wallet=${w}`;
@@ -692,6 +692,33 @@ async function compareTransfers(results, api, node, contracts, wallets, head) {
     const items = listed.items;
     const span = items.length ? [mark({ block_number: items.at(-1).block_number, transaction_hash: items.at(-1).hash }), mark({ block_number: items[0].block_number, transaction_hash: items[0].hash })] : [null, null];
     results.eq(where, 'getWalletActiveChains = its first and last transactions', show(span), show(active && active.active_chains.map((c) => [mark(c.first_transaction), mark(c.last_transaction)])[0]));
+  }
+  // A wallet's history: its transactions and those that moved its tokens or
+  // NFTs, each with those transfers and the transaction's own value.
+  const byKey = new Map(sent.map((t) => [t.key.split(':')[2], t]));
+  const place = (key) => key.split(':').slice(0, 2).map(Number);
+  const newestPlaceFirst = (a, b) => place(b)[0] - place(a)[0] || place(b)[1] - place(a)[1];
+  for (const w of wallets.slice(0, 4)) {
+    const where = `history wallet=${w}`;
+    const history = await api.pages(`/api/v2.2/wallets/${w}/history`);
+    if (!results.check(history.error === null, where, 'getWalletHistory', 'every page with HTTP 200', history.error)) continue;
+    const mine = [...fungible, ...nfts].filter(involves(w));
+    const keys = new Set(sent.filter((t) => t.from === w || t.to === w).map((t) => t.key));
+    for (const item of mine) keys.add(byKey.get(item.key[1]).key);
+    results.eq(where, 'getWalletHistory = its transactions and those of its transfers', show([...keys].sort(newestPlaceFirst)), show(history.items.map((t) => `${t.block_number}:${t.transaction_index}:${lower(t.hash)}`)));
+    const moves = (items, hash) => items.filter((i) => i.key[1] === hash).map((i) => i.key.slice(2).join(':'));
+    for (const item of history.items) {
+      const hash = lower(item.hash);
+      const tx = byKey.get(hash);
+      const at = `${where} tx=${hash}`;
+      results.eq(at, 'erc20_transfers = its Transfer logs from or to the wallet', show(moves(mine.filter((i) => i.key.length === 7), hash)), show(item.erc20_transfers.map((t) => [t.log_index, lower(t.address), lower(t.from_address), lower(t.to_address), t.value].join(':'))));
+      results.eq(at, 'nft_transfers = its NFT transfer logs from or to the wallet', show(moves(mine.filter((i) => i.key.length === 8), hash)), show(item.nft_transfers.map((t) => [t.log_index, lower(t.token_address), t.token_id, lower(t.from_address), lower(t.to_address), t.amount].join(':'))));
+      const native = tx && tx.value !== '0' && tx.to && (tx.from === w || tx.to === w) ? [`${tx.from}:${tx.to}:${tx.value}`] : [];
+      results.eq(at, 'native_transfers = its own value to or from the wallet', show(native), show(item.native_transfers.map((n) => `${lower(n.from_address)}:${lower(n.to_address)}:${n.value}`)));
+    }
+    const decoded = await api.extended('eth_getDecodedTransactions', { address: w });
+    const first = (await api.rest(`/api/v2.2/wallets/${w}/history`, [['include_input_data', 'true']])).json;
+    results.eq(where, 'eth_getDecodedTransactions = the first REST page with method labels', show(first && first.result), show(decoded.result || decoded.error));
   }
   for (const token of [...tokens].slice(0, 4)) {
     const listed = await api.pages(`/api/v2.2/erc20/${token}/transfers`);

@@ -101,6 +101,8 @@ enum Command {
     NftTransfers(transfers::NftTransfersArgs),
     /// The transactions a wallet sent or was sent, with receipts and fees.
     Transactions(transfers::TransactionsArgs),
+    /// A wallet's history: its transactions decoded, with what each moved, its category and a summary.
+    History(transfers::HistoryArgs),
     /// EVM streams: create, change, list and delete them, their addresses, webhook settings and deliveries.
     #[command(subcommand)]
     Streams(stream::StreamsCommand),
@@ -163,6 +165,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Transfers(args) => transfers::transfers(&cli.connection.rest()?, args, json).await,
         Command::NftTransfers(args) => transfers::nft_transfers(&cli.connection.rest()?, args, json).await,
         Command::Transactions(args) => transfers::transactions(&cli.connection.rest()?, args, json).await,
+        Command::History(args) => transfers::history(&cli.connection.rest()?, args, json).await,
         Command::Streams(command) => stream::run(&cli.connection.rest()?, command, json).await,
         Command::Stream { id } => stream::run(&cli.connection.rest()?, stream::StreamsCommand::Get { id }, json).await,
         Command::Signin(command) => signin::run(&cli.connection.rest()?, command, json).await,

@@ -1,12 +1,13 @@
-//! `w3api transfers`, `w3api nft-transfers` and `w3api transactions`: the
-//! ERC20 or NFT transfers of a wallet, token or collection, and a wallet's
-//! transactions, a page at a time through the data API.
+//! `w3api transfers`, `w3api nft-transfers`, `w3api transactions` and
+//! `w3api history`: the ERC20 or NFT transfers of a wallet, token or
+//! collection, and a wallet's transactions, plain or decoded, a page at a
+//! time through the data API.
 
 use clap::Args;
 use w3api_rest::Client;
 use w3api_types::{
-    Address, Chain, DateInput, Erc20TransferPage, ListingOrder, NftTransferPage, TokenIdFormat, WalletTransactionPage,
-    format_units,
+    Address, Chain, DateInput, Erc20TransferPage, ListingOrder, NftTransferPage, TokenIdFormat, WalletHistoryPage,
+    WalletTransactionPage, format_units,
 };
 
 use crate::error::CliError;
@@ -84,6 +85,19 @@ pub(crate) struct TransactionsArgs {
     window: WindowArgs,
 }
 
+/// `w3api history <address>`: a wallet's transactions decoded, each with
+/// its category and summary.
+#[derive(Args, Debug)]
+pub(crate) struct HistoryArgs {
+    /// Wallet address (0x and 40 hex digits).
+    address: Address,
+    /// Name the function each transaction called (include_input_data).
+    #[arg(long)]
+    methods: bool,
+    #[command(flatten)]
+    window: WindowArgs,
+}
+
 /// Sets the window's parameters on a request builder.
 macro_rules! windowed {
     ($request:ident, $window:expr) => {{
@@ -144,6 +158,32 @@ pub(crate) async fn transactions(client: &Client, args: TransactionsArgs, json: 
     windowed!(request, &args.window);
     let pages = fetch(request, all).await?;
     show(pages, all, json, |pages| output::out!("{}", render_transactions(pages)))
+}
+
+pub(crate) async fn history(client: &Client, args: HistoryArgs, json: bool) -> Result<(), CliError> {
+    let all = args.window.paging.all;
+    let mut request = client.data().get_wallet_history().address(args.address);
+    if args.methods {
+        request = request.include_input_data(true);
+    }
+    windowed!(request, &args.window);
+    let pages = fetch(request, all).await?;
+    show(pages, all, json, |pages| output::out!("{}", render_history(pages)))
+}
+
+fn render_history(pages: &[WalletHistoryPage]) -> String {
+    let mut table = Table::new(&[">BLOCK", "CATEGORY", "SUMMARY", "METHOD", "HASH"]);
+    for item in pages.iter().flat_map(|p| &p.result) {
+        let category = serde_json::to_value(item.category).ok().and_then(|c| c.as_str().map(str::to_string));
+        table.row(vec![
+            item.transaction.block_number.to_string(),
+            category.unwrap_or_default(),
+            item.summary.clone(),
+            item.method_label.clone().unwrap_or_default(),
+            format!("{:#x}", item.transaction.hash),
+        ]);
+    }
+    format!("{}{}", table.render(), pages_footer(pages, pages[0].page))
 }
 
 fn render_transactions(pages: &[WalletTransactionPage]) -> String {

@@ -19,7 +19,9 @@
 //! - [`listing`]: the blocks, order and pages of listings over the chain;
 //! - [`transfers`]: ERC20 and NFT transfers of a wallet, token or collection;
 //! - [`wallet_transactions`]: the transactions a wallet sent or was sent;
-//! - [`wallet_activity`]: a wallet's counts, and its first and last transactions.
+//! - [`wallet_activity`]: a wallet's counts, and its first and last transactions;
+//! - [`wallet_history`]: a wallet's transactions with what they moved for it,
+//!   and [`history_category`]: what each one was for it.
 //!
 //! A backend shows its views through [`Asks`]; each operation added since
 //! is a [`Question`] (see [`ask`]).
@@ -28,6 +30,7 @@ pub mod ask;
 pub mod block_at;
 pub mod blocks;
 pub mod collection_nfts;
+pub mod history_category;
 pub mod listing;
 pub mod nfts;
 #[cfg(test)]
@@ -37,6 +40,7 @@ pub mod token_price;
 pub mod transfers;
 pub mod view;
 pub mod wallet_activity;
+pub mod wallet_history;
 pub mod wallet_tokens;
 pub mod wallet_transactions;
 

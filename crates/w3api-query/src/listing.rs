@@ -56,6 +56,25 @@ impl Span {
     }
 }
 
+/// Where a transaction stands: a page's position, written `block:index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct TransactionAt(pub(crate) u32, pub(crate) u32);
+
+impl Display for TransactionAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.0, self.1)
+    }
+}
+
+impl FromStr for TransactionAt {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Self, ()> {
+        let (block, index) = text.split_once(':').ok_or(())?;
+        Ok(TransactionAt(block.parse().map_err(|_| ())?, index.parse().map_err(|_| ())?))
+    }
+}
+
 /// One page of `keys` (in chain order, each in block `block_of`) within
 /// `span` up to `head`, in `order`, each kept as `keep` writes it (`None`
 /// leaves it out). The page's position is the last key listed: the next

@@ -121,24 +121,11 @@ impl Question for TokenTransfers {
             },
         };
         let page = walk(view, moves, (self.span, block, self.order), &self.page, |movement| {
-            let Movement::Fungible { asset, from, to, amount, at } = *movement else { return None };
-            if !lists_erc20(view, movement) || only.as_ref().is_some_and(|only| !only.contains(&asset)) {
+            let Movement::Fungible { asset, .. } = *movement else { return None };
+            if only.as_ref().is_some_and(|only| !only.contains(&asset)) {
                 return None;
             }
-            let token = view.token(asset)?;
-            Some(TokenTransfer {
-                token: token.address,
-                name: token.name.to_string(),
-                symbol: token.symbol.to_string(),
-                logo: token.logo.map(str::to_string),
-                decimals: token.decimals,
-                possible_spam: token.possible_spam,
-                verified: token.verified,
-                from: ledger.address(from),
-                to: ledger.address(to),
-                value: amount,
-                place: place(view, at)?,
-            })
+            token_transfer(view, movement)
         })?;
         Ok(Transfers { block, page })
     }
@@ -191,6 +178,10 @@ pub struct NftTransfer {
     pub possible_spam: bool,
     /// Whether its contract is verified.
     pub verified: bool,
+    /// Its logo, where the backend has one.
+    pub logo: Option<String>,
+    /// Its banner, where the backend has one.
+    pub banner: Option<String>,
     /// The token.
     pub token_id: U256,
     /// Sender (the zero address for a mint).
@@ -229,37 +220,79 @@ impl Question for NftTransfers {
             },
         };
         let page = walk(view, moves, (self.span, block, self.order), &self.page, |movement| {
-            let Movement::Nft { at, collection, id, from, to, amount, operator, batch, .. } = *movement else {
-                return None;
-            };
-            if !lists_nft(view, movement) || only.as_ref().is_some_and(|only| !only.contains(&collection)) {
+            let Movement::Nft { collection, .. } = *movement else { return None };
+            if only.as_ref().is_some_and(|only| !only.contains(&collection)) {
                 return None;
             }
-            let facts = view.collection(collection)?;
-            let token_id = id.to_u256();
-            let last_sale = match self.include_prices {
-                true => view.nft_prices(u64::from(at.block), facts.address, Some(token_id)).last_sale,
-                false => None,
-            };
-            Some(NftTransfer {
-                collection: facts.address,
-                kind: facts.kind.clone(),
-                name: facts.name.to_string(),
-                symbol: facts.symbol.to_string(),
-                possible_spam: facts.possible_spam,
-                verified: facts.verified,
-                token_id,
-                from: ledger.address(from),
-                to: ledger.address(to),
-                amount,
-                operator: operator.map(|operator| ledger.address(operator)),
-                batch,
-                place: place(view, at)?,
-                last_sale,
-            })
+            nft_transfer(view, movement, self.include_prices)
         })?;
         Ok(Transfers { block, page })
     }
+}
+
+/// A movement as an ERC20 transfer; `None` for one the listings do not
+/// show (see [`lists_erc20`]).
+pub(crate) fn token_transfer<V: ChainView>(view: &V, movement: &Movement<V::Id>) -> Option<TokenTransfer> {
+    let Movement::Fungible { asset, from, to, amount, at } = *movement else { return None };
+    if !lists_erc20(view, movement) {
+        return None;
+    }
+    let token = view.token(asset)?;
+    let ledger = view.ledger();
+    Some(TokenTransfer {
+        token: token.address,
+        name: token.name.to_string(),
+        symbol: token.symbol.to_string(),
+        logo: token.logo.map(str::to_string),
+        decimals: token.decimals,
+        possible_spam: token.possible_spam,
+        verified: token.verified,
+        from: ledger.address(from),
+        to: ledger.address(to),
+        value: amount,
+        place: place(view, at)?,
+    })
+}
+
+/// A movement as an NFT transfer, with the token's last sale before it
+/// when `include_prices`; `None` for one the listings do not show (see
+/// [`lists_nft`]).
+pub(crate) fn nft_transfer<V: ChainView>(
+    view: &V,
+    movement: &Movement<V::Id>,
+    include_prices: bool,
+) -> Option<NftTransfer> {
+    let Movement::Nft { at, collection, id, from, to, amount, operator, batch, .. } = *movement else {
+        return None;
+    };
+    if !lists_nft(view, movement) {
+        return None;
+    }
+    let facts = view.collection(collection)?;
+    let token_id = id.to_u256();
+    let last_sale = match include_prices {
+        true => view.nft_prices(u64::from(at.block), facts.address, Some(token_id)).last_sale,
+        false => None,
+    };
+    let ledger = view.ledger();
+    Some(NftTransfer {
+        collection: facts.address,
+        kind: facts.kind.clone(),
+        name: facts.name.to_string(),
+        symbol: facts.symbol.to_string(),
+        possible_spam: facts.possible_spam,
+        verified: facts.verified,
+        logo: facts.logo.map(str::to_string),
+        banner: facts.banner.map(str::to_string),
+        token_id,
+        from: ledger.address(from),
+        to: ledger.address(to),
+        amount,
+        operator: operator.map(|operator| ledger.address(operator)),
+        batch,
+        place: place(view, at)?,
+        last_sale,
+    })
 }
 
 /// Whether a movement is an ERC20 transfer the listings show: of a token

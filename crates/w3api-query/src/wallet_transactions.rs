@@ -3,16 +3,13 @@
 //! list of each holder's transactions. The backend then gives each one in
 //! full, with its receipt.
 
-use std::fmt::Display;
-use std::str::FromStr;
-
 use alloy_primitives::Address;
 use w3api_source::{Page, PageRequest, SourceError};
 
 use crate::ChainView;
 use crate::ask::Question;
 use crate::blocks::resolve;
-use crate::listing::{self, Order, Span};
+use crate::listing::{self, Order, Span, TransactionAt as At};
 use crate::view::TransactionFacts;
 
 /// One page of a wallet's transactions, up to block `at_block` (the newest
@@ -54,25 +51,6 @@ pub struct TransactionListing {
     pub page: Page<ListedTransaction>,
     /// Transactions on all pages (within the span).
     pub total: u64,
-}
-
-/// Where a transaction stands: a page's position, written `block:index`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct At(u32, u32);
-
-impl Display for At {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.0, self.1)
-    }
-}
-
-impl FromStr for At {
-    type Err = ();
-
-    fn from_str(text: &str) -> Result<Self, ()> {
-        let (block, index) = text.split_once(':').ok_or(())?;
-        Ok(At(block.parse().map_err(|_| ())?, index.parse().map_err(|_| ())?))
-    }
 }
 
 impl Question for WalletTransactions {

@@ -11,13 +11,13 @@ use std::future::Future;
 
 use futures::{Stream, StreamExt, TryStreamExt, stream};
 use w3api_types::{
-    Erc20Transfer, Erc20TransferPage, Nft, NftCollection, NftCollectionPage, NftPage, NftTransfer, NftTransferPage,
-    TokenBalance, TokenBalancePage, WalletTransaction, WalletTransactionPage,
+    Erc20Transfer, Erc20TransferPage, HistoryTransaction, Nft, NftCollection, NftCollectionPage, NftPage, NftTransfer,
+    NftTransferPage, TokenBalance, TokenBalancePage, WalletHistoryPage, WalletTransaction, WalletTransactionPage,
 };
 
 use crate::Error;
 use crate::generated::data::builder::{
-    GetContractNfts, GetNftContractTransfers, GetNftOwners, GetNftTokenIdOwners, GetTokenTransfers,
+    GetContractNfts, GetNftContractTransfers, GetNftOwners, GetNftTokenIdOwners, GetTokenTransfers, GetWalletHistory,
     GetWalletNftCollections, GetWalletNftTransfers, GetWalletNfts, GetWalletTokenBalancesPrice,
     GetWalletTokenTransfers, GetWalletTransactions,
 };
@@ -57,7 +57,8 @@ pages!(
     NftCollectionPage => NftCollection,
     Erc20TransferPage => Erc20Transfer,
     NftTransferPage => NftTransfer,
-    WalletTransactionPage => WalletTransaction
+    WalletTransactionPage => WalletTransaction,
+    WalletHistoryPage => HistoryTransaction
 );
 
 /// A request whose answer comes in cursor-linked pages.
@@ -124,5 +125,6 @@ paginated!(
     GetTokenTransfers => Erc20TransferPage,
     GetWalletNftTransfers => NftTransferPage,
     GetNftContractTransfers => NftTransferPage,
-    GetWalletTransactions => WalletTransactionPage
+    GetWalletTransactions => WalletTransactionPage,
+    GetWalletHistory => WalletHistoryPage
 );

@@ -89,6 +89,20 @@ Calls `eth_getTransactions` with the positional parameters `request`.
         &self,
         request: w3api_types::rpc::WalletTransactionsParams,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::WalletTransactionPage>;
+    /**A wallet's history, decoded
+
+The wallet's history as the REST getWalletHistory gives it, newest first unless order is asc: the transactions it sent or was sent and those that moved its tokens or NFTs, each with its receipt, what it moved for the wallet, its logs decoded, the function it called (method_label), a category and a summary. The first 100 items only, as the method takes no cursor; the REST operation pages further.
+
+Calls `eth_getDecodedTransactions` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "eth_getDecodedTransactions", param_kind = array)]
+    async fn get_decoded_transactions(
+        &self,
+        request: w3api_types::rpc::DecodedTransactionsParams,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::HistoryTransaction>>;
     /**Metadata of ERC20 tokens
 
 Name, symbol, decimals, supply and flags of up to 10 tokens at the newest block, in the order asked: the answer of the REST getTokenMetadata. An address that is not a token the server knows is left out.
@@ -633,6 +647,8 @@ pub mod method {
     pub const ETH_GET_NFT_COLLECTIONS: &str = "eth_getNFTCollections";
     ///`eth_getTransactions`: A wallet's transactions
     pub const ETH_GET_TRANSACTIONS: &str = "eth_getTransactions";
+    ///`eth_getDecodedTransactions`: A wallet's history, decoded
+    pub const ETH_GET_DECODED_TRANSACTIONS: &str = "eth_getDecodedTransactions";
     ///`eth_getTokenMetadata`: Metadata of ERC20 tokens
     pub const ETH_GET_TOKEN_METADATA: &str = "eth_getTokenMetadata";
     ///`eth_getBlockByNumber`: A block by number or tag
@@ -716,6 +732,7 @@ pub mod method {
         ETH_GET_NFT_BALANCES,
         ETH_GET_NFT_COLLECTIONS,
         ETH_GET_TRANSACTIONS,
+        ETH_GET_DECODED_TRANSACTIONS,
         ETH_GET_TOKEN_METADATA,
         ETH_GET_BLOCK_BY_NUMBER,
         ETH_GET_TRANSACTION_BY_BLOCK_HASH_AND_INDEX,
@@ -979,6 +996,23 @@ Calls `eth_getTransactions` with the positional parameters `request`.
         request: w3api_types::rpc::WalletTransactionsParams,
     ) -> Result<w3api_types::rpc::WalletTransactionPage, crate::RpcError> {
         EthApiClient::get_transactions(self.transport(), request)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A wallet's history, decoded
+
+The wallet's history as the REST getWalletHistory gives it, newest first unless order is asc: the transactions it sent or was sent and those that moved its tokens or NFTs, each with its receipt, what it moved for the wallet, its logs decoded, the function it called (method_label), a category and a summary. The first 100 items only, as the method takes no cursor; the REST operation pages further.
+
+Calls `eth_getDecodedTransactions` with the positional parameters `request`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn get_decoded_transactions(
+        &self,
+        request: w3api_types::rpc::DecodedTransactionsParams,
+    ) -> Result<Vec<w3api_types::rpc::HistoryTransaction>, crate::RpcError> {
+        EthApiClient::get_decoded_transactions(self.transport(), request)
             .await
             .map_err(|e| self.error(e))
     }
@@ -1688,6 +1722,19 @@ impl crate::Batch<'_> {
     ) -> crate::BatchItem<w3api_types::rpc::WalletTransactionPage> {
         self.push(
             method::ETH_GET_TRANSACTIONS,
+            |params| {
+                params.insert(request)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_getDecodedTransactions` call to the batch; its result is read back with the returned handle.
+    pub fn get_decoded_transactions(
+        &mut self,
+        request: w3api_types::rpc::DecodedTransactionsParams,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::HistoryTransaction>> {
+        self.push(
+            method::ETH_GET_DECODED_TRANSACTIONS,
             |params| {
                 params.insert(request)?;
                 Ok(())

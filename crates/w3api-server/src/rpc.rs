@@ -34,10 +34,11 @@ use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, BalancesBlock, Block, BlockCount, BlockId, BlockNumberOrTag, Bytes,
-    Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges, FilterId, Hash32, Log, LogFilter, NftBalancesPage,
-    NftCollectionsPage, Receipt, StateOverrides, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice,
-    TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
-    WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
+    DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges, FilterId, Hash32,
+    HistoryTransaction, Log, LogFilter, NftBalancesPage, NftCollectionsPage, Receipt, StateOverrides, SyncingStatus,
+    TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude, TokenPriceParams, Transaction,
+    TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage,
+    WalletTransactionsParams,
 };
 use w3api_types::{Chain, U256};
 
@@ -220,6 +221,10 @@ impl<S: Backend> EthApiServer for Gateway<S> {
 
     async fn get_transactions(&self, request: WalletTransactionsParams) -> RpcResult<WalletTransactionPage> {
         wallet_nfts::transactions((&*self.source, &self.cursors), self.chain, request).await
+    }
+
+    async fn get_decoded_transactions(&self, request: DecodedTransactionsParams) -> RpcResult<Vec<HistoryTransaction>> {
+        wallet_nfts::decoded_transactions((&*self.source, &self.cursors), self.chain, request).await
     }
 
     async fn get_token_metadata(&self, request: TokenMetadataParams) -> RpcResult<Vec<Erc20Metadata>> {

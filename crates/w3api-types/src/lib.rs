@@ -15,6 +15,7 @@ mod block_date;
 mod chain;
 mod erc20;
 mod error;
+mod history;
 mod lenient;
 mod nft;
 mod open_enum;
@@ -49,6 +50,11 @@ pub use block_date::{BlockDate, DateInput, InvalidDate};
 pub use chain::{Chain, InvalidChain, OtherChain};
 pub use erc20::{Erc20Metadata, MultipleTokenPricesRequest, TokenImplementation, TokenLinks, TokenPriceItem};
 pub use error::{Error, ErrorMessage};
+pub use history::{
+    ContractInteractions, DecodedTransactionsParams, Direction, HistoryCategory, HistoryErc20Transfer,
+    HistoryNftTransfer, HistoryOrder, HistoryTransaction, NativeTransfer, Permission, PermissionSpender,
+    PermissionToken, WalletHistoryPage,
+};
 pub use lenient::{Lenient, MalformedHex};
 pub use nft::{
     ContractType, InvalidTokenId, InvalidTokenIdFormat, MultipleNftsRequest, Nft, NftAttribute, NftCollection,

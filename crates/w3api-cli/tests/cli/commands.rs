@@ -571,6 +571,21 @@ fn transactions_of_a_wallet_newest_first() {
 }
 
 #[test]
+fn a_wallets_history_decoded() {
+    let wallet = showcase();
+    let page = json(&["history", &wallet, "--limit", "4", "--methods"]);
+    let result = page["result"].as_array().unwrap();
+    assert_eq!(result.len(), 4, "{page}");
+    assert!(result.iter().all(|t| t["category"].is_string() && t["summary"].is_string()), "{page}");
+    assert!(result.iter().any(|t| t["method_label"].is_string()), "--methods names the calls: {page}");
+    let plain = json(&["history", &wallet, "--limit", "4"]);
+    assert!(plain["result"].as_array().unwrap().iter().all(|t| t["method_label"].is_null()), "{plain}");
+    let table = stdout(&w3api(&["history", &wallet, "--limit", "2"]));
+    let summary = result[0]["summary"].as_str().unwrap();
+    assert!(table.contains("CATEGORY") && table.contains(summary), "{table}");
+}
+
+#[test]
 fn a_wallets_stats_and_active_chains() {
     let wallet = showcase();
     let stats = json(&["stats", &wallet]);

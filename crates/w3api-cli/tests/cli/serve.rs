@@ -136,7 +136,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 90] = [
+const CURL_PAGE_ANSWERS: [Answer; 92] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -161,6 +161,7 @@ const CURL_PAGE_ANSWERS: [Answer; 90] = [
     Answer::Rest("GET", "/api/v2.2/{address}/nft/transfers", 200),
     Answer::Rest("GET", "/api/v2.2/nft/{address}/transfers", 200),
     Answer::Rest("GET", "/api/v2.2/{address}", 200),
+    Answer::Rest("GET", "/api/v2.2/wallets/{address}/history", 200),
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/stats", 200),
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/chains", 200),
     Answer::Rest("PUT", "/streams/evm", 200),
@@ -193,6 +194,7 @@ const CURL_PAGE_ANSWERS: [Answer; 90] = [
     Answer::Rpc("eth_getNFTBalances"),
     Answer::Rpc("eth_getNFTCollections"),
     Answer::Rpc("eth_getTransactions"),
+    Answer::Rpc("eth_getDecodedTransactions"),
     Answer::Rpc("eth_chainId"),
     Answer::Rpc("net_version"),
     Answer::Rpc("web3_clientVersion"),
@@ -302,15 +304,15 @@ fn serve_prints_what_a_user_needs_runs_the_curl_page_and_stops_on_sigterm() {
         expected.check(body).unwrap();
     }
     assert_eq!(answers[0]["result"].as_array().map(Vec::len), Some(5), "limit=5 gives five tokens");
-    for page in &answers[19..24] {
+    for page in &answers[19..25] {
         assert_eq!(page["result"].as_array().map(Vec::len), Some(2), "limit=2 gives two items: {page}");
     }
-    assert_eq!(answers[25]["active_chains"].as_array().map(Vec::len), Some(2), "two chains asked");
+    assert_eq!(answers[26]["active_chains"].as_array().map(Vec::len), Some(2), "two chains asked");
     let challenge: Value =
         serde_json::from_slice(&std::fs::read(workdir.path().join("challenge.json")).unwrap()).unwrap();
     Document::check_response("/challenge/request/solana", "POST", 201, &challenge).unwrap();
-    assert_eq!(answers[46]["id"], challenge["id"], "the verified challenge is the one requested");
-    let history = &answers[40];
+    assert_eq!(answers[47]["id"], challenge["id"], "the verified challenge is the one requested");
+    let history = &answers[41];
     assert_eq!(history["total"], 1, "the wallet's ether is one delivery: {history}");
     assert_eq!(history["result"][0]["payload"]["txs"][0]["toAddress"], "0x1111111111111111111111111111111111111111");
 

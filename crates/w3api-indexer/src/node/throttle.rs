@@ -4,10 +4,11 @@
 //! -32005 or Alchemy's 429, when a client asks faster than its plan allows.
 //! Such a refusal means "later", never "no": the call is sent again after a
 //! pause that doubles up to [`MAX_PAUSE`], for as long as [`PATIENCE`]
-//! allows. Each pause is cut short by a random part of it: two callers
-//! refused together would otherwise come back together every time, and a
-//! node that takes one request of every two would refuse the same one of
-//! them until its patience ran out. The follower starts its round again after that, so indexing never
+//! allows. Each pause is a random time up to that length ("full jitter"):
+//! callers refused together would otherwise come back together, and a
+//! caller whose pauses keep in step with another's polling would meet the
+//! same refusal every time (a node that takes one request in two, between
+//! a follower's rounds of three, refused one call for a whole minute). The follower starts its round again after that, so indexing never
 //! gives up; a forwarded call fails with [`super::NodeError::Throttled`].
 
 use std::time::Duration;
@@ -45,11 +46,12 @@ pub(super) fn next_pause(pause: Duration) -> Duration {
     (pause * 2).min(MAX_PAUSE)
 }
 
-/// How long to actually wait for a `pause`: a random time between its
-/// half and all of it, so that callers refused together drift apart.
+/// How long to actually wait for a `pause`: a random time from half the
+/// first pause up to all of it, so that no rhythm of other callers keeps
+/// meeting this one's tries.
 pub(super) fn jittered(pause: Duration) -> Duration {
-    let half = pause / 2;
-    half + half.mul_f64(fastrand::f64())
+    let least = FIRST_PAUSE / 2;
+    least + pause.saturating_sub(least).mul_f64(fastrand::f64())
 }
 
 #[cfg(test)]
@@ -90,13 +92,15 @@ mod tests {
     }
 
     #[test]
-    fn pauses_are_spread_between_half_and_all_of_the_pause() {
-        let pause = Duration::from_millis(800);
-        let waits: Vec<Duration> = (0..200).map(|_| jittered(pause)).collect();
-        assert!(waits.iter().all(|w| *w >= pause / 2 && *w <= pause), "{waits:?}");
-        let shortest = waits.iter().min().unwrap();
-        let longest = waits.iter().max().unwrap();
-        // Callers refused together must not come back together.
-        assert!(*longest - *shortest > pause / 4, "from {shortest:?} to {longest:?}");
+    fn pauses_are_spread_over_the_whole_pause() {
+        let pause = Duration::from_millis(2000);
+        let waits: Vec<Duration> = (0..400).map(|_| jittered(pause)).collect();
+        assert!(waits.iter().all(|w| *w >= FIRST_PAUSE / 2 && *w <= pause), "{waits:?}");
+        // Callers refused together must not come back together, and tries
+        // must fall both within and beyond another caller's one-second rhythm.
+        let short = waits.iter().filter(|w| **w < Duration::from_millis(900)).count();
+        let long = waits.iter().filter(|w| **w > Duration::from_millis(1100)).count();
+        assert!(short > 100 && long > 100, "{short} short and {long} long of 400");
+        assert_eq!(jittered(FIRST_PAUSE / 2), FIRST_PAUSE / 2, "never below half the first pause");
     }
 }

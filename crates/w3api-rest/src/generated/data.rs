@@ -332,6 +332,60 @@ pub mod types {
                 })
         }
     }
+    ///`GetWalletHistoryCursor`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct GetWalletHistoryCursor(::std::string::String);
+    impl ::std::ops::Deref for GetWalletHistoryCursor {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<GetWalletHistoryCursor> for ::std::string::String {
+        fn from(value: GetWalletHistoryCursor) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for GetWalletHistoryCursor {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for GetWalletHistoryCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for GetWalletHistoryCursor {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for GetWalletHistoryCursor {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///`GetWalletNftCollectionsCursor`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -1574,6 +1628,54 @@ let response = client.get_wallet_transactions()
 ```*/
     pub fn get_wallet_transactions(&self) -> builder::GetWalletTransactions<'_> {
         builder::GetWalletTransactions::new(self)
+    }
+    /**A wallet's history, decoded
+
+The transactions the wallet sent or was sent, and those that moved
+its tokens or NFTs, each with its receipt and fee, what it moved to
+or from the wallet (`erc20_transfers`, `nft_transfers`, and the
+transaction's own value in `native_transfers`), its logs decoded
+where the event is known, a `category` and a one-line `summary`.
+Permissions the wallet gave or took back (ERC20 `Approval`,
+`ApprovalForAll`) are in `contract_interactions`. Newest first
+(`order` ASC for oldest first) within the blocks
+`from_block`/`from_date` to `to_block`/`to_date` name: a block number
+wins over a date. Every page of a walk reads up to the block its
+first page read.
+
+
+Sends a `GET` request to `/api/v2.2/wallets/{address}/history`
+
+Arguments:
+- `address`: Address of the wallet.
+- `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
+- `from_block`: The first block of the listing; the chain's first when absent. It wins over `from_date`.
+- `from_date`: The listing starts at the first block at or after this date.
+- `include_input_data`: Add `method_label`, the name of the function each transaction called, where the server knows its ABI (the input itself is always given).
+- `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
+- `nft_metadata`: Add each NFT's `normalized_metadata` to `nft_transfers`.
+- `order`: Newest first (DESC) or oldest first (ASC).
+- `to_block`: The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+- `to_date`: The listing ends at the last block at or before this date.
+```ignore
+let response = client.get_wallet_history()
+    .address(address)
+    .chain(chain)
+    .cursor(cursor)
+    .from_block(from_block)
+    .from_date(from_date)
+    .include_input_data(include_input_data)
+    .limit(limit)
+    .nft_metadata(nft_metadata)
+    .order(order)
+    .to_block(to_block)
+    .to_date(to_date)
+    .send()
+    .await;
+```*/
+    pub fn get_wallet_history(&self) -> builder::GetWalletHistory<'_> {
+        builder::GetWalletHistory::new(self)
     }
     /**A wallet's counts
 
@@ -5969,6 +6071,267 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_wallet_transactions",
+            };
+            client.pre(&mut request, &info).await?;
+            let result = client.exec(request, &info).await;
+            client.post(&result, &info).await?;
+            let response = result?;
+            match response.status().as_u16() {
+                200u16 => ResponseValue::from_response(response).await,
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    /**Builder for [`Client::get_wallet_history`]
+
+[`Client::get_wallet_history`]: super::Client::get_wallet_history*/
+    #[derive(Debug, Clone)]
+    pub struct GetWalletHistory<'a> {
+        client: &'a super::Client,
+        address: Result<w3api_types::Address, String>,
+        chain: Result<Option<w3api_types::Chain>, String>,
+        cursor: Result<Option<types::GetWalletHistoryCursor>, String>,
+        from_block: Result<Option<u64>, String>,
+        from_date: Result<Option<w3api_types::DateInput>, String>,
+        include_input_data: Result<Option<bool>, String>,
+        limit: Result<Option<i64>, String>,
+        nft_metadata: Result<Option<bool>, String>,
+        order: Result<Option<w3api_types::ListingOrder>, String>,
+        to_block: Result<Option<u64>, String>,
+        to_date: Result<Option<w3api_types::DateInput>, String>,
+    }
+    impl<'a> GetWalletHistory<'a> {
+        pub fn new(client: &'a super::Client) -> Self {
+            Self {
+                client: client,
+                address: Err("address was not initialized".to_string()),
+                chain: Ok(None),
+                cursor: Ok(None),
+                from_block: Ok(None),
+                from_date: Ok(None),
+                include_input_data: Ok(None),
+                limit: Ok(None),
+                nft_metadata: Ok(None),
+                order: Ok(None),
+                to_block: Ok(None),
+                to_date: Ok(None),
+            }
+        }
+        pub fn address<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Address>,
+        {
+            self.address = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Address` for address failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn chain<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::Chain>,
+        {
+            self.chain = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: Chain` for chain failed".to_string()
+                });
+            self
+        }
+        pub fn cursor<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<types::GetWalletHistoryCursor>,
+        {
+            self.cursor = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `GetWalletHistoryCursor` for cursor failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn from_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.from_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for from_block failed".to_string());
+            self
+        }
+        pub fn from_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.from_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for from_date failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn include_input_data<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.include_input_data = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for include_input_data failed".to_string()
+                });
+            self
+        }
+        pub fn limit<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<i64>,
+        {
+            self.limit = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `i64` for limit failed".to_string());
+            self
+        }
+        pub fn nft_metadata<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.nft_metadata = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `bool` for nft_metadata failed".to_string());
+            self
+        }
+        pub fn order<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::ListingOrder>,
+        {
+            self.order = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: ListingOrder` for order failed"
+                        .to_string()
+                });
+            self
+        }
+        pub fn to_block<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<u64>,
+        {
+            self.to_block = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| "conversion to `u64` for to_block failed".to_string());
+            self
+        }
+        pub fn to_date<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::DateInput>,
+        {
+            self.to_date = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: DateInput` for to_date failed"
+                        .to_string()
+                });
+            self
+        }
+        ///Sends a `GET` request to `/api/v2.2/wallets/{address}/history`
+        pub async fn send(
+            self,
+        ) -> Result<
+            ResponseValue<w3api_types::WalletHistoryPage>,
+            Error<w3api_types::Error>,
+        > {
+            let Self {
+                client,
+                address,
+                chain,
+                cursor,
+                from_block,
+                from_date,
+                include_input_data,
+                limit,
+                nft_metadata,
+                order,
+                to_block,
+                to_date,
+            } = self;
+            let address = address.map_err(Error::InvalidRequest)?;
+            let chain = chain.map_err(Error::InvalidRequest)?;
+            let cursor = cursor.map_err(Error::InvalidRequest)?;
+            let from_block = from_block.map_err(Error::InvalidRequest)?;
+            let from_date = from_date.map_err(Error::InvalidRequest)?;
+            let include_input_data = include_input_data.map_err(Error::InvalidRequest)?;
+            let limit = limit.map_err(Error::InvalidRequest)?;
+            let nft_metadata = nft_metadata.map_err(Error::InvalidRequest)?;
+            let order = order.map_err(Error::InvalidRequest)?;
+            let to_block = to_block.map_err(Error::InvalidRequest)?;
+            let to_date = to_date.map_err(Error::InvalidRequest)?;
+            let url = format!(
+                "{}/api/v2.2/wallets/{}/history", client.baseurl, encode_path(& address
+                .to_string()),
+            );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
+            #[allow(unused_mut)]
+            let mut request = client
+                .client
+                .get(url)
+                .header(
+                    ::reqwest::header::ACCEPT,
+                    ::reqwest::header::HeaderValue::from_static("application/json"),
+                )
+                .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("cursor", &cursor))
+                .query(&progenitor_client::QueryParam::new("from_block", &from_block))
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "include_input_data",
+                        &include_input_data,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("limit", &limit))
+                .query(
+                    &progenitor_client::QueryParam::new("nft_metadata", &nft_metadata),
+                )
+                .query(&progenitor_client::QueryParam::new("order", &order))
+                .query(&progenitor_client::QueryParam::new("to_block", &to_block))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
+                .build()?;
+            let info = OperationInfo {
+                operation_id: "get_wallet_history",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;

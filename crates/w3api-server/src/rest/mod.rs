@@ -30,6 +30,7 @@ mod transaction;
 mod wallet_activity;
 pub(crate) mod wallet_collections;
 pub(crate) mod wallet_erc20;
+pub(crate) mod wallet_history;
 pub(crate) mod wallet_nfts;
 mod wallet_tokens;
 pub(crate) mod wallet_transactions;
@@ -80,6 +81,7 @@ pub(crate) fn routes<S: Backend>() -> Routes<S> {
     let router = token_transfers::route(router);
     let router = nft_transfers::route(router);
     let router = wallet_transactions::route(router);
+    let router = wallet_history::route(router);
     wallet_activity::route(router)
 }
 

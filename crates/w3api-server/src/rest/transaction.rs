@@ -60,14 +60,7 @@ async fn transaction_verbose<S: Backend>(
     Ok(JsonAnswer(BlockTransactionVerbose {
         transaction: fields(&transaction, &receipt, time)?,
         transaction_fee: format_units(fee, 18),
-        logs: receipt
-            .logs
-            .iter()
-            .map(|l| LogVerbose {
-                log: log(l, &receipt, time),
-                decoded_event: decode::event(&l.topics, &l.data).map(event),
-            })
-            .collect(),
+        logs: verbose_logs(&receipt, time),
         decoded_call: decode::call(input(&transaction)?).map(call),
     }))
 }
@@ -114,6 +107,15 @@ pub(crate) fn block_transaction(
         transaction: fields(transaction, receipt, time)?,
         logs: receipt.logs.iter().map(|l| log(l, receipt, time)).collect(),
     })
+}
+
+/// A receipt's logs, each with its event decoded where its ABI is known.
+pub(crate) fn verbose_logs(receipt: &Receipt, time: DateTime<Utc>) -> Vec<LogVerbose> {
+    let decoded = |l: &Log| LogVerbose {
+        log: log(l, receipt, time),
+        decoded_event: decode::event(&l.topics, &l.data).map(event),
+    };
+    receipt.logs.iter().map(decoded).collect()
 }
 
 /// A transaction's input; the source's failure when the node sent hex it

@@ -2,17 +2,22 @@
 //! included. `eth_getNFTBalances` and `eth_getNFTCollections`
 //! (`getWalletNfts`, `getWalletNftCollections`) are written in the briefer
 //! shapes production's extended RPC documents; `eth_getTransactions`
-//! (`getWalletTransactions`) as its twin.
+//! (`getWalletTransactions`) as its twin, and `eth_getDecodedTransactions`
+//! as the items of `getWalletHistory`'s first page.
 
 use jsonrpsee::types::ErrorObjectOwned;
+use w3api_query::listing::Order;
 use w3api_source::{WalletCollectionsQuery, WalletNftsQuery};
 use w3api_types::Chain;
 use w3api_types::params::operations::{
-    get_wallet_nft_collections as collections_op, get_wallet_nfts as nfts_op,
+    get_wallet_history as history_op, get_wallet_nft_collections as collections_op, get_wallet_nfts as nfts_op,
     get_wallet_transactions as transactions_op,
 };
+use w3api_types::rpc::{
+    DecodedTransactionsParams, HistoryOrder, HistoryTransaction, WalletNftParams, WalletTransactionPage,
+    WalletTransactionsParams,
+};
 use w3api_types::rpc::{HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage};
-use w3api_types::rpc::{WalletNftParams, WalletTransactionPage, WalletTransactionsParams};
 use w3api_types::{Nft, SyncStatus, TokenIdFormat};
 
 use super::invalid_params;
@@ -21,6 +26,7 @@ use crate::error::ApiError;
 use crate::rest::extract::Paging;
 use crate::rest::pagination::Cursors;
 use crate::rest::wallet_collections::wallet_collections_page;
+use crate::rest::wallet_history::{WalletHistoryRequest, every_block, wallet_history_page};
 use crate::rest::wallet_nfts::{NftView, wallet_nfts_page};
 use crate::rest::wallet_transactions::{WalletTransactionsRequest, by_blocks, wallet_transactions_page};
 
@@ -34,6 +40,29 @@ pub(super) async fn transactions<S: Backend>(
     let window = by_blocks(request.from_block, request.to_block);
     let request = WalletTransactionsRequest { chain, address: request.address, window, paging };
     wallet_transactions_page((source, cursors), request).await.map_err(page_error)
+}
+
+/// A wallet's history, decoded: the items of the REST twin's first page,
+/// each with the function it called, as the method takes no cursor.
+pub(super) async fn decoded_transactions<S: Backend>(
+    (source, cursors): (&S, &Cursors),
+    chain: Chain,
+    request: DecodedTransactionsParams,
+) -> Result<Vec<HistoryTransaction>, ErrorObjectOwned> {
+    let paging = Paging::given(None, None, &history_op::LIMIT).map_err(invalid_params)?;
+    let order = match request.order.unwrap_or(HistoryOrder::Descending) {
+        HistoryOrder::Ascending => Order::Ascending,
+        HistoryOrder::Descending => Order::Descending,
+    };
+    let request = WalletHistoryRequest {
+        chain,
+        address: request.address,
+        window: every_block(order),
+        nft_metadata: request.nft_metadata.unwrap_or(false),
+        method_labels: true,
+        paging,
+    };
+    Ok(wallet_history_page((source, cursors), request).await.map_err(page_error)?.result)
 }
 
 /// A wallet's NFTs, a page at a time, with the name and image of each.

@@ -51,6 +51,7 @@ fn every_operation_of_the_interface_is_there_once() {
         ("get", "/api/v2.2/nft/{address}/transfers"),
         ("get", "/api/v2.2/{address}"),
         ("get", "/api/v2.2/wallets/{address}/stats"),
+        ("get", "/api/v2.2/wallets/{address}/history"),
         ("get", "/api/v2.2/wallets/{address}/chains"),
         ("get", "/streams/evm"),
         ("put", "/streams/evm"),
@@ -265,6 +266,22 @@ fn every_query_parameter_of_the_interface_and_production_is_declared() {
             &["address", "chain", "from_block", "to_block", "from_date", "to_date", "cursor", "order", "limit"][..],
         ),
         (
+            "getWalletHistory",
+            &[
+                "address",
+                "chain",
+                "from_block",
+                "to_block",
+                "from_date",
+                "to_date",
+                "nft_metadata",
+                "include_input_data",
+                "cursor",
+                "order",
+                "limit",
+            ][..],
+        ),
+        (
             "getWalletTokenTransfers",
             &[
                 "address",
@@ -460,6 +477,7 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "personal_sign",
         "eth_signTypedData_v4",
         "eth_getTransactions",
+        "eth_getDecodedTransactions",
     ]);
     assert_eq!(names, lookups.union(&others).copied().collect());
     for method in methods {

@@ -20,6 +20,7 @@ pub const OPERATIONS: &[Operation] = &[
     get_transaction_verbose::OPERATION,
     get_native_balances_for_addresses::OPERATION,
     get_wallet_active_chains::OPERATION,
+    get_wallet_history::OPERATION,
     get_wallet_net_worth::OPERATION,
     get_wallet_stats::OPERATION,
     get_wallet_token_balances_price::OPERATION,
@@ -1112,6 +1113,141 @@ repeated keys (`chains=eth&chains=0x89`); servers also accept
     };
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[ADDRESS, CHAINS];
+}
+///`getWalletHistory`: GET /api/v2.2/wallets/{address}/history.
+pub mod get_wallet_history {
+    use super::*;
+    /// The operation's name, method and path.
+    pub const OPERATION: Operation = Operation {
+        id: "getWalletHistory",
+        method: "GET",
+        path: "/api/v2.2/wallets/{address}/history",
+    };
+    ///Address of the wallet.
+    pub const ADDRESS: Param = Param {
+        name: "address",
+        location: ParamLocation::Path,
+        required: true,
+        kind: ParamKind::Schema {
+            name: "Address",
+            default: None,
+        },
+    };
+    ///Chain to query, by name or hex id; `eth` when absent.
+    pub const CHAIN: Param = Param {
+        name: "chain",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "Chain",
+            default: Some("eth"),
+        },
+    };
+    ///The first block of the listing; the chain's first when absent. It wins over `from_date`.
+    pub const FROM_BLOCK: Param = Param {
+        name: "from_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
+    pub const TO_BLOCK: Param = Param {
+        name: "to_block",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: None,
+            default: None,
+        },
+    };
+    ///The listing starts at the first block at or after this date.
+    pub const FROM_DATE: Param = Param {
+        name: "from_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///The listing ends at the last block at or before this date.
+    pub const TO_DATE: Param = Param {
+        name: "to_date",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "DateInput",
+            default: None,
+        },
+    };
+    ///Add each NFT's `normalized_metadata` to `nft_transfers`.
+    pub const NFT_METADATA: Param = Param {
+        name: "nft_metadata",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Add `method_label`, the name of the function each transaction called, where the server knows its ABI (the input itself is always given).
+    pub const INCLUDE_INPUT_DATA: Param = Param {
+        name: "include_input_data",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
+    ///Cursor from the previous page's response. Valid only with the query it came from.
+    pub const CURSOR: Param = Param {
+        name: "cursor",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Text {
+            min_length: Some(1u64),
+            format: None,
+        },
+    };
+    ///Newest first (DESC) or oldest first (ASC).
+    pub const ORDER: Param = Param {
+        name: "order",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "ListingOrder",
+            default: Some("DESC"),
+        },
+    };
+    ///Page size, at most 100; 0 or absent gives the default page size, 100.
+    pub const LIMIT: Param = Param {
+        name: "limit",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Integer {
+            minimum: Some(0u64),
+            maximum: Some(100u64),
+            default: Some(100u64),
+        },
+    };
+    /// Every parameter of the operation, in the spec's order.
+    pub const ALL: &[Param] = &[
+        ADDRESS,
+        CHAIN,
+        FROM_BLOCK,
+        TO_BLOCK,
+        FROM_DATE,
+        TO_DATE,
+        NFT_METADATA,
+        INCLUDE_INPUT_DATA,
+        CURSOR,
+        ORDER,
+        LIMIT,
+    ];
 }
 ///`getWalletNetWorth`: GET /api/v2.2/wallets/{address}/net-worth.
 pub mod get_wallet_net_worth {

@@ -32,7 +32,7 @@ pub use params::{
 pub use receipt::{Log, Receipt};
 pub use token_price::{NativePrice, TokenPrice};
 // The extended methods answer with the Data API's own shapes.
-pub use crate::{ContractType, SyncStatus};
+pub use crate::{ContractType, DecodedTransactionsParams, HistoryOrder, HistoryTransaction, SyncStatus};
 pub use crate::{
     Erc20Metadata, Erc20TokenBalance, TokenImplementation, TokenLinks, WalletTransaction, WalletTransactionPage,
 };

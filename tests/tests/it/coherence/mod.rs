@@ -16,6 +16,7 @@ mod sales;
 mod transactions;
 mod transfers;
 mod wallet_activity;
+mod wallet_history;
 
 use futures::TryStreamExt;
 use w3api_rest::{Client, Paginated};

@@ -37,6 +37,7 @@ fn requests_are_routed_to_their_operation() {
         (Method::GET, "/api/v2.2/0xabc", Route::Rest("/api/v2.2/{address}")),
         (Method::GET, "/api/v2.2/wallets/0xabc/stats", Route::Rest("/api/v2.2/wallets/{address}/stats")),
         (Method::GET, "/api/v2.2/wallets/0xabc/chains", Route::Rest("/api/v2.2/wallets/{address}/chains")),
+        (Method::GET, "/api/v2.2/wallets/0xabc/history", Route::Rest("/api/v2.2/wallets/{address}/history")),
         (Method::GET, "/api/v2.2/dateToBlock", Route::Rest("/api/v2.2/dateToBlock")),
         (Method::GET, "/api/v2.2/block/15", Route::Rest("/api/v2.2/block/{block_number_or_hash}")),
         (Method::GET, "/api/v2.2/transaction/0xab", Route::Rest("/api/v2.2/transaction/{transaction_hash}")),
@@ -56,7 +57,7 @@ fn requests_are_routed_to_their_operation() {
     for (method, path, expected) in cases {
         assert_eq!(route(&method, path), expected, "{method} {path}");
     }
-    assert_eq!(rest_operations().len(), 47, "the spec's REST operations: {:?}", rest_operations());
+    assert_eq!(rest_operations().len(), 48, "the spec's REST operations: {:?}", rest_operations());
 }
 
 #[test]

@@ -280,3 +280,67 @@ mod keys {
         session.finish();
     }
 }
+
+/// Wallet history: its parameters, pages and refusals.
+mod history {
+    use w3api_types::{HistoryTransaction, ListingOrder};
+
+    use super::*;
+
+    #[test]
+    fn blocks_order_and_pages_shape_the_history() {
+        let session = Session::new();
+        let rest = session.rest();
+        let wallet = session.devnet().sample_wallets(1)[0];
+        let history = || rest.data().get_wallet_history().address(wallet);
+        session.run(async {
+            let newest: Vec<HistoryTransaction> = history().limit(17).items().try_collect().await.unwrap();
+            let mut oldest: Vec<HistoryTransaction> =
+                history().order(ListingOrder::Ascending).limit(23).items().try_collect().await.unwrap();
+            oldest.reverse();
+            assert!(newest.len() > 17, "the wallet's history takes more than a page");
+            assert_eq!(newest, oldest, "ASC is DESC reversed, whatever the page size");
+            let middle = newest[newest.len() / 2].transaction.block_number;
+            let until: Vec<HistoryTransaction> = history().to_block(middle).items().try_collect().await.unwrap();
+            let expected: Vec<&HistoryTransaction> =
+                newest.iter().filter(|item| item.transaction.block_number <= middle).collect();
+            assert_eq!(until.iter().collect::<Vec<_>>(), expected, "to_block {middle}");
+            let first = history().limit(2).fetch().await.unwrap();
+            let cursor = first.cursor.expect("more than two items");
+            let second = history().limit(2).cursor(cursor.as_str()).fetch().await.unwrap();
+            assert_eq!((first.page, second.page), (0, 1), "history pages count from 0, as production's do");
+            assert_eq!(second.result[..], newest[2..4]);
+            expect_api_error(
+                history().limit(2).nft_metadata(true).cursor(cursor.as_str()).fetch().await,
+                400,
+                "cursor",
+            );
+        });
+        session.finish();
+    }
+
+    #[test]
+    fn invalid_parameters_are_named_in_a_400() {
+        let session = Session::new();
+        let rest = session.rest();
+        let wallet = session.devnet().sample_wallets(1)[0];
+        let history = || rest.data().get_wallet_history().address(wallet);
+        session.run(async {
+            expect_api_error(history().limit(101).fetch().await, 400, "limit");
+            expect_api_error(history().cursor("not-a-cursor").fetch().await, 400, "cursor");
+            expect_api_error(history().chain(Chain::Blast).fetch().await, 400, "chain");
+        });
+        let template = "/api/v2.2/wallets/{address}/history";
+        for (query, named) in [
+            ("include_internal_transactions=true", "include_internal_transactions"),
+            ("from_date=yesterday", "from_date"),
+            ("order=UP", "order"),
+            ("nft_metadata=maybe", "nft_metadata"),
+        ] {
+            let answer = session.get(template, &format!("/api/v2.2/wallets/{wallet}/history?{query}"));
+            assert_eq!(answer.status, 400, "{query}: {}", answer.text);
+            assert!(answer.text.contains(named), "{query}: {}", answer.text);
+        }
+        session.finish();
+    }
+}

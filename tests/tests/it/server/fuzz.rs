@@ -150,7 +150,7 @@ proptest! {
     fn random_json_rpc_bodies_never_fail_the_gateway(body in json(), method in select(vec![
         "eth_getTokenPrice", "eth_getBlockByNumber", "eth_getTransactionByBlockHashAndIndex", "eth_getTransactionByBlockNumberAndIndex",
         "eth_getTokenBalances", "eth_getTokenMetadata", "eth_getNFTBalances", "eth_getNFTCollections",
-        "eth_getTransactions",
+        "eth_getTransactions", "eth_getDecodedTransactions",
     ]), params in vec(json(), 0..3)) {
         let h = session();
         let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});

@@ -93,6 +93,12 @@ fn invalid_params_and_unknown_methods_have_standard_errors() {
             json!([{ "address": "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599", "include": "everything" }]),
             "",
         ),
+        ("eth_getDecodedTransactions", json!([{ "nft_metadata": true }]), "address"),
+        (
+            "eth_getDecodedTransactions",
+            json!([{ "address": "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599", "order": "sideways" }]),
+            "sideways",
+        ),
     ] {
         let error = h.call_error(method, params.clone());
         assert_eq!(error["code"], -32602, "{method} {params}: {error}");
@@ -100,6 +106,9 @@ fn invalid_params_and_unknown_methods_have_standard_errors() {
         let reason = error["data"].as_str().unwrap_or_default();
         assert!(reason.contains(fragment), "{method} {params}: {error}");
     }
+    let stranger =
+        h.call("eth_getDecodedTransactions", json!([{ "address": "0x000000000000000000000000000000000000dead" }]));
+    assert_eq!(stranger, json!([]), "a wallet with no history has an empty one");
     assert_eq!(h.call_error("eth_signTransaction", json!([]))["code"], -32004, "refused by name");
     let unknown = h.call_error("eth_getFilterChanges", json!(["0xfeed"]));
     assert_eq!(unknown["code"], -32602, "a filter that was never installed: {unknown}");

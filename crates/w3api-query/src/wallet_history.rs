@@ -1,0 +1,178 @@
+//! A wallet's history (`getWalletHistory`, `eth_getDecodedTransactions`):
+//! the transactions it sent or was sent, and those that moved its tokens
+//! or NFTs, each with those movements. The backend then gives each
+//! transaction in full, with its receipt; [`crate::history_category`] tells
+//! what each one was for the wallet.
+
+use alloy_primitives::{Address, B256};
+use w3api_ledger::{Asset, Holder, Movement, Place};
+use w3api_source::{Page, PageRequest, SourceError};
+
+use crate::ChainView;
+use crate::ask::Question;
+use crate::blocks::resolve;
+use crate::listing::{self, Order, Span, TransactionAt};
+use crate::transfers::{NftTransfer, TokenTransfer, lists_erc20, lists_nft, nft_transfer, token_transfer};
+use crate::view::TransactionFacts;
+
+/// One page of a wallet's history, up to block `at_block` (the newest when
+/// `None`).
+#[derive(Clone, Debug)]
+pub struct WalletHistory {
+    /// The wallet.
+    pub address: Address,
+    /// The blocks covered.
+    pub span: Span,
+    /// The newest block the listing reads.
+    pub at_block: Option<u64>,
+    /// Which way.
+    pub order: Order,
+    /// Which page.
+    pub page: PageRequest,
+}
+
+/// A transaction of the history, with what it moved to or from the wallet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryEntry {
+    /// Its block.
+    pub block: u64,
+    /// Its index in the block.
+    pub index: u32,
+    /// The block's hash.
+    pub block_hash: B256,
+    /// The block's time (Unix seconds).
+    pub timestamp: u64,
+    /// Its hash, parties and value.
+    pub facts: TransactionFacts,
+    /// The wallet's ERC20 transfers in it, in log order.
+    pub tokens: Vec<TokenTransfer>,
+    /// The wallet's NFT transfers in it, in log order.
+    pub nfts: Vec<NftTransfer>,
+    /// Whether it gave a token or NFT that the wallet received to others
+    /// too: an airdrop when another sent it.
+    pub shared: bool,
+}
+
+/// The native currency, as history items name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeCurrency {
+    /// Its symbol.
+    pub symbol: String,
+    /// Its logo, where the backend has one.
+    pub logo: Option<String>,
+    /// Its decimals.
+    pub decimals: u8,
+    /// The wrapped native token's contract, where the chain has one.
+    pub wrapped: Option<Address>,
+}
+
+/// A page of history, with the block it was read up to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryListing {
+    /// The newest block read.
+    pub block: u64,
+    /// The page.
+    pub page: Page<HistoryEntry>,
+    /// The chain's native currency.
+    pub native: NativeCurrency,
+}
+
+impl Question for WalletHistory {
+    type Answer = HistoryListing;
+
+    fn answer(self, view: &impl ChainView) -> Result<HistoryListing, SourceError> {
+        let block = resolve(view, self.at_block)?;
+        let ledger = view.ledger();
+        let holder = ledger.find(self.address);
+        let listed = holder.map_or_else(Vec::new, |holder| transactions_of(view, holder));
+        let page = listing::page(
+            view,
+            &listed,
+            |at| at.0,
+            (self.span, block, self.order),
+            &self.page,
+            |at| entry(view, holder?, *at),
+        )?;
+        let native = view.token(Asset::NATIVE);
+        let native = NativeCurrency {
+            symbol: native.map_or_else(String::new, |n| n.symbol.to_string()),
+            logo: native.and_then(|n| n.logo.map(str::to_string)),
+            decimals: native.map_or(18, |n| n.decimals),
+            wrapped: view.wrapped_native(),
+        };
+        Ok(HistoryListing { block, page, native })
+    }
+}
+
+/// The transactions of a holder's history, in chain order: those it sent
+/// or was sent, and those with a transfer of its that the listings show.
+fn transactions_of<V: ChainView>(view: &V, holder: Holder) -> Vec<TransactionAt> {
+    let ledger = view.ledger();
+    let movements = ledger.movements();
+    let mut listed: Vec<TransactionAt> =
+        ledger.transactions_of(holder).iter().map(|(block, index)| TransactionAt(*block, *index)).collect();
+    listed.extend(ledger.moves_of(holder).iter().filter_map(|index| {
+        let movement = &movements[*index as usize];
+        let place = movement.place();
+        let shown = lists_erc20(view, movement) || lists_nft(view, movement);
+        shown.then_some(TransactionAt(place.block, place.transaction?))
+    }));
+    listed.sort_unstable();
+    listed.dedup();
+    listed
+}
+
+/// The indexes (into the ledger's movements) of `moves` in transaction `at`.
+fn moves_in(movements: &[Movement<impl Copy>], moves: &[u32], at: TransactionAt) -> std::ops::Range<usize> {
+    let first = Place { block: at.0, transaction: Some(at.1), log: None };
+    let next = Place { block: at.0, transaction: Some(at.1 + 1), log: None };
+    let place = |index: &u32| movements[*index as usize].place();
+    moves.partition_point(|i| place(i) < first)..moves.partition_point(|i| place(i) < next)
+}
+
+fn entry<V: ChainView>(view: &V, holder: Holder, at: TransactionAt) -> Option<HistoryEntry> {
+    let block = u64::from(at.0);
+    let ledger = view.ledger();
+    let movements = ledger.movements();
+    let moves = ledger.moves_of(holder);
+    let mut entry = HistoryEntry {
+        block,
+        index: at.1,
+        block_hash: view.block_hash(block)?,
+        timestamp: view.timestamp(block)?,
+        facts: view.transaction(block, at.1)?,
+        tokens: Vec::new(),
+        nfts: Vec::new(),
+        shared: false,
+    };
+    for index in &moves[moves_in(movements, moves, at)] {
+        let movement = &movements[*index as usize];
+        let (_, to) = movement.sides();
+        entry.shared |= to == holder && shared_with_others(view, movement, holder);
+        match movement {
+            Movement::Fungible { .. } => entry.tokens.extend(token_transfer(view, movement)),
+            Movement::Nft { .. } => entry.nfts.extend(nft_transfer(view, movement, false)),
+        }
+    }
+    Some(entry)
+}
+
+/// Whether the transaction of `movement` (to `holder`) also gave the same
+/// token or collection to another holder.
+fn shared_with_others<V: ChainView>(view: &V, movement: &Movement<V::Id>, holder: Holder) -> bool {
+    let ledger = view.ledger();
+    let movements = ledger.movements();
+    let place = movement.place();
+    let Some(transaction) = place.transaction else { return false };
+    let moves = match *movement {
+        Movement::Fungible { asset, .. } => ledger.moves_of_asset(asset),
+        Movement::Nft { collection, .. } => ledger.moves_of_collection(collection),
+    };
+    moves[moves_in(movements, moves, TransactionAt(place.block, transaction))].iter().any(|index| {
+        let (_, to) = movements[*index as usize].sides();
+        to != holder && to != Holder::NOBODY
+    })
+}
+
+#[cfg(test)]
+mod tests;
