@@ -95,13 +95,15 @@ LUA
     } >"$WORK/$1.lua"
 }
 
-# median_answer NAME FETCH: writes $WORK/NAME.json, the answer of median size
-# among SAMPLES answers to the kind of request a run makes; `FETCH N` prints
-# the answer for sample N (drawn the same way on every run).
+# median_answer NAME FETCH [ARG...]: writes $WORK/NAME.json, the answer of
+# median size among SAMPLES answers to the kind of request a run makes;
+# `FETCH ARG... N` prints the answer for sample N (drawn the same way on
+# every run).
 median_answer() {
-    local name=$1 fetch=$2 n
+    local name=$1 n
+    shift
     mkdir -p "$WORK/samples-$name"
-    for n in $(seq 1 "$SAMPLES"); do "$fetch" "$n" >"$WORK/samples-$name/$n.json"; done
+    for n in $(seq 1 "$SAMPLES"); do "$@" "$n" >"$WORK/samples-$name/$n.json"; done
     cp "$(wc -c "$WORK/samples-$name"/*.json | grep -v ' total$' | sort -n |
         awk '{ file[NR] = $2 } END { print file[int((NR + 1) / 2)] }')" "$WORK/$name.json"
 }

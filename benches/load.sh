@@ -106,22 +106,19 @@ block_answer "$BLOCK" >"$WORK/block.json"
 token_count=$(grep -o '"token_address"' "$WORK/tokens.json" | wc -l)
 [ "$token_count" -gt 0 ] || { echo "wallet tokens request failed: $TOKENS_URL" >&2; exit 1; }
 
-cold_tokens_sample() {
-    tokens_answer "$(sed -n "$((($1 * 7919) % WALLETS + 1))p" "$WORK/wallets.txt")" $((($1 * 104729) % (LATEST + 1)))
+# wallet_sample BEFORE AFTER N: the answer to GET BEFORE{wallet}AFTER{block}
+# for sample N's wallet and block, as the cold runs ask.
+wallet_sample() {
+    local wallet block
+    wallet=$(sed -n "$((($3 * 7919) % WALLETS + 1))p" "$WORK/wallets.txt")
+    block=$((($3 * 104729) % (LATEST + 1)))
+    curl -sf -H "X-API-Key: $KEY" "$SERVER$1$wallet$2$block"
 }
 cold_block_sample() { block_answer "$(printf '0x%x' $((($1 * 104729) % (LATEST + 1))))"; }
-transfers_answer() { curl -sf -H "X-API-Key: $KEY" "$SERVER/api/v2.2/$1/erc20/transfers?chain=eth&to_block=$2"; }
-cold_transfers_sample() {
-    transfers_answer "$(sed -n "$((($1 * 7919) % WALLETS + 1))p" "$WORK/wallets.txt")" $((($1 * 104729) % (LATEST + 1)))
-}
-median_answer cold-tokens cold_tokens_sample
+median_answer cold-tokens wallet_sample /api/v2.2/wallets/ "/tokens?chain=eth&to_block="
 median_answer cold-block cold_block_sample
-history_answer() { curl -sf -H "X-API-Key: $KEY" "$SERVER/api/v2.2/wallets/$1/history?chain=eth&to_block=$2"; }
-cold_history_sample() {
-    history_answer "$(sed -n "$((($1 * 7919) % WALLETS + 1))p" "$WORK/wallets.txt")" $((($1 * 104729) % (LATEST + 1)))
-}
-median_answer cold-transfers cold_transfers_sample
-median_answer cold-history cold_history_sample
+median_answer cold-transfers wallet_sample /api/v2.2/ "/erc20/transfers?chain=eth&to_block="
+median_answer cold-history wallet_sample /api/v2.2/wallets/ "/history?chain=eth&to_block="
 
 start_baseline tokens block cold-tokens cold-block cold-transfers cold-history
 

@@ -154,23 +154,35 @@ impl<'a> Sides<'a> {
     }
 }
 
-/// What `entry` was for `wallet`. The first rule that holds wins:
-/// permissions alone, wrapping, NFT trades, swaps, what only came in
-/// (mint, airdrop, receipt), what only went out (burn, sending), the
-/// native value alone, and anything else a contract interaction.
-pub fn categorize(
+/// What `entry` was for `wallet` (its category), and what happened in it,
+/// in one line (its summary).
+pub fn describe(
     wallet: Address,
     entry: &HistoryEntry,
     native: &NativeCurrency,
-    approvals: &[Approval],
+    receipt: &ReceiptFacts,
+) -> (HistoryCategory, String) {
+    let sides = Sides::of(wallet, entry);
+    let category = categorize(&sides, entry, native, &receipt.approvals);
+    (category, summarize(wallet, (entry, &sides), category, native, receipt))
+}
+
+/// The first rule that holds wins: permissions alone, wrapping, NFT
+/// trades, swaps, what only came in (mint, airdrop, receipt), what only
+/// went out (burn, sending), the native value alone, and anything else a
+/// contract interaction.
+fn categorize(
+    sides: &Sides<'_>,
+    entry: &HistoryEntry,
+    native: &NativeCurrency,
+    approvals: &[(Approval, Option<ContractName>)],
 ) -> HistoryCategory {
     use HistoryCategory as C;
-    let sides = Sides::of(wallet, entry);
     let (ins, outs) = (sides.ins(), sides.outs());
     if ins + outs == 0 && !sides.native_in && !sides.native_out {
         return match approvals {
             [] => C::ContractInteraction,
-            _ if approvals.iter().any(Approval::granted) => C::Approve,
+            _ if approvals.iter().any(|(approval, _)| approval.granted()) => C::Approve,
             _ => C::Revoke,
         };
     }
@@ -218,15 +230,14 @@ pub fn categorize(
 
 /// What happened in `entry` for `wallet`, in one line, as its `category`
 /// tells it.
-pub fn summarize(
+fn summarize(
     wallet: Address,
-    entry: &HistoryEntry,
+    (entry, sides): (&HistoryEntry, &Sides<'_>),
     category: HistoryCategory,
     native: &NativeCurrency,
     receipt: &ReceiptFacts,
 ) -> String {
     use HistoryCategory as C;
-    let sides = Sides::of(wallet, entry);
     let value = format!("{} {}", format_units(entry.facts.value, native.decimals), native.symbol);
     let tokens = |ts: &[&TokenTransfer]| ts.iter().map(|t| amount(t)).collect::<Vec<_>>().join(", ");
     let nfts = |ns: &[&NftTransfer]| ns.iter().map(|n| nft(n)).collect::<Vec<_>>().join(", ");

@@ -9,7 +9,7 @@
 
 mod cache;
 mod cheats;
-mod wallet_nfts;
+mod wallet_listings;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -212,19 +212,19 @@ impl<S: Backend> EthApiServer for Gateway<S> {
     }
 
     async fn get_nft_balances(&self, request: WalletNftParams) -> RpcResult<NftBalancesPage> {
-        wallet_nfts::nft_balances((&*self.source, &self.cursors), self.chain, request).await
+        wallet_listings::nft_balances((&*self.source, &self.cursors), self.chain, request).await
     }
 
     async fn get_nft_collections(&self, request: WalletNftParams) -> RpcResult<NftCollectionsPage> {
-        wallet_nfts::nft_collections((&*self.source, &self.cursors), self.chain, request).await
+        wallet_listings::nft_collections((&*self.source, &self.cursors), self.chain, request).await
     }
 
     async fn get_transactions(&self, request: WalletTransactionsParams) -> RpcResult<WalletTransactionPage> {
-        wallet_nfts::transactions((&*self.source, &self.cursors), self.chain, request).await
+        wallet_listings::transactions((&*self.source, &self.cursors), self.chain, request).await
     }
 
     async fn get_decoded_transactions(&self, request: DecodedTransactionsParams) -> RpcResult<Vec<HistoryTransaction>> {
-        wallet_nfts::decoded_transactions((&*self.source, &self.cursors), self.chain, request).await
+        wallet_listings::decoded_transactions((&*self.source, &self.cursors), self.chain, request).await
     }
 
     async fn get_token_metadata(&self, request: TokenMetadataParams) -> RpcResult<Vec<Erc20Metadata>> {

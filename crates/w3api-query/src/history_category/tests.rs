@@ -91,11 +91,11 @@ fn entry(
 }
 
 fn category(entry: &HistoryEntry) -> C {
-    categorize(WALLET, entry, &native(), &[])
+    describe(WALLET, entry, &native(), &ReceiptFacts::default()).0
 }
 
 fn summary(entry: &HistoryEntry) -> String {
-    summarize(WALLET, entry, category(entry), &native(), &ReceiptFacts::default())
+    describe(WALLET, entry, &native(), &ReceiptFacts::default()).1
 }
 
 const ETH: u64 = 1_000_000_000_000_000_000;
@@ -174,11 +174,15 @@ fn permissions_are_read_from_the_owners_approval_logs() {
     ];
     assert_eq!(found, expected, "not another owner's, not an ERC721 token's");
     let called = entry(facts(WALLET, COIN, 0), &[], &[]);
-    assert_eq!(categorize(WALLET, &called, &native(), &found), C::Approve);
-    assert_eq!(categorize(WALLET, &called, &native(), &found[1..]), C::Revoke);
+    let unnamed = |approvals: &[Approval]| ReceiptFacts {
+        approvals: approvals.iter().map(|a| (*a, None)).collect(),
+        ..ReceiptFacts::default()
+    };
+    assert_eq!(describe(WALLET, &called, &native(), &unnamed(&found)).0, C::Approve);
+    assert_eq!(describe(WALLET, &called, &native(), &unnamed(&found[1..])).0, C::Revoke);
     let name = ContractName { name: "Coin".into(), symbol: "COIN".into(), logo: None, decimals: Some(6) };
     let receipt = ReceiptFacts { approvals: vec![(found[0], Some(name.clone()))], ..ReceiptFacts::default() };
-    assert_eq!(summarize(WALLET, &called, C::Approve, &native(), &receipt), "Approved 0.123 COIN");
+    assert_eq!(describe(WALLET, &called, &native(), &receipt), (C::Approve, "Approved 0.123 COIN".to_string()));
     let receipt = ReceiptFacts { approvals: vec![(found[1], Some(name))], ..ReceiptFacts::default() };
-    assert_eq!(summarize(WALLET, &called, C::Revoke, &native(), &receipt), "Revoked all of COIN");
+    assert_eq!(describe(WALLET, &called, &native(), &receipt), (C::Revoke, "Revoked all of COIN".to_string()));
 }

@@ -89,6 +89,21 @@ pub(crate) async fn with_receipt<S: Backend>(
     Ok((transaction, receipt))
 }
 
+/// Transactions and their receipts, read one after the other: in node mode
+/// each is a round trip to the node, and a node that throttles answers
+/// requests in turn better than a burst.
+pub(crate) async fn with_receipts<S: Backend>(
+    source: &S,
+    chain: Chain,
+    hashes: &[B256],
+) -> Result<Vec<(Transaction, Receipt)>, SourceError> {
+    let mut read = Vec::with_capacity(hashes.len());
+    for hash in hashes {
+        read.push(with_receipt(source, chain, *hash).await?);
+    }
+    Ok(read)
+}
+
 /// A block's timestamp as a date.
 pub(crate) fn block_time(timestamp: u64) -> Result<DateTime<Utc>, SourceError> {
     i64::try_from(timestamp)
@@ -120,7 +135,7 @@ pub(crate) fn verbose_logs(receipt: &Receipt, time: DateTime<Utc>) -> Vec<LogVer
 
 /// A transaction's input; the source's failure when the node sent hex it
 /// could not read.
-fn input(transaction: &Transaction) -> Result<&w3api_types::Bytes, SourceError> {
+pub(crate) fn input(transaction: &Transaction) -> Result<&w3api_types::Bytes, SourceError> {
     let hash = transaction.hash;
     transaction.input.parsed().map_err(|e| SourceError::Unavailable(format!("transaction {hash:#x}: input {e}")))
 }

@@ -18,16 +18,16 @@ use w3api_source::SourceError;
 use w3api_types::params::operations::get_wallet_history as op;
 use w3api_types::rpc::{Receipt, Transaction};
 use w3api_types::{
-    Address, Chain, ContractInteractions, Direction, HistoryErc20Transfer, HistoryNftTransfer, HistoryTransaction,
-    NativeTransfer, NftTransactionType, NormalizedMetadata, Permission, PermissionSpender, PermissionToken,
-    TransferParties, U256, WalletHistoryPage, format_units,
+    Address, B256, Chain, ContractInteractions, Direction, HistoryErc20Transfer, HistoryNftTransfer,
+    HistoryTransaction, NativeTransfer, NftTransactionType, NormalizedMetadata, Permission, PermissionSpender,
+    PermissionToken, TransferParties, U256, WalletHistoryPage, format_units,
 };
 
 use super::answer::JsonAnswer;
 use super::extract::{FromQuery, Paging, Request};
 use super::query::Query;
 use super::token_transfers::Window;
-use super::transaction::{block_time, fields, verbose_logs, with_receipt};
+use super::transaction::{block_time, fields, input, verbose_logs, with_receipts};
 use super::{Listing, begin_walk};
 use crate::error::ApiError;
 use crate::rest::pagination::Cursors;
@@ -89,12 +89,8 @@ pub(crate) async fn wallet_history_page<S: Backend>(
     let Window { span, order } = window;
     let question = WalletHistory { address, span, at_block: Some(block), order, page: walk.request.clone() };
     let answer = source.ask(chain, question).await?;
-    // One after the other, as wallet transactions are read: a node that
-    // throttles answers requests in turn better than a burst.
-    let mut read = Vec::with_capacity(answer.page.items.len());
-    for entry in &answer.page.items {
-        read.push(with_receipt(source, chain, entry.facts.hash).await?);
-    }
+    let hashes: Vec<B256> = answer.page.items.iter().map(|entry| entry.facts.hash).collect();
+    let read = with_receipts(source, chain, &hashes).await?;
     let approvals: Vec<Vec<Approval>> =
         read.iter().map(|(_, receipt)| history_category::approvals(address, &receipt.logs)).collect();
     let names = contract_names(source, chain, &approvals).await?;
@@ -173,13 +169,11 @@ fn history_transaction(
     let wallet = context.wallet;
     let time = block_time(entry.timestamp)?;
     let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
-    let input = transaction.input.parsed().ok();
-    let method = input.and_then(|input| decode::call(input)).map(|call| call.name);
+    let method = decode::call(input(transaction)?).map(|call| call.name);
     let named = |a: &Approval| (*a, context.names.get(&a.contract).cloned());
     let receipt_facts =
         ReceiptFacts { approvals: approvals.iter().map(named).collect(), method, created: receipt.contract_address };
-    let category = history_category::categorize(wallet, entry, context.native, &approvals);
-    let summary = history_category::summarize(wallet, entry, category, context.native, &receipt_facts);
+    let (category, summary) = history_category::describe(wallet, entry, context.native, &receipt_facts);
     let possible_spam = entry.tokens.iter().any(|t| t.possible_spam) || entry.nfts.iter().any(|n| n.possible_spam);
     Ok(HistoryTransaction {
         transaction: fields(transaction, receipt, time)?,

@@ -9,13 +9,13 @@ use axum::extract::State;
 use w3api_query::listing::{Order, Span};
 use w3api_query::wallet_transactions::WalletTransactions;
 use w3api_types::params::operations::get_wallet_transactions as op;
-use w3api_types::{Address, Chain, U256, WalletTransaction, WalletTransactionPage, format_units};
+use w3api_types::{Address, B256, Chain, U256, WalletTransaction, WalletTransactionPage, format_units};
 
 use super::answer::JsonAnswer;
 use super::extract::{FromQuery, Paging, Request};
 use super::query::Query;
 use super::token_transfers::Window;
-use super::transaction::{block_time, fields, with_receipt};
+use super::transaction::{block_time, fields, with_receipts};
 use super::{Listing, begin_walk};
 use crate::error::ApiError;
 use crate::rest::pagination::Cursors;
@@ -68,11 +68,10 @@ pub(crate) async fn wallet_transactions_page<S: Backend>(
     let Window { span, order } = window;
     let question = WalletTransactions { address, span, at_block: Some(block), order, page: walk.request.clone() };
     let answer = source.ask(chain, question).await?;
-    // One after the other: in node mode each is a round trip to the node,
-    // and a node that throttles answers requests in turn better than a burst.
-    let mut result = Vec::with_capacity(answer.page.items.len());
-    for listed in &answer.page.items {
-        let (transaction, receipt) = with_receipt(source, chain, listed.facts.hash).await?;
+    let hashes: Vec<B256> = answer.page.items.iter().map(|listed| listed.facts.hash).collect();
+    let read = with_receipts(source, chain, &hashes).await?;
+    let mut result = Vec::with_capacity(read.len());
+    for (listed, (transaction, receipt)) in answer.page.items.iter().zip(read) {
         let time = block_time(listed.timestamp)?;
         let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
         let transaction = fields(&transaction, &receipt, time)?;
