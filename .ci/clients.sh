@@ -37,19 +37,10 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 root=$PWD
-work=$root/target/ci/clients
-venv=$root/target/ci/venv
-clients=$root/.ci/clients
-mkdir -p "$work"
 started=$(date +%s)
-
-echo "--- install: npm (viem, ethers, moralis) into target/ci/clients"
-. "$root/.ci/npm.sh"
-npm_install "$clients" "$work"
-
-echo "--- install: PyPI (web3, moralis, trie) into target/ci/venv"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-timeout 600 "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$clients/requirements.txt"
+. "$root/.ci/clients-install.sh"
+install_clients
+work=$CLIENTS_WORK venv=$CLIENTS_VENV clients=$CLIENTS_DIR
 
 if [ -z "${W3API_BIN:-}" ]; then
   cargo build --release --quiet -p w3api-cli

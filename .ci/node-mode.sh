@@ -13,6 +13,9 @@
 #       deploy and drive the chain; start w3api on it; compare; then
 #       stream deliveries for its blocks (streams.cjs: each transfer's block
 #       delivered unconfirmed and confirmed, signed, as the node has it);
+#       on Hardhat, the official Moralis SDKs (JS and Python, the checks of
+#       .ci/clients) call every Data API operation, each answer compared with
+#       the raw REST answer;
 #       reorganisations: snapshot, branch A (20 blocks), compare; revert,
 #       branch B (25 blocks, longer), compare, nothing of A shows; snapshot,
 #       branch C (20 blocks), compare; revert, branch D (8 blocks, shorter
@@ -65,6 +68,8 @@ export HARDHAT_DISABLE_TELEMETRY_PROMPT=true
 
 # Everything started here stops when the script exits, however it exits.
 . "$root/.ci/on-exit.sh"
+# The official SDKs' checks (on Hardhat) come from .ci/clients.
+. "$root/.ci/clients-install.sh"
 
 # start_node KIND NAME: a node of KIND (hardhat or ganache) on 127.0.0.1, on
 # a port the system picks; sets NODE_URL and NODE_PID. The node stops when
@@ -209,6 +214,12 @@ prove() {
 
   check "$kind/check-main" "$dir/deployment.json"
 
+  # The Done-when of the everyday surface names Hardhat; Ganache's shorter
+  # chain gives too few items for the SDK checks' multi-page cases.
+  if [ "$mode" = check ] && [ "$kind" = hardhat ]; then
+    sdks "$kind" "$dir"
+  fi
+
   # Stream deliveries of the upstream blocks: a receiver here gets each new
   # block with ERC20 transfers, unconfirmed then confirmed (2 blocks deep).
   if [ "$mode" = check ]; then
@@ -273,6 +284,28 @@ prove() {
     throttled "$kind" "$dir"
   fi
   kill "$NODE_PID" && wait "$NODE_PID" 2>/dev/null || true
+}
+
+# sdks KIND DIR: the official Moralis SDKs (.ci/clients/moralis-js.cjs and
+# moralis_py_checks.py, as .ci/clients.sh runs them on the devnet) against
+# the server in node mode. The values they call with are discovered from
+# the server (discover.py) among the deployment's wallets, on eth only.
+sdks() {
+  local kind=$1 dir=$2 fixture=$2/sdk-fixture.json wallets candidates solana
+  install_clients
+  wallets=$(node -p 'require(process.argv[1]).wallets.filter((w) => w.kind === "account").slice(0, 3).map((w) => w.address).join(",")' "$dir/deployment.json")
+  candidates=$(node -p 'require(process.argv[1]).wallets.map((w) => w.address).join(",")' "$dir/deployment.json")
+  solana=$("$W3API_BIN" devnet --seed 0 solana-key | grep -oE '[1-9A-HJ-NP-Za-km-z]{32,44}' | head -n 1)
+  if ! W3API_API_KEY=$key W3API_CHAINS=eth W3API_WALLETS=$wallets W3API_NFT_CANDIDATES=$candidates \
+    W3API_SOLANA_ADDRESS=$solana timeout 300 "$CLIENTS_VENV/bin/python" "$CLIENTS_DIR/discover.py" "$fixture"; then
+    echo "FAIL discovering the SDK checks' values on $kind" >&2
+    broken+=("$kind/sdks") failed=$((failed + 1))
+    return
+  fi
+  local sdk_env=(env W3API_API_KEY="$key" W3API_CLIENTS_FIXTURE="$fixture" NODE_PATH="$CLIENTS_WORK/node_modules"
+    PYTHONPYCACHEPREFIX="$CLIENTS_WORK/pycache")
+  run "$kind/moralis-js" "${sdk_env[@]}" node "$CLIENTS_DIR/moralis-js.cjs"
+  run "$kind/moralis-py" "${sdk_env[@]}" "$CLIENTS_VENV/bin/python" "$CLIENTS_DIR/moralis_py_checks.py"
 }
 
 # read_your_writes KIND DIR: a second w3api that polls the node only every

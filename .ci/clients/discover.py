@@ -3,12 +3,15 @@
 one JSON file: a busy block and a few of its transactions (the first, the
 last, one of each type, an ERC20 transfer), the block range and topics of
 that transfer's log, a priced token, the wallets and the Solana account
-given by .ci/clients.sh, and a wallet besides the first that holds NFTs on
-eth and base. (The devnet has no streams: the streams checks create their
-own.)
+given by .ci/clients.sh, the chains the server serves, and a wallet besides
+the first that holds NFTs on eth (and on base, when served). (The devnet
+has no streams: the streams checks create their own.) The same discovery
+serves node mode (.ci/node-mode.sh), where only eth is served and the
+wallets come from the deployment.
 
 usage: discover.py OUT.json   (environment: W3API_URL, W3API_API_KEY,
-W3API_WALLETS, W3API_NFT_CANDIDATES, W3API_SOLANA_ADDRESS)
+W3API_WALLETS, W3API_NFT_CANDIDATES, W3API_SOLANA_ADDRESS, and
+W3API_CHAINS: the chain names served, default eth,polygon,base)
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import urllib.request
 URL = os.environ["W3API_URL"].rstrip("/")
 KEY = os.environ["W3API_API_KEY"]
 RPC = f"{URL}/eth/{KEY}"
+CHAINS = [c for c in os.environ.get("W3API_CHAINS", "eth,polygon,base").split(",") if c]
 TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 
 
@@ -60,12 +64,14 @@ def holds_nfts(wallet: str, chain: str) -> bool:
 
 
 def nft_wallet(showcase: str) -> str:
-    """The first candidate, the showcase wallet aside, holding NFTs on eth and base."""
+    """The first candidate, the showcase wallet aside, holding NFTs on eth and
+    on base (when served)."""
+    chains = [c for c in ("eth", "base") if c in CHAINS]
     candidates = [w for w in os.environ["W3API_NFT_CANDIDATES"].split(",") if w and w != showcase]
     for wallet in candidates:
-        if holds_nfts(wallet, "eth") and holds_nfts(wallet, "base"):
+        if all(holds_nfts(wallet, chain) for chain in chains):
             return wallet
-    raise SystemExit(f"discover: none of {len(candidates)} wallets holds NFTs on eth and base")
+    raise SystemExit(f"discover: none of {len(candidates)} wallets holds NFTs on {' and '.join(chains)}")
 
 
 def main(out_path: str) -> None:
@@ -85,16 +91,16 @@ def main(out_path: str) -> None:
                 "hash": tx["hash"], "type": tx.get("type", "0x0"), "label": f"{label}, block {int(block['number'], 16)} #{i}"}
 
     picks = [pick(busy, txs[0], "first"), pick(busy, txs[-1], "last")]
-    # An ERC20 transfer(address,uint256) of the busy block, for the logs.
-    transfer_tx = next((tx for tx in txs if tx["input"].startswith("0xa9059cbb") and tx["to"]), None)
-    if transfer_tx is None:
-        raise SystemExit(f"discover: block {number} holds no ERC20 transfer")
-    picks.append(pick(busy, transfer_tx, "erc20 transfer"))
+    is_transfer = lambda tx: tx["input"].startswith("0xa9059cbb") and tx["to"]  # noqa: E731
+    # An ERC20 transfer(address,uint256) for the logs: the busy block's, or
+    # (on a node that mines one transaction a block) the chain's first.
+    transfer_tx = next((tx for tx in txs if is_transfer(tx)), None)
+    transfer_block = busy if transfer_tx else None
     # One transaction of each type the chain holds (full blocks from genesis,
-    # until 1000 blocks bring no new type).
+    # until 1000 blocks bring no new type, and an ERC20 transfer is found).
     types = {tx.get("type", "0x0") for tx in txs}
     last_new, start = 0, 0
-    while start <= latest and start - last_new < 1000:
+    while start <= latest and (start - last_new < 1000 or transfer_tx is None):
         for block in blocks(range(start, min(start + 100, latest + 1)), full=True):
             for tx in block["transactions"]:
                 kind = tx.get("type", "0x0")
@@ -102,10 +108,14 @@ def main(out_path: str) -> None:
                     types.add(kind)
                     last_new = int(block["number"], 16)
                     picks.append(pick(block, tx, f"type {kind}"))
+                if transfer_tx is None and is_transfer(tx):
+                    transfer_tx, transfer_block = tx, block
         start += 100
-    tb = number
+    if transfer_tx is None:
+        raise SystemExit("discover: the chain holds no ERC20 transfer")
+    picks.append(pick(transfer_block, transfer_tx, "erc20 transfer"))
+    tb = int(transfer_block["number"], 16)
     sender = transfer_tx["from"].lower()
-    transfer_block = busy
 
     wallets = [w for w in os.environ["W3API_WALLETS"].split(",") if w]
     # A priced ERC20 of the first wallet, from the wallet-tokens REST answer.
@@ -118,6 +128,7 @@ def main(out_path: str) -> None:
         raise SystemExit("discover: the wallet holds no priced token")
 
     fixture = {
+        "chains": CHAINS,
         "nftWallet": nft_wallet(wallets[0]),
         "latest": latest,
         "busy": {"number": number, "hash": busy["hash"], "txCount": len(txs)},

@@ -2,7 +2,9 @@
 //! the wrapped native token, an ERC721, an ERC1155, Uniswap V2's factory,
 //! pair and router, and the marketplace. Their events and functions are the
 //! standard ones, so a contract of anyone else's that follows the same
-//! standard decodes too.
+//! standard decodes too. Besides them, the access-control and pause events
+//! that the most deployed token bases emit (roles granted at deployment,
+//! pauses), which the devnet's own contracts do not have.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -22,6 +24,19 @@ pub struct Decoded {
     pub params: Vec<(String, String, String)>,
 }
 
+alloy_sol_types::sol! {
+    /// Events of the common role-based access control and pausing, by their
+    /// standard signatures.
+    #[sol(abi)]
+    interface StandardEvents {
+        event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender);
+        event RoleRevoked(bytes32 indexed role, address indexed account, address indexed sender);
+        event RoleAdminChanged(bytes32 indexed role, bytes32 indexed previousAdminRole, bytes32 indexed newAdminRole);
+        event Paused(address account);
+        event Unpaused(address account);
+    }
+}
+
 /// Every event and function of the known ABIs, by topic and by selector;
 /// one signature may have several forms (ERC20's and ERC721's `Transfer`
 /// differ in which parameters are indexed).
@@ -31,7 +46,7 @@ struct Known {
 }
 
 static KNOWN: LazyLock<Known> = LazyLock::new(|| {
-    let abis: [JsonAbi; 8] = [
+    let abis: [JsonAbi; 9] = [
         crate::Token::abi::contract(),
         crate::WrappedNative::abi::contract(),
         crate::Collectible::abi::contract(),
@@ -40,6 +55,7 @@ static KNOWN: LazyLock<Known> = LazyLock::new(|| {
         crate::Pair::abi::contract(),
         crate::Router::abi::contract(),
         crate::Marketplace::abi::contract(),
+        StandardEvents::abi::contract(),
     ];
     let mut known = Known { events: HashMap::new(), functions: HashMap::new() };
     for abi in abis {

@@ -62,3 +62,19 @@ fn calls_decode_by_selector_and_arguments() {
     assert_eq!(event(&[B256::repeat_byte(9)], &[]), None, "an unknown event");
     assert_eq!(event(&[], &[]), None, "an anonymous log");
 }
+
+#[test]
+fn role_grants_decode_though_no_devnet_contract_emits_them() {
+    // As an OpenZeppelin preset logs its minter role at deployment: the
+    // topic from the signature's own hash, the role a 32-byte word.
+    let topic0 = alloy_primitives::keccak256("RoleGranted(bytes32,address,address)");
+    let role = alloy_primitives::keccak256("MINTER_ROLE");
+    let (account, sender) = (Address::repeat_byte(4), Address::repeat_byte(5));
+    let topics = vec![topic0, role, account.into_word(), sender.into_word()];
+    let decoded = event(&topics, &[]).expect("a role grant");
+    assert_eq!(decoded.name, "RoleGranted");
+    assert_eq!(params(&decoded)[0], ("role", format!("{role:#x}").as_str(), "bytes32"));
+    assert_eq!(params(&decoded)[1], ("account", format!("{account:#x}").as_str(), "address"));
+    let unknown = alloy_primitives::keccak256("Unheard(uint256)");
+    assert_eq!(event(&[unknown], &[0; 32]), None, "an event no known ABI has");
+}

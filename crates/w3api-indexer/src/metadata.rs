@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 use w3api_types::{NftAttribute, NormalizedMetadata};
@@ -38,13 +39,21 @@ enum Unread {
     DataUri(String),
 }
 
+/// A metadata document and when it was read: `None` for a `data:` URI,
+/// whose document is the URI itself, so as recent as the URI.
+#[derive(Clone, Debug)]
+pub(crate) struct Document {
+    pub(crate) text: Arc<str>,
+    pub(crate) fetched: Option<DateTime<Utc>>,
+}
+
 /// Weighs a kept document by its size and its URI's.
 #[derive(Clone)]
 struct BySize;
 
-impl Weighter<String, Arc<str>> for BySize {
-    fn weight(&self, uri: &String, document: &Arc<str>) -> u64 {
-        (uri.len() + document.len()) as u64
+impl Weighter<String, Document> for BySize {
+    fn weight(&self, uri: &String, document: &Document) -> u64 {
+        (uri.len() + document.text.len()) as u64
     }
 }
 
@@ -55,7 +64,7 @@ pub(crate) struct MetadataReader {
     http: reqwest::Client,
     /// Documents read over http(s), by URI, up to a number of bytes; a
     /// `data:` URI holds its document already, so it is decoded each time.
-    documents: Cache<String, Arc<str>, BySize>,
+    documents: Cache<String, Document, BySize>,
 }
 
 impl MetadataReader {
@@ -75,19 +84,19 @@ impl MetadataReader {
     }
 
     /// The document at `uri`; `None` when it cannot or may not be read.
-    pub(crate) async fn document(&self, uri: &str) -> Option<Arc<str>> {
+    pub(crate) async fn document(&self, uri: &str) -> Option<Document> {
         let read = match uri.strip_prefix("data:") {
-            Some(_) => from_data_uri(uri),
+            Some(_) => from_data_uri(uri).map(|text| Document { text, fetched: None }),
             None => self.kept_or_fetched(uri).await,
         };
         read.map_err(|why| tracing::debug!(uri = %Shortened(uri), %why, "a metadata document was not read")).ok()
     }
 
-    async fn kept_or_fetched(&self, uri: &str) -> Result<Arc<str>, Unread> {
+    async fn kept_or_fetched(&self, uri: &str) -> Result<Document, Unread> {
         if let Some(document) = self.documents.get(uri) {
             return Ok(document);
         }
-        let document: Arc<str> = self.fetch(uri).await?.into();
+        let document = Document { text: self.fetch(uri).await?.into(), fetched: Some(Utc::now()) };
         self.documents.insert(uri.to_owned(), document.clone());
         Ok(document)
     }
@@ -343,9 +352,24 @@ mod tests {
         let reader = MetadataReader::new(vec![host.clone()], Duration::from_secs(20), CACHE);
         for token in 0..50 {
             let document = reader.document(&format!("http://{host}/{token}.json")).await;
-            assert_eq!(document.map(|d| d.len()), Some(200 << 10), "document {token}");
+            assert_eq!(document.map(|d| d.text.len()), Some(200 << 10), "document {token}");
             assert!(reader.kept_bytes() <= CACHE, "{} bytes kept after {token}", reader.kept_bytes());
         }
         assert!(reader.kept_bytes() > 0, "documents are kept");
+    }
+
+    #[tokio::test]
+    async fn a_kept_document_keeps_the_time_it_was_fetched() {
+        let (host, sent) = host(100, Framing::Declared).await;
+        let reader = MetadataReader::new(vec![host.clone()], Duration::from_secs(20), CACHE_BYTES);
+        let uri = format!("http://{host}/1.json");
+        let first = reader.document(&uri).await.expect("fetched");
+        let fetched = first.fetched.expect("a fetched document has a time");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let again = reader.document(&uri).await.expect("kept");
+        assert_eq!(again.fetched, Some(fetched), "read from the cache, not fetched again");
+        assert!(sent.load(Ordering::Relaxed) < 200, "one fetch");
+        let inline = reader.document("data:application/json,%7B%7D").await.expect("a data: URI");
+        assert_eq!((&*inline.text, inline.fetched), ("{}", None), "a data: URI is as recent as the URI");
     }
 }

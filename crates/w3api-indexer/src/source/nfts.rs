@@ -2,7 +2,7 @@
 //! read from the contracts and metadata documents where they may be read.
 
 use alloy_primitives::Address;
-use chrono::Utc;
+use chrono::DateTime;
 use futures::StreamExt;
 use serde_json::json;
 use w3api_query::ChainView;
@@ -61,7 +61,9 @@ pub(super) async fn describe(
 }
 
 /// The NFT with its token URI, read from the contract at `head`, and the
-/// document it points to.
+/// document it points to. The URI is as recent as the block it was read
+/// at, so its sync time is that block's: the same in every answer at that
+/// block. A fetched document's is when it was fetched.
 async fn with_metadata(
     followed: &Followed,
     reader: &MetadataReader,
@@ -71,13 +73,15 @@ async fn with_metadata(
 ) -> NftHolding {
     let address = holding.collection.address;
     holding.token_uri = followed.node.token_uri(address, holding.token_id, erc1155, head).await;
-    holding.last_token_uri_sync = Some(Utc::now());
+    let read_at =
+        followed.index.read().timestamp_at(head).and_then(|t| DateTime::from_timestamp(i64::try_from(t).ok()?, 0));
+    holding.last_token_uri_sync = read_at;
     if let Some(uri) = &holding.token_uri
         && let Some(document) = reader.document(uri).await
     {
-        holding.normalized_metadata = metadata::normalize(&document);
-        holding.metadata = Some(document.to_string());
-        holding.last_metadata_sync = Some(Utc::now());
+        holding.normalized_metadata = metadata::normalize(&document.text);
+        holding.metadata = Some(document.text.to_string());
+        holding.last_metadata_sync = document.fetched.or(read_at);
     }
     holding
 }
