@@ -9,19 +9,20 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use alloy_dyn_abi::{DynSolValue, EventExt, JsonAbiExt};
+use alloy_dyn_abi::{DynSolEvent, DynSolType, DynSolValue, Specifier};
 use alloy_json_abi::{Event, Function, JsonAbi};
 use alloy_primitives::{B256, Selector};
 
-/// A decoded call or event: its signature, name and parameters.
+/// A decoded call or event: its signature, name and parameters. What the
+/// ABI says is borrowed from the known ABIs, kept for the process's life.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decoded {
     /// Such as `Transfer(address,address,uint256)`.
-    pub signature: String,
+    pub signature: &'static str,
     /// The function's or event's name.
-    pub name: String,
+    pub name: &'static str,
     /// Each parameter: its name, its value as text and its Solidity type.
-    pub params: Vec<(String, String, String)>,
+    pub params: Vec<(&'static str, String, &'static str)>,
 }
 
 alloy_sol_types::sol! {
@@ -37,12 +38,28 @@ alloy_sol_types::sol! {
     }
 }
 
+/// An event of the known ABIs, its types resolved once: resolving them
+/// (parsing each type, hashing the signature) costs more than decoding a
+/// log, and a page of history decodes hundreds.
+struct KnownEvent {
+    event: Event,
+    signature: String,
+    resolved: DynSolEvent,
+}
+
+/// A function of the known ABIs, its parameters resolved once as a tuple.
+struct KnownFunction {
+    function: Function,
+    signature: String,
+    inputs: DynSolType,
+}
+
 /// Every event and function of the known ABIs, by topic and by selector;
 /// one signature may have several forms (ERC20's and ERC721's `Transfer`
 /// differ in which parameters are indexed).
 struct Known {
-    events: HashMap<B256, Vec<Event>>,
-    functions: HashMap<Selector, Vec<Function>>,
+    events: HashMap<B256, Vec<KnownEvent>>,
+    functions: HashMap<Selector, Vec<KnownFunction>>,
 }
 
 static KNOWN: LazyLock<Known> = LazyLock::new(|| {
@@ -61,14 +78,18 @@ static KNOWN: LazyLock<Known> = LazyLock::new(|| {
     for abi in abis {
         for event in abi.events().filter(|e| !e.anonymous) {
             let forms = known.events.entry(event.selector()).or_default();
-            if !forms.contains(event) {
-                forms.push(event.clone());
+            if !forms.iter().any(|known| known.event == *event) {
+                let resolved = event.resolve().expect("the known ABIs' types resolve");
+                forms.push(KnownEvent { event: event.clone(), signature: event.signature(), resolved });
             }
         }
         for function in abi.functions() {
             let forms = known.functions.entry(function.selector()).or_default();
-            if !forms.iter().any(|f| f.signature() == function.signature()) {
-                forms.push(function.clone());
+            let signature = function.signature();
+            if !forms.iter().any(|f| f.signature == signature) {
+                let types = function.inputs.iter().map(|p| p.resolve().expect("the known ABIs' types resolve"));
+                let inputs = DynSolType::Tuple(types.collect());
+                forms.push(KnownFunction { function: function.clone(), signature, inputs });
             }
         }
     }
@@ -79,18 +100,19 @@ static KNOWN: LazyLock<Known> = LazyLock::new(|| {
 /// it fits; `None` otherwise.
 pub fn event(topics: &[B256], data: &[u8]) -> Option<Decoded> {
     let forms = KNOWN.events.get(topics.first()?)?;
-    forms.iter().find_map(|event| {
-        let decoded = event.decode_log_parts(topics.iter().copied(), data).ok()?;
+    forms.iter().find_map(|known| {
+        let decoded = known.resolved.decode_log_parts(topics.iter().copied(), data).ok()?;
         let (mut indexed, mut body) = (decoded.indexed.into_iter(), decoded.body.into_iter());
-        let params = event
+        let params = known
+            .event
             .inputs
             .iter()
             .map(|input| {
                 let value = if input.indexed { indexed.next() } else { body.next() }?;
-                Some((input.name.clone(), text(&value), input.ty.clone()))
+                Some((input.name.as_str(), text(&value), input.ty.as_str()))
             })
             .collect::<Option<Vec<_>>>()?;
-        Some(Decoded { signature: event.signature(), name: event.name.clone(), params })
+        Some(Decoded { signature: &known.signature, name: &known.event.name, params })
     })
 }
 
@@ -99,16 +121,26 @@ pub fn event(topics: &[B256], data: &[u8]) -> Option<Decoded> {
 pub fn call(input: &[u8]) -> Option<Decoded> {
     let selector = Selector::try_from(input.get(..4)?).ok()?;
     let forms = KNOWN.functions.get(&selector)?;
-    forms.iter().find_map(|function| {
-        let values = function.abi_decode_input(&input[4..]).ok()?;
-        let params = function
+    forms.iter().find_map(|known| {
+        let DynSolValue::Tuple(values) = known.inputs.abi_decode_params(&input[4..]).ok()? else { return None };
+        let params = known
+            .function
             .inputs
             .iter()
             .zip(&values)
-            .map(|(input, value)| (input.name.clone(), text(value), input.ty.clone()))
+            .map(|(input, value)| (input.name.as_str(), text(value), input.ty.as_str()))
             .collect();
-        Some(Decoded { signature: function.signature(), name: function.name.clone(), params })
+        Some(Decoded { signature: &known.signature, name: &known.function.name, params })
     })
+}
+
+/// The name of the function a call's input calls, found as [`call`] finds
+/// it, without writing out its arguments.
+pub fn call_name(input: &[u8]) -> Option<&'static str> {
+    let selector = Selector::try_from(input.get(..4)?).ok()?;
+    let forms = KNOWN.functions.get(&selector)?;
+    let fits = |known: &&KnownFunction| known.inputs.abi_decode_params(&input[4..]).is_ok();
+    forms.iter().find(fits).map(|known| known.function.name.as_str())
 }
 
 /// A value as text: numbers in decimal, addresses and bytes in lowercase

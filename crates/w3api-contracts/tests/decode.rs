@@ -7,7 +7,7 @@ use {alloy_dyn_abi as _, alloy_json_abi as _, serde_json as _, w3api_ledger as _
 
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::{SolCall, SolEvent};
-use w3api_contracts::decode::{call, event};
+use w3api_contracts::decode::{call, call_name, event};
 use w3api_contracts::{Collectible, MultiToken, Token};
 
 fn log<E: SolEvent>(event: &E) -> (Vec<B256>, Vec<u8>) {
@@ -16,7 +16,7 @@ fn log<E: SolEvent>(event: &E) -> (Vec<B256>, Vec<u8>) {
 }
 
 fn params(decoded: &w3api_contracts::decode::Decoded) -> Vec<(&str, &str, &str)> {
-    decoded.params.iter().map(|(n, v, t)| (n.as_str(), v.as_str(), t.as_str())).collect()
+    decoded.params.iter().map(|(n, v, t)| (*n, v.as_str(), *t)).collect()
 }
 
 #[test]
@@ -56,8 +56,10 @@ fn calls_decode_by_selector_and_arguments() {
     let decoded = call(&input).expect("a transfer call");
     assert_eq!(decoded.signature, "transfer(address,uint256)");
     assert_eq!(params(&decoded), vec![("to", format!("{to:#x}").as_str(), "address"), ("amount", "100", "uint256")]);
+    assert_eq!(call_name(&input), Some("transfer"), "the name alone, found alike");
     assert_eq!(call(&[]), None, "a plain transfer of ether calls nothing");
     assert_eq!(call(&input[..20]), None, "arguments cut short");
+    assert_eq!(call_name(&input[..20]), None, "arguments cut short, no name");
     assert_eq!(call(&[0xde, 0xad, 0xbe, 0xef]), None, "an unknown selector");
     assert_eq!(event(&[B256::repeat_byte(9)], &[]), None, "an unknown event");
     assert_eq!(event(&[], &[]), None, "an anonymous log");

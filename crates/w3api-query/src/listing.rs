@@ -38,7 +38,7 @@ pub struct Span {
 impl Span {
     /// The first and last blocks covered, the last no later than `head`;
     /// `None` when the span covers no block of the view.
-    fn blocks(&self, view: &impl ChainView, head: u64) -> Option<(u32, u32)> {
+    pub(crate) fn blocks(&self, view: &impl ChainView, head: u64) -> Option<(u32, u32)> {
         let from = match (self.from_block, self.from_date) {
             (Some(block), _) => block,
             (None, Some(date)) => match u64::try_from(date).ok().and_then(|date| date.checked_sub(1)) {

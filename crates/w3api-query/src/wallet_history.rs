@@ -84,7 +84,11 @@ impl Question for WalletHistory {
         let block = resolve(view, self.at_block)?;
         let ledger = view.ledger();
         let holder = ledger.find(self.address);
-        let listed = holder.map_or_else(Vec::new, |holder| transactions_of(view, holder));
+        let blocks = self.span.blocks(view, block);
+        let listed = match (holder, blocks) {
+            (Some(holder), Some(blocks)) => transactions_of(view, holder, blocks),
+            _ => Vec::new(),
+        };
         let page = listing::page(
             view,
             &listed,
@@ -104,14 +108,20 @@ impl Question for WalletHistory {
     }
 }
 
-/// The transactions of a holder's history, in chain order: those it sent
-/// or was sent, and those with a transfer of its that the listings show.
-fn transactions_of<V: ChainView>(view: &V, holder: Holder) -> Vec<TransactionAt> {
+/// The transactions of a holder's history in blocks `from..=to`, in chain
+/// order: those it sent or was sent, and those with a transfer of its that
+/// the listings show. Both lists are cut to the blocks first: a busy
+/// wallet's whole history is many times a page.
+fn transactions_of<V: ChainView>(view: &V, holder: Holder, (from, to): (u32, u32)) -> Vec<TransactionAt> {
     let ledger = view.ledger();
     let movements = ledger.movements();
-    let mut listed: Vec<TransactionAt> =
-        ledger.transactions_of(holder).iter().map(|(block, index)| TransactionAt(*block, *index)).collect();
-    listed.extend(ledger.moves_of(holder).iter().filter_map(|index| {
+    let sent = ledger.transactions_of(holder);
+    let sent = &sent[sent.partition_point(|(b, _)| *b < from)..sent.partition_point(|(b, _)| *b <= to)];
+    let moves = ledger.moves_of(holder);
+    let block_of = |index: &u32| movements[*index as usize].place().block;
+    let moves = &moves[moves.partition_point(|i| block_of(i) < from)..moves.partition_point(|i| block_of(i) <= to)];
+    let mut listed: Vec<TransactionAt> = sent.iter().map(|(block, index)| TransactionAt(*block, *index)).collect();
+    listed.extend(moves.iter().filter_map(|index| {
         let movement = &movements[*index as usize];
         let place = movement.place();
         let shown = lists_erc20(view, movement) || lists_nft(view, movement);

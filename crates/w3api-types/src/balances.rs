@@ -35,6 +35,7 @@ pub struct ChainNativeBalances {
     #[serde_as(as = "wire::DecStr")]
     pub block_number: u64,
     /// That block's time.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: DateTime<Utc>,
     /// The sum of the balances, in the smallest unit.
     #[serde_as(as = "wire::DecStr")]

@@ -26,6 +26,7 @@ pub struct BlockDate {
     #[serde_as(as = "wire::Num")]
     pub timestamp: u64,
     /// The block's time.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: DateTime<Utc>,
     /// The block's hash.
     #[serde_as(as = "wire::Hex")]

@@ -201,6 +201,7 @@ pub struct HistoryErc20Transfer {
     #[serde_as(as = "wire::Hex")]
     pub address: Address,
     /// Its block's time.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: chrono::DateTime<chrono::Utc>,
     /// Who sent it and who received it.
     #[serde(flatten)]

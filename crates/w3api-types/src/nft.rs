@@ -282,6 +282,7 @@ pub struct NftLastSale {
     #[serde_as(as = "wire::Hex")]
     pub transaction_hash: alloy_primitives::B256,
     /// Time of the block of the sale.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: DateTime<Utc>,
     /// Who bought.
     #[serde_as(as = "wire::Hex")]

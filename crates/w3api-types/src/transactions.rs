@@ -4,6 +4,8 @@
 //! the node's block, transactions, receipts and logs, with numbers in
 //! decimal and times as dates.
 
+use std::borrow::Cow;
+
 use alloy_primitives::{Address, B256, Bytes, U256};
 use chrono::{DateTime, Utc};
 #[cfg(feature = "schema")]
@@ -146,6 +148,7 @@ pub struct MinedTransaction {
     #[serde_as(as = "wire::DecStr")]
     pub receipt_status: u8,
     /// Its block's time.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: DateTime<Utc>,
     /// Its block's number.
     #[serde_as(as = "wire::DecStr")]
@@ -188,6 +191,7 @@ pub struct TransactionLog {
     #[serde_as(as = "Option<wire::Hex>")]
     pub topic3: Option<B256>,
     /// Its block's time.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: DateTime<Utc>,
     /// Its block's number.
     #[serde_as(as = "wire::DecStr")]
@@ -228,12 +232,12 @@ pub struct LogVerbose {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct DecodedEvent {
     /// Its signature, such as `Transfer(address,address,uint256)`.
-    pub signature: String,
+    pub signature: Cow<'static, str>,
     /// Its name.
-    pub label: String,
+    pub label: Cow<'static, str>,
     /// `event`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: Cow<'static, str>,
     /// Its parameters, in order.
     pub params: Vec<DecodedParam>,
 }
@@ -243,12 +247,12 @@ pub struct DecodedEvent {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct DecodedCall {
     /// Its signature, such as `transfer(address,uint256)`.
-    pub signature: String,
+    pub signature: Cow<'static, str>,
     /// Its name.
-    pub label: String,
+    pub label: Cow<'static, str>,
     /// `function`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: Cow<'static, str>,
     /// Its arguments, in order.
     pub params: Vec<DecodedParam>,
 }
@@ -258,12 +262,12 @@ pub struct DecodedCall {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct DecodedParam {
     /// Its name in the ABI.
-    pub name: String,
+    pub name: Cow<'static, str>,
     /// Its value as text: decimal for numbers, hex for bytes and addresses.
     pub value: String,
     /// Its Solidity type.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: Cow<'static, str>,
 }
 
 /// A block as a Data API path names it: its number in decimal digits, or
@@ -350,7 +354,7 @@ impl<'de> Deserialize<'de> for BlockNumberOrHash {
 
 #[cfg(feature = "schema")]
 impl JsonSchema for BlockNumberOrHash {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
+    fn schema_name() -> Cow<'static, str> {
         "BlockNumberOrHash".into()
     }
 

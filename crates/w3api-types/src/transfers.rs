@@ -143,6 +143,7 @@ pub struct Erc20Transfer {
     #[serde_as(as = "wire::Hex")]
     pub address: Address,
     /// Its block's time.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: DateTime<Utc>,
     /// Its block's number.
     #[serde_as(as = "wire::DecStr")]
@@ -231,6 +232,7 @@ pub struct NftTransfer {
     #[serde_as(as = "wire::DecStr")]
     pub block_number: u64,
     /// Its block's time.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: DateTime<Utc>,
     /// Its block's hash.
     #[serde_as(as = "wire::Hex")]

@@ -76,6 +76,7 @@ pub struct ChainActivity {
     #[serde_as(as = "wire::DecStr")]
     pub block_number: u64,
     /// The block's time.
+    #[serde_as(as = "wire::Date")]
     pub block_timestamp: DateTime<Utc>,
     /// Its hash.
     #[serde_as(as = "wire::Hex")]

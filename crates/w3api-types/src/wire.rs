@@ -15,6 +15,7 @@
 //! | [`Flag`]     | JSON boolean               | `"true"` / `"false"`               |
 //! | [`FlagOrStr`]| JSON boolean               | `"true"` / `"false"` (and says so) |
 //! | [`ObjectOrJsonText`] | JSON object        | a string holding a JSON object     |
+//! | [`Date`]     | RFC 3339, as chrono writes | (chrono's parsing)                 |
 //!
 //! `Num`/`NumOrStr` and `Flag`/`FlagOrStr` decode alike; they differ in the
 //! schema, because the interface types some fields as "number or string" and
@@ -25,6 +26,7 @@ use std::marker::PhantomData;
 use std::str::FromStr;
 
 use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256};
+use chrono::{DateTime, Utc};
 #[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
@@ -182,6 +184,11 @@ macro_rules! numeric_unsigned {
             fn serialize_number<S: Serializer>(self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.serialize_u64(self.into())
             }
+            // Digits written at once: through `Display`, a serializer
+            // escapes every piece the formatter hands it.
+            fn serialize_text<S: Serializer>(self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(itoa::Buffer::new().format(self))
+            }
         }
     )*};
 }
@@ -329,6 +336,63 @@ fn number_schema<T: Numeric>() -> Schema {
 fn number_or_string_schema<T: Numeric>() -> Schema {
     let text = if T::JSON_TYPE == "integer" { pattern::DECIMAL } else { "^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$" };
     json_schema!({ "anyOf": [number_schema::<T>(), string_pattern(text)] })
+}
+
+// ------------------------------------------------------------------ dates
+
+/// A date as chrono writes it (`2026-01-01T00:00:00Z`, fractions only when
+/// there are any), written at once for whole seconds in years 0 to 9999:
+/// every block time, and a page of history holds hundreds. Through
+/// `Display`, a serializer escapes each of the formatter's pieces.
+pub struct Date;
+
+impl SerializeAs<DateTime<Utc>> for Date {
+    fn serialize_as<S: Serializer>(value: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
+        match whole_second_text(value) {
+            Some(text) => serializer.serialize_str(std::str::from_utf8(&text).map_err(serde::ser::Error::custom)?),
+            None => value.serialize(serializer),
+        }
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ`, when the date is a whole second of a four-digit year.
+fn whole_second_text(value: &DateTime<Utc>) -> Option<[u8; 20]> {
+    use chrono::{Datelike, Timelike};
+    if value.nanosecond() != 0 || !(0..=9999).contains(&value.year()) {
+        return None;
+    }
+    let mut text = *b"0000-00-00T00:00:00Z";
+    let mut put = |at: usize, number: u32, digits: usize| {
+        for i in 0..digits {
+            text[at + digits - 1 - i] = b'0' + (number / 10u32.pow(i as u32) % 10) as u8;
+        }
+    };
+    put(0, value.year() as u32, 4);
+    put(5, value.month(), 2);
+    put(8, value.day(), 2);
+    put(11, value.hour(), 2);
+    put(14, value.minute(), 2);
+    put(17, value.second(), 2);
+    Some(text)
+}
+
+impl<'de> DeserializeAs<'de, DateTime<Utc>> for Date {
+    fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<DateTime<Utc>, D::Error> {
+        DateTime::<Utc>::deserialize(deserializer)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl JsonSchemaAs<DateTime<Utc>> for Date {
+    fn inline_schema() -> bool {
+        <DateTime<Utc> as JsonSchema>::inline_schema()
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <DateTime<Utc> as JsonSchema>::schema_name()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        <DateTime<Utc> as JsonSchema>::json_schema(generator)
+    }
 }
 
 // ---------------------------------------------------------------- booleans
@@ -571,5 +635,33 @@ mod tests {
         assert_eq!(from_text.inner.name.as_deref(), Some("Mug"));
         let bad = serde_json::from_value::<Holder>(json!({"inner": "{not json"})).unwrap_err();
         assert!(bad.to_string().contains("a string holding a JSON object"), "{bad}");
+    }
+}
+
+#[cfg(test)]
+mod date_tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    #[serde_with::serde_as]
+    #[derive(Serialize)]
+    struct Dated(#[serde_as(as = "Date")] DateTime<Utc>);
+
+    #[test]
+    fn dates_are_written_as_chrono_writes_them() {
+        let dates = [
+            Utc.with_ymd_and_hms(2026, 11, 27, 23, 5, 9).unwrap(),
+            Utc.with_ymd_and_hms(1970, 1, 1, 0, 0, 0).unwrap(),
+            Utc.with_ymd_and_hms(9999, 12, 31, 23, 59, 59).unwrap(),
+            Utc.with_ymd_and_hms(10_000, 1, 1, 0, 0, 0).unwrap(),
+            Utc.timestamp_opt(1_700_000_000, 250_000_000).unwrap(),
+            Utc.timestamp_opt(1_700_000_000, 1).unwrap(),
+        ];
+        for date in dates {
+            let ours = serde_json::to_string(&Dated(date)).unwrap();
+            assert_eq!(ours, serde_json::to_string(&date).unwrap(), "{date:?}");
+            assert_eq!(serde_json::from_str::<DateTime<Utc>>(&ours).unwrap(), date, "read back");
+        }
     }
 }

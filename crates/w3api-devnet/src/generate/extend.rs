@@ -181,12 +181,9 @@ impl ChainData {
             block.first_tx += bases.0;
             self.block_by_hash.insert(block.hash, block.header.number);
         }
+        self.tx_by_hash.extend(super::positions(&blocks, &transactions, bases.0));
         self.blocks.extend(blocks);
-        for tx in transactions {
-            let index = self.transactions.len() as u32;
-            self.tx_by_hash.insert(tx.hash, index);
-            self.transactions.push(tx);
-        }
+        self.transactions.extend(transactions);
         self.receipts.extend(receipts);
         self.logs.extend(logs);
         for sale in sales {

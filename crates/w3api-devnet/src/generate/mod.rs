@@ -19,6 +19,7 @@ use w3api_types::Chain;
 
 pub(crate) use extend::Producer;
 pub use extend::{BlockPlan, StateEdit};
+pub(crate) use model::TxPosition;
 pub use model::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,
 };
@@ -47,7 +48,7 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     }
     let producer = Producer::new(memory);
     let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
-    let tx_by_hash = transactions.iter().enumerate().map(|(i, tx)| (tx.hash, i as u32)).collect();
+    let tx_by_hash = positions(&blocks, &transactions, 0).collect();
     let mut sales_by_collection: HashMap<u16, Vec<u32>> = HashMap::new();
     for (index, sale) in sales.iter().enumerate() {
         sales_by_collection.entry(sale.collection).or_default().push(index as u32);
@@ -70,4 +71,18 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     };
     data.price_index = data.build_price_index();
     data
+}
+
+/// Each transaction's hash and position, for the blocks holding them;
+/// `transactions` are the chain's from index `base` on.
+pub(super) fn positions<'a>(
+    blocks: &'a [BlockRecord],
+    transactions: &'a [TxRecord],
+    base: u32,
+) -> impl Iterator<Item = (alloy_primitives::B256, TxPosition)> + 'a {
+    blocks.iter().flat_map(move |block| {
+        let number = block.header.number as u32;
+        (block.first_tx..block.first_tx + block.tx_count)
+            .map(move |index| (transactions[(index - base) as usize].hash, TxPosition { index, block: number }))
+    })
 }

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use alloy_consensus::{Header, TxEnvelope};
+use alloy_primitives::map::B256HashMap;
 use alloy_primitives::{Address, B256, Log};
 use w3api_types::Chain;
 
@@ -105,12 +106,23 @@ pub struct ChainData {
     /// The EVM's state after every block.
     pub state: ChainState,
     pub(crate) price_index: crate::query::prices::PriceIndex,
-    pub(super) block_by_hash: HashMap<B256, u64>,
-    pub(super) tx_by_hash: HashMap<B256, u32>,
+    /// Hashes are uniformly distributed already: the maps index them with
+    /// alloy's fixed-bytes hasher, not SipHash.
+    pub(super) block_by_hash: B256HashMap<u64>,
+    pub(super) tx_by_hash: B256HashMap<TxPosition>,
     /// Indexes in `sales` of each collection's sales, in order.
     pub(crate) sales_by_collection: HashMap<u16, Vec<u32>>,
     /// What the next block starts from.
     pub(crate) producer: super::extend::Producer,
+}
+
+/// Where a transaction is: its index in [`ChainData::transactions`] and its
+/// block's number, kept together so that reading it by hash needs no
+/// search through the blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TxPosition {
+    pub index: u32,
+    pub block: u32,
 }
 
 impl ChainData {
@@ -137,6 +149,11 @@ impl ChainData {
 
     /// Where the transaction with this hash is in [`ChainData::transactions`].
     pub fn transaction_index(&self, hash: &B256) -> Option<u32> {
+        self.transaction_position(hash).map(|at| at.index)
+    }
+
+    /// Where the transaction with this hash is, and its block.
+    pub(crate) fn transaction_position(&self, hash: &B256) -> Option<TxPosition> {
         self.tx_by_hash.get(hash).copied()
     }
 

@@ -16,14 +16,6 @@ const TIP_LOOKBACK: u64 = 20;
 const DEFAULT_TIP: u128 = 1_000_000_000;
 
 impl ChainData {
-    /// The block that holds transaction `index` of [`ChainData::transactions`].
-    fn block_of_transaction(&self, index: u32) -> &BlockRecord {
-        // Empty blocks share their `first_tx` with the next block, so the
-        // last block starting at or before `index` is the one holding it.
-        let after = self.blocks.partition_point(|block| block.first_tx <= index);
-        &self.blocks[after - 1]
-    }
-
     /// Index in [`ChainData::logs`] of a block's first log.
     fn first_log_of(&self, block: &BlockRecord) -> u32 {
         self.receipts.get(block.first_tx as usize).map_or(self.logs.len() as u32, |r| r.first_log)
@@ -31,8 +23,8 @@ impl ChainData {
 
     /// The receipt of the transaction with this hash.
     pub fn rpc_receipt(&self, hash: &B256) -> Option<Receipt> {
-        let index = self.transaction_index(hash)?;
-        Some(self.receipt_at(self.block_of_transaction(index), index))
+        let at = self.transaction_position(hash)?;
+        Some(self.receipt_at(&self.blocks[at.block as usize], at.index))
     }
 
     /// Every receipt of a block.
@@ -222,11 +214,11 @@ impl ChainData {
 
     /// An included transaction by hash.
     pub fn rpc_transaction_by_hash(&self, hash: &B256) -> Option<w3api_types::rpc::Transaction> {
-        let Some(index) = self.transaction_index(hash) else {
+        let Some(at) = self.transaction_position(hash) else {
             return self.waiting(hash).map(super::blocks::rpc_pending_transaction);
         };
-        let block = self.block_of_transaction(index);
-        self.rpc_transaction(BlockRef::Number(block.header.number), u64::from(index - block.first_tx))
+        let block = &self.blocks[at.block as usize];
+        self.rpc_transaction(BlockRef::Number(block.header.number), u64::from(at.index - block.first_tx))
     }
 }
 

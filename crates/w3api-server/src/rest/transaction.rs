@@ -196,15 +196,20 @@ fn log(log: &Log, receipt: &Receipt, time: DateTime<Utc>) -> TransactionLog {
 }
 
 fn params(decoded: Decoded) -> Vec<DecodedParam> {
-    decoded.params.into_iter().map(|(name, value, kind)| DecodedParam { name, value, kind }).collect()
+    let param = |(name, value, kind): (&'static str, String, &'static str)| DecodedParam {
+        name: name.into(),
+        value,
+        kind: kind.into(),
+    };
+    decoded.params.into_iter().map(param).collect()
 }
 
 fn event(decoded: Decoded) -> DecodedEvent {
-    let (signature, label) = (decoded.signature.clone(), decoded.name.clone());
+    let (signature, label) = (decoded.signature.into(), decoded.name.into());
     DecodedEvent { signature, label, kind: "event".into(), params: params(decoded) }
 }
 
 fn call(decoded: Decoded) -> DecodedCall {
-    let (signature, label) = (decoded.signature.clone(), decoded.name.clone());
+    let (signature, label) = (decoded.signature.into(), decoded.name.into());
     DecodedCall { signature, label, kind: "function".into(), params: params(decoded) }
 }

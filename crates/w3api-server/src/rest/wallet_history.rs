@@ -169,7 +169,7 @@ fn history_transaction(
     let wallet = context.wallet;
     let time = block_time(entry.timestamp)?;
     let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
-    let method = decode::call(input(transaction)?).map(|call| call.name);
+    let method = decode::call_name(input(transaction)?).map(str::to_owned);
     let named = |a: &Approval| (*a, context.names.get(&a.contract).cloned());
     let receipt_facts =
         ReceiptFacts { approvals: approvals.iter().map(named).collect(), method, created: receipt.contract_address };
