@@ -13,9 +13,6 @@
 #       deploy and drive the chain; start w3api on it; compare; then
 #       stream deliveries for its blocks (streams.cjs: each transfer's block
 #       delivered unconfirmed and confirmed, signed, as the node has it);
-#       on Hardhat, the official Moralis SDKs (JS and Python, the checks of
-#       .ci/clients) call every Data API operation, each answer compared with
-#       the raw REST answer;
 #       reorganisations: snapshot, branch A (20 blocks), compare; revert,
 #       branch B (25 blocks, longer), compare, nothing of A shows; snapshot,
 #       branch C (20 blocks), compare; revert, branch D (8 blocks, shorter
@@ -28,6 +25,11 @@
 #       the gateway as its only RPC URL (dapp.cjs: ethers deploys an ERC20,
 #       calls, estimates, sends, reads receipts and events, a revert's error
 #       as the node gives it, code, storage and filters).
+#   .ci/node-mode.sh sdks         the official Moralis SDKs (JS and Python,
+#       the checks of .ci/clients, which .ci/clients.sh runs on the devnet)
+#       call every Data API operation of w3api in node mode on a fresh
+#       Hardhat chain, each answer compared with the raw REST answer
+#       (.ci/clients.sh runs this mode after its devnet checks).
 #   .ci/node-mode.sh self-test    the same chain and reorganisations, without
 #       w3api: check.cjs --self-test computes the expected answers from the
 #       node at each step and checks that they hang together.
@@ -51,8 +53,8 @@ work=$root/target/ci/node-mode
 src=$root/.ci/node-mode
 mode=${1:-check}
 case "$mode" in
-  check | self-test | bench-chain | bench) ;;
-  *) echo "usage: $0 [check|self-test|bench-chain|bench]" >&2; exit 2 ;;
+  check | sdks | self-test | bench-chain | bench) ;;
+  *) echo "usage: $0 [check|sdks|self-test|bench-chain|bench]" >&2; exit 2 ;;
 esac
 mkdir -p "$work"
 started=$(date +%s)
@@ -214,12 +216,6 @@ prove() {
 
   check "$kind/check-main" "$dir/deployment.json"
 
-  # The Done-when of the everyday surface names Hardhat; Ganache's shorter
-  # chain gives too few items for the SDK checks' multi-page cases.
-  if [ "$mode" = check ] && [ "$kind" = hardhat ]; then
-    sdks "$kind" "$dir"
-  fi
-
   # Stream deliveries of the upstream blocks: a receiver here gets each new
   # block with ERC20 transfers, unconfirmed then confirmed (2 blocks deep).
   if [ "$mode" = check ]; then
@@ -286,26 +282,26 @@ prove() {
   kill "$NODE_PID" && wait "$NODE_PID" 2>/dev/null || true
 }
 
-# sdks KIND DIR: the official Moralis SDKs (.ci/clients/moralis-js.cjs and
+# sdks NAME DIR: the official Moralis SDKs (.ci/clients/moralis-js.cjs and
 # moralis_py_checks.py, as .ci/clients.sh runs them on the devnet) against
 # the server in node mode. The values they call with are discovered from
 # the server (discover.py) among the deployment's wallets, on eth only.
 sdks() {
-  local kind=$1 dir=$2 fixture=$2/sdk-fixture.json wallets candidates solana
+  local name=$1 dir=$2 fixture=$2/sdk-fixture.json wallets candidates solana
   install_clients
   wallets=$(node -p 'require(process.argv[1]).wallets.filter((w) => w.kind === "account").slice(0, 3).map((w) => w.address).join(",")' "$dir/deployment.json")
   candidates=$(node -p 'require(process.argv[1]).wallets.map((w) => w.address).join(",")' "$dir/deployment.json")
   solana=$("$W3API_BIN" devnet --seed 0 solana-key | grep -oE '[1-9A-HJ-NP-Za-km-z]{32,44}' | head -n 1)
   if ! W3API_API_KEY=$key W3API_CHAINS=eth W3API_WALLETS=$wallets W3API_NFT_CANDIDATES=$candidates \
     W3API_SOLANA_ADDRESS=$solana timeout 300 "$CLIENTS_VENV/bin/python" "$CLIENTS_DIR/discover.py" "$fixture"; then
-    echo "FAIL discovering the SDK checks' values on $kind" >&2
-    broken+=("$kind/sdks") failed=$((failed + 1))
+    echo "FAIL discovering the SDK checks' values ($name)" >&2
+    broken+=("$name/discover") failed=$((failed + 1))
     return
   fi
   local sdk_env=(env W3API_API_KEY="$key" W3API_CLIENTS_FIXTURE="$fixture" NODE_PATH="$CLIENTS_WORK/node_modules"
     PYTHONPYCACHEPREFIX="$CLIENTS_WORK/pycache")
-  run "$kind/moralis-js" "${sdk_env[@]}" node "$CLIENTS_DIR/moralis-js.cjs"
-  run "$kind/moralis-py" "${sdk_env[@]}" "$CLIENTS_VENV/bin/python" "$CLIENTS_DIR/moralis_py_checks.py"
+  run "$name/moralis-js" "${sdk_env[@]}" node "$CLIENTS_DIR/moralis-js.cjs"
+  run "$name/moralis-py" "${sdk_env[@]}" "$CLIENTS_VENV/bin/python" "$CLIENTS_DIR/moralis_py_checks.py"
 }
 
 # read_your_writes KIND DIR: a second w3api that polls the node only every
@@ -375,6 +371,25 @@ revert_to() {
   [ "$(rpc evm_revert "[\"$1\"]")" = true ] || { echo "evm_revert refused" >&2; exit 1; }
   [ "$(head_block)" -eq "$2" ] || { echo "after evm_revert the head is $(head_block), not $2" >&2; exit 1; }
 }
+
+if [ "$mode" = sdks ]; then
+  # Hardhat's chain of the check; Ganache's shorter one gives too few items
+  # for the SDK checks' multi-page cases.
+  dir=$work/sdks
+  rm -rf "$dir" && mkdir -p "$dir"
+  start_node hardhat sdks/node
+  step sdks/deploy node "$src/deploy.cjs" --rpc "$NODE_URL" --out "$dir/deployment.json" --steps "${HARDHAT_STEPS:-260}"
+  weth=$(deployed "$dir/deployment.json" wrapped)
+  usd=$(deployed "$dir/deployment.json" stable)
+  start_server "$dir" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+  # The SDK checks start once the server has indexed the node's head (the
+  # check waits for it, then compares the newest block with the node).
+  run sdks/check node "$src/check.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
+    --deployment "$dir/deployment.json" --blocks latest --limit 100
+  sdks sdks "$dir"
+  finish
+  exit $?
+fi
 
 for kind in ${W3API_NODES:-hardhat ganache}; do
   case "$kind" in
