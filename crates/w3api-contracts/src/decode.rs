@@ -119,28 +119,31 @@ pub fn event(topics: &[B256], data: &[u8]) -> Option<Decoded> {
 /// The function a call's input calls, where a known ABI has one whose
 /// arguments it fits; `None` otherwise (a plain transfer of ether, say).
 pub fn call(input: &[u8]) -> Option<Decoded> {
-    let selector = Selector::try_from(input.get(..4)?).ok()?;
-    let forms = KNOWN.functions.get(&selector)?;
-    forms.iter().find_map(|known| {
-        let DynSolValue::Tuple(values) = known.inputs.abi_decode_params(&input[4..]).ok()? else { return None };
-        let params = known
-            .function
-            .inputs
-            .iter()
-            .zip(&values)
-            .map(|(input, value)| (input.name.as_str(), text(value), input.ty.as_str()))
-            .collect();
-        Some(Decoded { signature: &known.signature, name: &known.function.name, params })
-    })
+    let (known, values) = known_call(input)?;
+    let params = known
+        .function
+        .inputs
+        .iter()
+        .zip(&values)
+        .map(|(input, value)| (input.name.as_str(), text(value), input.ty.as_str()))
+        .collect();
+    Some(Decoded { signature: &known.signature, name: &known.function.name, params })
 }
 
 /// The name of the function a call's input calls, found as [`call`] finds
 /// it, without writing out its arguments.
 pub fn call_name(input: &[u8]) -> Option<&'static str> {
+    known_call(input).map(|(known, _)| known.function.name.as_str())
+}
+
+/// The known function whose selector the input starts with and whose
+/// arguments it fits, with the arguments.
+fn known_call(input: &[u8]) -> Option<(&'static KnownFunction, Vec<DynSolValue>)> {
     let selector = Selector::try_from(input.get(..4)?).ok()?;
-    let forms = KNOWN.functions.get(&selector)?;
-    let fits = |known: &&KnownFunction| known.inputs.abi_decode_params(&input[4..]).is_ok();
-    forms.iter().find(fits).map(|known| known.function.name.as_str())
+    KNOWN.functions.get(&selector)?.iter().find_map(|known| match known.inputs.abi_decode_params(&input[4..]) {
+        Ok(DynSolValue::Tuple(values)) => Some((known, values)),
+        _ => None,
+    })
 }
 
 /// A value as text: numbers in decimal, addresses and bytes in lowercase
