@@ -27,7 +27,7 @@
 #   - viem's test client (modes anvil and hardhat) drives the chain-control
 #     methods, last, as it changes the chain (and puts it back);
 #   - then both Moralis SDKs' checks again, against w3api in node mode on a
-#     Hardhat chain of its own (.ci/node-mode.sh sdks);
+#     Hardhat chain and a Ganache chain of their own (.ci/node-mode.sh sdks);
 # and every decoded result is compared with the raw answer to the same call
 # (plain HTTP). Versions are pinned in .ci/clients/package.json (+ lock) and
 # .ci/clients/requirements.txt; npm packages install under
@@ -101,8 +101,9 @@ fi
 # Last on the shared server: it changes the chain (and reverts it).
 run viem-testclient node "$clients/viem-testclient.cjs"
 
-# The same SDK checks in node mode: a Hardhat node of its own (npm, pinned
-# in .ci/node-mode/), driven, indexed by a w3api of its own.
+# The same SDK checks in node mode: a Hardhat node, then a Ganache node, of
+# their own (npm, pinned in .ci/node-mode/), each driven and indexed by a
+# w3api of its own.
 RUN_TIMEOUT=1200 run node-mode-sdks bash "$root/.ci/node-mode.sh" sdks
 
 if ! kill -0 "$server" 2>/dev/null; then

@@ -28,8 +28,9 @@
 #   .ci/node-mode.sh sdks         the official Moralis SDKs (JS and Python,
 #       the checks of .ci/clients, which .ci/clients.sh runs on the devnet)
 #       call every Data API operation of w3api in node mode on a fresh
-#       Hardhat chain, each answer compared with the raw REST answer
-#       (.ci/clients.sh runs this mode after its devnet checks).
+#       chain of each node in W3API_NODES (HARDHAT_STEPS long on both), each
+#       answer compared with the raw REST answer (.ci/clients.sh runs this
+#       mode after its devnet checks).
 #   .ci/node-mode.sh self-test    the same chain and reorganisations, without
 #       w3api: check.cjs --self-test computes the expected answers from the
 #       node at each step and checks that they hang together.
@@ -70,7 +71,7 @@ export HARDHAT_DISABLE_TELEMETRY_PROMPT=true
 
 # Everything started here stops when the script exits, however it exits.
 . "$root/.ci/on-exit.sh"
-# The official SDKs' checks (on Hardhat) come from .ci/clients.
+# The official SDKs' checks come from .ci/clients.
 . "$root/.ci/clients-install.sh"
 
 # start_node KIND NAME: a node of KIND (hardhat or ganache) on 127.0.0.1, on
@@ -373,20 +374,23 @@ revert_to() {
 }
 
 if [ "$mode" = sdks ]; then
-  # Hardhat's chain of the check; Ganache's shorter one gives too few items
-  # for the SDK checks' multi-page cases.
-  dir=$work/sdks
-  rm -rf "$dir" && mkdir -p "$dir"
-  start_node hardhat sdks/node
-  step sdks/deploy node "$src/deploy.cjs" --rpc "$NODE_URL" --out "$dir/deployment.json" --steps "${HARDHAT_STEPS:-260}"
-  weth=$(deployed "$dir/deployment.json" wrapped)
-  usd=$(deployed "$dir/deployment.json" stable)
-  start_server "$dir" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
-  # The SDK checks start once the server has indexed the node's head (the
-  # check waits for it, then compares the newest block with the node).
-  run sdks/check node "$src/check.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
-    --deployment "$dir/deployment.json" --blocks latest --limit 100
-  sdks sdks "$dir"
+  # Each node's chain is driven as long as Hardhat's in the check: the SDK
+  # checks' multi-page cases need that many items.
+  for kind in ${W3API_NODES:-hardhat ganache}; do
+    dir=$work/sdks-$kind
+    rm -rf "$dir" && mkdir -p "$dir"
+    start_node "$kind" "sdks-$kind/node"
+    step "sdks-$kind/deploy" node "$src/deploy.cjs" --rpc "$NODE_URL" --out "$dir/deployment.json" --steps "${HARDHAT_STEPS:-260}"
+    weth=$(deployed "$dir/deployment.json" wrapped)
+    usd=$(deployed "$dir/deployment.json" stable)
+    start_server "$dir" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+    # The SDK checks start once the server has indexed the node's head (the
+    # check waits for it, then compares the newest block with the node).
+    run "sdks-$kind/check" node "$src/check.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
+      --deployment "$dir/deployment.json" --blocks latest --limit 100
+    sdks "sdks-$kind" "$dir"
+    kill "$W3API_PID" "$NODE_PID" && wait "$W3API_PID" "$NODE_PID" 2>/dev/null || true
+  done
   finish
   exit $?
 fi
