@@ -79,8 +79,7 @@ async fn wallet_tokens<S: Backend>(
         block_number: Some(answer.block_number),
         result: answer.holdings.items.into_iter().map(|h| token_balance(h, total)).collect(),
     };
-    // About 800 bytes a token.
-    let bytes = answer::encode(&body, 1024 * (body.result.len() + 1))?;
+    let bytes = answer::encode(&body)?;
     app.answers.insert(key, bytes.clone());
     Ok(json_bytes(bytes))
 }
