@@ -197,15 +197,23 @@ fi
 
 # --------------------------------------------------------------- the check
 
+# fresh_chain KIND NAME DIR STEPS: a fresh node of KIND, its contracts
+# deployed and its chain driven by STEPS random actions (DIR/deployment.json;
+# logs under NAME/); sets weth and usd to the wrapped token and stablecoin.
+fresh_chain() {
+  local kind=$1 name=$2 dir=$3 steps=$4
+  start_node "$kind" "$name/node"
+  step "$name/deploy" node "$src/deploy.cjs" --rpc "$NODE_URL" --out "$dir/deployment.json" --steps "$steps"
+  weth=$(deployed "$dir/deployment.json" wrapped)
+  usd=$(deployed "$dir/deployment.json" stable)
+}
+
 # prove KIND STEPS: the whole check on a fresh node of KIND, its chain
 # driven by STEPS random actions; files and logs under $work/KIND/.
 prove() {
   local kind=$1 steps=$2 dir=$work/$1 base snapshot
   rm -rf "$dir" && mkdir -p "$dir"
-  start_node "$kind" "$kind/node"
-  step "$kind/deploy" node "$src/deploy.cjs" --rpc "$NODE_URL" --out "$dir/deployment.json" --steps "$steps"
-  weth=$(deployed "$dir/deployment.json" wrapped)
-  usd=$(deployed "$dir/deployment.json" stable)
+  fresh_chain "$kind" "$kind" "$dir" "$steps"
 
   if [ "$mode" = check ]; then
     # A data directory of its own: the index is journaled there as it goes,
@@ -379,10 +387,7 @@ if [ "$mode" = sdks ]; then
   for kind in ${W3API_NODES:-hardhat ganache}; do
     dir=$work/sdks-$kind
     rm -rf "$dir" && mkdir -p "$dir"
-    start_node "$kind" "sdks-$kind/node"
-    step "sdks-$kind/deploy" node "$src/deploy.cjs" --rpc "$NODE_URL" --out "$dir/deployment.json" --steps "${HARDHAT_STEPS:-260}"
-    weth=$(deployed "$dir/deployment.json" wrapped)
-    usd=$(deployed "$dir/deployment.json" stable)
+    fresh_chain "$kind" "sdks-$kind" "$dir" "${HARDHAT_STEPS:-260}"
     start_server "$dir" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
     # The SDK checks start once the server has indexed the node's head (the
     # check waits for it, then compares the newest block with the node).

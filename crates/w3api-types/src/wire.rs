@@ -518,6 +518,7 @@ where
 
 #[cfg(test)]
 mod tests {
+    use chrono::TimeZone;
     use serde::{Deserialize, Serialize};
     use serde_json::json;
     use serde_with::serde_as;
@@ -636,15 +637,8 @@ mod tests {
         let bad = serde_json::from_value::<Holder>(json!({"inner": "{not json"})).unwrap_err();
         assert!(bad.to_string().contains("a string holding a JSON object"), "{bad}");
     }
-}
 
-#[cfg(test)]
-mod date_tests {
-    use chrono::TimeZone;
-
-    use super::*;
-
-    #[serde_with::serde_as]
+    #[serde_as]
     #[derive(Serialize)]
     struct Dated(#[serde_as(as = "Date")] DateTime<Utc>);
 
