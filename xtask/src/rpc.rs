@@ -13,8 +13,15 @@
 //! - `method`, the wire name of each method as a constant, so that code
 //!   which routes or caches by method name never spells one by hand, and
 //!   `method::CHANGES_STATE`, those marked `x-changes-state` (which a
-//!   client's retries never send again);
+//!   client's retries never send again), and `method::EXECUTES`, those
+//!   marked `x-executes` (which run the EVM within the server's budget);
+//!   a method marked `x-kept-per-key` (a filter, kept for the caller's API
+//!   key) reads the request's extensions on the server's side;
 //! - `ErrorCode`, the errors of `components.errors`;
+//! - `limits`, the `maxItems` of the component schemas' lists, so that a
+//!   server checks the spec's own numbers (`ADDRESS_FILTER_MAX_ITEMS` for
+//!   the list form of `AddressFilter`, `LOG_FILTER_TOPICS_MAX_ITEMS` for the
+//!   property `topics` of `LogFilter`);
 //! - `UNANSWERABLE_METHODS`, the standard methods of `x-unanswerable-methods`
 //!   with the reason a server without EVM state gives for each (when the
 //!   document has that list);
@@ -92,6 +99,14 @@ struct Api {
     errors: Vec<ErrorCode>,
     /// `None` when the document has no `x-unanswerable-methods`.
     unanswerable: Option<Vec<(String, String)>>,
+    limits: Vec<Limit>,
+}
+
+/// The `maxItems` of a list in a component schema.
+struct Limit {
+    constant: syn::Ident,
+    max: u64,
+    doc: String,
 }
 
 struct Method {
@@ -103,6 +118,11 @@ struct Method {
     /// `x-changes-state`: sending it twice may do twice what it does, so a
     /// client never sends it again on its own.
     changes_state: bool,
+    /// `x-executes`: it runs the EVM, within the server's time budget.
+    executes: bool,
+    /// `x-kept-per-key`: what it makes is kept for the caller's API key, so
+    /// the server's half reads the request's extensions (`with_extensions`).
+    kept_per_key: bool,
 }
 
 struct Param {
@@ -139,6 +159,7 @@ impl Api {
             methods: methods.iter().map(|m| Method::read(m, schemas, errors)).collect::<Result<_, _>>()?,
             errors: errors.map(read_errors).transpose()?.unwrap_or_default(),
             unanswerable: read_unanswerable(root)?,
+            limits: schemas.map(read_limits).unwrap_or_default(),
         })
     }
 
@@ -156,9 +177,25 @@ impl Api {
         let method_names = self.methods.iter().map(Method::emit_name_constant);
         let method_constants = self.methods.iter().map(Method::name_constant);
         let changing_constants = self.methods.iter().filter(|m| m.changes_state).map(Method::name_constant);
+        let executing_constants = self.methods.iter().filter(|m| m.executes).map(Method::name_constant);
         let client_methods = self.methods.iter().map(|m| m.emit_client_method(&client));
         let batch_methods = self.methods.iter().map(Method::emit_batch_method);
         let error_codes = emit_error_codes(&self.errors);
+        let limits = (!self.limits.is_empty()).then(|| {
+            let items = self.limits.iter().map(|Limit { constant, max, doc }| {
+                let max = *max as usize;
+                quote! {
+                    #[doc = #doc]
+                    pub const #constant: usize = #max;
+                }
+            });
+            quote! {
+                /// The most items each list of the spec's schemas holds (`maxItems`).
+                pub mod limits {
+                    #(#items)*
+                }
+            }
+        });
         let unanswerable = self.unanswerable.as_ref().map(|list| {
             let (names, reasons): (Vec<_>, Vec<_>) = list.iter().cloned().unzip();
             let count = names.len();
@@ -197,9 +234,14 @@ impl Api {
                 /// twice, they may do twice what they do, so a client never
                 /// sends them again on its own; every other one is a read.
                 pub const CHANGES_STATE: &[&str] = &[#(#changing_constants),*];
+                /// The methods that run the EVM (`x-executes`): each call of
+                /// them is stopped once the request's time budget is spent.
+                pub const EXECUTES: &[&str] = &[#(#executing_constants),*];
             }
 
             #error_codes
+
+            #limits
 
             #unanswerable
 
@@ -239,6 +281,8 @@ impl Method {
                 "paramStructure",
                 "tags",
                 "x-changes-state",
+                "x-executes",
+                "x-kept-per-key",
             ],
         )?;
         match method.get("paramStructure").and_then(Value::as_str) {
@@ -259,13 +303,15 @@ impl Method {
         only_keys(&result_at, result_object, &["name", "schema", "summary", "description"])?;
         let result_schema =
             result_object.get("schema").ok_or_else(|| Error::OpenRpc(format!("{result_at}: no schema")))?;
-        let changes_state = match method.get("x-changes-state") {
-            None => false,
-            Some(Value::Bool(flag)) => *flag,
-            Some(other) => return Err(unsupported(&at, format_args!("x-changes-state {other}, not a boolean"))),
+        let flag = |key: &str| match method.get(key) {
+            None => Ok(false),
+            Some(Value::Bool(flag)) => Ok(*flag),
+            Some(other) => Err(unsupported(&at, format_args!("{key} {other}, not a boolean"))),
         };
         Ok(Method {
-            changes_state,
+            changes_state: flag("x-changes-state")?,
+            executes: flag("x-executes")?,
+            kept_per_key: flag("x-kept-per-key")?,
             wire_name: wire_name.to_string(),
             doc: method_doc(method, &params, errors)?,
             result: rust_type(&result_at, result_schema, schemas)?,
@@ -296,9 +342,13 @@ impl Method {
     fn emit_trait_method(&self) -> TokenStream {
         let (doc, name, ident, result) = (&self.doc, &self.wire_name, self.ident(), &self.result);
         let params = self.params.iter().map(Param::declaration);
+        let attribute = match self.kept_per_key {
+            true => quote!(#[method(name = #name, param_kind = array, with_extensions)]),
+            false => quote!(#[method(name = #name, param_kind = array)]),
+        };
         quote! {
             #[doc = #doc]
-            #[method(name = #name, param_kind = array)]
+            #attribute
             async fn #ident(&self, #(#params),*) -> jsonrpsee::core::RpcResult<#result>;
         }
     }
@@ -486,6 +536,29 @@ fn read_unanswerable(root: &Map<String, Value>) -> Result<Option<Vec<(String, St
         })
         .collect::<Result<_, _>>()
         .map(Some)
+}
+
+/// The `maxItems` of each component schema that is a list in one of its
+/// forms (`anyOf`), and of each of its properties that is one.
+fn read_limits(schemas: &Map<String, Value>) -> Vec<Limit> {
+    let max_items = |schema: &Value| schema.get("maxItems").and_then(Value::as_u64);
+    let mut limits = Vec::new();
+    for (name, schema) in schemas {
+        let forms = schema.get("anyOf").or_else(|| schema.get("oneOf")).and_then(Value::as_array);
+        if let Some(max) = forms.into_iter().flatten().find_map(max_items) {
+            let constant = format_ident!("{}_MAX_ITEMS", name.to_shouty_snake_case());
+            limits.push(Limit { constant, max, doc: format!("Most items in the list form of `{name}`.") });
+        }
+        let properties = schema.get("properties").and_then(Value::as_object);
+        for (property, value) in properties.into_iter().flatten() {
+            if let Some(max) = max_items(value) {
+                let constant =
+                    format_ident!("{}_{}_MAX_ITEMS", name.to_shouty_snake_case(), property.to_shouty_snake_case());
+                limits.push(Limit { constant, max, doc: format!("Most items in `{property}` of `{name}`.") });
+            }
+        }
+    }
+    limits
 }
 
 fn read_errors(errors: &Map<String, Value>) -> Result<Vec<ErrorCode>, Error> {

@@ -8,7 +8,9 @@ use revm::context::result::{EVMError, ExecResultAndState, ExecutionResult};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::primitives::hardfork::SpecId;
 use revm::state::EvmState;
-use revm::{DatabaseRef, ExecuteEvm, MainBuilder, MainContext};
+use revm::{DatabaseRef, ExecuteEvm, InspectEvm, MainBuilder, MainContext};
+
+use crate::watch::Watch;
 
 /// The fork the chain runs: its blocks are Prague's.
 pub const SPEC: SpecId = SpecId::PRAGUE;
@@ -63,12 +65,22 @@ pub enum Checks {
 /// The outcome of one transaction and the state it leaves, not yet committed.
 pub type Outcome = ExecResultAndState<ExecutionResult, EvmState>;
 
-/// Why the EVM refused to run a transaction (it is not included).
-pub type Refused = EVMError<Infallible>;
+/// Why the EVM refused to run a transaction (it is not included), over
+/// state whose reads fail with `E` (the archive's never do).
+pub type Refused<E = Infallible> = EVMError<E>;
+
+/// Why a watched run has no outcome.
+#[derive(Debug)]
+pub enum Unfinished<E> {
+    /// The EVM refused the transaction, or reading the state failed.
+    Refused(Refused<E>),
+    /// Its caller's `stop` said so before it ended.
+    Stopped,
+}
 
 /// Why the EVM refused a transaction, in geth's words where it has them
 /// (clients match on them: viem's and ethers' nonce and funds errors).
-pub fn describe(refused: &Refused) -> String {
+pub fn describe<E: std::fmt::Display>(refused: &Refused<E>) -> String {
     use revm::context::result::InvalidTransaction as Invalid;
     match refused {
         EVMError::Transaction(Invalid::NonceTooLow { tx, state }) => {
@@ -96,13 +108,38 @@ pub fn describe(refused: &Refused) -> String {
 }
 
 /// Runs `tx` over `state` in `block`.
-pub(crate) fn transact(
-    state: impl DatabaseRef<Error = Infallible>,
+pub(crate) fn transact<D: DatabaseRef>(
+    state: D,
     chain_id: u64,
     block: &BlockSpec,
     tx: TxEnv,
     checks: Checks,
-) -> Result<Outcome, Refused> {
+) -> Result<Outcome, Refused<D::Error>> {
+    let evm = Context::mainnet().with_ref_db(state).with_cfg(config(chain_id, checks)).with_block(block.env());
+    evm.build_mainnet().transact(tx)
+}
+
+/// Runs `tx` as [`transact`] does, asking `stop` as it goes (see
+/// [`crate::watch`]) and ending early when it says yes.
+pub(crate) fn transact_watched<D: DatabaseRef>(
+    state: D,
+    chain_id: u64,
+    block: &BlockSpec,
+    tx: TxEnv,
+    checks: Checks,
+    stop: &dyn Fn() -> bool,
+) -> Result<Outcome, Unfinished<D::Error>> {
+    let context = Context::mainnet().with_ref_db(state).with_cfg(config(chain_id, checks)).with_block(block.env());
+    let mut watch = Watch::new(stop);
+    let run = context.build_mainnet_with_inspector(&mut watch).inspect_tx(tx);
+    match run {
+        _ if watch.stopped() => Err(Unfinished::Stopped),
+        Ok(outcome) => Ok(outcome),
+        Err(refused) => Err(Unfinished::Refused(refused)),
+    }
+}
+
+fn config(chain_id: u64, checks: Checks) -> CfgEnv {
     let mut cfg = CfgEnv::new_with_spec(SPEC);
     cfg.chain_id = chain_id;
     match checks {
@@ -117,6 +154,5 @@ pub(crate) fn transact(
             cfg.disable_eip3607 = true;
         }
     }
-    let mut evm = Context::mainnet().with_ref_db(state).with_cfg(cfg).with_block(block.env()).build_mainnet();
-    evm.transact(tx)
+    cfg
 }

@@ -11,19 +11,37 @@ mod archive;
 mod evm;
 mod overrides;
 mod roots;
+pub mod watch;
 
 use alloy_primitives::{Address, B256};
 
 pub use archive::{Account, Archive, StateAt};
-pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC, describe};
+pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC, Unfinished, describe};
 pub use overrides::{AccountOverride, Overrides};
 pub use revm;
 pub use roots::Proof;
 
-use evm::transact;
+use evm::{transact, transact_watched};
+use revm::DatabaseRef;
 use revm::context::TxEnv;
 use revm::state::EvmState;
 use roots::StateTries;
+
+/// Runs `tx` in `block` over `state` (a chain's state after the block
+/// before, read however its holder shares it) with `overrides` assumed,
+/// as a call runs: nothing is committed, and the run ends early once
+/// `stop` says so (see [`watch`]).
+pub fn execute<D: DatabaseRef>(
+    state: D,
+    chain_id: u64,
+    block: &BlockSpec,
+    tx: TxEnv,
+    checks: Checks,
+    overrides: &Overrides,
+    stop: &dyn Fn() -> bool,
+) -> Result<Outcome, Unfinished<D::Error>> {
+    transact_watched(overrides::Overridden::new(state, overrides), chain_id, block, tx, checks, stop)
+}
 
 /// A chain's state at every block, and the tries of its latest.
 #[derive(Clone, Debug)]
@@ -58,19 +76,6 @@ impl ChainState {
     /// before, or `block` itself for one in progress); commits nothing.
     pub fn transact(&self, after: u64, block: &BlockSpec, tx: TxEnv, checks: Checks) -> Result<Outcome, Refused> {
         transact(self.archive.at(after), self.chain_id, block, tx, checks)
-    }
-
-    /// Runs `tx` as [`ChainState::transact`] does, with `overrides` assumed.
-    pub fn transact_overridden(
-        &self,
-        after: u64,
-        block: &BlockSpec,
-        tx: TxEnv,
-        checks: Checks,
-        overrides: &Overrides,
-    ) -> Result<Outcome, Refused> {
-        let state = overrides::Overridden::new(self.archive.at(after), overrides);
-        transact(state, self.chain_id, block, tx, checks)
     }
 
     /// Keeps what a transaction of `block` changed.

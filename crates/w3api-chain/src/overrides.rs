@@ -4,14 +4,11 @@
 //! through them.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use revm::DatabaseRef;
 use revm::bytecode::Bytecode;
 use revm::state::AccountInfo;
-
-use crate::archive::StateAt;
 
 /// What one account is assumed to hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,15 +28,15 @@ pub struct AccountOverride {
 /// Accounts and what each is assumed to hold.
 pub type Overrides = HashMap<Address, AccountOverride>;
 
-/// The state after a block, read through overrides.
-pub(crate) struct Overridden<'a> {
-    state: StateAt<'a>,
+/// A state read through overrides.
+pub(crate) struct Overridden<'a, D> {
+    state: D,
     overrides: &'a Overrides,
     codes: HashMap<B256, Bytecode>,
 }
 
-impl<'a> Overridden<'a> {
-    pub(crate) fn new(state: StateAt<'a>, overrides: &'a Overrides) -> Overridden<'a> {
+impl<'a, D: DatabaseRef> Overridden<'a, D> {
+    pub(crate) fn new(state: D, overrides: &'a Overrides) -> Overridden<'a, D> {
         let codes = overrides
             .values()
             .filter_map(|o| o.code.as_ref())
@@ -49,10 +46,10 @@ impl<'a> Overridden<'a> {
     }
 }
 
-impl DatabaseRef for Overridden<'_> {
-    type Error = Infallible;
+impl<D: DatabaseRef> DatabaseRef for Overridden<'_, D> {
+    type Error = D::Error;
 
-    fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Infallible> {
+    fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, D::Error> {
         let found = self.state.basic_ref(address)?;
         let Some(assumed) = self.overrides.get(&address) else { return Ok(found) };
         let mut info = found.unwrap_or_default();
@@ -68,14 +65,14 @@ impl DatabaseRef for Overridden<'_> {
         Ok(Some(info))
     }
 
-    fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, Infallible> {
+    fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, D::Error> {
         match self.codes.get(&code_hash) {
             Some(code) => Ok(code.clone()),
             None => self.state.code_by_hash_ref(code_hash),
         }
     }
 
-    fn storage_ref(&self, address: Address, index: U256) -> Result<U256, Infallible> {
+    fn storage_ref(&self, address: Address, index: U256) -> Result<U256, D::Error> {
         let Some(assumed) = self.overrides.get(&address) else { return self.state.storage_ref(address, index) };
         if let Some(value) = assumed.storage_diff.get(&index) {
             return Ok(*value);
@@ -86,7 +83,7 @@ impl DatabaseRef for Overridden<'_> {
         }
     }
 
-    fn block_hash_ref(&self, number: u64) -> Result<B256, Infallible> {
+    fn block_hash_ref(&self, number: u64) -> Result<B256, D::Error> {
         self.state.block_hash_ref(number)
     }
 }

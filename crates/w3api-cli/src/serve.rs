@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use w3api_devnet::{Devnet, Scale};
+use w3api_devnet::{Devnet, ExecutionLimits, Scale};
 use w3api_indexer::Journal;
 use w3api_server::{CorsOrigins, ServerConfig, new_api_key, serve, service, shutdown_signal};
 use w3api_source::scenario::{Applied, Scenario};
@@ -86,6 +86,16 @@ pub(crate) struct ServeArgs {
     /// How long a webhook receiver has to answer a delivery or the test webhook.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = block_time)]
     delivery_timeout: Duration,
+    /// Most gas a call on the gateway runs with (eth_call, eth_estimateGas, eth_createAccessList,
+    /// and the estimate of an eth_sendTransaction without gas), as geth's --rpc.gascap: a call
+    /// asking for more runs with this much. 0 removes the cap.
+    #[arg(long, value_name = "GAS", default_value_t = w3api_devnet::DEFAULT_GAS_CAP)]
+    rpc_gas_cap: u64,
+    /// How long the calls of one JSON-RPC request that run the EVM may take, all of a batch's
+    /// together, as geth's --rpc.evmtimeout (e.g. 5s, 500ms); one still running then is stopped
+    /// with geth's error. In node mode, how long the node has to answer them. 0 removes the limit.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = humantime::parse_duration)]
+    rpc_evm_timeout: Duration,
     #[command(flatten)]
     upstream: crate::upstream::UpstreamArgs,
 }
@@ -112,6 +122,11 @@ pub(crate) fn block_time(text: &str) -> Result<Duration, String> {
         Ok(every) => Ok(every),
         Err(error) => Err(format!("{error}; write a duration such as 2s or 500ms")),
     }
+}
+
+/// A `--rpc-gas-cap`: zero is none, as geth reads it.
+fn gas_cap(cap: u64) -> u64 {
+    if cap == 0 { u64::MAX } else { cap }
 }
 
 /// How stream deliveries are made, from the command line.
@@ -243,6 +258,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         challenge_capacity: CHALLENGE_CAPACITY,
         cheats: !args.no_cheats,
         streams,
+        evm_timeout: args.rpc_evm_timeout,
         ..ServerConfig::new(keys)
     };
     let listener = tokio::net::TcpListener::bind(args.listen)
@@ -263,7 +279,8 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     let devnet = Devnet::new(args.seed, args.scale.scale())
         .with_index_delay(args.index_delay)
         .with_store(store.clone())
-        .with_automine(args.block_time.is_none());
+        .with_automine(args.block_time.is_none())
+        .with_execution_limits(ExecutionLimits { gas_cap: gas_cap(args.rpc_gas_cap), ..ExecutionLimits::default() });
     let scenario = match &args.scenario {
         Some(path) => Some(apply_scenario(path, &devnet).await?),
         None => None,

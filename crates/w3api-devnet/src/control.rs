@@ -18,7 +18,8 @@ use w3api_types::{Address, Chain, U256};
 use crate::Devnet;
 use crate::dev_accounts::dev_addresses;
 use crate::generate::{BlockPlan, ChainData, SignedTransaction, StateEdit};
-use crate::live::LiveChain;
+use crate::live::{LiveChain, SharedState};
+use crate::query::Prepared;
 use alloy_consensus::transaction::SignerRecoverable;
 use alloy_consensus::{TxEnvelope, TxType};
 use alloy_eips::eip2718::Decodable2718;
@@ -35,6 +36,7 @@ impl Devnet {
             )));
         }
         self.change(chain, move |devnet, data| {
+            data.check_blocks_fit(blocks, plan.interval)?;
             let mut latest = data.latest();
             for _ in 0..blocks {
                 latest = devnet.append(data, plan.clone())?;
@@ -111,8 +113,27 @@ impl Devnet {
     }
 }
 
-/// Calls, estimates, code, storage and proofs are the EVM's over the
-/// chain's state at the block; sending and filters are not taken yet.
+impl Devnet {
+    /// Runs a call in an execution slot: `prepare` reads it off the chain
+    /// under a short hold, with the gas cap; `run` runs it over the state
+    /// after its block, read value by value while blocks are added.
+    async fn execute<T: Send + 'static>(
+        &self,
+        chain: Chain,
+        prepare: impl FnOnce(&ChainData, u64) -> Result<Prepared, SourceError>,
+        run: impl FnOnce(&Prepared, &SharedState, &dyn Fn() -> bool) -> Result<T, SourceError> + Send + 'static,
+    ) -> Result<T, SourceError> {
+        let live = self.ready_live(chain).await?;
+        live.check(chain)?;
+        let prepared = prepare(&live.read(), self.inner.executions.limits().gas_cap)?;
+        let state = live.shared_state(prepared.block());
+        self.inner.executions.run(move |stop| run(&prepared, &state, stop)).await?
+    }
+}
+
+/// Calls, estimates and access lists are the EVM's over the chain's state
+/// at the block, each in an execution slot; code, storage and proofs are
+/// read from it; sent transactions are mined.
 impl w3api_source::Execution for Devnet {
     async fn call(
         &self,
@@ -121,7 +142,8 @@ impl w3api_source::Execution for Devnet {
         block: BlockRef,
         overrides: Option<StateOverrides>,
     ) -> Result<Bytes, SourceError> {
-        self.ready(chain).await?.call(&request, block, overrides.as_ref())
+        let prepare = |data: &ChainData, cap| data.prepare(&request, block, overrides.as_ref(), cap);
+        self.execute(chain, prepare, |call, state, stop| call.call(state, stop)).await
     }
 
     async fn estimate_gas(
@@ -131,7 +153,8 @@ impl w3api_source::Execution for Devnet {
         block: BlockRef,
         overrides: Option<StateOverrides>,
     ) -> Result<U256, SourceError> {
-        self.ready(chain).await?.estimate_gas(&request, block, overrides.as_ref())
+        let prepare = |data: &ChainData, cap| data.prepare(&request, block, overrides.as_ref(), cap);
+        self.execute(chain, prepare, |call, state, stop| call.estimate_gas(state, stop)).await
     }
 
     async fn create_access_list(
@@ -140,7 +163,8 @@ impl w3api_source::Execution for Devnet {
         request: TransactionRequest,
         block: BlockRef,
     ) -> Result<AccessListResult, SourceError> {
-        self.ready(chain).await?.create_access_list(&request, block)
+        let prepare = |data: &ChainData, cap| data.prepare(&request, block, None, cap);
+        self.execute(chain, prepare, |call, state, stop| call.access_list(state, stop)).await
     }
 
     async fn code(&self, chain: Chain, address: Address, block: BlockRef) -> Result<Bytes, SourceError> {
@@ -175,12 +199,12 @@ impl w3api_source::Execution for Devnet {
         Ok(hash)
     }
 
-    async fn new_filter(&self, chain: Chain, filter: LogFilter) -> Result<FilterId, SourceError> {
-        self.inner.filters.install(&*self.ready(chain).await?, Some(filter))
+    async fn new_filter(&self, chain: Chain, owner: &str, filter: LogFilter) -> Result<FilterId, SourceError> {
+        self.inner.filters.install(&*self.ready(chain).await?, owner, Some(filter))
     }
 
-    async fn new_block_filter(&self, chain: Chain) -> Result<FilterId, SourceError> {
-        self.inner.filters.install(&*self.ready(chain).await?, None)
+    async fn new_block_filter(&self, chain: Chain, owner: &str) -> Result<FilterId, SourceError> {
+        self.inner.filters.install(&*self.ready(chain).await?, owner, None)
     }
 
     async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {
@@ -201,10 +225,20 @@ impl w3api_source::Execution for Devnet {
     }
 
     async fn send_transaction(&self, chain: Chain, request: TransactionRequest) -> Result<Hash32, SourceError> {
+        // Estimated before the chain is taken, as any call runs: an estimate
+        // may run for long, and nothing waits behind it.
+        let gas = match request.gas {
+            Some(gas) => gas,
+            None => {
+                let prepare = |data: &ChainData, cap| data.prepare(&request, BlockRef::Latest, None, cap);
+                let estimate = self.execute(chain, prepare, |call, state, stop| call.estimate_gas(state, stop));
+                estimate.await?.saturating_to()
+            }
+        };
         // Filled in and mined under one hold of the chain, so that two sends
         // from one account never take the same nonce.
         self.change(chain, move |devnet, data| {
-            let signed = data.dev_transaction(&request)?;
+            let signed = data.dev_transaction(&request, gas)?;
             let hash = *signed.envelope.tx_hash();
             devnet.submit(data, signed)?;
             Ok(hash)
@@ -308,7 +342,7 @@ impl ChainControl for Devnet {
     }
 
     async fn increase_time(&self, chain: Chain, seconds: u64) -> Result<u64, SourceError> {
-        self.change(chain, move |_, data| Ok(data.increase_time(seconds))).await
+        self.change(chain, move |_, data| data.increase_time(seconds)).await
     }
 
     async fn set_next_block_timestamp(&self, chain: Chain, timestamp: u64) -> Result<(), SourceError> {

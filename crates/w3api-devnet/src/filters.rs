@@ -4,8 +4,13 @@
 //! the blocks after its last poll hold, and one not polled for five
 //! minutes is dropped. Snapshots and reverts leave filters alone; a filter
 //! polled after a revert starts again from the chain's newest block.
+//!
+//! Each API key keeps at most [`FILTERS_PER_KEY`] filters. Filters are
+//! found by id and expire in the order they were last polled, so that
+//! installing or polling one costs the same however many are kept.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
@@ -21,6 +26,9 @@ const UNPOLLED_LIFETIME: Duration = Duration::from_secs(300);
 /// Most logs one poll returns, as `eth_getLogs` on the gateway.
 const MAX_LOGS: usize = 10_000;
 
+/// Most filters one API key keeps installed, over every chain.
+pub const FILTERS_PER_KEY: usize = 10_000;
+
 #[derive(Clone, Debug)]
 enum Watching {
     Blocks,
@@ -30,6 +38,8 @@ enum Watching {
 #[derive(Clone, Debug)]
 struct Installed {
     chain: Chain,
+    /// The API key that installed it.
+    owner: Arc<str>,
     watching: Watching,
     /// The newest block already reported.
     reported: u64,
@@ -39,7 +49,52 @@ struct Installed {
 /// The devnet's installed filters, on every chain.
 #[derive(Debug, Default)]
 pub(crate) struct Filters {
-    installed: Mutex<(u64, HashMap<u64, Installed>)>,
+    kept: Mutex<Kept>,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    last_id: u64,
+    installed: HashMap<u64, Installed>,
+    /// Each filter by when it was last polled: the first expire first.
+    by_poll: BTreeSet<(Instant, u64)>,
+    per_owner: HashMap<Arc<str>, usize>,
+}
+
+impl Kept {
+    /// Drops the filters not polled for [`UNPOLLED_LIFETIME`].
+    fn expire(&mut self, now: Instant) {
+        while let Some(&(polled, id)) = self.by_poll.first()
+            && now.duration_since(polled) >= UNPOLLED_LIFETIME
+        {
+            self.remove(id);
+        }
+    }
+
+    fn remove(&mut self, id: u64) -> Option<Installed> {
+        let filter = self.installed.remove(&id)?;
+        self.by_poll.remove(&(filter.polled, id));
+        if let Some(count) = self.per_owner.get_mut(&filter.owner) {
+            *count -= 1;
+            if *count == 0 {
+                self.per_owner.remove(&filter.owner);
+            }
+        }
+        Some(filter)
+    }
+
+    /// Filter `id` of `chain`, marked polled now.
+    fn poll(&mut self, chain: Chain, id: &FilterId) -> Result<&mut Installed, SourceError> {
+        let now = Instant::now();
+        self.expire(now);
+        let Kept { installed, by_poll, .. } = self;
+        let number = parse(id).ok_or_else(|| not_found(id))?;
+        let filter = installed.get_mut(&number).filter(|f| f.chain == chain).ok_or_else(|| not_found(id))?;
+        by_poll.remove(&(filter.polled, number));
+        by_poll.insert((now, number));
+        filter.polled = now;
+        Ok(filter)
+    }
 }
 
 fn not_found(id: &FilterId) -> SourceError {
@@ -51,8 +106,14 @@ fn parse(id: &FilterId) -> Option<u64> {
 }
 
 impl Filters {
-    /// Installs a filter of new logs, or of new blocks when `filter` is `None`.
-    pub(crate) fn install(&self, data: &ChainData, filter: Option<LogFilter>) -> Result<FilterId, SourceError> {
+    /// Installs a filter of new logs, or of new blocks when `filter` is
+    /// `None`, kept for the API key `owner`.
+    pub(crate) fn install(
+        &self,
+        data: &ChainData,
+        owner: &str,
+        filter: Option<LogFilter>,
+    ) -> Result<FilterId, SourceError> {
         if filter.as_ref().is_some_and(|f| f.block_hash.is_some()) {
             return Err(SourceError::InvalidRequest(
                 "blockHash: a filter follows new blocks; eth_getLogs reads the logs of one block".into(),
@@ -60,23 +121,32 @@ impl Filters {
         }
         let watching = filter.map_or(Watching::Blocks, Watching::Logs);
         let now = Instant::now();
-        let mut guard = self.installed.lock();
-        let (last_id, installed) = &mut *guard;
-        installed.retain(|_, f| now.duration_since(f.polled) < UNPOLLED_LIFETIME);
-        *last_id += 1;
-        let filter = Installed { chain: data.chain, watching, reported: data.latest(), polled: now };
-        installed.insert(*last_id, filter);
-        Ok(FilterId(format!("{last_id:#x}")))
+        let mut kept = self.kept.lock();
+        kept.expire(now);
+        let owned = kept.per_owner.get(owner).copied().unwrap_or_default();
+        if owned >= FILTERS_PER_KEY {
+            return Err(SourceError::InvalidRequest(format!(
+                "this API key keeps {owned} filters, the most one key may: uninstall some (eth_uninstallFilter), \
+                 or leave them unpolled for {} s, after which they are dropped",
+                UNPOLLED_LIFETIME.as_secs()
+            )));
+        }
+        kept.last_id += 1;
+        let id = kept.last_id;
+        let owner: Arc<str> = kept.per_owner.get_key_value(owner).map_or_else(|| owner.into(), |(key, _)| key.clone());
+        *kept.per_owner.entry(owner.clone()).or_default() += 1;
+        let filter = Installed { chain: data.chain, owner, watching, reported: data.latest(), polled: now };
+        kept.installed.insert(id, filter);
+        kept.by_poll.insert((now, id));
+        Ok(FilterId(format!("{id:#x}")))
     }
 
     /// What the blocks since the last poll hold for filter `id`.
     pub(crate) fn changes(&self, data: &ChainData, id: &FilterId) -> Result<FilterChanges, SourceError> {
-        let mut guard = self.installed.lock();
-        let filter = parse(id).and_then(|id| guard.1.get_mut(&id)).filter(|f| f.chain == data.chain);
-        let filter = filter.ok_or_else(|| not_found(id))?;
+        let mut kept = self.kept.lock();
+        let filter = kept.poll(data.chain, id)?;
         let head = data.latest();
         let from = filter.reported.min(head) + 1;
-        filter.polled = Instant::now();
         let changes = match &filter.watching {
             Watching::Blocks => {
                 FilterChanges::Hashes((from..=head).map(|number| data.blocks[number as usize].hash).collect())
@@ -94,13 +164,7 @@ impl Filters {
 
     /// Every log filter `id` matches, over its whole range.
     pub(crate) fn logs(&self, data: &ChainData, id: &FilterId) -> Result<Vec<Log>, SourceError> {
-        let filter = {
-            let mut guard = self.installed.lock();
-            let filter = parse(id).and_then(|id| guard.1.get_mut(&id)).filter(|f| f.chain == data.chain);
-            let filter = filter.ok_or_else(|| not_found(id))?;
-            filter.polled = Instant::now();
-            filter.watching.clone()
-        };
+        let filter = self.kept.lock().poll(data.chain, id)?.watching.clone();
         let Watching::Logs(logs) = filter else {
             return Err(SourceError::InvalidRequest(format!("filter {} is a block filter, which has no logs", id.0)));
         };
@@ -112,13 +176,10 @@ impl Filters {
 
     /// Removes filter `id`; whether there was one.
     pub(crate) fn uninstall(&self, chain: Chain, id: &FilterId) -> bool {
-        let mut guard = self.installed.lock();
+        let mut kept = self.kept.lock();
+        kept.expire(Instant::now());
         let Some(number) = parse(id) else { return false };
-        if guard.1.get(&number).is_some_and(|f| f.chain == chain) {
-            guard.1.remove(&number);
-            return true;
-        }
-        false
+        kept.installed.get(&number).is_some_and(|f| f.chain == chain) && kept.remove(number).is_some()
     }
 }
 

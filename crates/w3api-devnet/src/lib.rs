@@ -28,6 +28,7 @@ use {alloy_rpc_types_eth as _, alloy_trie as _, criterion as _, proptest as _};
 mod accounts;
 mod control;
 mod dev_accounts;
+mod executions;
 mod filters;
 mod generate;
 mod indexing;
@@ -58,9 +59,11 @@ use w3api_types::{Address, Chain, SyncStatus, U256};
 pub use accounts::{Accounts, Role};
 pub use control::MAX_MINED_BLOCKS;
 pub use dev_accounts::{DEV_ACCOUNTS, DEV_BALANCE, DEV_MNEMONIC, dev_addresses, dev_signers};
+pub use executions::{DEFAULT_GAS_CAP, ExecutionLimits};
+pub use filters::FILTERS_PER_KEY;
 pub use generate::{
-    BLOCK_TIME, BlockPlan, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, StateEdit,
-    TxRecord, swap_output,
+    BLOCK_TIME, BlockPlan, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, LAST_TIMESTAMP, ReceiptRecord,
+    SaleRecord, StateEdit, TxRecord, swap_output,
 };
 pub use indexing::Indexing;
 pub use live::ChainRead;
@@ -106,6 +109,15 @@ struct Inner {
     /// Whether sent transactions are mined at once on chains that did not
     /// say otherwise (`evm_setAutomine`).
     automine: bool,
+    /// Where calls run, and the gas they may use.
+    executions: executions::Executions,
+}
+
+/// What a devnet's builders carry from one build to the next.
+#[derive(Clone, Copy)]
+struct Settings {
+    automine: bool,
+    limits: ExecutionLimits,
 }
 
 /// Head changes a slow follower may fall behind by before it is told it
@@ -119,7 +131,8 @@ pub const DEFAULT_INDEX_DELAY: Duration = Duration::from_secs(3);
 impl Devnet {
     /// A devnet for `seed` at `scale`; nothing is generated yet.
     pub fn new(seed: u64, scale: Scale) -> Devnet {
-        Devnet::build(seed, scale, Indexing::new(DEFAULT_INDEX_DELAY, None), true)
+        let settings = Settings { automine: true, limits: ExecutionLimits::default() };
+        Devnet::build(seed, scale, Indexing::new(DEFAULT_INDEX_DELAY, None), settings)
     }
 
     /// The same devnet (same seed and scale, nothing generated yet), whose
@@ -128,7 +141,7 @@ impl Devnet {
     /// indexes a collection it has not seen.
     pub fn with_index_delay(self, delay: Duration) -> Devnet {
         let indexing = Indexing::new(delay, self.inner.indexing.store());
-        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.inner.automine)
+        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.settings())
     }
 
     /// The same devnet (nothing generated yet), which keeps when NFT
@@ -137,7 +150,7 @@ impl Devnet {
     /// devnet keeps them in a store of its own in memory.
     pub fn with_store(self, store: Arc<dyn Store>) -> Devnet {
         let indexing = Indexing::new(self.inner.indexing.delay(), Some(store));
-        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.inner.automine)
+        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.settings())
     }
 
     /// The same devnet (nothing generated yet), whose chains mine each
@@ -145,12 +158,34 @@ impl Devnet {
     /// do) or keep it for the next block made (`false`, as a node mining
     /// at an interval does), until `evm_setAutomine` says otherwise.
     pub fn with_automine(self, automine: bool) -> Devnet {
-        let inner = &self.inner;
-        let indexing = Indexing::new(inner.indexing.delay(), inner.indexing.store());
-        Devnet::build(inner.seed, inner.scale, indexing, automine)
+        let settings = Settings { automine, ..self.settings() };
+        self.rebuilt(settings)
     }
 
-    fn build(seed: u64, scale: Scale, indexing: Indexing, automine: bool) -> Devnet {
+    /// The same devnet (nothing generated yet), whose calls run within
+    /// `limits`: at most their gas cap each, and as many at once as they
+    /// have slots (see [`ExecutionLimits`]).
+    pub fn with_execution_limits(self, limits: ExecutionLimits) -> Devnet {
+        let settings = Settings { limits, ..self.settings() };
+        self.rebuilt(settings)
+    }
+
+    /// The limits its calls run within.
+    pub fn execution_limits(&self) -> ExecutionLimits {
+        self.inner.executions.limits()
+    }
+
+    fn settings(&self) -> Settings {
+        Settings { automine: self.inner.automine, limits: self.inner.executions.limits() }
+    }
+
+    fn rebuilt(self, settings: Settings) -> Devnet {
+        let inner = &self.inner;
+        let indexing = Indexing::new(inner.indexing.delay(), inner.indexing.store());
+        Devnet::build(inner.seed, inner.scale, indexing, settings)
+    }
+
+    fn build(seed: u64, scale: Scale, indexing: Indexing, settings: Settings) -> Devnet {
         let inner = Inner {
             seed,
             scale,
@@ -160,7 +195,8 @@ impl Devnet {
             indexing,
             heads: tokio::sync::broadcast::channel(HEADS_KEPT).0,
             filters: filters::Filters::default(),
-            automine,
+            automine: settings.automine,
+            executions: executions::Executions::new(settings.limits),
         };
         Devnet { inner: Arc::new(inner) }
     }

@@ -11,8 +11,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use alloy_primitives::{Address, B256, U256};
 use parking_lot::{Mutex, RawRwLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
-
+use w3api_chain::StateAt;
+use w3api_chain::revm::DatabaseRef;
+use w3api_chain::revm::bytecode::Bytecode;
+use w3api_chain::revm::database_interface::DBErrorMarker;
+use w3api_chain::revm::state::AccountInfo;
 use w3api_source::SourceError;
 use w3api_types::Chain;
 
@@ -57,6 +62,11 @@ impl LiveChain {
             )));
         }
         Ok(())
+    }
+
+    /// The state after `block` as a call reads it without holding the chain.
+    pub(crate) fn shared_state(self: &Arc<Self>, block: u64) -> SharedState {
+        SharedState { live: self.clone(), block, revision: self.revision() }
     }
 
     /// Marks the chain damaged: a change panicked while it held the chain.
@@ -122,5 +132,62 @@ impl LiveChain {
         // revision can only read the new chain.
         self.revision.fetch_add(1, Ordering::AcqRel);
         replaced
+    }
+}
+
+/// The state after one block, as a call reads it: one value at a time,
+/// each under a short hold of the chain, so that a call running for
+/// seconds holds nothing a new block waits for. Blocks added meanwhile
+/// change nothing it reads (they write only the blocks after theirs); a
+/// revert or a reset, which replace the chain, end the call instead, so
+/// that it never reads two chains.
+pub(crate) struct SharedState {
+    live: Arc<LiveChain>,
+    block: u64,
+    revision: u64,
+}
+
+/// The chain a call was reading was replaced (reverted, reset) or damaged.
+#[derive(Debug)]
+pub(crate) struct Replaced;
+
+impl std::fmt::Display for Replaced {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the chain was reverted or reset while the call ran; send it again")
+    }
+}
+
+impl std::error::Error for Replaced {}
+
+impl DBErrorMarker for Replaced {}
+
+impl SharedState {
+    fn read<T>(&self, read: impl FnOnce(StateAt<'_>) -> Result<T, std::convert::Infallible>) -> Result<T, Replaced> {
+        let data = self.live.read();
+        // Checked under the hold: a replacement moves the revision under the write lock.
+        if self.live.revision() != self.revision || self.live.damaged.load(Ordering::Acquire) {
+            return Err(Replaced);
+        }
+        Ok(read(data.state.archive().at(self.block)).unwrap_or_else(|never| match never {}))
+    }
+}
+
+impl DatabaseRef for SharedState {
+    type Error = Replaced;
+
+    fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Replaced> {
+        self.read(|state| state.basic_ref(address))
+    }
+
+    fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, Replaced> {
+        self.read(|state| state.code_by_hash_ref(code_hash))
+    }
+
+    fn storage_ref(&self, address: Address, index: U256) -> Result<U256, Replaced> {
+        self.read(|state| state.storage_ref(address, index))
+    }
+
+    fn block_hash_ref(&self, number: u64) -> Result<B256, Replaced> {
+        self.read(|state| state.block_hash_ref(number))
     }
 }

@@ -362,7 +362,7 @@ Calls `eth_feeHistory` with the positional parameters `block_count`, `newest_blo
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FeeHistory>;
     /**Executes a call without a transaction
 
-The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet executes it with revm over the state after the block, with geth's state overrides; a revert is error 3, "execution reverted" (with the reason when the data is an Error(string)), with the revert data.
+The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet executes it with revm over the state after the block, with geth's state overrides (each an object), with at most the server's gas cap (--rpc-gas-cap, 50000000 by default: more is capped to it) and within the request's time budget (--rpc-evm-timeout, 5 s by default, shared by a batch's calls); a revert is error 3, "execution reverted" (with the reason when the data is an Error(string)), with the revert data.
 
 Calls `eth_call` with the positional parameters `transaction`, `block`, `state_overrides`.
 
@@ -372,7 +372,7 @@ Calls `eth_call` with the positional parameters `transaction`, `block`, `state_o
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
 - `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
     #[method(name = "eth_call", param_kind = array)]
     async fn call(
         &self,
@@ -392,7 +392,7 @@ Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
 - `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
     #[method(name = "eth_estimateGas", param_kind = array)]
     async fn estimate_gas(
         &self,
@@ -410,7 +410,7 @@ Calls `eth_createAccessList` with the positional parameters `transaction`, `bloc
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
     #[method(name = "eth_createAccessList", param_kind = array)]
     async fn create_access_list(
         &self,
@@ -477,7 +477,7 @@ Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
     #[method(name = "eth_sendRawTransaction", param_kind = array)]
     async fn send_raw_transaction(
         &self,
@@ -493,7 +493,7 @@ Calls `eth_newFilter` with the positional parameters `filter`.
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
-    #[method(name = "eth_newFilter", param_kind = array)]
+    #[method(name = "eth_newFilter", param_kind = array, with_extensions)]
     async fn new_filter(
         &self,
         filter: w3api_types::rpc::LogFilter,
@@ -507,7 +507,7 @@ Calls `eth_newBlockFilter`.
 # Errors
 
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
-    #[method(name = "eth_newBlockFilter", param_kind = array)]
+    #[method(name = "eth_newBlockFilter", param_kind = array, with_extensions)]
     async fn new_block_filter(
         &self,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
@@ -579,7 +579,7 @@ Calls `eth_sendTransaction` with the positional parameters `transaction`.
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)*/
     #[method(name = "eth_sendTransaction", param_kind = array)]
     async fn send_transaction(
@@ -783,6 +783,9 @@ pub mod method {
         ETH_UNINSTALL_FILTER,
         ETH_SEND_TRANSACTION,
     ];
+    /// The methods that run the EVM (`x-executes`): each call of
+    /// them is stopped once the request's time budget is spent.
+    pub const EXECUTES: &[&str] = &[ETH_CALL, ETH_ESTIMATE_GAS, ETH_CREATE_ACCESS_LIST];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -805,9 +808,9 @@ pub enum ErrorCode {
     ParseError,
     ///No price: no DEX pair prices the token (on the requested exchange, at the requested block)
     PriceNotFound,
-    ///Limit exceeded: too many requests (HTTP 429)
+    ///Limit exceeded: too many requests (HTTP 429), or every slot that runs calls is busy and its queue is full (Retry-After: 1; HTTP 429 when that call was the whole request)
     RateLimited,
-    ///Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words
+    ///Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words
     ServerError,
     ///Unauthorized: the API key in the path is unknown (HTTP 401)
     Unauthorized,
@@ -869,9 +872,11 @@ impl ErrorCode {
             ErrorCode::PriceNotFound => {
                 "No price: no DEX pair prices the token (on the requested exchange, at the requested block)"
             }
-            ErrorCode::RateLimited => "Limit exceeded: too many requests (HTTP 429)",
+            ErrorCode::RateLimited => {
+                "Limit exceeded: too many requests (HTTP 429), or every slot that runs calls is busy and its queue is full (Retry-After: 1; HTTP 429 when that call was the whole request)"
+            }
             ErrorCode::ServerError => {
-                "Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words"
+                "Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words"
             }
             ErrorCode::Unauthorized => {
                 "Unauthorized: the API key in the path is unknown (HTTP 401)"
@@ -896,6 +901,19 @@ impl ErrorCode {
             _ => None,
         }
     }
+}
+/// The most items each list of the spec's schemas holds (`maxItems`).
+pub mod limits {
+    ///Most items in the list form of `AddressFilter`.
+    pub const ADDRESS_FILTER_MAX_ITEMS: usize = 1000usize;
+    ///Most items in `topics` of `LogFilter`.
+    pub const LOG_FILTER_TOPICS_MAX_ITEMS: usize = 4usize;
+    ///Most items in `tokenAddresses` of `TokenBalancesParams`.
+    pub const TOKEN_BALANCES_PARAMS_TOKEN_ADDRESSES_MAX_ITEMS: usize = 10usize;
+    ///Most items in `addresses` of `TokenMetadataParams`.
+    pub const TOKEN_METADATA_PARAMS_ADDRESSES_MAX_ITEMS: usize = 10usize;
+    ///Most items in the list form of `TopicFilter`.
+    pub const TOPIC_FILTER_MAX_ITEMS: usize = 1000usize;
 }
 /// Standard methods that need EVM execution, contract state or a
 /// transaction pool (`x-unanswerable-methods`), each with the
@@ -1341,7 +1359,7 @@ Calls `eth_feeHistory` with the positional parameters `block_count`, `newest_blo
     }
     /**Executes a call without a transaction
 
-The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet executes it with revm over the state after the block, with geth's state overrides; a revert is error 3, "execution reverted" (with the reason when the data is an Error(string)), with the revert data.
+The return data of executing the transaction against the state after the block, with state overrides where the node takes them. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet executes it with revm over the state after the block, with geth's state overrides (each an object), with at most the server's gas cap (--rpc-gas-cap, 50000000 by default: more is capped to it) and within the request's time budget (--rpc-evm-timeout, 5 s by default, shared by a batch's calls); a revert is error 3, "execution reverted" (with the reason when the data is an Error(string)), with the revert data.
 
 Calls `eth_call` with the positional parameters `transaction`, `block`, `state_overrides`.
 
@@ -1351,7 +1369,7 @@ Calls `eth_call` with the positional parameters `transaction`, `block`, `state_o
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
 - `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
     pub async fn call(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,
@@ -1374,7 +1392,7 @@ Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
 - `-32015` ([`ErrorCode::ExecutionHalted`]): VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
     pub async fn estimate_gas(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,
@@ -1395,7 +1413,7 @@ Calls `eth_createAccessList` with the positional parameters `transaction`, `bloc
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
     pub async fn create_access_list(
         &self,
         transaction: w3api_types::rpc::TransactionRequest,
@@ -1474,7 +1492,7 @@ Calls `eth_sendRawTransaction` with the positional parameters `transaction`.
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words*/
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
     pub async fn send_raw_transaction(
         &self,
         transaction: w3api_types::rpc::Bytes,
@@ -1593,7 +1611,7 @@ Calls `eth_sendTransaction` with the positional parameters `transaction`.
 
 - `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
-- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), or the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding); the message says which, in geth's words
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words
 - `3` ([`ErrorCode::ExecutionReverted`]): execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)*/
     pub async fn send_transaction(
         &self,

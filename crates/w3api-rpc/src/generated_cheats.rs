@@ -656,6 +656,9 @@ pub mod method {
         HARDHAT_STOP_IMPERSONATING_ACCOUNT,
         EVM_SET_AUTOMINE,
     ];
+    /// The methods that run the EVM (`x-executes`): each call of
+    /// them is stopped once the request's time budget is spent.
+    pub const EXECUTES: &[&str] = &[];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

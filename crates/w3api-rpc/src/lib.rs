@@ -57,6 +57,6 @@ pub use error::RpcError;
 pub use generated::EthApiClient;
 #[cfg(feature = "server")]
 pub use generated::EthApiServer;
-pub use generated::{ErrorCode, UNANSWERABLE_METHODS, method};
+pub use generated::{ErrorCode, UNANSWERABLE_METHODS, limits, method};
 #[cfg(feature = "client")]
 pub use w3api_retry::RetryPolicy;

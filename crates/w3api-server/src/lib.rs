@@ -95,7 +95,15 @@ pub struct ServerConfig {
     pub cheats: bool,
     /// How stream deliveries are made (retries, timeouts, confirmation depth).
     pub streams: w3api_streams::StreamsConfig,
+    /// How long the calls of one JSON-RPC request that run the EVM
+    /// (`eth_call`, `eth_estimateGas`, `eth_createAccessList`; every call
+    /// of a batch together) may take, as geth's `--rpc.evmtimeout`; a call
+    /// still running then is stopped with geth's error.
+    pub evm_timeout: std::time::Duration,
 }
+
+/// geth's default `--rpc.evmtimeout`.
+pub const DEFAULT_EVM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl ServerConfig {
     /// A server accepting `api_keys`, holding up to 100,000 challenges and
@@ -111,6 +119,7 @@ impl ServerConfig {
             faults: FaultRules::default(),
             cheats: true,
             streams: w3api_streams::StreamsConfig::default(),
+            evm_timeout: DEFAULT_EVM_TIMEOUT,
         }
     }
 }
@@ -164,7 +173,7 @@ pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
             source.clone(),
             answers.clone(),
             BODY_LIMIT,
-            config.cheats,
+            (config.cheats, config.evm_timeout),
             &config.faults,
             &cursors,
         ),

@@ -7,6 +7,7 @@
 //! generated from `spec/openrpc.json`. Between the two, each call, alone or
 //! in a batch, goes through the cache of unchanging answers (`cache`).
 
+pub(crate) mod budget;
 mod cache;
 mod cheats;
 mod wallet_listings;
@@ -20,6 +21,7 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use jsonrpsee::Extensions;
 use jsonrpsee::core::{RpcResult, async_trait};
 use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
 use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, ServerHandle, TowerService, stop_channel};
@@ -33,12 +35,12 @@ use w3api_source::{BlockRef, LogQuery, SourceError, TokenPriceQuery, WalletToken
 use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Address, BalancesBlock, Block, BlockCount, BlockId, BlockNumberOrTag, Bytes,
-    DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges, FilterId, Hash32,
-    HistoryTransaction, Log, LogFilter, NftBalancesPage, NftCollectionsPage, Receipt, StateOverrides, SyncingStatus,
-    TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude, TokenPriceParams, Transaction,
-    TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage,
-    WalletTransactionsParams,
+    AccessListResult, AccountProof, Address, AddressFilter, BalancesBlock, Block, BlockCount, BlockId,
+    BlockNumberOrTag, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges,
+    FilterId, Hash32, HistoryTransaction, Log, LogFilter, NftBalancesPage, NftCollectionsPage, Receipt, StateOverrides,
+    SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude, TokenPriceParams,
+    TopicFilter, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams,
+    WalletTransactionPage, WalletTransactionsParams,
 };
 use w3api_types::{Chain, U256};
 
@@ -100,6 +102,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
     }
     let code = match &error {
         SourceError::NoPrice { .. } => ErrorCode::PriceNotFound,
+        SourceError::Busy { .. } => ErrorCode::RateLimited,
         SourceError::Reverted { .. } => ErrorCode::ExecutionReverted,
         SourceError::Halted(_) => ErrorCode::ExecutionHalted,
         SourceError::UnknownExchange { .. }
@@ -113,7 +116,9 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         | SourceError::InvalidRequest(_)
         | SourceError::InvalidChange(_) => ErrorCode::InvalidParams,
         SourceError::NoChanges(_) | SourceError::NotExecuted => ErrorCode::MethodNotSupported,
-        SourceError::ChainNotServed(_) | SourceError::TransactionRefused(_) => ErrorCode::ServerError,
+        SourceError::ChainNotServed(_) | SourceError::TransactionRefused(_) | SourceError::Interrupted(_) => {
+            ErrorCode::ServerError
+        }
         SourceError::NodeRefused { .. }
         | SourceError::Unavailable(_)
         | SourceError::BadPosition
@@ -123,6 +128,36 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         }
     };
     rpc_error(code, error.to_string())
+}
+
+/// A log filter's addresses and topics within the spec's limits, geth's
+/// (a filter's cost grows with each: every block's bloom is tested for them).
+fn check_filter_size(filter: &LogFilter) -> RpcResult<()> {
+    use w3api_rpc::limits::{ADDRESS_FILTER_MAX_ITEMS, LOG_FILTER_TOPICS_MAX_ITEMS, TOPIC_FILTER_MAX_ITEMS};
+    if let Some(AddressFilter::AnyOf(addresses)) = &filter.address
+        && addresses.len() > ADDRESS_FILTER_MAX_ITEMS
+    {
+        let given = addresses.len();
+        return Err(invalid_params(format!("filter.address: {given} addresses; at most {ADDRESS_FILTER_MAX_ITEMS}")));
+    }
+    let topics = filter.topics.as_deref().unwrap_or_default();
+    if topics.len() > LOG_FILTER_TOPICS_MAX_ITEMS {
+        let given = topics.len();
+        return Err(invalid_params(format!(
+            "filter.topics: {given} positions; a log has at most {LOG_FILTER_TOPICS_MAX_ITEMS}"
+        )));
+    }
+    for (position, topic) in topics.iter().enumerate() {
+        if let TopicFilter::AnyOf(any) = topic
+            && any.len() > TOPIC_FILTER_MAX_ITEMS
+        {
+            let given = any.len();
+            return Err(invalid_params(format!(
+                "filter.topics[{position}]: {given} topics; at most {TOPIC_FILTER_MAX_ITEMS}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl<S: Backend> Gateway<S> {
@@ -303,6 +338,7 @@ impl<S: Backend> EthApiServer for Gateway<S> {
     }
 
     async fn get_logs(&self, filter: LogFilter) -> RpcResult<Vec<Log>> {
+        check_filter_size(&filter)?;
         let (from_block, to_block) = self.log_range(&filter).await?;
         let query = LogQuery { chain: self.chain, from_block, to_block, filter, max_logs: MAX_LOGS };
         self.source.logs(query).await.map_err(source_error)
@@ -395,13 +431,14 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         answer.map_err(|e| execution_error(method::ETH_SEND_RAW_TRANSACTION, e))
     }
 
-    async fn new_filter(&self, filter: LogFilter) -> RpcResult<FilterId> {
-        let answer = self.source.new_filter(self.chain, filter).await;
+    async fn new_filter(&self, ext: &Extensions, filter: LogFilter) -> RpcResult<FilterId> {
+        check_filter_size(&filter)?;
+        let answer = self.source.new_filter(self.chain, caller_key(ext)?, filter).await;
         answer.map_err(|e| execution_error(method::ETH_NEW_FILTER, e))
     }
 
-    async fn new_block_filter(&self) -> RpcResult<FilterId> {
-        let answer = self.source.new_block_filter(self.chain).await;
+    async fn new_block_filter(&self, ext: &Extensions) -> RpcResult<FilterId> {
+        let answer = self.source.new_block_filter(self.chain, caller_key(ext)?).await;
         answer.map_err(|e| execution_error(method::ETH_NEW_BLOCK_FILTER, e))
     }
 
@@ -457,6 +494,21 @@ fn execution_error(name: &str, error: SourceError) -> ErrorObjectOwned {
     }
 }
 
+/// The API key a request came with, which `entry` checked and noted.
+#[derive(Clone, Debug)]
+pub(crate) struct CallerKey(Arc<str>);
+
+/// The key of the request a call is part of.
+fn caller_key(ext: &Extensions) -> RpcResult<&str> {
+    match ext.get::<CallerKey>() {
+        Some(CallerKey(key)) => Ok(key),
+        None => {
+            tracing::error!("a JSON-RPC call reached the gateway without its request's API key");
+            Err(rpc_error(ErrorCode::InternalError, "Internal error"))
+        }
+    }
+}
+
 /// A block a state read names; latest when absent.
 fn state_block(block: Option<BlockId>) -> BlockRef {
     block.map_or(BlockRef::Latest, BlockRef::from)
@@ -478,12 +530,15 @@ fn methods<S: Backend>(gateway: Gateway<S>, cheats: cheats::Cheats<S>) -> jsonrp
     module
 }
 
-/// jsonrpsee's HTTP service, with the cache around each call.
-type Service = TowerService<Stack<cache::CacheLayer, Identity>, Identity>;
+/// jsonrpsee's HTTP service, with the cache around each call and the time
+/// budget within it.
+type Service = TowerService<Stack<budget::BudgetLayer, Stack<cache::CacheLayer, Identity>>, Identity>;
 
 /// jsonrpsee's HTTP service for each chain of the gateway.
 pub(crate) struct RpcServices {
     services: HashMap<Chain, Service>,
+    /// Each request's time budget for the calls that run the EVM.
+    evm_timeout: std::time::Duration,
     // Dropping the handle would stop the services.
     _stop: ServerHandle,
 }
@@ -491,12 +546,13 @@ pub(crate) struct RpcServices {
 impl RpcServices {
     /// One service per RPC chain, answering from `answers` or else from `source`.
     /// `cheats`: whether the chain-control methods change chains (or
-    /// refuse); `faults`: the rules they set.
+    /// refuse); `faults`: the rules they set; `evm_timeout`: each
+    /// request's budget for the calls that run the EVM.
     pub(crate) fn new<S: Backend>(
         source: Arc<S>,
         answers: Arc<Answers>,
         body_limit: usize,
-        cheats: bool,
+        (cheats, evm_timeout): (bool, std::time::Duration),
         faults: &FaultRules,
         cursors: &Cursors,
     ) -> RpcServices {
@@ -517,14 +573,16 @@ impl RpcServices {
                 let cache = cache::CacheLayer::new(chain, revision, answers.clone(), MAX_RESPONSE as usize);
                 let service = Server::builder()
                     .set_config(config.clone())
-                    .set_rpc_middleware(RpcServiceBuilder::new().layer(cache))
+                    .set_rpc_middleware(
+                        RpcServiceBuilder::new().layer(cache).layer(budget::BudgetLayer::new(evm_timeout)),
+                    )
                     .to_service_builder()
                     .max_connections(u32::MAX)
                     .build(methods(gateway, control), stop.clone());
                 (chain, service)
             })
             .collect();
-        RpcServices { services, _stop: handle }
+        RpcServices { services, evm_timeout, _stop: handle }
     }
 }
 
@@ -560,6 +618,17 @@ pub(crate) fn refusal_of_calls(
     }
 }
 
+/// A response with a call refused because every execution slot was busy:
+/// `Retry-After: 1`, and a 429 when that call was the whole request (a
+/// batch's other calls were answered, so it stays a 200).
+fn busy(mut response: Response, batch: bool) -> Response {
+    response.headers_mut().insert(http::header::RETRY_AFTER, http::HeaderValue::from(1));
+    if !batch {
+        *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    }
+    response
+}
+
 /// `POST /{chain}/{apiKey}`: checks the key, then the chain, then hands the
 /// request to jsonrpsee.
 pub(crate) async fn entry<S: Backend>(
@@ -583,8 +652,14 @@ pub(crate) async fn entry<S: Backend>(
         let message = format!("Request body exceeds {BODY_LIMIT} bytes");
         return refusal(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::InvalidRequest, message);
     };
+    let batch = body.trim_ascii_start().starts_with(b"[");
+    let budget = budget::RequestBudget::starting_now(app.rpc.evm_timeout);
+    let mut parts = parts;
+    parts.extensions.insert(budget.clone());
+    parts.extensions.insert(CallerKey(key.into()));
     let request = Request::from_parts(parts, Body::from(body));
     match service.clone().oneshot(request).await {
+        Ok(response) if budget.met_busy() => busy(response.map(Body::new), batch),
         Ok(response) => response.map(Body::new),
         Err(error) => {
             tracing::error!(%error, "JSON-RPC service failed");

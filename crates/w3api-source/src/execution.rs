@@ -104,19 +104,25 @@ pub trait Execution: Send + Sync {
         refused()
     }
 
-    /// A new log filter.
+    /// A new log filter, kept for the API key `owner` (a source may cap
+    /// how many each key keeps).
     fn new_filter(
         &self,
         chain: Chain,
+        owner: &str,
         filter: LogFilter,
     ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
-        let _ = (chain, filter);
+        let _ = (chain, owner, filter);
         refused()
     }
 
-    /// A new filter of blocks.
-    fn new_block_filter(&self, chain: Chain) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
-        let _ = chain;
+    /// A new filter of blocks, kept for the API key `owner`.
+    fn new_block_filter(
+        &self,
+        chain: Chain,
+        owner: &str,
+    ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
+        let _ = (chain, owner);
         refused()
     }
 

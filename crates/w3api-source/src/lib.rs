@@ -420,6 +420,23 @@ pub enum SourceError {
         /// The node's error data, exactly as it sent it.
         data: Option<Box<serde_json::value::RawValue>>,
     },
+    /// Every slot that runs calls is busy and the queue for them is full:
+    /// asking again shortly may work.
+    #[error(
+        "every execution slot is busy: {running} calls are running and {waiting} are waiting for a slot; \
+         try again shortly"
+    )]
+    Busy {
+        /// Calls running.
+        running: usize,
+        /// Calls waiting for a slot.
+        waiting: usize,
+    },
+    /// An execution stopped before it ended, though nothing was wrong with
+    /// it: the chain it read was reverted or reset while it ran, or its
+    /// caller stopped waiting. Sending it again answers it.
+    #[error("{0}")]
+    Interrupted(String),
     /// The source failed.
     #[error("data source failure: {0}")]
     Unavailable(String),

@@ -17,6 +17,19 @@ use super::simulation::{Action, Memory, SignedTransaction, Simulation};
 use crate::accounts::{Accounts, Signers};
 use crate::scale::Scale;
 
+/// The latest block timestamp a chain takes: 9999-12-31T23:59:59Z. The
+/// Data API writes dates as RFC 3339, whose years have four digits, so a
+/// block after it would break every answer that dates it.
+pub const LAST_TIMESTAMP: u64 = 253_402_300_799;
+
+/// A block timestamp past [`LAST_TIMESTAMP`], refused.
+fn too_late(what: String) -> SourceError {
+    SourceError::InvalidChange(format!(
+        "{what} would take the next block's timestamp past {LAST_TIMESTAMP} (9999-12-31T23:59:59Z), the latest \
+         date the Data API writes"
+    ))
+}
+
 /// What the next block of a chain starts from, besides the chain itself.
 #[derive(Clone, Debug)]
 pub(crate) struct Producer {
@@ -144,6 +157,9 @@ impl ChainData {
         let parent = self.blocks.last().expect("a chain has its genesis block");
         let (parent_header, parent_hash) = (parent.header.clone(), parent.hash);
         let timestamp = self.next_timestamp(parent_header.timestamp, plan.interval);
+        if timestamp > LAST_TIMESTAMP {
+            return Err(too_late(format!("block {number} at {timestamp}")));
+        }
         let bases = (self.transactions.len() as u32, self.logs.len() as u32);
         let ledger = std::mem::take(&mut self.ledger);
         let state = std::mem::replace(&mut self.state, ChainState::new(0));
@@ -205,8 +221,11 @@ impl ChainData {
     }
 
     /// Sets the next block's timestamp (`evm_setNextBlockTimestamp`): it
-    /// must come after the newest block's.
+    /// must come after the newest block's, and by [`LAST_TIMESTAMP`].
     pub(crate) fn set_next_timestamp(&mut self, timestamp: u64) -> Result<(), SourceError> {
+        if timestamp > LAST_TIMESTAMP {
+            return Err(too_late(format!("timestamp {timestamp}")));
+        }
         let newest = self.timestamp(self.latest());
         if timestamp <= newest {
             return Err(SourceError::InvalidChange(format!(
@@ -219,8 +238,33 @@ impl ChainData {
 
     /// Makes the next block come `seconds` later (`evm_increaseTime`);
     /// returns the seconds now added, in all.
-    pub(crate) fn increase_time(&mut self, seconds: u64) -> u64 {
-        self.producer.pending_increase = self.producer.pending_increase.saturating_add(seconds);
-        self.producer.pending_increase
+    pub(crate) fn increase_time(&mut self, seconds: u64) -> Result<u64, SourceError> {
+        let added = self.producer.pending_increase.saturating_add(seconds);
+        if self.last_timestamp(1, None, added) > LAST_TIMESTAMP {
+            return Err(too_late(format!("adding {seconds} seconds")));
+        }
+        self.producer.pending_increase = added;
+        Ok(added)
+    }
+
+    /// Refuses `blocks` blocks `interval` seconds apart (or
+    /// [`BLOCK_TIME`]) when the last would be timestamped past
+    /// [`LAST_TIMESTAMP`], before any is made.
+    pub(crate) fn check_blocks_fit(&self, blocks: u64, interval: Option<u64>) -> Result<(), SourceError> {
+        if blocks > 0 && self.last_timestamp(blocks, interval, self.producer.pending_increase) > LAST_TIMESTAMP {
+            let every = interval.unwrap_or(BLOCK_TIME);
+            return Err(too_late(format!("{blocks} blocks {every} seconds apart")));
+        }
+        Ok(())
+    }
+
+    /// The timestamp of the last of `blocks` blocks made next, `interval`
+    /// seconds apart, with `added` seconds before the first.
+    fn last_timestamp(&self, blocks: u64, interval: Option<u64>, added: u64) -> u64 {
+        let newest = self.timestamp(self.latest());
+        let every = interval.unwrap_or(BLOCK_TIME);
+        let first = self.producer.next_timestamp.unwrap_or_else(|| newest.saturating_add(every).saturating_add(added));
+        let rest = blocks.saturating_sub(1).saturating_mul(every.max(1));
+        first.max(newest.saturating_add(1)).saturating_add(rest)
     }
 }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use w3api_types::Chain;
 
 pub(crate) use extend::Producer;
-pub use extend::{BlockPlan, StateEdit};
+pub use extend::{BlockPlan, LAST_TIMESTAMP, StateEdit};
 pub(crate) use model::TxPosition;
 pub use model::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,

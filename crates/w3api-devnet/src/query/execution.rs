@@ -5,10 +5,11 @@
 
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use alloy_sol_types::{Panic, Revert, SolError};
+use w3api_chain::revm::DatabaseRef;
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, HaltReason, OutOfGasError};
 use w3api_chain::revm::context::transaction::{AccessList, AccessListItem as EvmAccessListItem};
-use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused, describe};
+use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused, Unfinished, describe};
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::rpc::{
     AccessListItem, AccessListResult, AccountProof, StateOverrides, StorageProof, TransactionRequest,
@@ -19,17 +20,69 @@ use crate::generate::ChainData;
 /// The gas a call stipend adds, which geth's first guess allows for.
 const CALL_STIPEND: u64 = 2_300;
 
+/// A call read off the chain, ready to run over the state after its block
+/// wherever that state is read from: under the caller's hold of the chain,
+/// or value by value from an execution slot (see `crate::executions`).
+pub(crate) struct Prepared {
+    /// The block the call runs after, in that block's environment.
+    number: u64,
+    spec: BlockSpec,
+    chain_id: u64,
+    tx: TxEnv,
+    checks: Checks,
+    overrides: Overrides,
+    /// What the access list leaves out besides the precompiles: the
+    /// sender, the block's beneficiary, and the recipient without slots.
+    sender: Address,
+    beneficiary: Address,
+    recipient: Option<Address>,
+}
+
 impl ChainData {
-    /// The return data of `request` run after `block`.
+    /// `request` read for running after `block` with at most `gas_cap`
+    /// gas: its own gas, or all the block holds, capped as geth caps.
+    pub(crate) fn prepare(
+        &self,
+        request: &TransactionRequest,
+        block: BlockRef,
+        overrides: Option<&StateOverrides>,
+        gas_cap: u64,
+    ) -> Result<Prepared, SourceError> {
+        let number = self.existing_block(block)?;
+        let header = &self.blocks[number as usize].header;
+        let gas = request.gas.unwrap_or(header.gas_limit).min(gas_cap);
+        let spec = BlockSpec {
+            number,
+            timestamp: header.timestamp,
+            beneficiary: header.beneficiary,
+            base_fee: header.base_fee_per_gas.unwrap_or_default(),
+            gas_limit: header.gas_limit,
+            prevrandao: header.mix_hash,
+        };
+        let (tx, checks) = self.tx_env(request, number, gas)?;
+        Ok(Prepared {
+            number,
+            spec,
+            chain_id: self.state.chain_id(),
+            tx,
+            checks,
+            overrides: overrides.map(evm_overrides).transpose()?.unwrap_or_default(),
+            sender: request.from.unwrap_or_default(),
+            beneficiary: header.beneficiary,
+            recipient: request.to,
+        })
+    }
+
+    /// The return data of `request` run after `block`, here, under the
+    /// caller's hold of the chain: the devnet reads users' contracts so.
     pub fn call(
         &self,
         request: &TransactionRequest,
         block: BlockRef,
         overrides: Option<&StateOverrides>,
     ) -> Result<Bytes, SourceError> {
-        let (number, gas) = self.execution_start(request, block)?;
-        let overrides = overrides.map(evm_overrides).transpose()?.unwrap_or_default();
-        answer(self.run(request, number, gas, &overrides, None)?).map(|(output, _)| output)
+        let prepared = self.prepare(request, block, overrides, u64::MAX)?;
+        prepared.call(&self.state.archive().at(prepared.number), &|| false)
     }
 
     /// What a call of `input` to `to` returns after block `number`; `None`
@@ -37,80 +90,6 @@ impl ChainData {
     pub(crate) fn view(&self, to: Address, input: Bytes, number: u64) -> Option<Bytes> {
         let request = TransactionRequest { to: Some(to), input: Some(input), ..TransactionRequest::default() };
         self.call(&request, BlockRef::Number(number), None).ok()
-    }
-
-    /// The least gas with which `request` succeeds after `block`, found as
-    /// geth finds it: a run with all the gas there is, then what it spent,
-    /// a guess from that, and a binary search.
-    pub fn estimate_gas(
-        &self,
-        request: &TransactionRequest,
-        block: BlockRef,
-        overrides: Option<&StateOverrides>,
-    ) -> Result<U256, SourceError> {
-        let (number, mut high) = self.execution_start(request, block)?;
-        let overrides = overrides.map(evm_overrides).transpose()?.unwrap_or_default();
-        let succeeds = |gas: u64| -> Result<bool, SourceError> {
-            Ok(self.run(request, number, gas, &overrides, None)?.result.is_success())
-        };
-        let first = self.run(request, number, high, &overrides, None)?;
-        let (_, spent) = answer(first)?;
-        // What it spent is enough unless a sub-call needed the 64th kept
-        // back (a plain transfer: exactly 21,000).
-        if succeeds(spent)? {
-            return Ok(U256::from(spent));
-        }
-        let mut low = spent;
-        let guess = (spent + CALL_STIPEND) * 64 / 63;
-        if guess < high {
-            match succeeds(guess)? {
-                true => high = guess,
-                false => low = guess,
-            }
-        }
-        // Within 1.5%, as geth stops: a little over is what the answer is for.
-        while low + 1 < high && (high - low) * 1000 / high > 15 {
-            let middle = low + (high - low) / 2;
-            match succeeds(middle)? {
-                true => high = middle,
-                false => low = middle,
-            }
-        }
-        Ok(U256::from(high))
-    }
-
-    /// The accounts and slots `request` touches after `block` (but its
-    /// sender and the precompiles; its recipient only with slots), and the
-    /// gas it uses with them declared.
-    pub fn create_access_list(
-        &self,
-        request: &TransactionRequest,
-        block: BlockRef,
-    ) -> Result<AccessListResult, SourceError> {
-        let (number, gas) = self.execution_start(request, block)?;
-        let overrides = Overrides::default();
-        let first = self.run(request, number, gas, &overrides, None)?;
-        let (from, to) = (request.from.unwrap_or_default(), request.to);
-        let beneficiary = self.blocks[number as usize].header.beneficiary;
-        let mut list: Vec<AccessListItem> = first
-            .state
-            .iter()
-            .filter(|(address, _)| **address != from && **address != beneficiary && !is_precompile(address))
-            .map(|(address, account)| {
-                let mut storage_keys: Vec<B256> = account.storage.keys().map(|slot| B256::from(*slot)).collect();
-                storage_keys.sort();
-                AccessListItem { address: *address, storage_keys }
-            })
-            .filter(|item| Some(item.address) != to || !item.storage_keys.is_empty())
-            .collect();
-        list.sort_by_key(|item| item.address);
-        let declared = self.run(request, number, gas, &overrides, Some(&list))?;
-        let error = match &declared.result {
-            ExecutionResult::Success { .. } => None,
-            ExecutionResult::Revert { output, .. } => Some(reverted(output.clone()).to_string()),
-            ExecutionResult::Halt { reason, .. } => Some(halt_message(reason)),
-        };
-        Ok(AccessListResult { access_list: list, gas_used: U256::from(declared.result.tx_gas_used()), error })
     }
 
     /// An account's code after `block`.
@@ -144,38 +123,6 @@ impl ChainData {
                 .map(|(key, value, proof)| StorageProof { key, value, proof })
                 .collect(),
         })
-    }
-
-    /// The block a request runs after, and the gas it runs with: its own,
-    /// or all the block holds.
-    fn execution_start(&self, request: &TransactionRequest, block: BlockRef) -> Result<(u64, u64), SourceError> {
-        let number = self.existing_block(block)?;
-        Ok((number, request.gas.unwrap_or(self.blocks[number as usize].header.gas_limit)))
-    }
-
-    /// Runs `request` with `gas` after block `number`, in that block.
-    fn run(
-        &self,
-        request: &TransactionRequest,
-        number: u64,
-        gas: u64,
-        overrides: &Overrides,
-        access_list: Option<&[AccessListItem]>,
-    ) -> Result<Outcome, SourceError> {
-        let header = &self.blocks[number as usize].header;
-        let spec = BlockSpec {
-            number,
-            timestamp: header.timestamp,
-            beneficiary: header.beneficiary,
-            base_fee: header.base_fee_per_gas.unwrap_or_default(),
-            gas_limit: header.gas_limit,
-            prevrandao: header.mix_hash,
-        };
-        let (mut tx, checks) = self.tx_env(request, number, gas)?;
-        if let Some(list) = access_list {
-            tx.access_list = evm_access_list(list);
-        }
-        self.state.transact_overridden(number, &spec, tx, checks, overrides).map_err(refusal)
     }
 
     /// The EVM's transaction for `request`: the sender's nonce unless one is
@@ -217,6 +164,111 @@ impl ChainData {
         };
         let priced = request.gas_price.is_some() || request.max_fee_per_gas.is_some();
         Ok((tx, Checks::Call { priced }))
+    }
+}
+
+impl Prepared {
+    /// The block the call runs after.
+    pub(crate) fn block(&self) -> u64 {
+        self.number
+    }
+
+    /// The call's return data.
+    pub(crate) fn call<D: DatabaseRef>(&self, state: &D, stop: &dyn Fn() -> bool) -> Result<Bytes, SourceError> {
+        answer(self.run(state, self.tx.gas_limit, None, stop)?).map(|(output, _)| output)
+    }
+
+    /// The least gas with which the call succeeds, found as geth finds it:
+    /// a run with all the gas it may have, then what it spent, a guess from
+    /// that, and a binary search. Failing with all of it is geth's "gas
+    /// required exceeds allowance" unless it reverted.
+    pub(crate) fn estimate_gas<D: DatabaseRef>(&self, state: &D, stop: &dyn Fn() -> bool) -> Result<U256, SourceError> {
+        let mut high = self.tx.gas_limit;
+        let succeeds =
+            |gas: u64| -> Result<bool, SourceError> { Ok(self.run(state, gas, None, stop)?.result.is_success()) };
+        let first = self.run(state, high, None, stop)?;
+        if let ExecutionResult::Halt { reason: HaltReason::OutOfGas(_), .. } = first.result {
+            return Err(SourceError::Halted(format!("gas required exceeds allowance ({high})")));
+        }
+        let (_, spent) = answer(first)?;
+        // What it spent is enough unless a sub-call needed the 64th kept
+        // back (a plain transfer: exactly 21,000).
+        if succeeds(spent)? {
+            return Ok(U256::from(spent));
+        }
+        let mut low = spent;
+        let guess = (spent + CALL_STIPEND) * 64 / 63;
+        if guess < high {
+            match succeeds(guess)? {
+                true => high = guess,
+                false => low = guess,
+            }
+        }
+        // Within 1.5%, as geth stops: a little over is what the answer is for.
+        while low + 1 < high && (high - low) * 1000 / high > 15 {
+            let middle = low + (high - low) / 2;
+            match succeeds(middle)? {
+                true => high = middle,
+                false => low = middle,
+            }
+        }
+        Ok(U256::from(high))
+    }
+
+    /// The accounts and slots the call touches (but its sender, the
+    /// block's beneficiary and the precompiles; its recipient only with
+    /// slots), and the gas it uses with them declared.
+    pub(crate) fn access_list<D: DatabaseRef>(
+        &self,
+        state: &D,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<AccessListResult, SourceError> {
+        let gas = self.tx.gas_limit;
+        let first = self.run(state, gas, None, stop)?;
+        let (from, to, beneficiary) = (self.sender, self.recipient, self.beneficiary);
+        let mut list: Vec<AccessListItem> = first
+            .state
+            .iter()
+            .filter(|(address, _)| **address != from && **address != beneficiary && !is_precompile(address))
+            .map(|(address, account)| {
+                let mut storage_keys: Vec<B256> = account.storage.keys().map(|slot| B256::from(*slot)).collect();
+                storage_keys.sort();
+                AccessListItem { address: *address, storage_keys }
+            })
+            .filter(|item| Some(item.address) != to || !item.storage_keys.is_empty())
+            .collect();
+        list.sort_by_key(|item| item.address);
+        let declared = self.run(state, gas, Some(&list), stop)?;
+        let error = match &declared.result {
+            ExecutionResult::Success { .. } => None,
+            ExecutionResult::Revert { output, .. } => Some(reverted(output.clone()).to_string()),
+            ExecutionResult::Halt { reason, .. } => Some(halt_message(reason)),
+        };
+        Ok(AccessListResult { access_list: list, gas_used: U256::from(declared.result.tx_gas_used()), error })
+    }
+
+    /// One run with `gas`, and `access_list` declared when given.
+    fn run<D: DatabaseRef>(
+        &self,
+        state: &D,
+        gas: u64,
+        access_list: Option<&[AccessListItem]>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Outcome, SourceError> {
+        let mut tx = TxEnv { gas_limit: gas, ..self.tx.clone() };
+        if let Some(list) = access_list {
+            tx.access_list = evm_access_list(list);
+        }
+        match w3api_chain::execute(state, self.chain_id, &self.spec, tx, self.checks, &self.overrides, stop) {
+            Ok(outcome) => Ok(outcome),
+            Err(Unfinished::Stopped) => {
+                Err(SourceError::Interrupted("the call was stopped: its caller no longer waits for it".into()))
+            }
+            Err(Unfinished::Refused(EVMError::Database(replaced))) => {
+                Err(SourceError::Interrupted(replaced.to_string()))
+            }
+            Err(Unfinished::Refused(refused)) => Err(refusal(refused)),
+        }
     }
 }
 
@@ -280,7 +332,7 @@ fn halt_message(reason: &HaltReason) -> String {
 }
 
 /// Why the EVM would not run the request.
-fn refusal(error: Refused) -> SourceError {
+fn refusal<E: std::fmt::Display>(error: Refused<E>) -> SourceError {
     match error {
         EVMError::Transaction(_) => SourceError::TransactionRefused(describe(&error)),
         other => SourceError::Unavailable(format!("the EVM failed: {other}")),

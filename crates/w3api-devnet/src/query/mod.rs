@@ -11,6 +11,8 @@ mod sending;
 mod view;
 pub(crate) mod wallet_tokens;
 
+pub(crate) use execution::Prepared;
+
 /// Blocks in a day at 12 seconds a block, as the generated chain has them.
 pub const BLOCKS_PER_DAY: u64 = DAY / crate::generate::BLOCK_TIME;
 

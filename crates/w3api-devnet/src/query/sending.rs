@@ -5,7 +5,7 @@
 use alloy_consensus::{SignableTransaction, TxEip1559, TxEip2930, TxEnvelope, TxLegacy, TypedTransaction};
 use alloy_primitives::{Signature, TxKind, U256};
 use alloy_signer::SignerSync;
-use w3api_source::{BlockRef, SourceError};
+use w3api_source::SourceError;
 use w3api_types::rpc::TransactionRequest;
 
 use super::execution::{evm_access_list, input_of};
@@ -20,10 +20,16 @@ impl ChainData {
     /// `request` filled in after the newest block and signed by its
     /// sender, a dev account, or sent for an impersonated account (its
     /// signature a stand-in, as Anvil's is).
-    pub(crate) fn dev_transaction(&self, request: &TransactionRequest) -> Result<SignedTransaction, SourceError> {
+    /// `gas` is the request's own, or the estimate its sender made for it
+    /// before taking the chain (an estimate runs in an execution slot).
+    pub(crate) fn dev_transaction(
+        &self,
+        request: &TransactionRequest,
+        gas: u64,
+    ) -> Result<SignedTransaction, SourceError> {
         let from = request.from.ok_or_else(|| invalid("from: the sending dev account is required".into()))?;
         let impersonated = self.producer.impersonated.contains(&from);
-        let tx = self.fill(request)?;
+        let tx = self.fill(request, gas)?;
         let signature = if impersonated {
             Signature::new(U256::from(1), U256::from(1), false)
         } else {
@@ -38,18 +44,14 @@ impl ChainData {
         Ok(SignedTransaction { envelope, sender: from, impersonated })
     }
 
-    /// The transaction `request` names: its nonce the sender's next, its gas
-    /// what an estimate gives, and its fees twice the next base fee plus
-    /// the suggested tip, where it names none.
-    fn fill(&self, request: &TransactionRequest) -> Result<TypedTransaction, SourceError> {
+    /// The transaction `request` names, with `gas`: its nonce the sender's
+    /// next, and its fees twice the next base fee plus the suggested tip,
+    /// where it names none.
+    fn fill(&self, request: &TransactionRequest, gas_limit: u64) -> Result<TypedTransaction, SourceError> {
         let from = request.from.unwrap_or_default();
         let input = input_of(request)?;
         let chain_id = self.checked_chain_id(request)?;
         let nonce = request.nonce.unwrap_or_else(|| self.pending_nonce(from));
-        let gas_limit = match request.gas {
-            Some(gas) => gas,
-            None => self.estimate_gas(request, BlockRef::Latest, None)?.saturating_to(),
-        };
         let to = request.to.map_or(TxKind::Create, TxKind::Call);
         let value = request.value.unwrap_or_default();
         let fees = self.fee_suggestion();

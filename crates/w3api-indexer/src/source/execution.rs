@@ -109,11 +109,12 @@ impl Execution for NodeSource {
         request(self.chain(chain)?, method::ETH_SEND_RAW_TRANSACTION, json!([transaction])).await
     }
 
-    async fn new_filter(&self, chain: Chain, filter: LogFilter) -> Result<FilterId, SourceError> {
+    /// Kept by the node, which bounds them as it does.
+    async fn new_filter(&self, chain: Chain, _owner: &str, filter: LogFilter) -> Result<FilterId, SourceError> {
         request(self.chain(chain)?, method::ETH_NEW_FILTER, json!([filter])).await
     }
 
-    async fn new_block_filter(&self, chain: Chain) -> Result<FilterId, SourceError> {
+    async fn new_block_filter(&self, chain: Chain, _owner: &str) -> Result<FilterId, SourceError> {
         request(self.chain(chain)?, method::ETH_NEW_BLOCK_FILTER, json!([])).await
     }
 

@@ -111,12 +111,36 @@ pub struct AccountOverride {
     pub state_diff: Option<BTreeMap<B256, B256>>,
 }
 
-/// State overrides: account to the state assumed for it.
+/// State overrides: account to the state assumed for it. Each account's
+/// override is an object, as geth takes it: a list (which serde would read
+/// field by field) is refused, naming the account.
 #[serde_as]
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(transparent)]
 pub struct StateOverrides(#[serde_as(as = "BTreeMap<Hex, _>")] pub BTreeMap<Address, AccountOverride>);
+
+impl<'de> Deserialize<'de> for StateOverrides {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[serde_as]
+        #[derive(Deserialize)]
+        #[serde(transparent)]
+        struct Accounts(#[serde_as(as = "BTreeMap<Hex, _>")] BTreeMap<Address, serde_json::Value>);
+        let Accounts(accounts) = Accounts::deserialize(deserializer)?;
+        let read = |(address, value): (Address, serde_json::Value)| {
+            if !value.is_object() {
+                return Err(D::Error::custom(format!(
+                    "the override of {address:#x} is not an object of balance, nonce, code, state and stateDiff"
+                )));
+            }
+            let account = AccountOverride::deserialize(value)
+                .map_err(|e| D::Error::custom(format!("the override of {address:#x}: {e}")))?;
+            Ok((address, account))
+        };
+        accounts.into_iter().map(read).collect::<Result<_, _>>().map(StateOverrides)
+    }
+}
 
 /// `eth_createAccessList`: the accounts and slots a transaction touches,
 /// and the gas it uses with them declared.
@@ -235,6 +259,9 @@ mod tests {
         assert_eq!(account.balance, Some(U256::from(10u64.pow(18))));
         assert_eq!(account.state_diff.as_ref().unwrap()[&B256::with_last_byte(1)], B256::with_last_byte(0xff));
         assert!(serde_json::from_str::<StateOverrides>(r#"{"not an address":{}}"#).is_err());
+        let listed = r#"{"0x00000000000000000000000000000000000000aa":["0x1","0x2"]}"#;
+        let refused = serde_json::from_str::<StateOverrides>(listed).unwrap_err().to_string();
+        assert!(refused.contains("0x00000000000000000000000000000000000000aa is not an object"), "{refused}");
     }
 
     #[test]

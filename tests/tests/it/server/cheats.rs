@@ -279,3 +279,37 @@ fn fault_rules_set_over_json_rpc_spoil_answers_as_many_times_as_asked() {
     });
     session.finish();
 }
+
+#[test]
+fn time_past_what_the_data_api_can_date_is_refused_and_the_chain_answers_on() {
+    let local = Setup::new().scale(Scale::TINY).start();
+    let session = local.session();
+    let before = session.call("eth_blockNumber", json!([]));
+    let last = w3api_devnet::LAST_TIMESTAMP;
+    let refused = [
+        ("evm_increaseTime", json!(["0xffffffffffffffff"])),
+        ("evm_setNextBlockTimestamp", json!(["0xffffffffffffffff"])),
+        ("evm_setNextBlockTimestamp", json!([format!("{:#x}", last + 1)])),
+        ("anvil_mine", json!(["0x2", "0xffffffffffffffff"])),
+        ("hardhat_mine", json!(["0x2", "0xffffffffffff"])),
+    ];
+    for (method, params) in refused {
+        let error = session.call_error(method, params.clone());
+        assert_eq!(error["code"], -32602, "{method} {params}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(&last.to_string()) && message.contains("9999-12-31T23:59:59Z"), "{message}");
+    }
+    assert_eq!(session.call("eth_blockNumber", json!([])), before, "nothing refused made a block");
+    // Time may still move up to the last date the chain takes.
+    session.call("evm_setNextBlockTimestamp", json!([format!("{last:#x}")]));
+    session.call("evm_mine", json!([]));
+    let mined = session.call("eth_getBlockByNumber", json!(["latest", false]));
+    assert_eq!(mined["timestamp"], format!("{last:#x}"));
+    let number = u64::from_str_radix(mined["number"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+    let answer = session.get("/api/v2.2/block/{block_number_or_hash}", &format!("/api/v2.2/block/{number}?chain=eth"));
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.body["timestamp"], "9999-12-31T23:59:59Z", "{}", answer.text);
+    let refused = session.call_error("evm_mine", json!([]));
+    assert!(refused["message"].as_str().unwrap().contains("9999-12-31T23:59:59Z"), "{refused}");
+    session.finish();
+}

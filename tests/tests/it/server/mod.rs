@@ -7,6 +7,7 @@ mod cors;
 mod faults;
 mod fuzz;
 mod lifecycle;
+mod limits;
 mod rest;
 mod rpc;
 mod rpc_cache;

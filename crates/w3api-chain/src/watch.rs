@@ -1,0 +1,56 @@
+//! Executions that stop when their caller says so, whatever gas they have
+//! left: a call past its time budget, or one whose client hung up. Gas
+//! alone bounds the work only in steps, and some steps cost far more time
+//! per unit of gas than others.
+//!
+//! The EVM asks the caller's `stop` every [`CHECK_EVERY`] steps, in every
+//! frame. Once it says yes, each frame halts at its next step and the run
+//! ends with a context error, so a contract that catches a failed sub-call
+//! cannot go on past the stop.
+
+use revm::Inspector;
+use revm::context::ContextError;
+use revm::context_interface::ContextTr;
+use revm::interpreter::{InstructionResult, Interpreter, interpreter::EthInterpreter};
+
+/// Steps between two questions to `stop`: often enough that a loop halts
+/// within microseconds, rarely enough that asking costs nothing measurable.
+pub const CHECK_EVERY: u32 = 1024;
+
+/// What the context error of a stopped run says (it never reaches a client:
+/// the run's caller sees [`crate::Unfinished::Stopped`]).
+const STOPPED: &str = "the execution was stopped by its caller";
+
+/// The inspector that asks `stop` and halts every frame once it says yes.
+pub(crate) struct Watch<'a> {
+    stop: &'a dyn Fn() -> bool,
+    steps: u32,
+    stopped: bool,
+}
+
+impl<'a> Watch<'a> {
+    pub(crate) fn new(stop: &'a dyn Fn() -> bool) -> Watch<'a> {
+        Watch { stop, steps: 0, stopped: false }
+    }
+
+    /// Whether the run was stopped.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watch<'_> {
+    fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, context: &mut CTX) {
+        if !self.stopped {
+            self.steps = self.steps.wrapping_add(1);
+            if self.steps % CHECK_EVERY != 0 || !(self.stop)() {
+                return;
+            }
+            self.stopped = true;
+        }
+        // The error ends the whole run as each frame returns to its parent;
+        // halting the frame makes it return now.
+        *context.error() = Err(ContextError::Custom(STOPPED.into()));
+        interp.halt(InstructionResult::OutOfGas);
+    }
+}
