@@ -43,7 +43,7 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watch<'_> {
     fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, context: &mut CTX) {
         if !self.stopped {
             self.steps = self.steps.wrapping_add(1);
-            if self.steps % CHECK_EVERY != 0 || !(self.stop)() {
+            if !self.steps.is_multiple_of(CHECK_EVERY) || !(self.stop)() {
                 return;
             }
             self.stopped = true;
