@@ -10,7 +10,7 @@ use w3api_source::{
     BlockRef, ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError,
 };
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides,
+    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides, StorageKey,
     TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
@@ -185,7 +185,7 @@ impl w3api_source::Execution for Devnet {
         &self,
         chain: Chain,
         address: Address,
-        keys: Vec<Hash32>,
+        keys: Vec<StorageKey>,
         block: BlockRef,
     ) -> Result<AccountProof, SourceError> {
         self.ready(chain).await?.proof(address, &keys, block)

@@ -11,7 +11,7 @@ use w3api_source::{CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken
 use w3api_types::{ContractType, NATIVE_TOKEN_ADDRESS};
 
 use crate::accounts::{self, Accounts, Signers};
-use crate::generate::{Action, BlockPlan, ChainData};
+use crate::generate::{Action, BlockPlan, ChainData, StateEdit};
 use crate::metadata::NftMetadata;
 use crate::world::{Collection, Token, TokenKind, World};
 use crate::{Devnet, MEDIA_HOST};
@@ -44,31 +44,19 @@ impl Devnet {
         Ok(wallet)
     }
 
-    /// Raises the native balance of `address` to `balance` by a transfer
-    /// from the faucet in a new block; the balance it has mines nothing.
+    /// Sets the native balance of `address` to `balance`, any 256-bit
+    /// amount, as Anvil does: at the start of a new block, outside any
+    /// transaction. The balance it has already mines nothing.
     pub(crate) fn set_balance_now(
         &self,
         data: &mut ChainData,
         address: Address,
         balance: U256,
     ) -> Result<(), SourceError> {
-        let current = data.ledger.find(address).map_or(0, |holder| data.ledger.balance(holder, Asset::NATIVE));
-        let wanted = raw(balance, "the balance")?;
-        if wanted < current {
-            return Err(invalid(format!(
-                "{address} holds {current} wei; a balance is only raised, by a transfer from the devnet's \
-                 faucet: lowering it would take a transaction signed by {address}"
-            )));
-        }
-        if wanted == current {
+        if data.state.archive().latest_account(address).balance == balance {
             return Ok(());
         }
-        if address == self.accounts().address(Accounts::DEPLOYER) {
-            return Err(invalid(format!(
-                "{address} is the devnet's faucet, which pays for every balance set; its own is not set"
-            )));
-        }
-        self.append(data, BlockPlan::funding(address, wanted - current)).map(drop)
+        self.append(data, BlockPlan::edit(StateEdit::Balance(address, balance))).map(drop)
     }
 
     /// Mints `amount` raw units of the ERC20 at `token` to `to` (the wrapped

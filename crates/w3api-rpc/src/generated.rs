@@ -464,7 +464,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     async fn get_proof(
         &self,
         address: w3api_types::rpc::Address,
-        storage_keys: Vec<w3api_types::rpc::Hash32>,
+        storage_keys: Vec<w3api_types::rpc::StorageKey>,
         block: w3api_types::rpc::BlockId,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccountProof>;
     /**Sends a signed transaction
@@ -1475,7 +1475,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
     pub async fn get_proof(
         &self,
         address: w3api_types::rpc::Address,
-        storage_keys: Vec<w3api_types::rpc::Hash32>,
+        storage_keys: Vec<w3api_types::rpc::StorageKey>,
         block: w3api_types::rpc::BlockId,
     ) -> Result<w3api_types::rpc::AccountProof, crate::RpcError> {
         EthApiClient::get_proof(self.transport(), address, storage_keys, block)
@@ -2092,7 +2092,7 @@ impl crate::Batch<'_> {
     pub fn get_proof(
         &mut self,
         address: w3api_types::rpc::Address,
-        storage_keys: Vec<w3api_types::rpc::Hash32>,
+        storage_keys: Vec<w3api_types::rpc::StorageKey>,
         block: w3api_types::rpc::BlockId,
     ) -> crate::BatchItem<w3api_types::rpc::AccountProof> {
         self.push(

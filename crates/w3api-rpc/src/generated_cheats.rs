@@ -123,7 +123,7 @@ Calls `evm_setNextBlockTimestamp` with the positional parameters `timestamp`.
     ) -> jsonrpsee::core::RpcResult<()>;
     /**Set an account's native balance (Anvil's name)
 
-Raises the balance to the amount given by a transfer from the devnet's faucet, mined at once in a new block, so that eth_getBalance, wallet tokens and the block's transactions agree. A balance is only raised: lowering one would take a transaction signed by the account. Setting the balance an account has already mines nothing.
+Sets the balance to the amount given, any 256-bit amount, as Anvil does: written at the start of a new block mined at once, outside any transaction, so that eth_getBalance and wallet tokens agree (the Data API counts at most 2^128 - 1 wei). Setting the balance an account has already mines nothing.
 
 Calls `anvil_setBalance` with the positional parameters `address`, `balance`.
 
@@ -831,7 +831,7 @@ Calls `evm_setNextBlockTimestamp` with the positional parameters `timestamp`.
     }
     /**Set an account's native balance (Anvil's name)
 
-Raises the balance to the amount given by a transfer from the devnet's faucet, mined at once in a new block, so that eth_getBalance, wallet tokens and the block's transactions agree. A balance is only raised: lowering one would take a transaction signed by the account. Setting the balance an account has already mines nothing.
+Sets the balance to the amount given, any 256-bit amount, as Anvil does: written at the start of a new block mined at once, outside any transaction, so that eth_getBalance and wallet tokens agree (the Data API counts at most 2^128 - 1 wei). Setting the balance an account has already mines nothing.
 
 Calls `anvil_setBalance` with the positional parameters `address`, `balance`.
 

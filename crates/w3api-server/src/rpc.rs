@@ -38,9 +38,9 @@ use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, AddressFilter, BalancesBlock, Block, BlockCount, BlockId,
     BlockNumberOrTag, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges,
     FilterId, Hash32, HistoryTransaction, Log, LogFilter, NftBalancesPage, NftCollectionsPage, Receipt, StateOverrides,
-    SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude, TokenPriceParams,
-    TopicFilter, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams,
-    WalletTransactionPage, WalletTransactionsParams,
+    StorageKey, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude,
+    TokenPriceParams, TopicFilter, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
+    WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
 };
 use w3api_types::{Chain, U256};
 
@@ -421,7 +421,12 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         answer.map_err(|e| execution_error(method::ETH_GET_STORAGE_AT, e))
     }
 
-    async fn get_proof(&self, address: Address, storage_keys: Vec<Hash32>, block: BlockId) -> RpcResult<AccountProof> {
+    async fn get_proof(
+        &self,
+        address: Address,
+        storage_keys: Vec<StorageKey>,
+        block: BlockId,
+    ) -> RpcResult<AccountProof> {
         let answer = self.source.proof(self.chain, address, storage_keys, block.into()).await;
         answer.map_err(|e| execution_error(method::ETH_GET_PROOF, e))
     }

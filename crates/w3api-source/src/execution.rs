@@ -10,7 +10,7 @@
 use std::future::Future;
 
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides,
+    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides, StorageKey,
     TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
@@ -87,7 +87,7 @@ pub trait Execution: Send + Sync {
         &self,
         chain: Chain,
         address: Address,
-        keys: Vec<Hash32>,
+        keys: Vec<StorageKey>,
         block: BlockRef,
     ) -> impl Future<Output = Result<AccountProof, SourceError>> + Send {
         let _ = (chain, address, keys, block);

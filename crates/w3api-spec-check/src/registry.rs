@@ -235,6 +235,7 @@ pub static RPC: &[RustType] = rust_types! {
     "AccountOverride" => rpc::AccountOverride,
     "StateOverrides" => rpc::StateOverrides,
     "AccessListResult" => rpc::AccessListResult,
+    "StorageKey" => rpc::StorageKey,
     "StorageProof" => rpc::StorageProof,
     "AccountProof" => rpc::AccountProof,
     "FilterId" => rpc::FilterId,

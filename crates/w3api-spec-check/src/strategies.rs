@@ -14,8 +14,8 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use w3api_types::rpc::{
     AccessListItem, AccessListResult, AccountOverride, AccountProof, Block, BlockNumberOrTag, BlockTransactions,
-    FilterChanges, NativePrice, StateOverrides, StorageProof, TokenPrice, TokenPriceInclude, TokenPriceParams,
-    Transaction, TransactionIndex, TransactionRequest, Withdrawal,
+    FilterChanges, NativePrice, StateOverrides, StorageKey, StorageProof, TokenPrice, TokenPriceInclude,
+    TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, Withdrawal,
 };
 use w3api_types::*;
 
@@ -953,8 +953,12 @@ pub fn access_list_result() -> impl Strategy<Value = AccessListResult> {
 
 /// Any account proof.
 pub fn account_proof() -> impl Strategy<Value = AccountProof> {
-    let storage =
-        (b256(), u256(), vec(bytes(), 0..3)).prop_map(|(key, value, proof)| StorageProof { key, value, proof });
+    // A key given shorter than 64 digits is below 2^252: a larger one is whole.
+    let key = (b256(), any::<bool>()).prop_map(|(slot, whole)| match whole {
+        true => StorageKey::whole(slot),
+        false => StorageKey { slot: B256::from(U256::from_be_bytes(slot.0) >> 4), whole: false },
+    });
+    let storage = (key, u256(), vec(bytes(), 0..3)).prop_map(|(key, value, proof)| StorageProof { key, value, proof });
     (address(), vec(bytes(), 0..3), u256(), b256(), any::<u64>(), b256(), vec(storage, 0..3)).prop_map(
         |(address, account_proof, balance, code_hash, nonce, storage_hash, storage_proof)| AccountProof {
             address,

@@ -141,7 +141,15 @@ async fn a_stream_delivers_to_the_kits_receiver_signed_and_retried() {
     let watched = w3api_types::StreamAddressChange { address: w3api_types::AddressList::One(format!("{wallet:#x}")) };
     streams.streams().add_address_to_stream().id(stream.id).body(watched).send().await.unwrap();
     webhooks.fail_next(1);
-    server.devnet().set_balance(Chain::Eth, wallet, w3api_types::U256::from(7u64)).await.unwrap();
+    // A dev account pays the wallet: a native transaction, which the stream delivers.
+    let from = w3api_devnet::dev_addresses().next();
+    let pay = w3api_types::rpc::TransactionRequest {
+        from,
+        to: Some(wallet),
+        value: Some(w3api_types::U256::from(7u64)),
+        ..Default::default()
+    };
+    server.rpc(Chain::Eth).send_transaction(pay).await.unwrap();
     let received = webhooks
         .wait_for(Duration::from_secs(20), |received| {
             received.iter().filter(|r| r.answered == 200 && !r.is_test()).count() == 1

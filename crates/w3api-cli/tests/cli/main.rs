@@ -14,6 +14,7 @@ use {
 mod book;
 mod commands;
 mod live;
+mod node_limits;
 mod replicas;
 mod serve;
 mod streams;

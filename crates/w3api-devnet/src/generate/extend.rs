@@ -65,7 +65,8 @@ impl Producer {
 }
 
 /// A change of an account's state that no transaction makes (the cheat
-/// methods `anvil_setCode`, `anvil_setStorageAt`, `anvil_setNonce`),
+/// methods `anvil_setCode`, `anvil_setStorageAt`, `anvil_setNonce`,
+/// `anvil_setBalance`),
 /// written at the start of a new block so that its state root holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StateEdit {
@@ -75,6 +76,8 @@ pub enum StateEdit {
     Storage(Address, U256, U256),
     /// The account's nonce.
     Nonce(Address, u64),
+    /// The account's balance, in wei.
+    Balance(Address, U256),
 }
 
 impl StateEdit {
@@ -85,6 +88,10 @@ impl StateEdit {
             StateEdit::Nonce(address, nonce) => {
                 let account = archive.account(address, block);
                 archive.set_account(block, address, w3api_chain::Account { nonce, ..account });
+            }
+            StateEdit::Balance(address, balance) => {
+                let account = archive.account(address, block);
+                archive.set_account(block, address, w3api_chain::Account { balance, ..account });
             }
         }
     }

@@ -127,6 +127,28 @@ pub(crate) enum Action {
     },
 }
 
+impl Action {
+    /// What the transaction is, in words, for an error about it.
+    fn what(&self) -> &'static str {
+        match self {
+            Action::DeployToken(_) | Action::DeployCollection(_) | Action::DeployMarketplace => "a deployment",
+            Action::DeployFactory | Action::DeployRouter(_) | Action::CreatePair(_) => "a DEX deployment",
+            Action::Wrap { .. } => "wrapping the native currency",
+            Action::Erc20Transfer { .. } => "an ERC20 transfer",
+            Action::Erc20Mint { .. } => "an ERC20 mint",
+            Action::NativeTransfer { .. } => "a native transfer",
+            Action::PairMint(_) | Action::PairSync(_) | Action::PairSwap { .. } | Action::PairBurn { .. } => {
+                "a change of a pair's reserves"
+            }
+            Action::Swap { .. } => "a swap",
+            Action::Mint721 { .. } | Action::Mint1155 { .. } => "an NFT mint",
+            Action::Transfer721 { .. } | Action::Transfer1155 { .. } => "an NFT transfer",
+            Action::Signed(_) | Action::Pending(_) => "a sent transaction",
+            Action::Sale { .. } => "an NFT sale",
+        }
+    }
+}
+
 /// A signed transaction and its sender, recovered from the signature (or,
 /// for an impersonated account, named: its signature is a stand-in).
 #[derive(Clone, Debug)]
@@ -399,17 +421,20 @@ impl<'a> Simulation<'a> {
     ) -> Result<(), SourceError> {
         self.open_block(number, timestamp);
         for edit in edits {
+            if let StateEdit::Balance(address, balance) = &edit {
+                self.record_balance(number, *address, *balance);
+            }
             edit.apply(self.chain.archive_mut(), u64::from(number));
         }
         for action in planned {
-            let described = format!("{action:?}");
+            let what = action.what();
             match self.execute(action) {
                 Ok(()) => {}
                 Err(NotSent::Unaffordable) => {
-                    return Err(SourceError::InvalidChange(format!("the sender cannot pay for {described}")));
+                    return Err(SourceError::InvalidChange(format!("the sender cannot pay for {what}")));
                 }
                 Err(NotSent::BlockFull) => {
-                    return Err(SourceError::InvalidChange(format!("{described} does not fit in one block")));
+                    return Err(SourceError::InvalidChange(format!("{what} does not fit in one block")));
                 }
                 Err(NotSent::Refused(why)) => return Err(SourceError::TransactionRefused(why)),
             }
@@ -424,6 +449,18 @@ impl<'a> Simulation<'a> {
         }
         self.close_block(number);
         Ok(())
+    }
+
+    /// A balance set outside any transaction, in the ledger as the EVM's
+    /// balances are (by what changed, saturated at 2^128 - 1).
+    fn record_balance(&mut self, number: u32, address: Address, balance: U256) {
+        let before = self.chain.archive().account(address, u64::from(number)).balance.saturating_to::<u128>();
+        let after = balance.saturating_to::<u128>();
+        let holder = self.ledger.holder(address);
+        let (from, to) = if after > before { (Holder::NOBODY, holder) } else { (holder, Holder::NOBODY) };
+        if before != after {
+            self.move_native(Place::block(number), from, to, after.abs_diff(before));
+        }
     }
 
     /// Random transactions for a live block: the generated chain's mean,

@@ -12,7 +12,7 @@ use w3api_chain::revm::context::transaction::{AccessList, AccessListItem as EvmA
 use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused, Unfinished, describe};
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::rpc::{
-    AccessListItem, AccessListResult, AccountProof, StateOverrides, StorageProof, TransactionRequest,
+    AccessListItem, AccessListResult, AccountProof, StateOverrides, StorageKey, StorageProof, TransactionRequest,
 };
 
 use crate::generate::ChainData;
@@ -107,9 +107,10 @@ impl ChainData {
 
     /// An account and `keys` of its storage after `block`, with their
     /// proofs against that block's state root.
-    pub fn proof(&self, address: Address, keys: &[B256], block: BlockRef) -> Result<AccountProof, SourceError> {
+    pub fn proof(&self, address: Address, keys: &[StorageKey], block: BlockRef) -> Result<AccountProof, SourceError> {
         let number = self.existing_block(block)?;
-        let proof = self.state.proof(number, address, keys);
+        let slots: Vec<B256> = keys.iter().map(|key| key.slot).collect();
+        let proof = self.state.proof(number, address, &slots);
         Ok(AccountProof {
             address,
             account_proof: proof.account_proof,
@@ -120,7 +121,8 @@ impl ChainData {
             storage_proof: proof
                 .storage
                 .into_iter()
-                .map(|(key, value, proof)| StorageProof { key, value, proof })
+                .zip(keys)
+                .map(|((_, value, proof), key)| StorageProof { key: *key, value, proof })
                 .collect(),
         })
     }

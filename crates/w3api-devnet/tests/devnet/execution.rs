@@ -297,7 +297,8 @@ mod methods {
         assert!(item.storage_keys.len() >= 2, "{listed:?}");
         assert!(listed.access_list.iter().all(|i| i.address != owner), "the sender is left out");
         // A proof through the trait holds the account the archive has.
-        let proof = run(devnet.proof(Chain::Eth, token, vec![B256::from(slot)], BlockRef::Latest)).unwrap();
+        let key = w3api_types::rpc::StorageKey::whole(B256::from(slot));
+        let proof = run(devnet.proof(Chain::Eth, token, vec![key], BlockRef::Latest)).unwrap();
         assert_eq!(proof.storage_proof[0].value, value);
         assert!(!proof.account_proof.is_empty());
     }

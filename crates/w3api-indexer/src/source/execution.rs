@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use w3api_rpc::method;
 use w3api_source::{BlockRef, Execution, SourceError};
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides,
+    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides, StorageKey,
     TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
@@ -98,7 +98,7 @@ impl Execution for NodeSource {
         &self,
         chain: Chain,
         address: Address,
-        keys: Vec<Hash32>,
+        keys: Vec<StorageKey>,
         block: BlockRef,
     ) -> Result<AccountProof, SourceError> {
         let before = vec![json!(address), json!(keys)];

@@ -195,14 +195,77 @@ pub struct AccountProof {
 #[serde(rename_all = "camelCase")]
 pub struct StorageProof {
     /// The slot, as asked for.
-    #[serde_as(as = "Hex")]
-    pub key: B256,
+    pub key: StorageKey,
     /// Its value.
     #[serde_as(as = "Hex")]
     pub value: U256,
     /// Trie nodes from the storage root to the slot.
     #[serde_as(as = "Vec<Hex>")]
     pub proof: Vec<Bytes>,
+}
+
+/// A storage slot as `eth_getProof` takes it: 0x and up to 64 hex digits,
+/// left-padded to 32 bytes, as geth reads it. Written back as it came: a
+/// whole key as 64 digits, a shorter one as a quantity (geth's answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StorageKey {
+    /// The slot, padded.
+    pub slot: B256,
+    /// Whether it was given as all 32 bytes.
+    pub whole: bool,
+}
+
+impl StorageKey {
+    /// A slot given whole.
+    pub fn whole(slot: B256) -> StorageKey {
+        StorageKey { slot, whole: true }
+    }
+}
+
+impl std::str::FromStr for StorageKey {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<StorageKey, String> {
+        let digits = text.strip_prefix("0x").ok_or_else(|| format!("storage key {text:?} does not start with 0x"))?;
+        if digits.is_empty() || digits.len() > 64 {
+            return Err(format!("storage key {text:?} has {} hex digits; from 1 to 64", digits.len()));
+        }
+        let padded = format!("{digits:0>64}");
+        let slot = padded.parse::<B256>().map_err(|e| format!("storage key {text:?} is not hex: {e}"))?;
+        Ok(StorageKey { slot, whole: digits.len() == 64 })
+    }
+}
+
+impl std::fmt::Display for StorageKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.whole {
+            true => write!(f, "{:#x}", self.slot),
+            false => write!(f, "{:#x}", U256::from_be_bytes(self.slot.0)),
+        }
+    }
+}
+
+impl Serialize for StorageKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for StorageKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::wire::deserialize_from_str(deserializer)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl JsonSchema for StorageKey {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StorageKey".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "pattern": "^0x[0-9a-fA-F]{1,64}$" })
+    }
 }
 
 /// A filter's id, as the node that keeps it wrote it: hex, passed back
@@ -260,6 +323,17 @@ mod tests {
         assert_eq!(account.state_diff.as_ref().unwrap()[&B256::with_last_byte(1)], B256::with_last_byte(0xff));
         assert!(serde_json::from_str::<StateOverrides>(r#"{"not an address":{}}"#).is_err());
         let listed = r#"{"0x00000000000000000000000000000000000000aa":["0x1","0x2"]}"#;
+        for (given, slot, back) in [("0x1", 1u8, "0x1"), ("0x00ff", 0xff, "0xff"), ("0x0", 0, "0x0")] {
+            let key: StorageKey = serde_json::from_value(serde_json::json!(given)).unwrap();
+            assert_eq!((key.slot, key.whole), (B256::with_last_byte(slot), false), "{given}");
+            assert_eq!(serde_json::to_value(key).unwrap(), back);
+        }
+        let whole = format!("{:#x}", B256::with_last_byte(3));
+        let key: StorageKey = serde_json::from_value(serde_json::json!(whole)).unwrap();
+        assert_eq!(serde_json::to_value(key).unwrap(), whole.as_str());
+        for bad in ["0x", "1", "0xzz", &format!("0x{}", "1".repeat(65))] {
+            assert!(serde_json::from_value::<StorageKey>(serde_json::json!(bad)).is_err(), "{bad}");
+        }
         let refused = serde_json::from_str::<StateOverrides>(listed).unwrap_err().to_string();
         assert!(refused.contains("0x00000000000000000000000000000000000000aa is not an object"), "{refused}");
     }

@@ -20,7 +20,7 @@ mod wallet_nfts;
 pub use block::{Block, BlockTransactions, Withdrawal};
 pub use cheat::{CreatedWallet, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity};
 pub use execution::{
-    AccessListResult, AccountOverride, AccountProof, FilterChanges, FilterId, StateOverrides, StorageProof,
+    AccessListResult, AccountOverride, AccountProof, FilterChanges, FilterId, StateOverrides, StorageKey, StorageProof,
     TransactionRequest, TypedData,
 };
 pub use filter::{AddressFilter, LogFilter, TopicFilter};

@@ -60,10 +60,12 @@ fn snapshot_set_balance_mine_revert_agree_everywhere_caches_included() {
     assert_eq!(funded.balance, U256::from(10 * ETHER));
     assert_eq!(funded.wallet_native, Some(U256::from(10 * ETHER)));
     assert_eq!(funded.wallet_block, Some(funded.latest));
+    // Written outside any transaction, as Anvil sets it: no faucet pays.
     let block = session.run(rpc.get_block_by_number(BlockNumberOrTag::Number(funded.latest), true)).unwrap().unwrap();
-    let BlockTransactions::Full(transactions) = block.transactions else { panic!("full transactions") };
-    assert_eq!(transactions.len(), 1);
-    assert_eq!((transactions[0].to, transactions[0].value), (Some(someone), U256::from(10 * ETHER)));
+    assert!(match block.transactions {
+        BlockTransactions::Full(transactions) => transactions.is_empty(),
+        BlockTransactions::Hashes(hashes) => hashes.is_empty(),
+    });
 
     session.run(rpc.anvil_mine(Some(Quantity(2)), None)).unwrap();
     let mined = views(&session, someone);
@@ -120,7 +122,6 @@ fn bad_changes_are_invalid_params_that_say_what_was_wrong() {
     session.call(method::ANVIL_SET_BALANCE, json!([someone, "0x100"]));
     let cases = [
         (method::EVM_SET_NEXT_BLOCK_TIMESTAMP, json!([1]), "not after the newest block's"),
-        (method::ANVIL_SET_BALANCE, json!([someone, "0x1"]), "only raised"),
         (method::ANVIL_MINE, json!(["0x186a1"]), "at most 100000"),
         (method::EVM_INCREASE_TIME, json!(["sixty"]), "hex quantity or a non-negative integer"),
         (method::ANVIL_SET_BALANCE, json!(["0x12", "0x1"]), "Invalid params"),

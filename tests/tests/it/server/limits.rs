@@ -271,3 +271,23 @@ fn an_account_override_that_is_not_an_object_is_refused_naming_the_account() {
     assert_eq!(session.call("eth_call", code), format!("{:#066x}", 1));
     session.finish();
 }
+
+#[test]
+fn a_short_storage_key_is_left_padded_as_geth_reads_it() {
+    let session = w3api_tests::local::local().session();
+    let token = format!("{:#x}", session.devnet().chain(w3api_types::Chain::Eth).world.tokens[0].address);
+    let whole = format!("{:#066x}", 1);
+    let slot = session.call("eth_getStorageAt", json!([token, "0x1", "latest"]));
+    let proof = session.call("eth_getProof", json!([token, ["0x1", whole], "latest"]));
+    let keys: Vec<&Value> = proof["storageProof"].as_array().unwrap().iter().map(|p| &p["key"]).collect();
+    assert_eq!(keys, [&json!("0x1"), &json!(whole)], "each key as it was asked for");
+    let value = &proof["storageProof"][0]["value"];
+    assert_eq!(value, &proof["storageProof"][1]["value"], "the same slot");
+    let stored: alloy_primitives::U256 = slot.as_str().unwrap().parse().unwrap();
+    assert_eq!(value, &json!(format!("{stored:#x}")));
+    let too_long = format!("0x{}", "1".repeat(65));
+    let error = session.call_error("eth_getProof", json!([token, [too_long], "latest"]));
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(error.to_string().contains("65 hex digits"), "{error}");
+    session.finish();
+}

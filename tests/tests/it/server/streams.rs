@@ -504,10 +504,7 @@ fn a_stream_is_managed_through_the_api_and_watched_addresses_select_what_it_gets
     });
     // The one watched wallet receives native currency: that transaction is delivered, with nothing else.
     let watched: alloy_primitives::Address = wallets[0].parse().unwrap();
-    let block = session.run(async {
-        devnet.set_balance(Chain::Eth, watched, U256::from(10u128.pow(20))).await.unwrap();
-        devnet.latest_block(Chain::Eth).await.unwrap()
-    });
+    let block = session.run(pay(&session, watched, 10u128.pow(18)));
     let all = session.run(webhooks.wait_for(WAIT, |r| !deliveries_of(r, block, false).is_empty())).unwrap();
     let payload = webhook(deliveries_of(&all, block, false)[0]);
     assert!(payload.logs.is_empty());
@@ -548,14 +545,13 @@ fn a_stream_is_managed_through_the_api_and_watched_addresses_select_what_it_gets
     });
     // A paused stream gets nothing; resumed, it gets the next block, signed with the new secret.
     let before = webhooks.received().len();
-    session.run(async { devnet.set_balance(Chain::Eth, watched, U256::from(10u128.pow(21))).await.unwrap() });
+    session.run(pay(&session, watched, 2 * 10u128.pow(18)));
     session.run(async { tokio::time::sleep(Duration::from_millis(500)).await });
     assert_eq!(webhooks.received().len(), before, "nothing is delivered to a paused stream");
     let resumed = session.run(async {
         let active = StreamStatusUpdate { status: StreamStatus::Active };
         streams.update_stream_status().id(stream.id).body(active).send().await.unwrap();
-        devnet.set_balance(Chain::Eth, watched, U256::from(10u128.pow(22))).await.unwrap();
-        devnet.latest_block(Chain::Eth).await.unwrap()
+        pay(&session, watched, 3 * 10u128.pow(18)).await
     });
     let all = session.run(webhooks.wait_for(WAIT, |r| !deliveries_of(r, resumed, false).is_empty())).unwrap();
     assert!(deliveries_of(&all, resumed, false)[0].verifies("rotated-secret"));
@@ -680,4 +676,15 @@ fn triggers_read_the_token_at_the_delivered_block() {
         refused.text
     );
     session.finish();
+}
+
+/// Sends `wei` to `to` from the second dev account, in a block of its own;
+/// that block's number.
+async fn pay(session: &Session<'_>, to: alloy_primitives::Address, wei: u128) -> u64 {
+    let from = w3api_devnet::dev_addresses().nth(1);
+    let send =
+        w3api_types::rpc::TransactionRequest { from, to: Some(to), value: Some(U256::from(wei)), ..Default::default() };
+    let rpc = session.rpc();
+    rpc.send_transaction(send).await.unwrap();
+    rpc.block_number().await.unwrap().0
 }
