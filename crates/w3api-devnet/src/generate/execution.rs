@@ -125,13 +125,7 @@ impl Simulation<'_> {
         let first_log: usize = self.block_receipts.iter().map(|r| r.logs().len()).sum();
         let value = Place { block, transaction: Some(transaction), log: None };
         for (address, account) in &state {
-            let before = self.chain.archive().account(*address, u64::from(block)).balance.saturating_to::<u128>();
-            let after = account.info.balance.saturating_to::<u128>();
-            if before != after {
-                let holder = self.ledger.holder(*address);
-                let (from, to) = if after > before { (Holder::NOBODY, holder) } else { (holder, Holder::NOBODY) };
-                self.move_native(value, from, to, after.abs_diff(before));
-            }
+            self.follow_native_balance(value, *address, account.info.balance);
         }
         self.chain.commit(u64::from(block), state);
         if !result.is_success() {
@@ -227,6 +221,18 @@ impl Simulation<'_> {
             TxType::Eip7702 => ReceiptEnvelope::Eip7702(receipt),
         });
         self.executed += 1;
+    }
+
+    /// Moves the ledger's native balance of `address` to what the EVM now
+    /// holds, `after` (the ledger counts up to 2^128 - 1 of it).
+    pub(super) fn follow_native_balance(&mut self, at: Place, address: Address, after: U256) {
+        let before = self.chain.archive().account(address, u64::from(at.block)).balance.saturating_to::<u128>();
+        let after = after.saturating_to::<u128>();
+        if before != after {
+            let holder = self.ledger.holder(address);
+            let (from, to) = if after > before { (Holder::NOBODY, holder) } else { (holder, Holder::NOBODY) };
+            self.move_native(at, from, to, after.abs_diff(before));
+        }
     }
 
     /// Moves native currency, as the EVM did.

@@ -421,8 +421,9 @@ impl<'a> Simulation<'a> {
     ) -> Result<(), SourceError> {
         self.open_block(number, timestamp);
         for edit in edits {
+            // A balance set outside any transaction reaches the ledger as the EVM's do.
             if let StateEdit::Balance(address, balance) = &edit {
-                self.record_balance(number, *address, *balance);
+                self.follow_native_balance(Place::block(number), *address, *balance);
             }
             edit.apply(self.chain.archive_mut(), u64::from(number));
         }
@@ -449,18 +450,6 @@ impl<'a> Simulation<'a> {
         }
         self.close_block(number);
         Ok(())
-    }
-
-    /// A balance set outside any transaction, in the ledger as the EVM's
-    /// balances are (by what changed, saturated at 2^128 - 1).
-    fn record_balance(&mut self, number: u32, address: Address, balance: U256) {
-        let before = self.chain.archive().account(address, u64::from(number)).balance.saturating_to::<u128>();
-        let after = balance.saturating_to::<u128>();
-        let holder = self.ledger.holder(address);
-        let (from, to) = if after > before { (Holder::NOBODY, holder) } else { (holder, Holder::NOBODY) };
-        if before != after {
-            self.move_native(Place::block(number), from, to, after.abs_diff(before));
-        }
     }
 
     /// Random transactions for a live block: the generated chain's mean,
