@@ -105,14 +105,27 @@ fn retry_wait(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text.trim()).map_err(|error| format!("{error}; write durations such as 1s,2s,4s"))
 }
 
-/// Reads and applies a scenario file; an error names the file, the step,
-/// the line and what was wrong.
-async fn apply_scenario(path: &Path, devnet: &Devnet) -> Result<(PathBuf, usize, Applied), CliError> {
+/// What became of `--scenario` at start.
+enum StartScenario {
+    /// Applied to a chain that kept nothing yet.
+    Applied { path: PathBuf, steps: usize, applied: Applied },
+    /// Not applied: its chain keeps changes from before this start (the
+    /// scenario's own, when a former start applied it).
+    Kept { path: PathBuf, chain: Chain },
+}
+
+/// Reads a scenario file and applies it, unless its chain keeps changes
+/// from before; an error names the file, the step, the line and what was
+/// wrong.
+async fn apply_scenario(path: &Path, devnet: &Devnet) -> Result<Option<StartScenario>, CliError> {
     let failed = |error: &dyn std::fmt::Display| CliError::Input(format!("scenario {}: {error}", path.display()));
     let text = std::fs::read_to_string(path).map_err(|e| failed(&e))?;
     let scenario = Scenario::from_yaml(&text).map_err(|e| failed(&e))?;
+    if devnet.keeps_changes(scenario.chain).await.map_err(|e| failed(&e))? {
+        return Ok(Some(StartScenario::Kept { path: path.to_path_buf(), chain: scenario.chain }));
+    }
     let applied = scenario.apply(devnet).await.map_err(|e| failed(&e))?;
-    Ok((path.to_path_buf(), scenario.steps.len(), applied))
+    Ok(Some(StartScenario::Applied { path: path.to_path_buf(), steps: scenario.steps.len(), applied }))
 }
 
 /// A `--block-time`: a duration above zero.
@@ -281,17 +294,35 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .with_store(store.clone())
         .with_automine(args.block_time.is_none())
         .with_execution_limits(ExecutionLimits { gas_cap: gas_cap(args.rpc_gas_cap), ..ExecutionLimits::default() });
+    let restored = devnet.restore().await.map_err(|e| CliError::Server(e.to_string()))?;
     let scenario = match &args.scenario {
-        Some(path) => Some(apply_scenario(path, &devnet).await?),
+        Some(path) => apply_scenario(path, &devnet).await?,
         None => None,
     };
     let app = service(devnet.clone(), config);
     announce(&args, address, generated.as_deref(), store.as_ref());
-    if let Some((path, steps, applied)) = &scenario {
-        outln!("scenario {}: {steps} steps applied", path.display());
-        for (name, address) in applied.names() {
-            outln!("  {name} {address:#x}");
+    for chain in &restored {
+        let took = chain.took.as_secs_f64();
+        outln!(
+            "chain {}: {} kept changes made again in {took:.2} s; newest block {}",
+            chain.chain,
+            chain.changes,
+            chain.latest
+        );
+    }
+    match &scenario {
+        Some(StartScenario::Applied { path, steps, applied }) => {
+            outln!("scenario {}: {steps} steps applied", path.display());
+            for (name, address) in applied.names() {
+                outln!("  {name} {address:#x}");
+            }
         }
+        Some(StartScenario::Kept { path, chain }) => outln!(
+            "scenario {}: not applied again: chain {chain} keeps the changes made before this start (anvil_reset, \
+             or a new data directory, starts it over)",
+            path.display()
+        ),
+        None => {}
     }
     match args.block_time {
         Some(every) => {
@@ -328,7 +359,7 @@ fn announce(args: &ServeArgs, address: SocketAddr, generated: Option<&str>, stor
     if let Some(key) = generated {
         outln!("api key {key} (generated; choose one with --api-key or W3API_API_KEYS)");
     }
-    outln!("state (sign-in challenges, NFT indexing) kept in {}", store.describe());
+    outln!("state (chain changes, sign-in challenges, NFT indexing) kept in {}", store.describe());
     if args.secret.is_none() {
         outln!(
             "cursor secret generated: cursors are valid on this server until it stops (share one with --secret or W3API_SECRET)"

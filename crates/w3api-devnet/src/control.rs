@@ -3,7 +3,6 @@
 //! real signed transactions in new blocks, so every answer stays coherent
 //! with every other. Block making runs off the async runtime's threads.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use w3api_source::{
@@ -17,8 +16,9 @@ use w3api_types::{Address, Chain, U256};
 
 use crate::Devnet;
 use crate::dev_accounts::dev_addresses;
-use crate::generate::{BlockPlan, ChainData, SignedTransaction, StateEdit};
-use crate::live::{LiveChain, SharedState};
+use crate::generate::{BlockPlan, ChainData, SignedTransaction};
+use crate::journal::Change;
+use crate::live::SharedState;
 use crate::query::Prepared;
 use alloy_consensus::transaction::SignerRecoverable;
 use alloy_consensus::{TxEnvelope, TxType};
@@ -28,22 +28,16 @@ use alloy_eips::eip2718::Decodable2718;
 pub const MAX_MINED_BLOCKS: u64 = 100_000;
 
 impl Devnet {
-    /// Mines `blocks` blocks as `plan` says; returns the newest block's number.
+    /// Mines `blocks` blocks as `plan` says (its interval, and whether they
+    /// carry ordinary activity); returns the newest block's number.
     pub async fn mine_blocks(&self, chain: Chain, blocks: u64, plan: BlockPlan) -> Result<u64, SourceError> {
         if blocks > MAX_MINED_BLOCKS {
             return Err(SourceError::InvalidChange(format!(
                 "{blocks} blocks is more than one call mines; at most {MAX_MINED_BLOCKS}"
             )));
         }
-        self.change(chain, move |devnet, data| {
-            data.check_blocks_fit(blocks, plan.interval)?;
-            let mut latest = data.latest();
-            for _ in 0..blocks {
-                latest = devnet.append(data, plan.clone())?;
-            }
-            Ok(latest)
-        })
-        .await
+        let change = Change::Mine { blocks, interval: plan.interval, activity: plan.activity };
+        self.commit(chain, change).await?.number()
     }
 
     /// Adds a block of ordinary activity (transfers, swaps, mints, sales)
@@ -72,44 +66,15 @@ impl Devnet {
         data.append_block(self.seed(), &self.scale(), self.accounts(), plan)
     }
 
-    /// Runs `change` on the chain held for writing, off the runtime's threads.
-    pub(crate) async fn change<T: Send + 'static>(
-        &self,
-        chain: Chain,
-        change: impl FnOnce(&Devnet, &mut ChainData) -> Result<T, SourceError> + Send + 'static,
-    ) -> Result<T, SourceError> {
-        self.with_live(chain, move |devnet, live| {
-            live.check(chain)?;
-            change(devnet, &mut live.write())
-        })
-        .await
-    }
-
-    async fn with_live<T: Send + 'static>(
-        &self,
-        chain: Chain,
-        work: impl FnOnce(&Devnet, &LiveChain) -> Result<T, SourceError> + Send + 'static,
-    ) -> Result<T, SourceError> {
-        let live: Arc<LiveChain> = self.ready_live(chain).await?;
-        let watched = live.clone();
-        let devnet = self.clone();
-        let done = tokio::task::spawn_blocking(move || {
-            let done = work(&devnet, &live);
-            if done.is_ok() && live.check(chain).is_ok() {
-                devnet.announce(chain, live.read().latest());
-            }
-            done
-        });
-        match done.await {
-            Ok(done) => done,
-            Err(failed) => {
-                if failed.is_panic() {
-                    tracing::error!(%chain, "a change of the chain panicked; it answers nothing until reset");
-                    watched.mark_damaged();
-                }
-                Err(SourceError::Unavailable(format!("changing chain {chain}: {failed}")))
-            }
+    /// Makes `blocks` blocks as `plan` says, on a chain held for writing;
+    /// returns the newest block's number.
+    pub(crate) fn mine_now(&self, data: &mut ChainData, blocks: u64, plan: BlockPlan) -> Result<u64, SourceError> {
+        data.check_blocks_fit(blocks, plan.interval)?;
+        let mut latest = data.latest();
+        for _ in 0..blocks {
+            latest = self.append(data, plan.clone())?;
         }
+        Ok(latest)
     }
 }
 
@@ -193,10 +158,10 @@ impl w3api_source::Execution for Devnet {
 
     /// Mined at once into a block of its own, as Anvil and Hardhat automine.
     async fn send_raw_transaction(&self, chain: Chain, transaction: Bytes) -> Result<Hash32, SourceError> {
-        let signed = decode_signed(&transaction)?;
-        let hash = *signed.envelope.tx_hash();
-        self.change(chain, move |devnet, data| devnet.submit(data, signed)).await?;
-        Ok(hash)
+        // Refused before the chain's journal is taken when it cannot be decoded.
+        decode_signed(&transaction)?;
+        let change = Change::SendRawTransaction { raw: transaction, automine: self.inner.automine };
+        self.commit(chain, change).await?.hash()
     }
 
     async fn new_filter(&self, chain: Chain, owner: &str, filter: LogFilter) -> Result<FilterId, SourceError> {
@@ -237,13 +202,8 @@ impl w3api_source::Execution for Devnet {
         };
         // Filled in and mined under one hold of the chain, so that two sends
         // from one account never take the same nonce.
-        self.change(chain, move |devnet, data| {
-            let signed = data.dev_transaction(&request, gas)?;
-            let hash = *signed.envelope.tx_hash();
-            devnet.submit(data, signed)?;
-            Ok(hash)
-        })
-        .await
+        let change = Change::SendTransaction { request: Box::new(request), gas, automine: self.inner.automine };
+        self.commit(chain, change).await?.hash()
     }
 
     async fn sign(&self, chain: Chain, address: Address, message: Bytes) -> Result<Bytes, SourceError> {
@@ -259,7 +219,7 @@ impl w3api_source::Execution for Devnet {
 
 /// A raw transaction as the chain takes it: decoded, and its sender
 /// recovered; blob and set-code transactions are not taken.
-fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError> {
+pub(crate) fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError> {
     let refused = SourceError::TransactionRefused;
     let envelope = TxEnvelope::decode_2718_exact(raw).map_err(|e| refused(format!("rlp: {e}")))?;
     if matches!(envelope.tx_type(), TxType::Eip4844 | TxType::Eip7702) {
@@ -270,10 +230,10 @@ fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError> {
     Ok(SignedTransaction { envelope, sender, impersonated: false })
 }
 
+/// Every change is made and kept through the chain's journal ([`Devnet::commit`]).
 impl ChainControl for Devnet {
     async fn set_code(&self, chain: Chain, address: Address, code: Bytes) -> Result<(), SourceError> {
-        let edit = StateEdit::Code(address, code);
-        self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::edit(edit)).map(drop)).await
+        self.commit(chain, Change::SetCode { address, code }).await.map(drop)
     }
 
     async fn set_storage_at(
@@ -283,25 +243,15 @@ impl ChainControl for Devnet {
         slot: U256,
         value: Hash32,
     ) -> Result<(), SourceError> {
-        let edit = StateEdit::Storage(address, slot, value.into());
-        self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::edit(edit)).map(drop)).await
+        self.commit(chain, Change::SetStorageAt { address, slot, value }).await.map(drop)
     }
 
     async fn set_nonce(&self, chain: Chain, address: Address, nonce: u64) -> Result<(), SourceError> {
-        let edit = StateEdit::Nonce(address, nonce);
-        self.change(chain, move |devnet, data| devnet.append(data, BlockPlan::edit(edit)).map(drop)).await
+        self.commit(chain, Change::SetNonce { address, nonce }).await.map(drop)
     }
 
     async fn impersonate(&self, chain: Chain, address: Address, on: bool) -> Result<(), SourceError> {
-        self.change(chain, move |_, data| {
-            if on {
-                data.producer.impersonated.insert(address);
-            } else {
-                data.producer.impersonated.remove(&address);
-            }
-            Ok(())
-        })
-        .await
+        self.commit(chain, Change::Impersonate { address, on }).await.map(drop)
     }
 
     async fn automine(&self, chain: Chain) -> Result<bool, SourceError> {
@@ -309,64 +259,53 @@ impl ChainControl for Devnet {
     }
 
     async fn set_automine(&self, chain: Chain, on: bool) -> Result<(), SourceError> {
-        self.change(chain, move |_, data| {
-            data.producer.automine = Some(on);
-            Ok(())
-        })
-        .await
+        self.commit(chain, Change::SetAutomine { on }).await.map(drop)
     }
 
     async fn mine(&self, chain: Chain, blocks: u64, interval: Option<u64>) -> Result<u64, SourceError> {
         // An interval of 0 is what tools send for "none" (viem's mine does).
-        let plan = match interval.filter(|seconds| *seconds > 0) {
-            Some(seconds) => BlockPlan::empty().after(seconds),
-            None => BlockPlan::empty(),
-        };
+        let plan = BlockPlan { interval: interval.filter(|seconds| *seconds > 0), ..BlockPlan::empty() };
         self.mine_blocks(chain, blocks, plan).await
     }
 
     async fn snapshot(&self, chain: Chain) -> Result<u64, SourceError> {
-        self.with_live(chain, |_, live| Ok(live.snapshot())).await
+        self.commit(chain, Change::Snapshot).await?.number()
     }
 
     async fn revert(&self, chain: Chain, id: u64) -> Result<bool, SourceError> {
-        self.with_live(chain, move |_, live| Ok(live.revert(id))).await
+        self.commit(chain, Change::Revert { id }).await?.flag()
     }
 
     async fn reset(&self, chain: Chain) -> Result<(), SourceError> {
-        self.with_live(chain, move |devnet, live| {
-            live.reset(devnet.generate(chain));
-            Ok(())
-        })
-        .await
+        self.commit(chain, Change::Reset).await.map(drop)
     }
 
     async fn increase_time(&self, chain: Chain, seconds: u64) -> Result<u64, SourceError> {
-        self.change(chain, move |_, data| data.increase_time(seconds)).await
+        self.commit(chain, Change::IncreaseTime { seconds }).await?.number()
     }
 
     async fn set_next_block_timestamp(&self, chain: Chain, timestamp: u64) -> Result<(), SourceError> {
-        self.change(chain, move |_, data| data.set_next_timestamp(timestamp)).await
+        self.commit(chain, Change::SetNextBlockTimestamp { timestamp }).await.map(drop)
     }
 
     async fn set_balance(&self, chain: Chain, address: Address, balance: U256) -> Result<(), SourceError> {
-        self.change(chain, move |devnet, data| devnet.set_balance_now(data, address, balance)).await
+        self.commit(chain, Change::SetBalance { address, balance }).await.map(drop)
     }
 
     async fn create_wallet(&self, chain: Chain, native: U256) -> Result<CreatedWallet, SourceError> {
-        self.change(chain, move |devnet, data| devnet.create_wallet_now(data, native)).await
+        self.commit(chain, Change::CreateWallet { native }).await?.wallet()
     }
 
     async fn create_token(&self, chain: Chain, token: NewToken) -> Result<Address, SourceError> {
-        self.change(chain, move |devnet, data| devnet.deploy_token(data, token)).await
+        self.commit(chain, Change::CreateToken { token }).await?.address()
     }
 
     async fn create_collection(&self, chain: Chain, collection: NewCollection) -> Result<Address, SourceError> {
-        self.change(chain, move |devnet, data| devnet.deploy_collection(data, collection)).await
+        self.commit(chain, Change::CreateCollection { collection }).await?.address()
     }
 
     async fn mint_token(&self, chain: Chain, token: Address, to: Address, amount: U256) -> Result<(), SourceError> {
-        self.change(chain, move |devnet, data| devnet.mint_token_now(data, token, to, amount)).await
+        self.commit(chain, Change::MintToken { token, to, amount }).await.map(drop)
     }
 
     async fn mint_nft(
@@ -377,15 +316,15 @@ impl ChainControl for Devnet {
         amount: u64,
         metadata: Option<NewNftMetadata>,
     ) -> Result<U256, SourceError> {
-        self.change(chain, move |devnet, data| devnet.mint_nft_now(data, collection, to, amount, metadata)).await
+        self.commit(chain, Change::MintNft { collection, to, amount, metadata }).await?.token_id()
     }
 
     async fn transfer(&self, chain: Chain, from: Address, to: Address, moved: Moved) -> Result<(), SourceError> {
-        self.change(chain, move |devnet, data| devnet.transfer_now(data, from, to, moved)).await
+        self.commit(chain, Change::Transfer { from, to, moved }).await.map(drop)
     }
 
     async fn set_price(&self, chain: Chain, token: Address, usd: f64) -> Result<f64, SourceError> {
-        self.change(chain, move |devnet, data| devnet.set_price_now(data, token, usd)).await
+        self.commit(chain, Change::SetPrice { token, usd }).await?.price()
     }
 }
 
@@ -400,14 +339,15 @@ mod tests {
     async fn a_change_that_panics_leaves_the_chain_refusing_until_it_is_reset() {
         let devnet = Devnet::new(1, Scale::TINY);
         let latest = devnet.latest_block(Chain::Eth).await.unwrap();
-        let failed = devnet
-            .change(Chain::Eth, |_, data| -> Result<(), SourceError> {
-                // A bug part-way through a block: the ledger is taken out, as making a block does.
-                let _taken = std::mem::take(&mut data.ledger);
-                panic!("a bug while making a block")
-            })
-            .await
-            .unwrap_err();
+        let live = devnet.ready_live(Chain::Eth).await.unwrap();
+        let made = live.clone();
+        let panicked = tokio::task::spawn_blocking(move || {
+            let mut data = made.write();
+            // A bug part-way through a block: the ledger is taken out, as making a block does.
+            let _taken = std::mem::take(&mut data.ledger);
+            panic!("a bug while making a block")
+        });
+        let failed = crate::journal::failed(Chain::Eth, &live, panicked.await.unwrap_err());
         assert!(matches!(failed, SourceError::Unavailable(_)), "{failed}");
         let refused = devnet.latest_block(Chain::Eth).await.unwrap_err();
         assert!(refused.to_string().contains("is damaged") && refused.to_string().contains("anvil_reset"), "{refused}");

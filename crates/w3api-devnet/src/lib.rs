@@ -23,7 +23,7 @@
 // Dev-dependencies of the package's other targets (its suites and doc
 // examples), named so that `unused_crate_dependencies` keeps watching the rest.
 #[cfg(test)]
-use {alloy_rpc_types_eth as _, alloy_trie as _, criterion as _, proptest as _};
+use {alloy_rpc_types_eth as _, alloy_trie as _, criterion as _, proptest as _, tempfile as _};
 
 mod accounts;
 mod control;
@@ -32,6 +32,7 @@ mod executions;
 mod filters;
 mod generate;
 mod indexing;
+mod journal;
 mod live;
 mod metadata;
 mod mining;
@@ -66,6 +67,7 @@ pub use generate::{
     SaleRecord, StateEdit, TxRecord, swap_output,
 };
 pub use indexing::Indexing;
+pub use journal::Restored;
 pub use live::ChainRead;
 use live::LiveChain;
 pub use metadata::{NftMetadata, Rarity, Trait};
@@ -111,6 +113,8 @@ struct Inner {
     automine: bool,
     /// Where calls run, and the gas they may use.
     executions: executions::Executions,
+    /// Where what users did to the chains is kept, with a store.
+    journal: Option<journal::Journal>,
 }
 
 /// What a devnet's builders carry from one build to the next.
@@ -132,7 +136,7 @@ impl Devnet {
     /// A devnet for `seed` at `scale`; nothing is generated yet.
     pub fn new(seed: u64, scale: Scale) -> Devnet {
         let settings = Settings { automine: true, limits: ExecutionLimits::default() };
-        Devnet::build(seed, scale, Indexing::new(DEFAULT_INDEX_DELAY, None), settings)
+        Devnet::build(seed, scale, Indexing::new(DEFAULT_INDEX_DELAY, None), settings, None)
     }
 
     /// The same devnet (same seed and scale, nothing generated yet), whose
@@ -141,16 +145,19 @@ impl Devnet {
     /// indexes a collection it has not seen.
     pub fn with_index_delay(self, delay: Duration) -> Devnet {
         let indexing = Indexing::new(delay, self.inner.indexing.store());
-        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.settings())
+        let journal = self.inner.journal.as_ref().map(journal::Journal::store);
+        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.settings(), journal)
     }
 
-    /// The same devnet (nothing generated yet), which keeps when NFT
-    /// collections started indexing in `store`, so that servers sharing it
-    /// agree, and a restart on the same data remembers. Without one, the
-    /// devnet keeps them in a store of its own in memory.
+    /// The same devnet (nothing generated yet), which keeps in `store`
+    /// what users do to its chains (sent transactions, cheats, scenario
+    /// steps, live blocks) and when NFT collections started indexing, so
+    /// that servers sharing it serve one chain, and a restart on the same
+    /// data serves the same. Without one, the chains are the seed's at each
+    /// start, and indexing starts are kept in a store of its own in memory.
     pub fn with_store(self, store: Arc<dyn Store>) -> Devnet {
-        let indexing = Indexing::new(self.inner.indexing.delay(), Some(store));
-        Devnet::build(self.inner.seed, self.inner.scale, indexing, self.settings())
+        let settings = self.settings();
+        self.rebuilt_with(Some(store), settings)
     }
 
     /// The same devnet (nothing generated yet), whose chains mine each
@@ -180,12 +187,23 @@ impl Devnet {
     }
 
     fn rebuilt(self, settings: Settings) -> Devnet {
-        let inner = &self.inner;
-        let indexing = Indexing::new(inner.indexing.delay(), inner.indexing.store());
-        Devnet::build(inner.seed, inner.scale, indexing, settings)
+        let store = self.inner.journal.as_ref().map(journal::Journal::store);
+        self.rebuilt_with(store, settings)
     }
 
-    fn build(seed: u64, scale: Scale, indexing: Indexing, settings: Settings) -> Devnet {
+    fn rebuilt_with(&self, journal: Option<Arc<dyn Store>>, settings: Settings) -> Devnet {
+        let inner = &self.inner;
+        let indexing = Indexing::new(inner.indexing.delay(), journal.clone().or_else(|| inner.indexing.store()));
+        Devnet::build(inner.seed, inner.scale, indexing, settings, journal)
+    }
+
+    fn build(
+        seed: u64,
+        scale: Scale,
+        indexing: Indexing,
+        settings: Settings,
+        journal: Option<Arc<dyn Store>>,
+    ) -> Devnet {
         let inner = Inner {
             seed,
             scale,
@@ -197,6 +215,7 @@ impl Devnet {
             filters: filters::Filters::default(),
             automine: settings.automine,
             executions: executions::Executions::new(settings.limits),
+            journal: journal.map(journal::Journal::new),
         };
         Devnet { inner: Arc::new(inner) }
     }
@@ -312,14 +331,19 @@ impl Devnet {
         }
     }
 
-    /// The chain's data if it is generated already.
+    /// The chain's data if it is generated already (and its journal made).
     fn generated(&self, chain: Chain) -> Option<Result<Generated<'_>, SourceError>> {
+        let ready = |live: &LiveChain| self.inner.journal.is_none() || live.restored();
         match self.table_cell(chain) {
-            Some(cell) => cell.get().map(|live| live.check(chain).map(|()| Generated::Borrowed(live.read()))),
-            None => self
-                .others()
-                .get(&chain)
-                .and_then(|cell| cell.get().map(|live| live.check(chain).map(|()| Generated::Shared(live.read_arc())))),
+            Some(cell) => cell
+                .get()
+                .filter(|live| ready(live))
+                .map(|live| live.check(chain).map(|()| Generated::Borrowed(live.read()))),
+            None => self.others().get(&chain).and_then(|cell| {
+                cell.get()
+                    .filter(|live| ready(live))
+                    .map(|live| live.check(chain).map(|()| Generated::Shared(live.read_arc())))
+            }),
         }
     }
 
@@ -328,13 +352,19 @@ impl Devnet {
         if !Devnet::builds(chain) {
             return Err(SourceError::ChainNotServed(chain));
         }
-        if let Some(live) = self.generated_live(chain) {
-            return Ok(live);
+        let live = match self.generated_live(chain) {
+            Some(live) => live,
+            None => {
+                let devnet = self.clone();
+                tokio::task::spawn_blocking(move || devnet.live(chain))
+                    .await
+                    .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))?
+            }
+        };
+        if self.inner.journal.is_some() && !live.restored() {
+            self.restore_live(chain, &live).await?;
         }
-        let devnet = self.clone();
-        tokio::task::spawn_blocking(move || devnet.live(chain))
-            .await
-            .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))
+        Ok(live)
     }
 
     /// The chain's data as it is now, generated off the async runtime's

@@ -22,6 +22,7 @@ use w3api_source::SourceError;
 use w3api_types::Chain;
 
 use crate::generate::ChainData;
+use crate::journal::Standing;
 
 /// A chain held for reading; blocks wait to be added until it is dropped.
 pub type ChainRead = parking_lot::lock_api::ArcRwLockReadGuard<RawRwLock, ChainData>;
@@ -33,6 +34,10 @@ pub(crate) struct LiveChain {
     /// Set when making a block panicked (a bug): the chain may be half
     /// changed, so it answers nothing until it is reset.
     damaged: AtomicBool,
+    /// The newest block as the seed made it: what the journal is written on.
+    base: (u64, B256),
+    /// Whether the changes kept in the journal were made on it.
+    restored: AtomicBool,
 }
 
 #[derive(Default)]
@@ -45,7 +50,10 @@ struct Snapshots {
 
 impl LiveChain {
     pub(crate) fn new(data: ChainData) -> LiveChain {
+        let base = (data.latest(), data.blocks.last().map_or(B256::ZERO, |block| block.hash));
         LiveChain {
+            base,
+            restored: AtomicBool::new(false),
             data: Arc::new(RwLock::new(data)),
             snapshots: Mutex::new(Snapshots::default()),
             revision: AtomicU64::new(0),
@@ -67,6 +75,34 @@ impl LiveChain {
     /// The state after `block` as a call reads it without holding the chain.
     pub(crate) fn shared_state(self: &Arc<Self>, block: u64) -> SharedState {
         SharedState { live: self.clone(), block, revision: self.revision() }
+    }
+
+    /// The newest block as the seed made it: number and hash.
+    pub(crate) fn base(&self) -> (u64, B256) {
+        self.base
+    }
+
+    /// Where the chain stands: its newest block, and the last snapshot id given.
+    pub(crate) fn standing(&self) -> Standing {
+        let data = self.read();
+        let hash = data.blocks.last().map_or(B256::ZERO, |block| block.hash);
+        Standing { number: data.latest(), hash, snapshots: self.snapshots.lock().last_id }
+    }
+
+    /// Gives the next snapshot an id after `last`, at least: snapshots
+    /// forgotten with the changes that took them used theirs.
+    pub(crate) fn skip_snapshot_ids(&self, last: u64) {
+        let mut snapshots = self.snapshots.lock();
+        snapshots.last_id = snapshots.last_id.max(last);
+    }
+
+    /// Whether the changes kept in the journal were made on the chain.
+    pub(crate) fn restored(&self) -> bool {
+        self.restored.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_restored(&self) {
+        self.restored.store(true, Ordering::Release);
     }
 
     /// Marks the chain damaged: a change panicked while it held the chain.

@@ -50,9 +50,15 @@ impl ChainData {
 
 impl Devnet {
     /// Mines `signed` now into a block of its own, or keeps it for the next
-    /// block when automine is off.
-    pub(crate) fn submit(&self, data: &mut ChainData, signed: SignedTransaction) -> Result<(), SourceError> {
-        if data.automine(self.inner.automine) {
+    /// block when automine is off (on a chain that never set it, when the
+    /// server's `automine` was off as it was sent).
+    pub(crate) fn submit(
+        &self,
+        data: &mut ChainData,
+        signed: SignedTransaction,
+        automine: bool,
+    ) -> Result<(), SourceError> {
+        if data.automine(automine) {
             self.append(data, BlockPlan::signed(signed)).map(drop)
         } else {
             data.queue(signed)

@@ -216,7 +216,9 @@ impl From<StoreError> for ApiError {
             | StoreError::InUse(_)
             | StoreError::Failed(_)
             | StoreError::Damaged { .. }
-            | StoreError::IndexOutOfOrder { .. } => ApiError::internal(error),
+            | StoreError::IndexOutOfOrder { .. }
+            | StoreError::ChangeOutOfOrder { .. }
+            | StoreError::ChainOriginDiffers { .. } => ApiError::internal(error),
         }
     }
 }

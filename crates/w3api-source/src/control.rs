@@ -214,7 +214,7 @@ fn refused(chain: Chain, what: &str) -> SourceError {
 
 /// A wallet a test created: its address, and its key, which the devnet
 /// signs its transfers with (and a test may too).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CreatedWallet {
     /// The address.
     pub address: Address,
@@ -223,7 +223,7 @@ pub struct CreatedWallet {
 }
 
 /// An ERC20 a test deploys.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NewToken {
     /// Name.
     pub name: String,
@@ -247,7 +247,7 @@ pub struct NewToken {
 }
 
 /// What a transfer moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Moved {
     /// Wei of the native currency.
     Native(U256),
@@ -258,7 +258,7 @@ pub enum Moved {
 }
 
 /// Metadata of an NFT a test mints.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NewNftMetadata {
     /// Name (default: the collection's name and the id).
     pub name: Option<String>,
@@ -271,7 +271,7 @@ pub struct NewNftMetadata {
 }
 
 /// An NFT collection a test deploys.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NewCollection {
     /// Name.
     pub name: String,

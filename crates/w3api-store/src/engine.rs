@@ -41,6 +41,7 @@ const SQLITE: &[(i64, &str, &str)] = &[
     (3, "streams", include_str!("../migrations/sqlite/0003_streams.sql")),
     (4, "index journal", include_str!("../migrations/sqlite/0004_index_journal.sql")),
     (5, "delivery transactions", include_str!("../migrations/sqlite/0005_delivery_transactions.sql")),
+    (6, "chain journal", include_str!("../migrations/sqlite/0006_chain_journal.sql")),
 ];
 const POSTGRES: &[(i64, &str, &str)] = &[
     (1, "challenges", include_str!("../migrations/postgres/0001_challenges.sql")),
@@ -48,6 +49,7 @@ const POSTGRES: &[(i64, &str, &str)] = &[
     (3, "streams", include_str!("../migrations/postgres/0003_streams.sql")),
     (4, "index journal", include_str!("../migrations/postgres/0004_index_journal.sql")),
     (5, "delivery transactions", include_str!("../migrations/postgres/0005_delivery_transactions.sql")),
+    (6, "chain journal", include_str!("../migrations/postgres/0006_chain_journal.sql")),
 ];
 
 /// The migrations compiled into the binary, run at start; sqlx records

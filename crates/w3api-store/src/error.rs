@@ -50,6 +50,27 @@ pub enum StoreError {
         /// The number of the block refused.
         got: u64,
     },
+    /// A change appended to a chain's journal that does not come after
+    /// every change kept: another writer got there first (a bug, since a
+    /// writer holds the journal from before it catches up).
+    #[error("change {got} does not come after change {newest} in {chain}'s journal")]
+    ChangeOutOfOrder {
+        /// The chain whose journal it is.
+        chain: Chain,
+        /// The newest change kept.
+        newest: u64,
+        /// The number of the change refused.
+        got: u64,
+    },
+    /// A chain's journal kept on top of another origin (seed, scale or
+    /// base chain) than the writer's.
+    #[error("{chain}'s journal was written on top of another devnet: {kept}")]
+    ChainOriginDiffers {
+        /// The chain whose journal it is.
+        chain: Chain,
+        /// The origin kept, as the devnet wrote it.
+        kept: String,
+    },
     /// A stored row that does not decode (written by something else).
     #[error("a stored {what} is damaged: {why}")]
     Damaged {

@@ -4,7 +4,9 @@
 //! watched addresses, the project's settings, the queue of deliveries that
 //! replicas share (each claimed by one worker at a time, for a lease), the
 //! log of delivery attempts, and the journal of each chain's node-mode
-//! index (written by one replica at a time, for a lease, and read by all).
+//! index (written by one replica at a time, for a lease, and read by all),
+//! and the journal of what users did to each devnet chain (written by one
+//! writer at a time, in one order, and replayed by all).
 //!
 //! [`Store`] is the boundary; [`open`] picks an implementation from a
 //! [`Location`]:
@@ -19,6 +21,7 @@
 //! so it holds across replicas without locks of ours.
 
 mod cell;
+mod chain_journal;
 mod challenge;
 mod deliveries;
 mod engine;
@@ -32,6 +35,7 @@ mod suite;
 pub mod testing;
 
 pub use cell::StoreCell;
+pub use chain_journal::{ChainWrite, KeptChange};
 pub use challenge::Challenge;
 pub use deliveries::{
     Attempt, AttemptFilter, AttemptOutcome, AttemptRecord, Delivery, DeliveryFilter, DeliveryHistory, DeliveryState,
@@ -288,6 +292,36 @@ pub trait Store: Send + Sync + 'static {
     /// from scratch), only while `holder` holds the lease (`Ok(false)`
     /// otherwise); the lease is then free, `holder`'s included.
     fn clear_index(&self, chain: Chain, holder: Uuid, now: DateTime<Utc>) -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// The devnet chains with a journal, each with the origin it was
+    /// written on, ordered by chain.
+    fn kept_chains(&self) -> BoxFuture<'_, Result<Vec<(Chain, String)>, StoreError>>;
+
+    /// Up to `limit` of `chain`'s kept changes numbered after `after`,
+    /// oldest first, as the journal was at one moment.
+    fn chain_changes(
+        &self,
+        chain: Chain,
+        after: u64,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Vec<KeptChange>, StoreError>>;
+
+    /// The number of `chain`'s newest kept change (0 when none is): a
+    /// replica that has applied it has every change committed before.
+    fn chain_head(&self, chain: Chain) -> BoxFuture<'_, Result<u64, StoreError>>;
+
+    /// Holds `chain`'s journal for writing, waiting for any other writer
+    /// (on any replica) to finish. The journal is created on `origin` if
+    /// it has none; one kept on another origin is refused with
+    /// [`StoreError::ChainOriginDiffers`].
+    fn write_chain<'a>(
+        &'a self,
+        chain: Chain,
+        origin: &'a str,
+    ) -> BoxFuture<'a, Result<Box<dyn ChainWrite>, StoreError>>;
+
+    /// Forgets `chain`'s journal and its origin.
+    fn forget_chain(&self, chain: Chain) -> BoxFuture<'_, Result<(), StoreError>>;
 
     /// Where the data lives, for the start-up banner and logs (no password).
     fn describe(&self) -> String;

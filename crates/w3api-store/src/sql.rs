@@ -2,6 +2,7 @@
 
 mod addresses;
 mod attempts;
+mod chain_journal;
 mod columns;
 mod history;
 mod index_journal;
@@ -27,8 +28,9 @@ use crate::location::Anchor;
 use crate::sql::columns::Columns;
 use crate::sql::run::{Sql, Statement};
 use crate::{
-    ActiveStream, Attempt, AttemptFilter, AttemptRecord, Challenge, Delivery, DeliveryFilter, DeliveryHistory,
-    IndexBlock, Listing, NewDelivery, NewStream, NftSyncStart, Settings, Store, StoreError, StoredStream, StreamStats,
+    ActiveStream, Attempt, AttemptFilter, AttemptRecord, ChainWrite, Challenge, Delivery, DeliveryFilter,
+    DeliveryHistory, IndexBlock, KeptChange, Listing, NewDelivery, NewStream, NftSyncStart, Settings, Store,
+    StoreError, StoredStream, StreamStats,
 };
 
 /// A store in a SQL database reached through a connection pool.
@@ -51,6 +53,8 @@ struct OnlyWriter {
     limit: usize,
     /// Challenges held now.
     held: AtomicUsize,
+    /// Each devnet chain's turn to write its journal.
+    chain_turns: Mutex<HashMap<String, std::sync::Arc<tokio::sync::Mutex<()>>>>,
     _anchor: Anchor,
 }
 
@@ -128,8 +132,22 @@ impl<DB: Engine> SqlStore<DB> {
             by_chain.entry(chain).or_default().insert(start.collection, start.started_at);
         }
         self.starts = Starts { by_chain: Mutex::new(by_chain), complete: true };
-        self.alone = Some(OnlyWriter { limit, held: AtomicUsize::new(held.challenges), _anchor: anchor });
+        self.alone = Some(OnlyWriter {
+            limit,
+            held: AtomicUsize::new(held.challenges),
+            chain_turns: Mutex::default(),
+            _anchor: anchor,
+        });
         self
+    }
+
+    /// For a store this process alone writes, `chain`'s turn to write its
+    /// journal; `None` for a shared database, where the database orders
+    /// writers.
+    pub(crate) fn chain_turn(&self, chain: Chain) -> Option<std::sync::Arc<tokio::sync::Mutex<()>>> {
+        let alone = self.alone.as_ref()?;
+        let mut turns = alone.chain_turns.lock().unwrap_or_else(PoisonError::into_inner);
+        Some(turns.entry(chain.as_str().to_owned()).or_default().clone())
     }
 
     /// The pool, for the engine-specific openers.
@@ -428,6 +446,35 @@ impl<DB: Sql> Store for SqlStore<DB> {
 
     fn clear_index(&self, chain: Chain, holder: Uuid, now: DateTime<Utc>) -> BoxFuture<'_, Result<bool, StoreError>> {
         Box::pin(index_journal::clear(self, chain, holder, now))
+    }
+
+    fn kept_chains(&self) -> BoxFuture<'_, Result<Vec<(Chain, String)>, StoreError>> {
+        Box::pin(chain_journal::kept(self))
+    }
+
+    fn chain_changes(
+        &self,
+        chain: Chain,
+        after: u64,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Vec<KeptChange>, StoreError>> {
+        Box::pin(chain_journal::changes(self, chain, after, limit))
+    }
+
+    fn chain_head(&self, chain: Chain) -> BoxFuture<'_, Result<u64, StoreError>> {
+        Box::pin(chain_journal::head(self, chain))
+    }
+
+    fn write_chain<'a>(
+        &'a self,
+        chain: Chain,
+        origin: &'a str,
+    ) -> BoxFuture<'a, Result<Box<dyn ChainWrite>, StoreError>> {
+        Box::pin(chain_journal::write(self, chain, origin))
+    }
+
+    fn forget_chain(&self, chain: Chain) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(chain_journal::forget(self, chain))
     }
 
     fn describe(&self) -> String {

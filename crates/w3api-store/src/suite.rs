@@ -4,6 +4,7 @@
 //! outlives each run: tests use ids no one used and look at their own
 //! records only.
 
+mod chain_journal;
 mod index_journal;
 mod queue;
 mod streams;

@@ -18,7 +18,7 @@ fn replica(url: &str) -> Server {
 fn replica_with(url: &str, args: &[&str]) -> Server {
     let mut server =
         Server::start(&[&["--api-key", "k", "--database", url, "--secret", SECRET][..], args].concat(), &[]);
-    let kept = line_starting(&mut server, "state (sign-in challenges, NFT indexing) kept in");
+    let kept = line_starting(&mut server, "state (chain changes, sign-in challenges, NFT indexing) kept in");
     assert!(kept.contains("PostgreSQL"), "{kept}");
     server
 }

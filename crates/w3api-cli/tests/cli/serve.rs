@@ -478,7 +478,7 @@ fn a_restart_on_the_same_data_directory_refuses_a_replay_and_remembers_nft_index
     let dir = data.path().to_str().unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut server = Server::start(&["--api-key", "k", "--data-dir", dir], &[]);
-    let kept = line_starting(&mut server, "state (sign-in challenges, NFT indexing) kept in");
+    let kept = line_starting(&mut server, "state (chain changes, sign-in challenges, NFT indexing) kept in");
     assert!(kept.contains("SQLite file") && kept.contains(dir), "{kept}");
     let second = Command::new(env!("CARGO_BIN_EXE_w3api"))
         .args(["serve", "--listen", "127.0.0.1:0", "--api-key", "k", "--data-dir", dir])

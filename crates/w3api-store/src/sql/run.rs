@@ -316,7 +316,7 @@ impl<DB: Engine> SqlStore<DB> {
 
 /// A transaction: its statements take effect together when it commits,
 /// and not at all if it is dropped before.
-pub(crate) struct Tx<DB: Engine>(Transaction<'static, DB>);
+pub(crate) struct Tx<DB: Engine>(pub(crate) Transaction<'static, DB>);
 
 impl<DB: Sql> Tx<DB> {
     /// Runs `statement` in the transaction: the rows it changed.
@@ -327,6 +327,11 @@ impl<DB: Sql> Tx<DB> {
     /// Runs `statement` in the transaction: the rows it returned.
     pub(crate) async fn fetch(&mut self, statement: Statement) -> Result<Vec<DB::Row>, StoreError> {
         DB::fetch(&mut self.0, statement).await
+    }
+
+    /// The transaction's connection, for statements run through [`Sql`].
+    pub(crate) fn connection(&mut self) -> &mut DB::Connection {
+        &mut self.0
     }
 
     /// Makes the transaction's changes take effect.

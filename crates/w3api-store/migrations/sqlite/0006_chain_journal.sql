@@ -1,0 +1,24 @@
+-- What users did to each devnet chain beyond its seed, in the order it
+-- happened, so that a restart or another replica gets the same chain.
+-- Chains are as the API names them.
+
+-- What each chain's journal was written on top of (the devnet's seed,
+-- scale and base chain, as the devnet writes it): a server deriving a
+-- different base refuses the journal. Every write to a chain's journal
+-- first writes this row, which is what orders the writers.
+CREATE TABLE chain_journals (
+    chain TEXT PRIMARY KEY NOT NULL,
+    origin TEXT NOT NULL
+);
+
+-- One change per row, numbered up in the order it was made (numbers a
+-- revert or reset made obsolete are forgotten, and never reused). The
+-- change and its outcome are the devnet's JSON, which the store keeps and
+-- does not read.
+CREATE TABLE chain_changes (
+    chain TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    change TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    PRIMARY KEY (chain, seq)
+);
