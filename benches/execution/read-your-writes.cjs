@@ -6,10 +6,13 @@
 // the same two round trips to the same server asking what needs no work
 // (eth_chainId, then the wallet tokens of a wallet with nothing), measured
 // in the same run. Prints "p50 p99 max baseline_p50 baseline_p99" in ms.
-//   node read-your-writes.cjs URL KEY TOKEN COUNT
+// With READ_URL, the wallet tokens (and the baseline) are asked of that
+// server instead: a replica other than the one written to.
+//   node read-your-writes.cjs URL KEY TOKEN COUNT [READ_URL]
 const { ethers } = require('ethers');
 
-const [url, key, token, countText] = process.argv.slice(2);
+const [url, key, token, countText, readUrlArg] = process.argv.slice(2);
+const readUrl = readUrlArg || url;
 const count = Number(countText);
 const rpcUrl = `${url}/eth/${key}`;
 const MNEMONIC = 'test test test test test test test test test test test junk';
@@ -17,8 +20,8 @@ const sender = ethers.HDNodeWallet.fromPhrase(MNEMONIC, undefined, "m/44'/60'/0'
 const erc20 = new ethers.Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 
 let id = 0;
-async function rpc(method, params) {
-  const res = await fetch(rpcUrl, {
+async function rpc(method, params, at = rpcUrl) {
+  const res = await fetch(at, {
     method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
   });
@@ -28,7 +31,7 @@ async function rpc(method, params) {
 }
 
 async function held(wallet) {
-  const res = await fetch(`${url}/api/v2.2/wallets/${wallet}/tokens?chain=eth`, { headers: { 'X-API-Key': key } });
+  const res = await fetch(`${readUrl}/api/v2.2/wallets/${wallet}/tokens?chain=eth`, { headers: { 'X-API-Key': key } });
   if (res.status !== 200) throw new Error(`wallet tokens: HTTP ${res.status}`);
   const row = (await res.json()).result.find((t) => t.token_address === token.toLowerCase());
   return row ? BigInt(row.balance) : 0n;
@@ -54,7 +57,7 @@ async function main() {
     times.push(performance.now() - started);
     const idle = ethers.Wallet.createRandom().address;
     const baseStarted = performance.now();
-    await rpc('eth_chainId', []);
+    await rpc('eth_chainId', [], `${readUrl}/eth/${key}`);
     await held(idle);
     baseline.push(performance.now() - baseStarted);
   }

@@ -343,8 +343,11 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     // The default chain is generated in the background, ready for the first request.
     let prepared = devnet.clone();
     tokio::task::spawn_blocking(move || prepared.prepare(Chain::Eth));
+    // On a database replicas share, the chains follow what the others keep.
+    let follower = tokio::spawn(devnet.clone().follow_replicas());
     let producer = args.block_time.map(|every| tokio::spawn(devnet.produce_blocks(every)));
     let served = serve(listener, app, shutdown_signal()).await;
+    follower.abort();
     if let Some(producer) = producer {
         producer.abort();
     }

@@ -54,6 +54,9 @@ impl Devnet {
         loop {
             ticks.tick().await;
             for chain in self.generated_chains() {
+                if !self.leads_live_blocks(chain, every).await {
+                    continue;
+                }
                 if let Err(error) = self.mine_blocks(chain, 1, plan.clone()).await {
                     tracing::error!(%chain, %error, "a live block could not be made");
                 }

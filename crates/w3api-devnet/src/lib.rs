@@ -333,7 +333,11 @@ impl Devnet {
 
     /// The chain's data if it is generated already (and its journal made).
     fn generated(&self, chain: Chain) -> Option<Result<Generated<'_>, SourceError>> {
-        let ready = |live: &LiveChain| self.inner.journal.is_none() || live.restored();
+        // A chain replicas share is caught up with its journal first (`ready_live`).
+        let ready = |live: &LiveChain| match &self.inner.journal {
+            None => true,
+            Some(journal) => live.restored() && !journal.shared(),
+        };
         match self.table_cell(chain) {
             Some(cell) => cell
                 .get()
@@ -361,8 +365,11 @@ impl Devnet {
                     .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))?
             }
         };
-        if self.inner.journal.is_some() && !live.restored() {
-            self.restore_live(chain, &live).await?;
+        if self.inner.journal.is_some() {
+            if !live.restored() {
+                self.restore_live(chain, &live).await?;
+            }
+            self.follow_journal(chain, &live).await?;
         }
         Ok(live)
     }

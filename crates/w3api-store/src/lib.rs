@@ -323,6 +323,22 @@ pub trait Store: Send + Sync + 'static {
     /// Forgets `chain`'s journal and its origin.
     fn forget_chain(&self, chain: Chain) -> BoxFuture<'_, Result<(), StoreError>>;
 
+    /// Takes or renews the lease on making `chain`'s live blocks for
+    /// `holder` until `until`, as [`Store::lead_index`] does the indexing
+    /// lease: true when `holder` holds it afterwards, so that replicas
+    /// make one block per tick between them.
+    fn lead_live_blocks(
+        &self,
+        chain: Chain,
+        holder: Uuid,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// Whether other processes may write the store (a database replicas
+    /// share), so that what this process holds may be behind it.
+    fn is_shared(&self) -> bool;
+
     /// Where the data lives, for the start-up banner and logs (no password).
     fn describe(&self) -> String;
 }

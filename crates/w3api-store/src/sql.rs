@@ -477,6 +477,20 @@ impl<DB: Sql> Store for SqlStore<DB> {
         Box::pin(chain_journal::forget(self, chain))
     }
 
+    fn lead_live_blocks(
+        &self,
+        chain: Chain,
+        holder: Uuid,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(index_journal::lead_in(self, "live_block_leases", chain, holder, now, until))
+    }
+
+    fn is_shared(&self) -> bool {
+        self.alone.is_none()
+    }
+
     fn describe(&self) -> String {
         self.what.clone()
     }

@@ -19,3 +19,24 @@ pub fn database_url(what: &str) -> Option<String> {
         }
     }
 }
+
+/// A new, empty database on the cluster `url` names (whose user may create
+/// databases, as `.ci/postgres.sh`'s may), for a test whose state must be
+/// its own: a devnet's chains are one per database, so servers of tests
+/// that run at once on different seeds cannot share one. Its URL.
+///
+/// # Panics
+///
+/// When the cluster cannot be reached or refuses: the test cannot run.
+pub async fn fresh_database(url: &str) -> String {
+    use sqlx::Connection;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let next = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("w3api_test_{:x}_{}_{next}", nanos as u64, std::process::id());
+    let mut admin = sqlx::PgConnection::connect(url).await.unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
+    let create = format!("CREATE DATABASE {name}");
+    sqlx::query(sqlx::AssertSqlSafe(create)).execute(&mut admin).await.unwrap_or_else(|e| panic!("creating {name}: {e}"));
+    let (cluster, _) = url.split('?').next().unwrap_or(url).rsplit_once('/').unwrap_or((url, ""));
+    format!("{cluster}/{name}")
+}

@@ -13,6 +13,7 @@ use {
 
 mod book;
 mod commands;
+mod kept;
 mod live;
 mod node_limits;
 mod replicas;

@@ -23,6 +23,13 @@ fn replica_with(url: &str, args: &[&str]) -> Server {
     server
 }
 
+/// A database of the test's own on the cluster the environment names, if
+/// it names one: a devnet chain's journal is one per database.
+fn database() -> Option<String> {
+    let url = w3api_store::testing::database_url("the replica tests")?;
+    Some(runtime().block_on(w3api_store::testing::fresh_database(&url)))
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
 }
@@ -38,7 +45,7 @@ fn fresh_seed() -> String {
 
 #[test]
 fn replicas_share_challenges_verify_each_once_and_survive_a_kill() {
-    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let Some(url) = database() else { return };
     let runtime = runtime();
     let a = replica(&url);
     let b = replica(&url);
@@ -77,7 +84,7 @@ fn replicas_share_challenges_verify_each_once_and_survive_a_kill() {
 
 #[test]
 fn a_cursor_from_one_replica_reads_on_the_other() {
-    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let Some(url) = database() else { return };
     let runtime = runtime();
     let (a, b) = (replica(&url), replica(&url));
     // The servers' devnet: seed 0, default scale.
@@ -101,7 +108,7 @@ fn a_cursor_from_one_replica_reads_on_the_other() {
 
 #[test]
 fn replicas_agree_on_when_an_nft_collection_started_indexing() {
-    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let Some(url) = database() else { return };
     let seed = fresh_seed();
     // `Server::start` sets an indexing delay of 1 s.
     let args = ["--seed", &seed];
@@ -170,7 +177,7 @@ impl Relay {
 
 #[test]
 fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects() {
-    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let Some(url) = database() else { return };
     let runtime = runtime();
     let target = url::Url::parse(&url).unwrap();
     let database = std::net::SocketAddr::new(
@@ -244,7 +251,7 @@ fn delivered(received: &[w3api_testkit::Received]) -> Vec<(String, bool, u64)> {
 
 #[test]
 fn replicas_deliver_each_block_once_and_lose_nothing_when_one_is_killed() {
-    let Some(url) = w3api_store::testing::database_url("the replica tests") else { return };
+    let Some(url) = database() else { return };
     let runtime = runtime();
     let webhooks = runtime.block_on(w3api_testkit::Webhooks::start());
     // The same seed and block time make the same blocks on both replicas,

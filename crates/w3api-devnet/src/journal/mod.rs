@@ -20,8 +20,10 @@
 
 mod apply;
 mod change;
+mod follow;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use w3api_source::SourceError;
@@ -54,7 +56,19 @@ const PAGE: usize = 1_000;
 pub(crate) struct Journal {
     store: Arc<dyn Store>,
     /// Where this process stands in each chain's journal.
-    chains: Mutex<HashMap<Chain, Arc<tokio::sync::Mutex<Position>>>>,
+    chains: Mutex<HashMap<Chain, Arc<ChainJournal>>>,
+    /// Who this process is, to hold leases by.
+    holder: uuid::Uuid,
+}
+
+/// One chain's journal, as this process follows it.
+struct ChainJournal {
+    /// Held for the turn of a change or a catch-up.
+    position: tokio::sync::Mutex<Position>,
+    /// The newest change made here, readable without the turn.
+    applied: AtomicU64,
+    /// The journal's head, as read for requests waiting on it.
+    head: follow::HeadReads,
 }
 
 /// Where this process stands in one chain's journal: held for the turn of
@@ -105,9 +119,21 @@ impl Position {
     }
 }
 
+impl ChainJournal {
+    /// Publishes where the turn left the position.
+    fn settle(&self, position: &Position) {
+        self.applied.store(position.applied, Ordering::Release);
+    }
+}
+
 impl Journal {
     pub(crate) fn new(store: Arc<dyn Store>) -> Journal {
-        Journal { store, chains: Mutex::default() }
+        Journal { store, chains: Mutex::default(), holder: uuid::Uuid::from_u128(fastrand::u128(..)) }
+    }
+
+    /// Whether replicas share it.
+    pub(crate) fn shared(&self) -> bool {
+        self.store.is_shared()
     }
 
     /// The store it is kept in.
@@ -115,9 +141,16 @@ impl Journal {
         self.store.clone()
     }
 
-    fn position(&self, chain: Chain) -> Arc<tokio::sync::Mutex<Position>> {
+    fn chain(&self, chain: Chain) -> Arc<ChainJournal> {
         let mut chains = self.chains.lock().unwrap_or_else(PoisonError::into_inner);
-        chains.entry(chain).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(Position::pristine()))).clone()
+        let new = || {
+            Arc::new(ChainJournal {
+                position: tokio::sync::Mutex::new(Position::pristine()),
+                applied: AtomicU64::new(0),
+                head: follow::HeadReads::default(),
+            })
+        };
+        chains.entry(chain).or_insert_with(new).clone()
     }
 }
 
@@ -133,8 +166,8 @@ impl Devnet {
             }
             return result;
         };
-        let position = journal.position(chain);
-        let mut position = position.lock().await;
+        let followed = journal.chain(chain);
+        let mut position = followed.position.lock().await;
         let origin = self.origin(chain, &live);
         let mut write = journal.store.write_chain(chain, &origin).await.map_err(|e| self.refused(chain, e))?;
         let missed = write.changes_after(position.applied).await?;
@@ -161,6 +194,7 @@ impl Devnet {
             return Err(error.into());
         }
         position.note(kept.seq, &change, &result);
+        followed.settle(&position);
         self.announce(chain, after.number);
         result
     }
@@ -200,6 +234,11 @@ impl Devnet {
         });
         let (moved, result) = done.await.map_err(|error| failed(chain, live, error))?;
         *position = moved;
+        if let Some(journal) = &self.inner.journal {
+            journal.chain(chain).settle(position);
+        }
+        // Whoever follows the chain's blocks learns of those made again.
+        self.announce(chain, live.standing().number);
         result
     }
 
@@ -276,7 +315,7 @@ impl Devnet {
             }
             let started = std::time::Instant::now();
             let live = self.ready_live(chain).await?;
-            let made = journal.position(chain).lock().await.made;
+            let made = journal.chain(chain).position.lock().await.made;
             restored.push(Restored { chain, changes: made, took: started.elapsed(), latest: live.standing().number });
         }
         Ok(restored)
@@ -298,8 +337,8 @@ impl Devnet {
     /// Makes the chain's kept changes, the first time it is used.
     pub(crate) async fn restore_live(&self, chain: Chain, live: &Arc<LiveChain>) -> Result<(), SourceError> {
         let Some(journal) = &self.inner.journal else { return Ok(()) };
-        let position = journal.position(chain);
-        let mut position = position.lock().await;
+        let followed = journal.chain(chain);
+        let mut position = followed.position.lock().await;
         if live.restored() {
             return Ok(());
         }

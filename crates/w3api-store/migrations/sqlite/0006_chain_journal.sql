@@ -22,3 +22,11 @@ CREATE TABLE chain_changes (
     outcome TEXT NOT NULL,
     PRIMARY KEY (chain, seq)
 );
+
+-- Who makes each chain's live blocks (--block-time) among replicas: one
+-- holder, until expires_at (Unix milliseconds).
+CREATE TABLE live_block_leases (
+    chain TEXT PRIMARY KEY NOT NULL,
+    holder TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+);

@@ -52,9 +52,24 @@ pub(super) async fn lead<DB: Sql>(
     now: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
-    let upsert = "INSERT INTO index_leases (chain, holder, expires_at) VALUES ($1, $2, $3) \
-                  ON CONFLICT (chain) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at \
-                  WHERE index_leases.holder = excluded.holder OR index_leases.expires_at < $4";
+    lead_in(store, "index_leases", chain, holder, now, until).await
+}
+
+/// [`lead`], on the leases of `table` (one of the schema's lease tables,
+/// which have the same columns).
+pub(super) async fn lead_in<DB: Sql>(
+    store: &SqlStore<DB>,
+    table: &'static str,
+    chain: Chain,
+    holder: Uuid,
+    now: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let upsert = format!(
+        "INSERT INTO {table} (chain, holder, expires_at) VALUES ($1, $2, $3) \
+         ON CONFLICT (chain) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at \
+         WHERE {table}.holder = excluded.holder OR {table}.expires_at < $4"
+    );
     let upsert = Statement::new(upsert).bind(chain.as_str()).bind(holder).bind(until).bind(now);
     Ok(store.execute(upsert).await? == 1)
 }

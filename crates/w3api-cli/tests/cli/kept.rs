@@ -1,0 +1,224 @@
+//! What users do to the devnet is kept where the server's state is: a
+//! server killed with SIGKILL and started again on its data directory
+//! serves the same chain, and replicas on one PostgreSQL database serve
+//! one chain between them, whichever a request reaches. Skipped, with the
+//! reason printed, when the environment names no database (see
+//! `w3api_store::testing`).
+#![cfg(unix)]
+
+use serde_json::{Value, json};
+
+use crate::serve::{Server, line_starting};
+
+const DEPLOYER: &str = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+const SECOND: &str = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+/// Init code that deploys a contract answering 42 to any call.
+const ANSWERS_42: &str = "0x600a600c600039600a6000f3602a60005260206000f3";
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// The answer (result or error) of a JSON-RPC call on eth with the key `k`.
+async fn rpc(base: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = w3api_tests::http_client().post(format!("{base}/eth/k")).json(&body).send().await.unwrap();
+    let answer: Value = response.json().await.unwrap();
+    match answer.get("result") {
+        Some(result) => result.clone(),
+        None => panic!("{method} {params}: {answer}"),
+    }
+}
+
+fn quantity(value: &Value) -> u64 {
+    serde_json::from_value::<w3api_types::rpc::Uint64>(value.clone()).expect("a hex quantity").0
+}
+
+/// Deploys a contract, sends, cheats and shapes the chain through `base`;
+/// returns the contract's address and the token created.
+async fn shape(base: &str) -> (String, String) {
+    rpc(base, "eth_sendTransaction", json!([{"from": DEPLOYER, "data": ANSWERS_42}])).await;
+    let receipt_of = |hash: Value| async move { rpc(base, "eth_getTransactionReceipt", json!([hash])).await };
+    let sent = rpc(base, "eth_sendTransaction", json!([{"from": DEPLOYER, "to": SECOND, "value": "0x1234"}])).await;
+    assert_eq!(receipt_of(sent).await["status"], "0x1");
+    let contract = format!("{:#x}", DEPLOYER.parse::<alloy_primitives::Address>().unwrap().create(0));
+    let snapshot = rpc(base, "evm_snapshot", json!([])).await;
+    rpc(base, "anvil_mine", json!(["0x5", "0x3c"])).await;
+    assert_eq!(rpc(base, "evm_revert", json!([snapshot])).await, true);
+    rpc(base, "anvil_setStorageAt", json!([contract, "0x7", format!("0x{}", "09".repeat(32))])).await;
+    rpc(base, "anvil_setBalance", json!([SECOND, "0xde0b6b3a7640000"])).await;
+    rpc(base, "evm_increaseTime", json!(["0xe10"])).await;
+    rpc(base, "evm_mine", json!([])).await;
+    let token = rpc(base, "w3api_createToken", json!([{"name": "Kept", "symbol": "KEPT", "decimals": 6, "usdPrice": 2.5}]));
+    let token = token.await.as_str().unwrap().to_string();
+    rpc(base, "w3api_mintToken", json!([token, DEPLOYER, "0xf4240"])).await;
+    (contract, token)
+}
+
+/// What a restart must give back: blocks, code, storage, balances, nonces
+/// and the Data API's answers.
+async fn seen(base: &str, contract: &str) -> Vec<Value> {
+    let latest = quantity(&rpc(base, "eth_blockNumber", json!([])).await);
+    let mut seen = Vec::new();
+    for number in latest - 10..=latest {
+        seen.push(rpc(base, "eth_getBlockByNumber", json!([format!("{number:#x}"), true])).await);
+    }
+    seen.push(rpc(base, "eth_getCode", json!([contract, "latest"])).await);
+    seen.push(rpc(base, "eth_call", json!([{"to": contract}, "latest"])).await);
+    seen.push(rpc(base, "eth_getStorageAt", json!([contract, "0x7", "latest"])).await);
+    for who in [DEPLOYER, SECOND] {
+        seen.push(rpc(base, "eth_getBalance", json!([who, "latest"])).await);
+        seen.push(rpc(base, "eth_getTransactionCount", json!([who, "latest"])).await);
+    }
+    let tokens = w3api_tests::http_client()
+        .get(format!("{base}/api/v2.2/wallets/{DEPLOYER}/tokens?chain=eth"))
+        .header("X-API-Key", "k")
+        .send()
+        .await
+        .unwrap();
+    seen.push(tokens.json().await.unwrap());
+    seen
+}
+
+#[test]
+fn a_chain_outlives_sigkill_on_its_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--scale", "tiny", "--api-key", "k", "--data-dir", dir.path().to_str().unwrap()];
+    let runtime = runtime();
+    let server = Server::start(&args, &[]);
+    let (contract, token) = runtime.block_on(shape(&server.base));
+    let before = runtime.block_on(seen(&server.base, &contract));
+    assert_ne!(before[11], "0x", "the contract has code");
+    assert!(before.last().unwrap().to_string().contains(&token), "the wallet holds the token: {}", before.last().unwrap());
+    // SIGKILL: nothing of a graceful stop runs.
+    drop(server);
+
+    let mut again = Server::start(&args, &[]);
+    let restored = line_starting(&mut again, "chain eth:");
+    assert!(restored.contains("kept changes made again"), "{restored}");
+    assert_eq!(runtime.block_on(seen(&again.base, &contract)), before, "the same chain after SIGKILL");
+    // The server goes on from there.
+    let sent = runtime.block_on(rpc(&again.base, "eth_sendTransaction", json!([{"from": DEPLOYER, "to": SECOND}])));
+    assert!(sent.is_string(), "{sent}");
+
+    // A server on another seed refuses the directory, naming why.
+    drop(again);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_w3api"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--seed", "9"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("another seed") && stderr.contains("--seed"), "{stderr}");
+}
+
+/// A database of the test's own on the cluster the environment names.
+fn database() -> Option<String> {
+    let url = w3api_store::testing::database_url("the shared-chain tests")?;
+    Some(runtime().block_on(w3api_store::testing::fresh_database(&url)))
+}
+
+fn replica(url: &str) -> Server {
+    Server::start(&["--scale", "tiny", "--api-key", "k", "--database", url], &[])
+}
+
+#[test]
+fn replicas_on_one_database_serve_one_chain() {
+    let Some(url) = database() else { return };
+    let runtime = runtime();
+    let (a, b) = (replica(&url), replica(&url));
+    // Written through A, read through B at once, over the gateway and the Data API.
+    let (contract, token) = runtime.block_on(shape(&a.base));
+    assert_eq!(runtime.block_on(seen(&b.base, &contract)), runtime.block_on(seen(&a.base, &contract)));
+    for _ in 0..5 {
+        let hash = runtime.block_on(rpc(&a.base, "eth_sendTransaction", json!([{"from": DEPLOYER, "to": SECOND}])));
+        let receipt = runtime.block_on(rpc(&b.base, "eth_getTransactionReceipt", json!([hash])));
+        assert_eq!(receipt["status"], "0x1", "B reads A's write at once: {receipt}");
+        // And the other way about: B writes on top of A's chain.
+        let wallet = runtime.block_on(rpc(&b.base, "w3api_mintToken", json!([token, SECOND, "0x10"])));
+        assert_eq!(wallet, Value::Null);
+    }
+    let holdings = runtime.block_on(async {
+        let tokens = w3api_tests::http_client()
+            .get(format!("{}/api/v2.2/wallets/{SECOND}/tokens?chain=eth", a.base))
+            .header("X-API-Key", "k")
+            .send()
+            .await
+            .unwrap();
+        tokens.json::<Value>().await.unwrap()
+    });
+    let minted = holdings["result"].as_array().unwrap().iter().find(|holding| holding["token_address"] == token.as_str());
+    assert_eq!(minted.map(|holding| holding["balance"].clone()), Some(json!("80")), "A sees B's mints: {holdings}");
+    // Snapshots are the chain's: taken on one, reverted on the other.
+    let snapshot = runtime.block_on(rpc(&a.base, "evm_snapshot", json!([])));
+    let head = runtime.block_on(rpc(&a.base, "eth_blockNumber", json!([])));
+    runtime.block_on(rpc(&a.base, "anvil_mine", json!(["0x3"])));
+    assert_eq!(runtime.block_on(rpc(&b.base, "evm_revert", json!([snapshot]))), true);
+    assert_eq!(runtime.block_on(rpc(&a.base, "eth_blockNumber", json!([]))), head);
+}
+
+#[test]
+fn killing_the_writer_mid_sends_loses_nothing_acknowledged_and_mines_nothing_twice() {
+    let Some(url) = database() else { return };
+    let runtime = runtime();
+    let (a, b) = (replica(&url), replica(&url));
+    let (a_base, b_base) = (a.base.clone(), b.base.clone());
+    // Two senders, one through each replica, each from its own account;
+    // A dies with sends in flight, and its sender moves to B.
+    let sender = |first: String, then: String, from: &'static str| {
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let mut acknowledged = Vec::new();
+            let started = std::time::Instant::now();
+            while started.elapsed() < std::time::Duration::from_secs(6) {
+                let base = if started.elapsed() < std::time::Duration::from_secs(2) { &first } else { &then };
+                let body = json!({"jsonrpc": "2.0", "id": 1, "method": "eth_sendTransaction",
+                    "params": [{"from": from, "to": SECOND, "value": "0x1"}]});
+                let sent = runtime.block_on(async {
+                    let response = w3api_tests::http_client().post(format!("{base}/eth/k")).json(&body).send().await;
+                    match response {
+                        Ok(response) => response.json::<Value>().await.ok(),
+                        Err(_) => None,
+                    }
+                });
+                if let Some(hash) = sent.and_then(|answer| answer.get("result").cloned()) {
+                    acknowledged.push(hash.as_str().unwrap().to_string());
+                }
+            }
+            acknowledged
+        })
+    };
+    let through_a = sender(a_base.clone(), b_base.clone(), DEPLOYER);
+    let through_b = sender(b_base.clone(), b_base.clone(), SECOND);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    drop(a); // SIGKILL, sends in flight
+    let acknowledged = [through_a.join().unwrap(), through_b.join().unwrap()];
+    assert!(acknowledged.iter().all(|sent| sent.len() > 10), "both senders were answered: {acknowledged:?}");
+
+    // Every acknowledged send is in exactly one block, each sender's in nonce order.
+    let latest = quantity(&runtime.block_on(rpc(&b_base, "eth_blockNumber", json!([]))));
+    let mut mined: Vec<(String, String, u64)> = Vec::new();
+    let first = latest.saturating_sub(acknowledged.iter().map(Vec::len).sum::<usize>() as u64 + 20);
+    for number in first..=latest {
+        let block = runtime.block_on(rpc(&b_base, "eth_getBlockByNumber", json!([format!("{number:#x}"), true])));
+        for tx in block["transactions"].as_array().unwrap() {
+            let from = tx["from"].as_str().unwrap().to_lowercase();
+            if from == DEPLOYER || from == SECOND {
+                mined.push((from, tx["hash"].as_str().unwrap().to_string(), quantity(&tx["nonce"])));
+            }
+        }
+    }
+    for (from, sent) in [DEPLOYER, SECOND].iter().zip(&acknowledged) {
+        let own: Vec<&(String, String, u64)> = mined.iter().filter(|(by, _, _)| by == from).collect();
+        let nonces: Vec<u64> = own.iter().map(|(_, _, nonce)| *nonce).collect();
+        assert!(nonces.windows(2).all(|pair| pair[1] == pair[0] + 1), "{from}: nonces in order, none twice: {nonces:?}");
+        for hash in sent {
+            let times = own.iter().filter(|(_, mined, _)| mined == hash).count();
+            assert_eq!(times, 1, "{from}: acknowledged {hash} is mined once");
+        }
+    }
+    // A replica started now replays the same chain.
+    let c = replica(&url);
+    let head = |base: &str| runtime.block_on(rpc(base, "eth_getBlockByNumber", json!(["latest", false])))["hash"].clone();
+    assert_eq!(head(&c.base), head(&b_base));
+}
