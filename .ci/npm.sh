@@ -9,6 +9,7 @@
 npm_install() {
   local from=$1 into=$2
   if [ ! -d "$into/node_modules" ] || ! cmp -s "$from/package-lock.json" "$into/package-lock.json"; then
+    mkdir -p "$into"
     cp "$from/package.json" "$from/package-lock.json" "$into/"
     timeout 600 npm ci --prefix "$into" --ignore-scripts --no-audit --no-fund --loglevel=error
   fi

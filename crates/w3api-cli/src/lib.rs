@@ -25,6 +25,7 @@ mod prices;
 mod rpc;
 mod serve;
 mod signin;
+mod state_file;
 mod stream;
 mod transfers;
 mod upstream;

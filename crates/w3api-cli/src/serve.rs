@@ -42,9 +42,10 @@ pub(crate) struct ServeArgs {
     /// by number): bytes, or a number with B, KiB, MiB, GiB, kB, MB or GB (e.g. 64MiB); 0 keeps none.
     #[arg(long, default_value = "256MiB", value_parser = byte_size)]
     answer_cache_size: u64,
-    /// Keep the server's state (sign-in challenges, NFT indexing) in DIR (one SQLite file, created
-    /// if missing; one server at a time), so that a restart still refuses a replay. Without it or
-    /// --database, the state lives in memory.
+    /// Keep the server's state (what users did to the devnet's chains, sign-in challenges, NFT
+    /// indexing, streams) in DIR (one SQLite file, created if missing; one server at a time), so
+    /// that a restart, kill -9 included, serves the same chains. Without it or --database, the
+    /// state lives in memory.
     #[arg(long, value_name = "DIR", conflicts_with = "database")]
     data_dir: Option<PathBuf>,
     /// Keep the server's state in PostgreSQL, which several servers may share:
@@ -62,6 +63,11 @@ pub(crate) struct ServeArgs {
     /// anvil_setBalance…) and from sent transactions, each mined at once (automine).
     #[arg(long, value_name = "DURATION", value_parser = block_time)]
     block_time: Option<Duration>,
+    /// Carry the devnet's chains in FILE, as Anvil's --state does: what users did to them is
+    /// loaded from it at start when it exists, and written to it when the server stops (SIGTERM
+    /// or Ctrl-C; not after kill -9, for which --data-dir keeps every change as it is made).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["data_dir", "database"])]
+    state: Option<PathBuf>,
     /// Shape the devnet at start with the steps of a scenario file (YAML: wallets, tokens,
     /// collections, mints, transfers, prices, blocks), before the first request is served.
     #[arg(long, value_name = "FILE")]
@@ -295,6 +301,10 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .with_automine(args.block_time.is_none())
         .with_execution_limits(ExecutionLimits { gas_cap: gas_cap(args.rpc_gas_cap), ..ExecutionLimits::default() });
     let restored = devnet.restore().await.map_err(|e| CliError::Server(e.to_string()))?;
+    let carried = match &args.state {
+        Some(path) => Some((path, crate::state_file::load(path, &devnet).await?)),
+        None => None,
+    };
     let scenario = match &args.scenario {
         Some(path) => apply_scenario(path, &devnet).await?,
         None => None,
@@ -309,6 +319,16 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
             chain.changes,
             chain.latest
         );
+    }
+    match &carried {
+        Some((path, loaded)) if loaded.is_empty() => {
+            outln!("state {}: none yet; written when the server stops", path.display());
+        }
+        Some((path, loaded)) => {
+            let names: Vec<&str> = loaded.iter().map(Chain::as_str).collect();
+            outln!("state {}: loaded chains {}; written again when the server stops", path.display(), names.join(", "));
+        }
+        None => {}
     }
     match &scenario {
         Some(StartScenario::Applied { path, steps, applied }) => {
@@ -345,11 +365,15 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     tokio::task::spawn_blocking(move || prepared.prepare(Chain::Eth));
     // On a database replicas share, the chains follow what the others keep.
     let follower = tokio::spawn(devnet.clone().follow_replicas());
-    let producer = args.block_time.map(|every| tokio::spawn(devnet.produce_blocks(every)));
+    let producer = args.block_time.map(|every| tokio::spawn(devnet.clone().produce_blocks(every)));
     let served = serve(listener, app, shutdown_signal()).await;
     follower.abort();
     if let Some(producer) = producer {
         producer.abort();
+    }
+    if let Some(path) = &args.state {
+        let chains = crate::state_file::save(path, &devnet, store.as_ref()).await?;
+        outln!("state {}: {chains} chains written", path.display());
     }
     served.map_err(|e| CliError::Server(format!("serving: {e}")))
 }

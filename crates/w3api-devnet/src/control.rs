@@ -283,6 +283,14 @@ impl ChainControl for Devnet {
         self.commit(chain, Change::Reset).await.map(drop)
     }
 
+    async fn dump_state(&self, chain: Chain) -> Result<Vec<u8>, SourceError> {
+        self.dump(chain).await
+    }
+
+    async fn load_state(&self, chain: Chain, state: Vec<u8>) -> Result<(), SourceError> {
+        self.load(chain, &state).await
+    }
+
     async fn increase_time(&self, chain: Chain, seconds: u64) -> Result<u64, SourceError> {
         self.commit(chain, Change::IncreaseTime { seconds }).await?.number()
     }

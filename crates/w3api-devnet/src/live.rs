@@ -96,6 +96,16 @@ impl LiveChain {
         snapshots.last_id = snapshots.last_id.max(last);
     }
 
+    /// The last snapshot id given.
+    pub(crate) fn last_snapshot_id(&self) -> u64 {
+        self.snapshots.lock().last_id
+    }
+
+    /// The chain's data, when nothing else holds the chain.
+    pub(crate) fn into_data(self) -> Option<ChainData> {
+        Arc::try_unwrap(self.data).ok().map(RwLock::into_inner)
+    }
+
     /// Whether the changes kept in the journal were made on the chain.
     pub(crate) fn restored(&self) -> bool {
         self.restored.load(Ordering::Acquire)

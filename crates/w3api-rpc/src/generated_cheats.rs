@@ -155,15 +155,64 @@ Calls `hardhat_setBalance` with the positional parameters `address`, `balance`.
     ) -> jsonrpsee::core::RpcResult<bool>;
     /**Start the chain over
 
-The chain goes back to the blocks it was generated with, and every snapshot is forgotten.
+The chain goes back to the blocks its seed makes, every snapshot is forgotten, and so is every change kept in the server's store (a restart then serves the seed's chain). Forking is refused: the devnet's chains are its own.
 
-Calls `anvil_reset`.
+Calls `anvil_reset` with the positional parameters `options`.
 
 # Errors
 
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
     #[method(name = "anvil_reset", param_kind = array)]
-    async fn anvil_reset(&self) -> jsonrpsee::core::RpcResult<()>;
+    async fn anvil_reset(
+        &self,
+        options: Option<w3api_types::rpc::ResetOptions>,
+    ) -> jsonrpsee::core::RpcResult<()>;
+    /**Start the chain over (Hardhat's name)
+
+The chain goes back to the blocks its seed makes, every snapshot is forgotten, and so is every change kept in the server's store (a restart then serves the seed's chain). Forking is refused: the devnet's chains are its own.
+
+Calls `hardhat_reset` with the positional parameters `options`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "hardhat_reset", param_kind = array)]
+    async fn hardhat_reset(
+        &self,
+        options: Option<w3api_types::rpc::ResetOptions>,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**The chain's state, to load elsewhere
+
+Everything done to the chain beyond its seed (its journal: transactions, cheats, scenario steps, live blocks), with the seed, scale and base block it was done on, as hex-encoded JSON. anvil_loadState on a server with the same seed and scale makes the same chain: the same blocks, hashes and state, and the same Data API answers.
+
+Calls `anvil_dumpState` with the positional parameters `preserve_historical_states`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_dumpState", param_kind = array)]
+    async fn anvil_dump_state(
+        &self,
+        preserve_historical_states: Option<bool>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
+    /**Make the chain a dump's
+
+The chain becomes the one anvil_dumpState gave: it starts over from its seed and every change of the dump is made again, each checked against what it did when it was dumped. A dump from another seed, scale or chain is refused, naming the difference, and leaves the chain as it was.
+
+Calls `anvil_loadState` with the positional parameters `state`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_loadState", param_kind = array)]
+    async fn anvil_load_state(
+        &self,
+        state: w3api_types::rpc::Bytes,
+    ) -> jsonrpsee::core::RpcResult<bool>;
     /**Create a wallet whose key the devnet holds
 
 A new account, funded by the devnet's faucet with the balance given (a transfer mined at once). The devnet signs its transfers (w3api_transfer); the key is returned for a test's own signing too. Random live activity never touches it.
@@ -538,6 +587,12 @@ pub mod method {
     pub const HARDHAT_SET_BALANCE: &str = "hardhat_setBalance";
     ///`anvil_reset`: Start the chain over
     pub const ANVIL_RESET: &str = "anvil_reset";
+    ///`hardhat_reset`: Start the chain over (Hardhat's name)
+    pub const HARDHAT_RESET: &str = "hardhat_reset";
+    ///`anvil_dumpState`: The chain's state, to load elsewhere
+    pub const ANVIL_DUMP_STATE: &str = "anvil_dumpState";
+    ///`anvil_loadState`: Make the chain a dump's
+    pub const ANVIL_LOAD_STATE: &str = "anvil_loadState";
     ///`w3api_createWallet`: Create a wallet whose key the devnet holds
     pub const W3API_CREATE_WALLET: &str = "w3api_createWallet";
     ///`w3api_createToken`: Deploy an ERC20
@@ -596,6 +651,9 @@ pub mod method {
         ANVIL_SET_BALANCE,
         HARDHAT_SET_BALANCE,
         ANVIL_RESET,
+        HARDHAT_RESET,
+        ANVIL_DUMP_STATE,
+        ANVIL_LOAD_STATE,
         W3API_CREATE_WALLET,
         W3API_CREATE_TOKEN,
         W3API_CREATE_COLLECTION,
@@ -634,6 +692,8 @@ pub mod method {
         ANVIL_SET_BALANCE,
         HARDHAT_SET_BALANCE,
         ANVIL_RESET,
+        HARDHAT_RESET,
+        ANVIL_LOAD_STATE,
         W3API_CREATE_WALLET,
         W3API_CREATE_TOKEN,
         W3API_CREATE_COLLECTION,
@@ -869,15 +929,75 @@ Calls `hardhat_setBalance` with the positional parameters `address`, `balance`.
     }
     /**Start the chain over
 
-The chain goes back to the blocks it was generated with, and every snapshot is forgotten.
+The chain goes back to the blocks its seed makes, every snapshot is forgotten, and so is every change kept in the server's store (a restart then serves the seed's chain). Forking is refused: the devnet's chains are its own.
 
-Calls `anvil_reset`.
+Calls `anvil_reset` with the positional parameters `options`.
 
 # Errors
 
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
-    pub async fn anvil_reset(&self) -> Result<(), crate::RpcError> {
-        CheatApiClient::anvil_reset(self.transport()).await.map_err(|e| self.error(e))
+    pub async fn anvil_reset(
+        &self,
+        options: Option<w3api_types::rpc::ResetOptions>,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::anvil_reset(self.transport(), options)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Start the chain over (Hardhat's name)
+
+The chain goes back to the blocks its seed makes, every snapshot is forgotten, and so is every change kept in the server's store (a restart then serves the seed's chain). Forking is refused: the devnet's chains are its own.
+
+Calls `hardhat_reset` with the positional parameters `options`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn hardhat_reset(
+        &self,
+        options: Option<w3api_types::rpc::ResetOptions>,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::hardhat_reset(self.transport(), options)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The chain's state, to load elsewhere
+
+Everything done to the chain beyond its seed (its journal: transactions, cheats, scenario steps, live blocks), with the seed, scale and base block it was done on, as hex-encoded JSON. anvil_loadState on a server with the same seed and scale makes the same chain: the same blocks, hashes and state, and the same Data API answers.
+
+Calls `anvil_dumpState` with the positional parameters `preserve_historical_states`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_dump_state(
+        &self,
+        preserve_historical_states: Option<bool>,
+    ) -> Result<w3api_types::rpc::Bytes, crate::RpcError> {
+        CheatApiClient::anvil_dump_state(self.transport(), preserve_historical_states)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Make the chain a dump's
+
+The chain becomes the one anvil_dumpState gave: it starts over from its seed and every change of the dump is made again, each checked against what it did when it was dumped. A dump from another seed, scale or chain is refused, naming the difference, and leaves the chain as it was.
+
+Calls `anvil_loadState` with the positional parameters `state`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_load_state(
+        &self,
+        state: w3api_types::rpc::Bytes,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::anvil_load_state(self.transport(), state)
+            .await
+            .map_err(|e| self.error(e))
     }
     /**Create a wallet whose key the devnet holds
 
@@ -1439,8 +1559,62 @@ impl crate::Batch<'_> {
         )
     }
     ///Adds a `anvil_reset` call to the batch; its result is read back with the returned handle.
-    pub fn anvil_reset(&mut self) -> crate::BatchItem<()> {
-        self.push(method::ANVIL_RESET, |_| { Ok(()) })
+    pub fn anvil_reset(
+        &mut self,
+        options: Option<w3api_types::rpc::ResetOptions>,
+    ) -> crate::BatchItem<()> {
+        self.push(
+            method::ANVIL_RESET,
+            |params| {
+                if let Some(value) = options {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `hardhat_reset` call to the batch; its result is read back with the returned handle.
+    pub fn hardhat_reset(
+        &mut self,
+        options: Option<w3api_types::rpc::ResetOptions>,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::HARDHAT_RESET,
+            |params| {
+                if let Some(value) = options {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_dumpState` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_dump_state(
+        &mut self,
+        preserve_historical_states: Option<bool>,
+    ) -> crate::BatchItem<w3api_types::rpc::Bytes> {
+        self.push(
+            method::ANVIL_DUMP_STATE,
+            |params| {
+                if let Some(value) = preserve_historical_states {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_loadState` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_load_state(
+        &mut self,
+        state: w3api_types::rpc::Bytes,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::ANVIL_LOAD_STATE,
+            |params| {
+                params.insert(state)?;
+                Ok(())
+            },
+        )
     }
     ///Adds a `w3api_createWallet` call to the batch; its result is read back with the returned handle.
     pub fn w3api_create_wallet(

@@ -45,6 +45,20 @@ pub trait ChainControl: Send + Sync + 'static {
         ready(Err(refused(chain, "reset")))
     }
 
+    /// Everything done to the chain beyond how it first was, as bytes that
+    /// [`ChainControl::load_state`] takes back, here or on another server
+    /// started alike.
+    fn dump_state(&self, chain: Chain) -> impl Future<Output = Result<Vec<u8>, SourceError>> + Send {
+        ready(Err(refused(chain, "dump its state")))
+    }
+
+    /// Makes the chain the one `state` (from [`ChainControl::dump_state`])
+    /// describes; a state it cannot make leaves the chain as it was.
+    fn load_state(&self, chain: Chain, state: Vec<u8>) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = state;
+        ready(Err(refused(chain, "load a state")))
+    }
+
     /// Makes the next block come `seconds` later than it would; returns the
     /// seconds added so far, in all, for the next block.
     fn increase_time(&self, chain: Chain, seconds: u64) -> impl Future<Output = Result<u64, SourceError>> + Send {

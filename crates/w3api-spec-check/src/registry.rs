@@ -256,6 +256,8 @@ pub static CHEATS: &[RustType] = rust_types! {
     "NftTraitParam" => rpc::NftTraitParam,
     "NewCollection" => rpc::NewCollection,
     "NftStandard" => rpc::NftStandard,
+    "ResetOptions" => rpc::ResetOptions,
+    "ForkingOptions" => rpc::ForkingOptions,
 };
 
 impl Document {

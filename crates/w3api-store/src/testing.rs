@@ -36,7 +36,10 @@ pub async fn fresh_database(url: &str) -> String {
     let name = format!("w3api_test_{:x}_{}_{next}", nanos as u64, std::process::id());
     let mut admin = sqlx::PgConnection::connect(url).await.unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
     let create = format!("CREATE DATABASE {name}");
-    sqlx::query(sqlx::AssertSqlSafe(create)).execute(&mut admin).await.unwrap_or_else(|e| panic!("creating {name}: {e}"));
+    sqlx::query(sqlx::AssertSqlSafe(create))
+        .execute(&mut admin)
+        .await
+        .unwrap_or_else(|e| panic!("creating {name}: {e}"));
     let (cluster, _) = url.split('?').next().unwrap_or(url).rsplit_once('/').unwrap_or((url, ""));
     format!("{cluster}/{name}")
 }

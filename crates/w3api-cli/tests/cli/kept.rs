@@ -49,7 +49,8 @@ async fn shape(base: &str) -> (String, String) {
     rpc(base, "anvil_setBalance", json!([SECOND, "0xde0b6b3a7640000"])).await;
     rpc(base, "evm_increaseTime", json!(["0xe10"])).await;
     rpc(base, "evm_mine", json!([])).await;
-    let token = rpc(base, "w3api_createToken", json!([{"name": "Kept", "symbol": "KEPT", "decimals": 6, "usdPrice": 2.5}]));
+    let token =
+        rpc(base, "w3api_createToken", json!([{"name": "Kept", "symbol": "KEPT", "decimals": 6, "usdPrice": 2.5}]));
     let token = token.await.as_str().unwrap().to_string();
     rpc(base, "w3api_mintToken", json!([token, DEPLOYER, "0xf4240"])).await;
     (contract, token)
@@ -89,7 +90,11 @@ fn a_chain_outlives_sigkill_on_its_data_directory() {
     let (contract, token) = runtime.block_on(shape(&server.base));
     let before = runtime.block_on(seen(&server.base, &contract));
     assert_ne!(before[11], "0x", "the contract has code");
-    assert!(before.last().unwrap().to_string().contains(&token), "the wallet holds the token: {}", before.last().unwrap());
+    assert!(
+        before.last().unwrap().to_string().contains(&token),
+        "the wallet holds the token: {}",
+        before.last().unwrap()
+    );
     // SIGKILL: nothing of a graceful stop runs.
     drop(server);
 
@@ -147,7 +152,8 @@ fn replicas_on_one_database_serve_one_chain() {
             .unwrap();
         tokens.json::<Value>().await.unwrap()
     });
-    let minted = holdings["result"].as_array().unwrap().iter().find(|holding| holding["token_address"] == token.as_str());
+    let minted =
+        holdings["result"].as_array().unwrap().iter().find(|holding| holding["token_address"] == token.as_str());
     assert_eq!(minted.map(|holding| holding["balance"].clone()), Some(json!("80")), "A sees B's mints: {holdings}");
     // Snapshots are the chain's: taken on one, reverted on the other.
     let snapshot = runtime.block_on(rpc(&a.base, "evm_snapshot", json!([])));
@@ -211,7 +217,10 @@ fn killing_the_writer_mid_sends_loses_nothing_acknowledged_and_mines_nothing_twi
     for (from, sent) in [DEPLOYER, SECOND].iter().zip(&acknowledged) {
         let own: Vec<&(String, String, u64)> = mined.iter().filter(|(by, _, _)| by == from).collect();
         let nonces: Vec<u64> = own.iter().map(|(_, _, nonce)| *nonce).collect();
-        assert!(nonces.windows(2).all(|pair| pair[1] == pair[0] + 1), "{from}: nonces in order, none twice: {nonces:?}");
+        assert!(
+            nonces.windows(2).all(|pair| pair[1] == pair[0] + 1),
+            "{from}: nonces in order, none twice: {nonces:?}"
+        );
         for hash in sent {
             let times = own.iter().filter(|(_, mined, _)| mined == hash).count();
             assert_eq!(times, 1, "{from}: acknowledged {hash} is mined once");
@@ -219,6 +228,94 @@ fn killing_the_writer_mid_sends_loses_nothing_acknowledged_and_mines_nothing_twi
     }
     // A replica started now replays the same chain.
     let c = replica(&url);
-    let head = |base: &str| runtime.block_on(rpc(base, "eth_getBlockByNumber", json!(["latest", false])))["hash"].clone();
+    let head =
+        |base: &str| runtime.block_on(rpc(base, "eth_getBlockByNumber", json!(["latest", false])))["hash"].clone();
     assert_eq!(head(&c.base), head(&b_base));
+}
+
+/// The JSON-RPC error of a call that must fail.
+async fn rpc_error(base: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = w3api_tests::http_client().post(format!("{base}/eth/k")).json(&body).send().await.unwrap();
+    let answer: Value = response.json().await.unwrap();
+    answer.get("error").cloned().unwrap_or_else(|| panic!("{method} {params} succeeded: {answer}"))
+}
+
+#[test]
+fn a_dumped_state_loads_into_a_fresh_server_as_the_same_chain() {
+    let runtime = runtime();
+    let args = ["--scale", "tiny", "--api-key", "k"];
+    let first = Server::start(&args, &[]);
+    let (contract, _) = runtime.block_on(shape(&first.base));
+    let dumped = runtime.block_on(rpc(&first.base, "anvil_dumpState", json!([])));
+    let before = runtime.block_on(seen(&first.base, &contract));
+
+    let fresh = Server::start(&args, &[]);
+    assert_eq!(runtime.block_on(rpc(&fresh.base, "anvil_loadState", json!([dumped]))), true);
+    assert_eq!(runtime.block_on(seen(&fresh.base, &contract)), before, "the same chain, loaded");
+    // Loaded, it is kept as any change is: dumped again, it loads again.
+    let again = runtime.block_on(rpc(&fresh.base, "anvil_dumpState", json!([true])));
+    let third = Server::start(&args, &[]);
+    assert_eq!(runtime.block_on(rpc(&third.base, "anvil_loadState", json!([again]))), true);
+    assert_eq!(runtime.block_on(seen(&third.base, &contract)), before, "a dump of a loaded chain");
+
+    // What cannot be loaded is refused, naming why, and changes nothing.
+    let other_seed = Server::start(&["--seed", "5", "--scale", "tiny", "--api-key", "k"], &[]);
+    let head =
+        runtime.block_on(rpc(&other_seed.base, "eth_getBlockByNumber", json!(["latest", false])))["hash"].clone();
+    let refused = runtime.block_on(rpc_error(&other_seed.base, "anvil_loadState", json!([dumped])));
+    assert_eq!(refused["code"], -32602, "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("--seed"), "{refused}");
+    let after =
+        runtime.block_on(rpc(&other_seed.base, "eth_getBlockByNumber", json!(["latest", false])))["hash"].clone();
+    assert_eq!(after, head, "a refused load changes nothing");
+    let garbage = runtime.block_on(rpc_error(&fresh.base, "anvil_loadState", json!(["0x1234"])));
+    assert!(garbage["message"].as_str().unwrap().contains("state: not a dump"), "{garbage}");
+}
+
+#[test]
+fn resets_take_the_options_tools_send_and_refuse_a_fork() {
+    let runtime = runtime();
+    let server = Server::start(&["--scale", "tiny", "--api-key", "k"], &[]);
+    let seed_head =
+        runtime.block_on(rpc(&server.base, "eth_getBlockByNumber", json!(["latest", false])))["hash"].clone();
+    let head = || runtime.block_on(rpc(&server.base, "eth_getBlockByNumber", json!(["latest", false])))["hash"].clone();
+    // viem's reset() sends a forking object with empty fields; Hardhat's scripts send nothing.
+    for (method, params, answer) in [
+        ("anvil_reset", json!([{"forking": {"blockNumber": null}}]), Value::Null),
+        ("hardhat_reset", json!([]), json!(true)),
+        ("hardhat_reset", json!([{}]), json!(true)),
+    ] {
+        runtime.block_on(rpc(&server.base, "evm_mine", json!([])));
+        assert_ne!(head(), seed_head);
+        assert_eq!(runtime.block_on(rpc(&server.base, method, params.clone())), answer, "{method} {params}");
+        assert_eq!(head(), seed_head, "{method} {params}: the seed's chain again");
+    }
+    let fork = json!([{"forking": {"jsonRpcUrl": "http://127.0.0.1:8545", "blockNumber": 5}}]);
+    let refused = runtime.block_on(rpc_error(&server.base, "hardhat_reset", fork));
+    assert!(refused["message"].as_str().unwrap().contains("does not fork"), "{refused}");
+    let at_block = runtime.block_on(rpc_error(&server.base, "anvil_reset", json!([{"forking": {"blockNumber": 5}}])));
+    assert!(at_block["message"].as_str().unwrap().contains("forking.blockNumber"), "{at_block}");
+}
+
+#[test]
+fn the_state_file_outlives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("state.json");
+    let args = ["--scale", "tiny", "--api-key", "k", "--state", file.to_str().unwrap()];
+    let runtime = runtime();
+    let mut first = Server::start(&args, &[]);
+    let prefix = format!("state {}:", file.display());
+    let none = line_starting(&mut first, &prefix);
+    assert!(none.contains("none yet"), "{none}");
+    let (contract, _) = runtime.block_on(shape(&first.base));
+    let before = runtime.block_on(seen(&first.base, &contract));
+    let (stopped, stderr) = first.terminate();
+    assert!(stopped, "{stderr}");
+    assert!(file.exists(), "written when the server stopped");
+
+    let mut again = Server::start(&args, &[]);
+    let loaded = line_starting(&mut again, &prefix);
+    assert!(loaded.contains("loaded chains eth"), "{loaded}");
+    assert_eq!(runtime.block_on(seen(&again.base, &contract)), before, "the same chain from the state file");
 }

@@ -58,7 +58,7 @@ impl Server {
     }
 
     /// Sends SIGTERM; returns whether it exited successfully, and its stderr.
-    fn terminate(mut self) -> (bool, String) {
+    pub(crate) fn terminate(mut self) -> (bool, String) {
         let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("kill runs");
         assert!(status.success(), "kill -TERM failed");
         let started = Instant::now();

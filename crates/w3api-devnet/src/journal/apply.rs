@@ -26,6 +26,7 @@ impl Devnet {
                 live.reset(self.generate(chain));
                 Ok(Answer::Done)
             }
+            Change::Load { changes } => self.load_now(chain, live, changes).map(|()| Answer::Done),
             other => self.apply_to_data(&mut live.write(), other),
         }
     }
@@ -84,7 +85,7 @@ impl Devnet {
             Change::Transfer { from, to, moved } => self.transfer_now(data, from, to, moved).map(|()| Answer::Done),
             Change::SetPrice { token, usd } => self.set_price_now(data, token, usd).map(Answer::Price),
             // Made on the live chain, by `apply`.
-            Change::Snapshot | Change::Revert { .. } | Change::Reset => {
+            Change::Snapshot | Change::Revert { .. } | Change::Reset | Change::Load { .. } => {
                 Err(SourceError::Unavailable(format!("{} reached the chain's data (a bug)", change.what())))
             }
         }

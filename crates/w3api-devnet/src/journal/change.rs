@@ -57,6 +57,16 @@ pub(crate) enum Change {
     Transfer { from: Address, to: Address, moved: Moved },
     /// `w3api_setPrice`.
     SetPrice { token: Address, usd: f64 },
+    /// `anvil_loadState`: the chain as its seed makes it, then these
+    /// changes (a dump's), each checked against what it did when dumped.
+    Load { changes: Vec<Carried> },
+}
+
+/// A change with what it did, as a dump carries it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Carried {
+    pub(crate) change: Change,
+    pub(crate) outcome: Outcome,
 }
 
 impl Change {
@@ -85,6 +95,7 @@ impl Change {
             Change::MintNft { .. } => "w3api_mintNft",
             Change::Transfer { .. } => "w3api_transfer",
             Change::SetPrice { .. } => "w3api_setPrice",
+            Change::Load { .. } => "anvil_loadState",
         }
     }
 }

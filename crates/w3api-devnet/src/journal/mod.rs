@@ -19,6 +19,7 @@
 //! test suite that reverts after every test does not grow it.
 
 mod apply;
+mod carry;
 mod change;
 mod follow;
 
@@ -104,6 +105,7 @@ impl Position {
                 self.snapshots.clear();
                 self.pristine = true;
             }
+            (Change::Load { .. }, Ok(_)) => self.snapshots.clear(),
             _ => {}
         }
     }
@@ -113,7 +115,7 @@ impl Position {
     fn obsoleted(&self, change: &Change, result: &Result<Answer, SourceError>) -> Option<u64> {
         match (change, result) {
             (Change::Revert { id }, Ok(Answer::Flag(true))) => self.snapshots.get(id).map(|seq| seq - 1),
-            (Change::Reset, Ok(_)) => Some(0),
+            (Change::Reset | Change::Load { .. }, Ok(_)) => Some(0),
             _ => None,
         }
     }
@@ -251,20 +253,34 @@ impl Devnet {
     ) -> Result<(), SourceError> {
         let change: Change = from_json(chain, kept.seq, "change", &kept.change)?;
         let outcome: Outcome = from_json(chain, kept.seq, "outcome", &kept.outcome)?;
-        let result = match &change {
+        self.replay_change(chain, live, position, kept.seq, &change, &outcome)
+    }
+
+    /// Makes `change`, numbered `seq`, again, checking that it does what
+    /// `outcome` says it did.
+    fn replay_change(
+        &self,
+        chain: Chain,
+        live: &LiveChain,
+        position: &mut Position,
+        seq: u64,
+        change: &Change,
+        outcome: &Outcome,
+    ) -> Result<(), SourceError> {
+        let result = match change {
             // The changes this revert undid were forgotten before this
             // process read them: the chain is as the snapshot found it.
             Change::Revert { id } if !position.snapshots.contains_key(id) => Ok(Answer::Flag(true)),
             Change::Reset if position.pristine => Ok(Answer::Done),
-            _ => self.apply(chain, live, &change),
+            _ => self.apply(chain, live, change),
         };
         // Snapshots forgotten with the changes that took them still used their ids.
         live.skip_snapshot_ids(outcome.after.snapshots);
         let got = Outcome { answer: Answered::of(&result), after: live.standing() };
-        if got != outcome {
-            return Err(diverged(chain, kept.seq, &change, &outcome, &got));
+        if got != *outcome {
+            return Err(diverged(chain, seq, change, outcome, &got));
         }
-        position.note(kept.seq, &change, &result);
+        position.note(seq, change, &result);
         Ok(())
     }
 

@@ -10,7 +10,9 @@ use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::cheats::ErrorCode as CheatError;
 use w3api_source::{Moved, NewCollection, NewNftMetadata, NewToken};
 use w3api_types::params::Operation;
-use w3api_types::rpc::{Address, Bytes, CreatedWallet, Hash32, NftMetadataParams, NftStandard, Quantity, Uint};
+use w3api_types::rpc::{
+    Address, Bytes, CreatedWallet, Hash32, NftMetadataParams, NftStandard, Quantity, ResetOptions, Uint,
+};
 use w3api_types::{Chain, NATIVE_TOKEN_ADDRESS, U256};
 
 use super::{invalid_params, rpc_error_code, source_error};
@@ -73,6 +75,26 @@ impl<S: Backend> Cheats<S> {
     async fn impersonate(&self, address: Address, on: bool) -> RpcResult<()> {
         self.allowed()?;
         self.source.impersonate(self.chain, address, on).await.map_err(source_error)
+    }
+
+    /// A reset, unless `options` ask for a fork: the devnet's chains are its own.
+    async fn reset(&self, options: Option<ResetOptions>) -> RpcResult<()> {
+        self.allowed()?;
+        let forking = options.and_then(|options| options.forking).unwrap_or_default();
+        if let Some(url) = forking.json_rpc_url {
+            return Err(invalid_params(format!(
+                "forking.jsonRpcUrl: {url:?}: the devnet does not fork a node, its chains are its own (w3api serve \
+                 --upstream serves a node's chain); send no forking to start the chain over"
+            )));
+        }
+        if let Some(block) = forking.block_number {
+            return Err(invalid_params(format!(
+                "forking.blockNumber: {}: there is no fork to reset to a block of; send no forking to start the \
+                 chain over, or evm_snapshot and evm_revert to go back to a block",
+                block.0
+            )));
+        }
+        self.source.reset(self.chain).await.map_err(source_error)
     }
 
     async fn automine(&self) -> RpcResult<bool> {
@@ -183,9 +205,23 @@ impl<S: Backend> CheatApiServer for Cheats<S> {
         self.source.set_automine(self.chain, enabled).await.map_err(source_error)
     }
 
-    async fn anvil_reset(&self) -> RpcResult<()> {
+    async fn anvil_reset(&self, options: Option<ResetOptions>) -> RpcResult<()> {
+        self.reset(options).await
+    }
+
+    async fn hardhat_reset(&self, options: Option<ResetOptions>) -> RpcResult<bool> {
+        self.reset(options).await.map(|()| true)
+    }
+
+    async fn anvil_dump_state(&self, _preserve_historical_states: Option<bool>) -> RpcResult<Bytes> {
         self.allowed()?;
-        self.source.reset(self.chain).await.map_err(source_error)
+        self.source.dump_state(self.chain).await.map(Bytes::from).map_err(source_error)
+    }
+
+    async fn anvil_load_state(&self, state: Bytes) -> RpcResult<bool> {
+        self.allowed()?;
+        self.source.load_state(self.chain, state.to_vec()).await.map_err(source_error)?;
+        Ok(true)
     }
 
     async fn w3api_create_wallet(&self, balance: Option<Uint>) -> RpcResult<CreatedWallet> {

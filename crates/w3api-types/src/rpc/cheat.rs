@@ -74,6 +74,32 @@ pub struct CreatedWallet {
     pub private_key: super::Hash32,
 }
 
+/// `anvil_reset`, `hardhat_reset`: how to start the chain over. Tools send
+/// a `forking` object with empty fields for a plain reset (viem's `reset()`
+/// sends `{"forking": {"blockNumber": null}}`); one naming a node or a
+/// block asks for a fork, which the devnet refuses.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResetOptions {
+    /// A node and block to fork from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forking: Option<ForkingOptions>,
+}
+
+/// A node and block to fork from (`ResetOptions::forking`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForkingOptions {
+    /// The node's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_rpc_url: Option<String>,
+    /// The block to fork at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_number: Option<Quantity>,
+}
+
 /// `w3api_createToken`: an ERC20 to deploy.
 #[serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

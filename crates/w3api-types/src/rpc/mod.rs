@@ -18,7 +18,10 @@ mod transaction;
 mod wallet_nfts;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
-pub use cheat::{CreatedWallet, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity};
+pub use cheat::{
+    CreatedWallet, ForkingOptions, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity,
+    ResetOptions,
+};
 pub use execution::{
     AccessListResult, AccountOverride, AccountProof, FilterChanges, FilterId, StateOverrides, StorageKey, StorageProof,
     TransactionRequest, TypedData,
