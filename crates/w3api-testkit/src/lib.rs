@@ -205,8 +205,18 @@ impl Builder {
     /// Binds 127.0.0.1 on a free port and serves there, on a task of the
     /// current tokio runtime. Panics outside a runtime, or when no loopback
     /// port can be bound.
-    pub async fn start(self) -> Server {
-        let devnet = Devnet::new(self.seed, self.scale);
+    pub async fn start(mut self) -> Server {
+        // One store for the server and its devnet, as `w3api serve` has:
+        // the chains' journal beside the sign-in challenges, so that
+        // `anvil_dumpState` has what to dump.
+        let store = match &self.config.store {
+            Some(store) => store.clone(),
+            None => w3api_store::open(&w3api_store::Location::Memory, self.config.challenge_capacity)
+                .await
+                .expect("an in-memory store opens"),
+        };
+        self.config.store = Some(store.clone());
+        let devnet = Devnet::new(self.seed, self.scale).with_store(store);
         let devnet = match self.index_delay {
             Some(delay) => devnet.with_index_delay(delay),
             None => devnet,

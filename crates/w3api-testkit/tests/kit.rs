@@ -4,7 +4,10 @@
 use std::time::{Duration, Instant};
 
 // Reached through the kit: named so that `unused_crate_dependencies` keeps watching the rest.
-use {axum as _, serde_json as _, w3api_rest as _, w3api_rpc as _, w3api_server as _, w3api_streams as _};
+use {
+    axum as _, serde_json as _, w3api_rest as _, w3api_rpc as _, w3api_server as _, w3api_store as _,
+    w3api_streams as _,
+};
 
 use w3api_testkit::{ChainControl, Fault, FaultRule, Injection, RuleTarget, Server, StreamsConfig, Webhooks};
 use w3api_types::Chain;

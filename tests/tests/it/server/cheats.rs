@@ -164,6 +164,7 @@ fn a_server_without_cheats_refuses_each_method_saying_so() {
             | method::ANVIL_STOP_IMPERSONATING_ACCOUNT
             | method::HARDHAT_STOP_IMPERSONATING_ACCOUNT => json!([someone]),
             method::EVM_SET_AUTOMINE => json!([false]),
+            method::ANVIL_LOAD_STATE => json!(["0x7b7d"]),
             _ => json!([]),
         };
         let error = session.call_error(name, params);
