@@ -319,3 +319,24 @@ fn the_state_file_outlives_a_restart() {
     assert!(loaded.contains("loaded chains eth"), "{loaded}");
     assert_eq!(runtime.block_on(seen(&again.base, &contract)), before, "the same chain from the state file");
 }
+
+#[test]
+fn replicas_with_a_block_time_make_one_block_a_tick_between_them() {
+    let Some(url) = database() else { return };
+    let runtime = runtime();
+    let args = ["--scale", "tiny", "--api-key", "k", "--database", &url, "--block-time", "1s"];
+    let (a, b) = (Server::start(&args, &[]), Server::start(&args, &[]));
+    let number = |base: &str| quantity(&runtime.block_on(rpc(base, "eth_blockNumber", json!([]))));
+    let first = number(&a.base);
+    let started = std::time::Instant::now();
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    let made = number(&b.base) - first;
+    let elapsed = started.elapsed().as_secs_f64();
+    // Each replica making its own would be two a second.
+    assert!((elapsed - 2.0..=elapsed + 1.0).contains(&(made as f64)), "{made} blocks in {elapsed:.1} s");
+    let head = |base: &str| runtime.block_on(rpc(base, "eth_getBlockByNumber", json!(["latest", false])));
+    let (on_a, on_b) = (head(&a.base), head(&b.base));
+    let same = quantity(&on_a["number"]).min(quantity(&on_b["number"]));
+    let at = |base: &str| runtime.block_on(rpc(base, "eth_getBlockByNumber", json!([format!("{same:#x}"), false])));
+    assert_eq!(at(&a.base)["hash"], at(&b.base)["hash"], "one chain: the same block {same} on both");
+}
