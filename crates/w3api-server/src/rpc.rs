@@ -119,6 +119,11 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         SourceError::ChainNotServed(_) | SourceError::TransactionRefused(_) | SourceError::Interrupted(_) => {
             ErrorCode::ServerError
         }
+        // Out of reach for now: said so, as REST says it; the cause goes to the log.
+        SourceError::Store { retry: true, .. } => {
+            tracing::warn!(cause = %error, "the store is out of reach during a JSON-RPC call");
+            return rpc_error(ErrorCode::ServerError, "the database is unavailable; retry later");
+        }
         SourceError::NodeRefused { .. }
         | SourceError::Unavailable(_)
         | SourceError::BadPosition

@@ -220,6 +220,13 @@ fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects()
     // The chain answers from what this replica holds, its journal's head out of reach.
     let number = runtime.block_on(rpc(&server.base, "eth_blockNumber", serde_json::json!([])));
     assert!(number.is_string(), "the gateway answers during the outage: {number}");
+    let refused = runtime.block_on(async {
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "evm_mine", "params": []});
+        let response = w3api_tests::http_client().post(format!("{}/eth/k", server.base)).json(&body).send();
+        response.await.unwrap().json::<serde_json::Value>().await.unwrap()
+    });
+    assert_eq!(refused["error"]["code"], -32000, "a change is refused during the outage: {refused}");
+    assert_eq!(refused["error"]["message"], "the database is unavailable; retry later", "{refused}");
 
     relay.mend();
     let started = std::time::Instant::now();
