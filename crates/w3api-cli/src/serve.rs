@@ -68,6 +68,11 @@ pub(crate) struct ServeArgs {
     /// or Ctrl-C; not after kill -9, for which --data-dir keeps every change as it is made).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["data_dir", "database"])]
     state: Option<PathBuf>,
+    /// Start the chain of a geth-style genesis (genesis.json: its config.chainId, alloc,
+    /// timestamp, gasLimit, baseFeePerGas…) from that genesis instead of the seed's world, as
+    /// geth init and anvil --init do; the other chains are the seed's.
+    #[arg(long, value_name = "FILE")]
+    init: Option<PathBuf>,
     /// Shape the devnet at start with the steps of a scenario file (YAML: wallets, tokens,
     /// collections, mints, transfers, prices, blocks), before the first request is served.
     #[arg(long, value_name = "FILE")]
@@ -109,6 +114,13 @@ pub(crate) struct ServeArgs {
 /// One wait of `--stream-retries`.
 fn retry_wait(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text.trim()).map_err(|error| format!("{error}; write durations such as 1s,2s,4s"))
+}
+
+/// The genesis of `--init`, as geth writes it.
+fn read_genesis(path: &Path) -> Result<w3api_devnet::Genesis, CliError> {
+    let failed = |why: String| CliError::Input(format!("--init {}: {why}", path.display()));
+    let text = std::fs::read(path).map_err(|e| failed(e.to_string()))?;
+    serde_json::from_slice(&text).map_err(|e| failed(format!("not a genesis.json (geth's format): {e}")))
 }
 
 /// What became of `--scenario` at start.
@@ -250,9 +262,9 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
-    if args.upstream.enabled() && (args.scenario.is_some() || args.block_time.is_some()) {
+    if args.upstream.enabled() && (args.scenario.is_some() || args.block_time.is_some() || args.init.is_some()) {
         return Err(CliError::Input(
-            "--scenario and --block-time shape the devnet; with --upstream the chains are the nodes'".into(),
+            "--scenario, --block-time and --init shape the devnet; with --upstream the chains are the nodes'".into(),
         ));
     }
     let location = args.store_location();
@@ -300,6 +312,12 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .with_store(store.clone())
         .with_automine(args.block_time.is_none())
         .with_execution_limits(ExecutionLimits { gas_cap: gas_cap(args.rpc_gas_cap), ..ExecutionLimits::default() });
+    let devnet = match &args.init {
+        Some(path) => devnet
+            .with_genesis(read_genesis(path)?)
+            .map_err(|e| CliError::Input(format!("--init {}: {e}", path.display())))?,
+        None => devnet,
+    };
     let restored = devnet.restore().await.map_err(|e| CliError::Server(e.to_string()))?;
     let carried = match &args.state {
         Some(path) => Some((path, crate::state_file::load(path, &devnet).await?)),
@@ -309,8 +327,13 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         Some(path) => apply_scenario(path, &devnet).await?,
         None => None,
     };
-    let app = service(devnet.clone(), config);
+    // A genesis chain beyond the table's is served on the gateway by its hex id.
+    let extra_chains = devnet.genesis_chain().filter(|chain| !chain.is_known()).into_iter().collect();
+    let app = service(devnet.clone(), ServerConfig { extra_chains, ..config });
     announce(&args, address, generated.as_deref(), store.as_ref());
+    if let (Some(path), Some(chain)) = (&args.init, devnet.genesis_chain()) {
+        outln!("chain {chain}: starts from the genesis in {}", path.display());
+    }
     for chain in &restored {
         let took = chain.took.as_secs_f64();
         outln!(

@@ -8,10 +8,10 @@
 
 // Dependencies of the package's other targets.
 use {
-    alloy_dyn_abi as _, alloy_rlp as _, alloy_rpc_types_eth as _, alloy_sol_types as _, alloy_trie as _, bs58 as _,
-    chrono as _, criterion as _, ed25519_dalek as _, fastrand as _, parking_lot as _, proptest as _, rayon as _,
-    serde as _, serde_json as _, tracing as _, uuid as _, w3api_chain as _, w3api_contracts as _, w3api_ledger as _,
-    w3api_query as _, w3api_types as _,
+    alloy_dyn_abi as _, alloy_genesis as _, alloy_rlp as _, alloy_rpc_types_eth as _, alloy_sol_types as _,
+    alloy_trie as _, bs58 as _, chrono as _, criterion as _, ed25519_dalek as _, fastrand as _, parking_lot as _,
+    proptest as _, rayon as _, serde as _, serde_json as _, tracing as _, uuid as _, w3api_chain as _,
+    w3api_contracts as _, w3api_ledger as _, w3api_query as _, w3api_types as _,
 };
 
 use std::time::Instant;

@@ -58,6 +58,7 @@ use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, T
 use w3api_types::{Address, Chain, SyncStatus, U256};
 
 pub use accounts::{Accounts, Role};
+pub use alloy_genesis::Genesis;
 pub use control::MAX_MINED_BLOCKS;
 pub use dev_accounts::{DEV_ACCOUNTS, DEV_BALANCE, DEV_MNEMONIC, dev_addresses, dev_signers};
 pub use executions::{DEFAULT_GAS_CAP, ExecutionLimits};
@@ -115,13 +116,17 @@ struct Inner {
     executions: executions::Executions,
     /// Where what users did to the chains is kept, with a store.
     journal: Option<journal::Journal>,
+    /// The chain that starts from a genesis instead of the seed's world.
+    genesis: Option<(Chain, Arc<Genesis>)>,
 }
 
 /// What a devnet's builders carry from one build to the next.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Settings {
     automine: bool,
     limits: ExecutionLimits,
+    /// The chain `--init` starts from a genesis, and that genesis.
+    genesis: Option<(Chain, Arc<Genesis>)>,
 }
 
 /// Head changes a slow follower may fall behind by before it is told it
@@ -135,7 +140,7 @@ pub const DEFAULT_INDEX_DELAY: Duration = Duration::from_secs(3);
 impl Devnet {
     /// A devnet for `seed` at `scale`; nothing is generated yet.
     pub fn new(seed: u64, scale: Scale) -> Devnet {
-        let settings = Settings { automine: true, limits: ExecutionLimits::default() };
+        let settings = Settings { automine: true, limits: ExecutionLimits::default(), genesis: None };
         Devnet::build(seed, scale, Indexing::new(DEFAULT_INDEX_DELAY, None), settings, None)
     }
 
@@ -183,7 +188,32 @@ impl Devnet {
     }
 
     fn settings(&self) -> Settings {
-        Settings { automine: self.inner.automine, limits: self.inner.executions.limits() }
+        Settings {
+            automine: self.inner.automine,
+            limits: self.inner.executions.limits(),
+            genesis: self.inner.genesis.clone(),
+        }
+    }
+
+    /// The same devnet (nothing generated yet), whose chain of the
+    /// genesis's `config.chainId` starts from `genesis` (geth's
+    /// `genesis.json`, as `geth init` and `anvil --init` take it) instead
+    /// of the seed's world: its `alloc` accounts, code and storage, and its
+    /// block 0, hashed as geth hashes it. Blocks after it follow the
+    /// devnet's rules. Refused for a genesis without a chain id.
+    pub fn with_genesis(self, genesis: Genesis) -> Result<Devnet, String> {
+        let id = genesis.config.chain_id;
+        if id == 0 {
+            return Err("config.chainId: a genesis names its chain id (0 is none)".into());
+        }
+        let chain = Chain::from_id(id).map_or_else(|| format!("{id:#x}").parse().map_err(|e| format!("{e}")), Ok)?;
+        let settings = Settings { genesis: Some((chain, Arc::new(genesis))), ..self.settings() };
+        Ok(self.rebuilt(settings))
+    }
+
+    /// The chain that starts from a genesis (`with_genesis`), if one does.
+    pub fn genesis_chain(&self) -> Option<Chain> {
+        self.inner.genesis.as_ref().map(|(chain, _)| *chain)
     }
 
     fn rebuilt(self, settings: Settings) -> Devnet {
@@ -216,6 +246,7 @@ impl Devnet {
             automine: settings.automine,
             executions: executions::Executions::new(settings.limits),
             journal: journal.map(journal::Journal::new),
+            genesis: settings.genesis,
         };
         Devnet { inner: Arc::new(inner) }
     }
@@ -263,7 +294,10 @@ impl Devnet {
     }
 
     fn generate(&self, chain: Chain) -> ChainData {
-        generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts())
+        match &self.inner.genesis {
+            Some((from, genesis)) if *from == chain => generate::from_genesis(chain, self.inner.seed, genesis),
+            _ => generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts()),
+        }
     }
 
     fn table_cell(&self, chain: Chain) -> Option<&OnceLock<Arc<LiveChain>>> {

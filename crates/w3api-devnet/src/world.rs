@@ -162,6 +162,8 @@ pub struct World {
     pub miner: Address,
     /// The NFT marketplace contract.
     pub marketplace: Address,
+    /// Every block's gas limit.
+    pub gas_limit: u64,
     token_by_address: HashMap<Address, Asset>,
     collection_by_address: HashMap<Address, u16>,
 }
@@ -259,8 +261,35 @@ impl World {
             pairs,
             miner,
             marketplace,
+            gas_limit: crate::GAS_LIMIT,
             token_by_address,
             collection_by_address,
+        }
+    }
+
+    /// The world of a chain from a genesis (`--init`): nothing deployed,
+    /// blocks mined by `miner` with `gas_limit` gas.
+    ///
+    /// The wrapped native token and the stablecoin keep their assets (1 and
+    /// 2), which the prices are built on, so that a token a user deploys is
+    /// never taken for them; neither has an address here (no contract
+    /// answers to them), so no query finds them, and without their pairs
+    /// nothing has a price.
+    pub(crate) fn bare(chain: Chain, miner: Address, gas_limit: u64) -> World {
+        let native = native_currency(chain);
+        let tokens = vec![wrapped_token(&native, Address::ZERO, chain), stable_token(Address::ZERO, chain)];
+        World {
+            chain,
+            native,
+            tokens,
+            collections: Vec::new(),
+            exchanges: Vec::new(),
+            pairs: Vec::new(),
+            miner,
+            marketplace: Address::ZERO,
+            gas_limit,
+            token_by_address: HashMap::new(),
+            collection_by_address: HashMap::new(),
         }
     }
 

@@ -100,6 +100,9 @@ pub struct ServerConfig {
     /// of a batch together) may take, as geth's `--rpc.evmtimeout`; a call
     /// still running then is stopped with geth's error.
     pub evm_timeout: std::time::Duration,
+    /// Chains the gateway serves beyond the table's, each at
+    /// `/0x<its hex id>/KEY` (a devnet chain from a genesis, `--init`).
+    pub extra_chains: Vec<w3api_types::Chain>,
 }
 
 /// geth's default `--rpc.evmtimeout`.
@@ -120,6 +123,7 @@ impl ServerConfig {
             cheats: true,
             streams: w3api_streams::StreamsConfig::default(),
             evm_timeout: DEFAULT_EVM_TIMEOUT,
+            extra_chains: Vec::new(),
         }
     }
 }
@@ -174,6 +178,7 @@ pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
             answers.clone(),
             BODY_LIMIT,
             (config.cheats, config.evm_timeout),
+            &config.extra_chains,
             &config.faults,
             &cursors,
         ),

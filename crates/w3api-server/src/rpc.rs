@@ -563,6 +563,7 @@ impl RpcServices {
         answers: Arc<Answers>,
         body_limit: usize,
         (cheats, evm_timeout): (bool, std::time::Duration),
+        extra_chains: &[Chain],
         faults: &FaultRules,
         cursors: &Cursors,
     ) -> RpcServices {
@@ -574,6 +575,7 @@ impl RpcServices {
             .build();
         // Every chain of the table has an id; one without could not answer eth_chainId.
         let services = Chain::rpc()
+            .chain(extra_chains.iter().copied())
             .filter_map(|chain| Some((chain, chain.id()?)))
             .map(|(chain, chain_id)| {
                 let gateway = Gateway { chain, chain_id, source: source.clone(), cursors: cursors.clone() };
@@ -652,7 +654,10 @@ pub(crate) async fn entry<S: Backend>(
     if !app.keys.accepts(&key) {
         return refusal(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, "Unauthorized: unknown API key".into());
     }
-    let Some(service) = Chain::from_rpc_slug(&slug).and_then(|chain| app.rpc.services.get(&chain)) else {
+    // A chain beyond the table's (from a genesis) is named by its hex id.
+    let extra = || slug.parse::<Chain>().ok().filter(|chain| !chain.is_known());
+    let Some(service) = Chain::from_rpc_slug(&slug).or_else(extra).and_then(|chain| app.rpc.services.get(&chain))
+    else {
         let known: Vec<&str> = Chain::rpc().filter_map(Chain::rpc_slug).collect();
         let message = format!("Unknown chain {slug:?}; the gateway serves {}", known.join(", "));
         return refusal(StatusCode::BAD_REQUEST, ErrorCode::ServerError, message);

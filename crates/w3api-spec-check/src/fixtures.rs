@@ -50,10 +50,13 @@ impl ExecutionApiCase {
     }
 }
 
-/// Every case of `execution-apis/*.io`, in path order.
+/// Every case of `execution-apis/*.io`, in path order (the folder also
+/// holds the cases' `genesis.json`).
 pub fn execution_apis(dir: &Path) -> Vec<ExecutionApiCase> {
     let mut cases = Vec::new();
-    for path in sorted_entries(&dir.join("execution-apis")) {
+    let cases_only =
+        sorted_entries(&dir.join("execution-apis")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "io"));
+    for path in cases_only {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut request = None;
         for line in text.lines() {

@@ -340,3 +340,57 @@ fn replicas_with_a_block_time_make_one_block_a_tick_between_them() {
     let at = |base: &str| runtime.block_on(rpc(base, "eth_getBlockByNumber", json!([format!("{same:#x}"), false])));
     assert_eq!(at(&a.base)["hash"], at(&b.base)["hash"], "one chain: the same block {same} on both");
 }
+
+/// `tests/fixtures/execution-apis/`, where the conformance cases' genesis is.
+fn execution_apis() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/execution-apis")
+}
+
+#[test]
+fn a_chain_from_a_genesis_has_the_genesis_block_geth_makes_and_is_kept_on_top_of_it() {
+    let genesis = execution_apis().join("genesis.json");
+    let case = std::fs::read_to_string(execution_apis().join("eth_getBlockByNumber__get-genesis.io")).unwrap();
+    let expected: Value =
+        case.lines().find_map(|line| line.strip_prefix("<< ")).map(serde_json::from_str).unwrap().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = ["--scale", "tiny", "--api-key", "k", "--data-dir", dir.path().to_str().unwrap()];
+    let args = [&data[..], &["--init", genesis.to_str().unwrap()]].concat();
+    let runtime = runtime();
+    let mut server = Server::start(&args, &[]);
+    let from = line_starting(&mut server, "chain 0xc72dd9d5e883e:");
+    assert!(from.contains("starts from the genesis"), "{from}");
+    let call = |base: &str, method: &str, params: Value| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        runtime.block_on(async {
+            let response = w3api_tests::http_client().post(format!("{base}/0xc72dd9d5e883e/k")).json(&body).send();
+            response.await.unwrap().json::<Value>().await.unwrap()
+        })
+    };
+    // Block 0, field for field, as the execution clients' suite has it.
+    let block = call(&server.base, "eth_getBlockByNumber", json!(["0x0", true]));
+    assert_eq!(block["result"], expected["result"], "{block}");
+    assert_eq!(call(&server.base, "eth_chainId", json!([]))["result"], "0xc72dd9d5e883e");
+    // The alloc's accounts, code included.
+    let system = "0x00000961ef480eb55e80d19ad83579a64c007002";
+    assert_eq!(call(&server.base, "eth_getBalance", json!([system, "0x0"]))["result"], "0x1");
+    let code = call(&server.base, "eth_getCode", json!([system, "latest"]));
+    assert!(code["result"].as_str().unwrap().starts_with("0x3373ffff"), "{code}");
+    // Changes on top of it are kept, and replayed on it after SIGKILL.
+    call(&server.base, "anvil_setBalance", json!([DEPLOYER, "0xde0b6b3a7640000"]));
+    let sent = call(&server.base, "eth_sendTransaction", json!([{"from": DEPLOYER, "to": SECOND, "value": "0x1234"}]));
+    assert!(sent["result"].is_string(), "{sent}");
+    let head = call(&server.base, "eth_getBlockByNumber", json!(["latest", false]))["result"].clone();
+    drop(server);
+    let again = Server::start(&args, &[]);
+    assert_eq!(call(&again.base, "eth_getBlockByNumber", json!(["latest", false]))["result"], head);
+    assert_eq!(call(&again.base, "eth_getBalance", json!([SECOND, "latest"]))["result"], "0x1234");
+    drop(again);
+    // Without --init, the kept chain is not the seed's: refused, naming it.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_w3api"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(data)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("--init"), "{stderr}");
+}

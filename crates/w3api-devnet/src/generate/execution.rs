@@ -17,7 +17,6 @@ use w3api_ledger::{Asset, Holder, Place, events};
 
 use super::calls::Call;
 use super::found::Known;
-use super::model::GAS_LIMIT;
 use super::sealing::Unsigned;
 use super::simulation::{SignedTransaction, Simulation};
 use crate::accounts::Role;
@@ -44,7 +43,7 @@ impl Simulation<'_> {
             timestamp: self.timestamp,
             beneficiary: self.world.miner,
             base_fee: self.base_fee,
-            gas_limit: GAS_LIMIT,
+            gas_limit: self.world.gas_limit,
             prevrandao: self.prevrandao(u64::from(self.block)),
         }
     }
@@ -64,7 +63,7 @@ impl Simulation<'_> {
         let block = u64::from(self.block);
         let account = self.chain.archive().account(sender, block);
         let balance = account.balance.saturating_to::<u128>();
-        let room = GAS_LIMIT / 2 - self.gas_used;
+        let room = self.world.gas_limit / 2 - self.gas_used;
         let affordable = u64::try_from(balance.saturating_sub(call.value) / price).unwrap_or(u64::MAX);
         if balance < call.value || affordable < BASE_GAS {
             return Err(NotSent::Unaffordable);

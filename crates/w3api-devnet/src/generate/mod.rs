@@ -9,6 +9,7 @@ mod calls;
 mod execution;
 mod extend;
 mod found;
+mod genesis;
 mod model;
 mod sealing;
 mod simulation;
@@ -19,6 +20,7 @@ use w3api_types::Chain;
 
 pub(crate) use extend::Producer;
 pub use extend::{BlockPlan, LAST_TIMESTAMP, StateEdit};
+pub(crate) use genesis::generate as from_genesis;
 pub(crate) use model::TxPosition;
 pub use model::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,

@@ -16,7 +16,7 @@ use alloy_signer::SignerSync;
 use rayon::prelude::*;
 use w3api_types::Chain;
 
-use super::model::{BlockRecord, GAS_LIMIT, ReceiptRecord, TxRecord};
+use super::model::{BlockRecord, ReceiptRecord, TxRecord};
 use super::simulation::Simulation;
 use crate::accounts::Signers;
 use crate::seed;
@@ -160,7 +160,7 @@ impl Simulation<'_> {
             logs_bloom,
             difficulty: U256::ZERO,
             number,
-            gas_limit: GAS_LIMIT,
+            gas_limit: self.world.gas_limit,
             gas_used,
             timestamp: self.timestamp,
             extra_data: Bytes::from_static(EXTRA_DATA),

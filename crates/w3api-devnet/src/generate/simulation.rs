@@ -16,7 +16,7 @@ use w3api_types::{Chain, ContractType};
 use super::execution::NotSent;
 use super::extend::StateEdit;
 use super::found::Found;
-use super::model::{BLOCK_TIME, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord};
+use super::model::{BLOCK_TIME, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord};
 use super::sealing::{PendingBlock, Unsigned};
 use crate::accounts::{Accounts, Role, Signers};
 use crate::dev_accounts::DEV_BALANCE;
@@ -202,12 +202,7 @@ impl<'a> Simulation<'a> {
         for address in accounts.addresses() {
             ledger.holder(*address);
         }
-        let memory = Memory {
-            rng: seed::rng(seed, &[b"activity", &crate::chain_id(chain).to_be_bytes()]),
-            next_721: HashMap::new(),
-            minted_721: Vec::new(),
-            holdings_1155: Vec::new(),
-        };
+        let memory = Memory::new(seed, chain);
         // What genesis follows: its base fee and its timestamp.
         let before_genesis =
             Header { base_fee_per_gas: Some(GENESIS_BASE_FEE), timestamp: GENESIS_TIMESTAMP, ..Header::default() };
@@ -492,7 +487,7 @@ impl<'a> Simulation<'a> {
     fn open_block(&mut self, number: u32, timestamp: u64) {
         let (parent_gas_used, parent_base_fee) = self.parent;
         self.base_fee =
-            calc_next_block_base_fee(parent_gas_used, GAS_LIMIT, parent_base_fee, BaseFeeParams::ethereum());
+            calc_next_block_base_fee(parent_gas_used, self.world.gas_limit, parent_base_fee, BaseFeeParams::ethereum());
         self.block = number;
         self.timestamp = timestamp;
         self.gas_used = 0;
@@ -760,6 +755,17 @@ pub(crate) struct Memory {
 }
 
 impl Memory {
+    /// The memory of a chain before any activity: its draws seeded by
+    /// `seed` and the chain's id.
+    pub(crate) fn new(seed: u64, chain: Chain) -> Memory {
+        Memory {
+            rng: seed::rng(seed, &[b"activity", &crate::chain_id(chain).to_be_bytes()]),
+            next_721: HashMap::new(),
+            minted_721: Vec::new(),
+            holdings_1155: Vec::new(),
+        }
+    }
+
     /// Takes the next unminted token id of an ERC721 collection for a test's
     /// mint. Random activity never trades it: it stays where the test put it.
     pub(crate) fn take_721_id(&mut self, collection: u16) -> u32 {

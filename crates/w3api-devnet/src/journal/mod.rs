@@ -387,9 +387,9 @@ impl Devnet {
     fn refused(&self, chain: Chain, error: StoreError) -> SourceError {
         match error {
             StoreError::ChainOriginDiffers { kept, .. } => SourceError::Unavailable(format!(
-                "chain {chain}: the journal kept of it was written by a devnet of another seed, scale or build \
-                 ({kept}); this server runs seed {} at {:?}, which makes another chain. Start it with the \
-                 journal's --seed and --scale, or on a new data directory or database",
+                "chain {chain}: the journal kept of it was written by a devnet of another seed, scale, genesis \
+                 (--init) or build ({kept}); this server runs seed {} at {:?}, which makes another chain. Start \
+                 it with the journal's --seed, --scale and --init, or on a new data directory or database",
                 self.seed(),
                 self.scale()
             )),

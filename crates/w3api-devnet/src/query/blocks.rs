@@ -66,7 +66,8 @@ impl ChainData {
             transactions,
             transactions_root: header.transactions_root,
             uncles: Vec::new(),
-            withdrawals: Some(Vec::new()),
+            // From Shanghai on: a genesis from before it has none.
+            withdrawals: header.withdrawals_root.map(|_| Vec::new()),
             withdrawals_root: header.withdrawals_root,
         })
     }
