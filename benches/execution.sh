@@ -29,28 +29,14 @@ SCALES=${SCALES:-default large}
 source benches/lib.sh
 
 need_wrk
-# Another build, when named, is measured as it is: nothing is built.
-if [ -z "${W3API:-}" ]; then
-    cargo build --profile dist --quiet -p w3api-cli
-    W3API=target/dist/w3api
-fi
-nodes=$PWD/target/ci/node-mode
-. .ci/npm.sh
-npm_install .ci/node-mode "$nodes"
+w3api_build
+node_packages
 cp .ci/node-mode/hardhat.config.cjs "$nodes/"
-export NODE_PATH=$nodes/node_modules HARDHAT_DISABLE_TELEMETRY_PROMPT=true
+export HARDHAT_DISABLE_TELEMETRY_PROMPT=true
 
 # post_lua NAME JSON: a wrk script that POSTs JSON.
 post_lua() {
     printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = %s\n' "'$2'" >"$WORK/$1.lua"
-}
-
-# wait_for_chain RPC_URL: until the chain answers (generated, at first use).
-wait_for_chain() {
-    until curl -sf -o /dev/null -H 'Content-Type: application/json' \
-        -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "$1"; do
-        sleep 0.05
-    done
 }
 
 call_body() { # TOKEN HOLDER

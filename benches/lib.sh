@@ -124,3 +124,29 @@ start_baseline() {
     start baseline target/dist/w3api-load-baseline 127.0.0.1:0 "${bodies[@]}"
     BASELINE=$URL
 }
+
+# Sets W3API to the binary measured: the one named, as it is (nothing is
+# built), or else the dist build, built now.
+w3api_build() {
+    if [ -z "${W3API:-}" ]; then
+        cargo build --profile dist --quiet -p w3api-cli
+        W3API=target/dist/w3api
+    fi
+}
+
+# Installs the pinned node packages of .ci/node-mode (ethers, OpenZeppelin,
+# Hardhat) into $nodes and puts them on NODE_PATH.
+node_packages() {
+    nodes=$PWD/target/ci/node-mode
+    . .ci/npm.sh
+    npm_install .ci/node-mode "$nodes"
+    export NODE_PATH=$nodes/node_modules
+}
+
+# wait_for_chain RPC_URL: until the chain answers (generated, at first use).
+wait_for_chain() {
+    until curl -sf -o /dev/null -H 'Content-Type: application/json' \
+        -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "$1"; do
+        sleep 0.05
+    done
+}

@@ -18,24 +18,11 @@ cd "$(dirname "$0")/.."
 COUNT=${COUNT:-300}
 source benches/lib.sh
 
-if [ -z "${W3API:-}" ]; then
-    cargo build --profile dist --quiet -p w3api-cli
-    W3API=target/dist/w3api
-fi
-nodes=$PWD/target/ci/node-mode
-. .ci/npm.sh
-npm_install .ci/node-mode "$nodes"
-export NODE_PATH=$nodes/node_modules
+w3api_build
+node_packages
 
 DATABASE=$(.ci/postgres.sh start)
 on_exit '.ci/postgres.sh stop'
-
-wait_for_chain() {
-    until curl -sf -o /dev/null -H 'Content-Type: application/json' \
-        -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' "$1"; do
-        sleep 0.05
-    done
-}
 
 start replica-a "$W3API" serve --listen 127.0.0.1:0 --api-key "$KEY" --database "$DATABASE"
 A=$URL

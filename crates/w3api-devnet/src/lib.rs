@@ -385,8 +385,17 @@ impl Devnet {
         }
     }
 
-    /// The chain, generated off the async runtime's threads when new.
+    /// The chain, generated off the async runtime's threads when new, with
+    /// every change committed before this call made on it (see `journal`).
     async fn ready_live(&self, chain: Chain) -> Result<Arc<LiveChain>, SourceError> {
+        let live = self.restored_live(chain).await?;
+        self.follow_journal(chain, &live).await?;
+        Ok(live)
+    }
+
+    /// The chain, generated when new, with its journal as it was made here:
+    /// what a change starts from, which catches up in its own turn.
+    async fn restored_live(&self, chain: Chain) -> Result<Arc<LiveChain>, SourceError> {
         if !Devnet::builds(chain) {
             return Err(SourceError::ChainNotServed(chain));
         }
@@ -399,11 +408,8 @@ impl Devnet {
                     .map_err(|e| SourceError::Unavailable(format!("generating chain {chain}: {e}")))?
             }
         };
-        if self.inner.journal.is_some() {
-            if !live.restored() {
-                self.restore_live(chain, &live).await?;
-            }
-            self.follow_journal(chain, &live).await?;
+        if self.inner.journal.is_some() && !live.restored() {
+            self.restore_live(chain, &live).await?;
         }
         Ok(live)
     }

@@ -8,18 +8,14 @@
 
 use serde_json::{Value, json};
 
-use crate::serve::{Server, line_starting};
+use crate::serve::{Server, database, line_starting, runtime};
 
 const DEPLOYER: &str = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 const SECOND: &str = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 /// Init code that deploys a contract answering 42 to any call.
 const ANSWERS_42: &str = "0x600a600c600039600a6000f3602a60005260206000f3";
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
-}
-
-/// The answer (result or error) of a JSON-RPC call on eth with the key `k`.
+/// The result of a JSON-RPC call on eth with the key `k`; an error fails the test, naming it.
 async fn rpc(base: &str, method: &str, params: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let response = w3api_tests::http_client().post(format!("{base}/eth/k")).json(&body).send().await.unwrap();
@@ -117,19 +113,13 @@ fn a_chain_outlives_sigkill_on_its_data_directory() {
     assert!(!output.status.success() && stderr.contains("another seed") && stderr.contains("--seed"), "{stderr}");
 }
 
-/// A database of the test's own on the cluster the environment names.
-fn database() -> Option<String> {
-    let url = w3api_store::testing::database_url("the shared-chain tests")?;
-    Some(runtime().block_on(w3api_store::testing::fresh_database(&url)))
-}
-
 fn replica(url: &str) -> Server {
     Server::start(&["--scale", "tiny", "--api-key", "k", "--database", url], &[])
 }
 
 #[test]
 fn replicas_on_one_database_serve_one_chain() {
-    let Some(url) = database() else { return };
+    let Some(url) = database("the shared-chain tests") else { return };
     let runtime = runtime();
     let (a, b) = (replica(&url), replica(&url));
     // Written through A, read through B at once, over the gateway and the Data API.
@@ -165,7 +155,7 @@ fn replicas_on_one_database_serve_one_chain() {
 
 #[test]
 fn killing_the_writer_mid_sends_loses_nothing_acknowledged_and_mines_nothing_twice() {
-    let Some(url) = database() else { return };
+    let Some(url) = database("the shared-chain tests") else { return };
     let runtime = runtime();
     let (a, b) = (replica(&url), replica(&url));
     let (a_base, b_base) = (a.base.clone(), b.base.clone());
@@ -322,7 +312,7 @@ fn the_state_file_outlives_a_restart() {
 
 #[test]
 fn replicas_with_a_block_time_make_one_block_a_tick_between_them() {
-    let Some(url) = database() else { return };
+    let Some(url) = database("the shared-chain tests") else { return };
     let runtime = runtime();
     let args = ["--scale", "tiny", "--api-key", "k", "--database", &url, "--block-time", "1s"];
     let (a, b) = (Server::start(&args, &[]), Server::start(&args, &[]));

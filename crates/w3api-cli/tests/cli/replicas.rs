@@ -7,7 +7,9 @@
 
 use futures::future::join_all;
 
-use crate::serve::{CHALLENGE_REQUEST, Server, get, line_starting, nft_holder, post_json, signed_challenge};
+use crate::serve::{
+    CHALLENGE_REQUEST, Server, database, get, line_starting, nft_holder, post_json, runtime, signed_challenge,
+};
 
 const SECRET: &str = "one secret for every replica";
 
@@ -23,17 +25,6 @@ fn replica_with(url: &str, args: &[&str]) -> Server {
     server
 }
 
-/// A database of the test's own on the cluster the environment names, if
-/// it names one: a devnet chain's journal is one per database.
-fn database() -> Option<String> {
-    let url = w3api_store::testing::database_url("the replica tests")?;
-    Some(runtime().block_on(w3api_store::testing::fresh_database(&url)))
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
-}
-
 const VERIFY: &str = "/challenge/verify/solana";
 
 /// A devnet seed of this run's own, so that NFT collections a former run
@@ -45,7 +36,7 @@ fn fresh_seed() -> String {
 
 #[test]
 fn replicas_share_challenges_verify_each_once_and_survive_a_kill() {
-    let Some(url) = database() else { return };
+    let Some(url) = database("the replica tests") else { return };
     let runtime = runtime();
     let a = replica(&url);
     let b = replica(&url);
@@ -84,7 +75,7 @@ fn replicas_share_challenges_verify_each_once_and_survive_a_kill() {
 
 #[test]
 fn a_cursor_from_one_replica_reads_on_the_other() {
-    let Some(url) = database() else { return };
+    let Some(url) = database("the replica tests") else { return };
     let runtime = runtime();
     let (a, b) = (replica(&url), replica(&url));
     // The servers' devnet: seed 0, default scale.
@@ -108,7 +99,7 @@ fn a_cursor_from_one_replica_reads_on_the_other() {
 
 #[test]
 fn replicas_agree_on_when_an_nft_collection_started_indexing() {
-    let Some(url) = database() else { return };
+    let Some(url) = database("the replica tests") else { return };
     let seed = fresh_seed();
     // `Server::start` sets an indexing delay of 1 s.
     let args = ["--seed", &seed];
@@ -177,7 +168,7 @@ impl Relay {
 
 #[test]
 fn the_database_going_away_is_a_503_with_retry_after_and_the_server_reconnects() {
-    let Some(url) = database() else { return };
+    let Some(url) = database("the replica tests") else { return };
     let runtime = runtime();
     let target = url::Url::parse(&url).unwrap();
     let database = std::net::SocketAddr::new(
@@ -261,7 +252,7 @@ fn delivered(received: &[w3api_testkit::Received]) -> Vec<(String, bool, u64)> {
 
 #[test]
 fn replicas_deliver_each_block_once_and_lose_nothing_when_one_is_killed() {
-    let Some(url) = database() else { return };
+    let Some(url) = database("the replica tests") else { return };
     let runtime = runtime();
     let webhooks = runtime.block_on(w3api_testkit::Webhooks::start());
     // The same seed and block time make the same blocks on both replicas,

@@ -14,6 +14,19 @@ use w3api_types::Address;
 
 use crate::book;
 
+/// A runtime for a test's client calls, two threads.
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// A database of the test's own on the cluster the environment names, if
+/// it names one (the tests of `what` skip, saying so, otherwise): a
+/// devnet chain's journal is one per database.
+pub(crate) fn database(what: &str) -> Option<String> {
+    let url = w3api_store::testing::database_url(what)?;
+    Some(runtime().block_on(w3api_store::testing::fresh_database(&url)))
+}
+
 /// Longest wait for a line of output or for the process to exit.
 const PATIENCE: Duration = Duration::from_secs(60);
 

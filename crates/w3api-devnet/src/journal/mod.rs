@@ -160,7 +160,8 @@ impl Devnet {
     /// Makes `change` on `chain` and, with a journal, keeps it before
     /// answering.
     pub(crate) async fn commit(&self, chain: Chain, change: Change) -> Result<Answer, SourceError> {
-        let live = self.ready_live(chain).await?;
+        // The turn below catches up with what others kept: no read of the head first.
+        let live = self.restored_live(chain).await?;
         let Some(journal) = &self.inner.journal else {
             let (result, after) = self.make(chain, &live, change).await?;
             if result.is_ok() {
