@@ -33,7 +33,7 @@ pub struct BlockSpec {
 }
 
 impl BlockSpec {
-    fn env(&self) -> BlockEnv {
+    pub(crate) fn env(&self) -> BlockEnv {
         BlockEnv {
             number: U256::from(self.number),
             beneficiary: self.beneficiary,
@@ -139,7 +139,7 @@ pub(crate) fn transact_watched<D: DatabaseRef>(
     }
 }
 
-fn config(chain_id: u64, checks: Checks) -> CfgEnv {
+pub(crate) fn config(chain_id: u64, checks: Checks) -> CfgEnv {
     let mut cfg = CfgEnv::new_with_spec(SPEC);
     cfg.chain_id = chain_id;
     match checks {

@@ -11,6 +11,7 @@ mod archive;
 mod evm;
 mod overrides;
 mod roots;
+pub mod trace;
 pub mod watch;
 
 use alloy_primitives::{Address, B256};

@@ -24,13 +24,25 @@ const STOPPED: &str = "the execution was stopped by its caller";
 /// The inspector that asks `stop` and halts every frame once it says yes.
 pub(crate) struct Watch<'a> {
     stop: &'a dyn Fn() -> bool,
-    steps: u32,
+    steps: u64,
+    /// Most steps the run may take (a trace that records each one).
+    most_steps: Option<u64>,
     stopped: bool,
 }
 
 impl<'a> Watch<'a> {
     pub(crate) fn new(stop: &'a dyn Fn() -> bool) -> Watch<'a> {
-        Watch { stop, steps: 0, stopped: false }
+        Watch { stop, steps: 0, most_steps: None, stopped: false }
+    }
+
+    /// A watch that also stops the run past `most` steps.
+    pub(crate) fn at_most(stop: &'a dyn Fn() -> bool, most: u64) -> Watch<'a> {
+        Watch { most_steps: Some(most), ..Watch::new(stop) }
+    }
+
+    /// Whether the run was stopped for taking more steps than it may.
+    pub(crate) fn too_long(&self) -> bool {
+        self.most_steps.is_some_and(|most| self.steps > most)
     }
 
     /// Whether the run was stopped.
@@ -42,8 +54,9 @@ impl<'a> Watch<'a> {
 impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watch<'_> {
     fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, context: &mut CTX) {
         if !self.stopped {
-            self.steps = self.steps.wrapping_add(1);
-            if !self.steps.is_multiple_of(CHECK_EVERY) || !(self.stop)() {
+            self.steps += 1;
+            let too_long = self.most_steps.is_some_and(|most| self.steps > most);
+            if !too_long && (!self.steps.is_multiple_of(u64::from(CHECK_EVERY)) || !(self.stop)()) {
                 return;
             }
             self.stopped = true;
