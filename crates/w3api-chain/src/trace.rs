@@ -73,7 +73,7 @@ impl<D: DatabaseRef> Replay<D> {
     /// Runs a transaction the block included, untraced, and keeps what it
     /// changed. Its sender may have code: the block held it already.
     pub fn skip(&mut self, tx: TxEnv, stop: &dyn Fn() -> bool) -> Result<(), Untraced<D::Error>> {
-        let (outcome, ()) = self.run(tx, Checks::Impersonated, None, &mut NoOpInspector, stop)?;
+        let outcome = self.run(tx, Checks::Impersonated, None, &mut NoOpInspector, stop)?;
         self.state.commit(outcome.state);
         Ok(())
     }
@@ -90,19 +90,19 @@ impl<D: DatabaseRef> Replay<D> {
         let gas_limit = tx.gas_limit;
         let (outcome, trace) = match tracer {
             Tracer::Noop => {
-                let (outcome, ()) = self.run(tx, checks, None, &mut NoOpInspector, stop)?;
+                let outcome = self.run(tx, checks, None, &mut NoOpInspector, stop)?;
                 (outcome, GethTrace::NoopTracer(NoopFrame::default()))
             }
             Tracer::FourByte => {
                 let mut inspector = FourByteInspector::default();
-                let (outcome, ()) = self.run(tx, checks, None, &mut inspector, stop)?;
+                let outcome = self.run(tx, checks, None, &mut inspector, stop)?;
                 (outcome, GethTrace::FourByteTracer(FourByteFrame::from(&inspector)))
             }
             Tracer::StructLogs(options) => {
                 let config = TracingInspectorConfig::from_geth_config(options);
                 let mut inspector = recording(config, bounds);
                 let most = Some(bounds.most_steps);
-                let (outcome, ()) = self.run(tx, checks, most, &mut inspector, stop)?;
+                let outcome = self.run(tx, checks, most, &mut inspector, stop)?;
                 check_recorded(&inspector, bounds)?;
                 let inspector = inspector.with_transaction_gas_limit(gas_limit);
                 let output = outcome.result.output().cloned().unwrap_or_default();
@@ -111,7 +111,7 @@ impl<D: DatabaseRef> Replay<D> {
             }
             Tracer::Calls(options) => {
                 let mut inspector = recording(TracingInspectorConfig::from_geth_call_config(options), bounds);
-                let (outcome, ()) = self.run(tx, checks, None, &mut inspector, stop)?;
+                let outcome = self.run(tx, checks, None, &mut inspector, stop)?;
                 check_recorded(&inspector, bounds)?;
                 let inspector = inspector.with_transaction_gas_limit(gas_limit);
                 let frame = inspector.geth_builder().geth_call_traces(*options, outcome.result.tx_gas_used());
@@ -120,7 +120,7 @@ impl<D: DatabaseRef> Replay<D> {
             Tracer::Prestate(options) => {
                 let config = TracingInspectorConfig::from_geth_prestate_config(options);
                 let mut inspector = recording(config, bounds);
-                let (outcome, ()) = self.run(tx, checks, None, &mut inspector, stop)?;
+                let outcome = self.run(tx, checks, None, &mut inspector, stop)?;
                 check_recorded(&inspector, bounds)?;
                 // The state before the transaction: what it changed is not kept yet.
                 let frame = inspector.geth_builder().geth_prestate_traces(&outcome, options, &self.state);
@@ -139,7 +139,7 @@ impl<D: DatabaseRef> Replay<D> {
         most_steps: Option<u64>,
         inspector: &mut I,
         stop: &dyn Fn() -> bool,
-    ) -> Result<(Outcome, ()), Untraced<D::Error>>
+    ) -> Result<Outcome, Untraced<D::Error>>
     where
         I: Inspector<Replaying<'db, D>>,
     {
@@ -157,7 +157,7 @@ impl<D: DatabaseRef> Replay<D> {
         match run {
             _ if watch.too_long() => Err(Untraced::TooLarge(format!("more than {} steps", most_steps.unwrap_or(0)))),
             _ if watch.stopped() => Err(Untraced::Stopped),
-            Ok(outcome) => Ok((outcome, ())),
+            Ok(outcome) => Ok(outcome),
             Err(refused) => Err(Untraced::Refused(refused)),
         }
     }

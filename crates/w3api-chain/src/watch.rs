@@ -55,8 +55,7 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watch<'_> {
     fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, context: &mut CTX) {
         if !self.stopped {
             self.steps += 1;
-            let too_long = self.most_steps.is_some_and(|most| self.steps > most);
-            if !too_long && (!self.steps.is_multiple_of(u64::from(CHECK_EVERY)) || !(self.stop)()) {
+            if !self.too_long() && (!self.steps.is_multiple_of(u64::from(CHECK_EVERY)) || !(self.stop)()) {
                 return;
             }
             self.stopped = true;
