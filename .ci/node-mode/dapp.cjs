@@ -67,6 +67,16 @@ async function main() {
   tally.same('transfer', 'event to', recipient, event?.args[1]);
   tally.eq('transfer', 'event value', amount.toString(), event?.args[2]?.toString());
 
+  // A trace is the node's, passed on as the node gave it.
+  const traced = [receipt.hash, {}];
+  const [tracedVia, tracedDirect] = await Promise.all([
+    raw(gatewayUrl, 'debug_traceTransaction', traced),
+    raw(args.rpc, 'debug_traceTransaction', traced),
+  ]);
+  tally.ok(Array.isArray(tracedDirect.result?.structLogs), 'trace', 'debug_traceTransaction on the node', 'a struct log', JSON.stringify(tracedDirect.error));
+  tally.eq('trace', 'debug_traceTransaction through the gateway', canonical(tracedDirect.result ?? tracedDirect.error),
+    canonical(tracedVia.result ?? tracedVia.error));
+
   // At once, with no pause: the next wallet answer shows the transfer.
   for (const [who, expected] of [
     [recipient, amount],

@@ -41,8 +41,10 @@ impl Observed {
 /// its refusals.
 impl ChainControl for Observed {}
 
-/// Nor does it execute contract code.
+/// Nor does it execute contract code, or trace it.
 impl w3api_source::Execution for Observed {}
+
+impl w3api_source::Tracing for Observed {}
 
 impl w3api_query::Asks for Observed {
     async fn ask<Q: w3api_query::Question>(&self, chain: Chain, question: Q) -> Result<Q::Answer, SourceError> {

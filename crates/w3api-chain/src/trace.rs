@@ -7,9 +7,9 @@
 //! ([`Replay::skip`]), then each traced one ([`Replay::trace`]), keeping
 //! what each changed for the next.
 
-use alloy_rpc_types_trace::geth::{
-    CallConfig, FourByteFrame, GethDefaultTracingOptions, GethTrace, NoopFrame, PreStateConfig,
-};
+/// The tracers' options and answers, as alloy types them.
+pub use alloy_rpc_types_trace::geth::{CallConfig, GethDefaultTracingOptions, GethTrace, PreStateConfig};
+use alloy_rpc_types_trace::geth::{FourByteFrame, NoopFrame};
 use revm::context::result::EVMError;
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::database::CacheDB;
@@ -20,6 +20,7 @@ use revm_inspectors::tracing::{
 };
 
 use crate::evm::{BlockSpec, Checks, Outcome, Refused, config};
+use crate::overrides::{Overridden, Overrides};
 use crate::watch::Watch;
 
 /// One of geth's built-in tracers, with its options.
@@ -55,6 +56,20 @@ pub enum Untraced<E> {
     Stopped,
     /// It recorded more than [`TraceBounds`] allow: which bound.
     TooLarge(String),
+}
+
+/// Traces `tx` run in `block` over `state` with `overrides` assumed, as
+/// `debug_traceCall` runs a call: nothing is kept.
+pub fn trace_call<D: DatabaseRef>(
+    state: D,
+    (chain_id, block): (u64, BlockSpec),
+    tx: TxEnv,
+    checks: Checks,
+    overrides: &Overrides,
+    (tracer, bounds): (&Tracer, TraceBounds),
+    stop: &dyn Fn() -> bool,
+) -> Result<GethTrace, Untraced<D::Error>> {
+    Replay::new(Overridden::new(state, overrides), chain_id, block).trace(tx, checks, tracer, bounds, stop)
 }
 
 /// A block's transactions run again in order over the state before it.

@@ -55,7 +55,9 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watch<'_> {
     fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, context: &mut CTX) {
         if !self.stopped {
             self.steps += 1;
-            if !self.too_long() && (!self.steps.is_multiple_of(u64::from(CHECK_EVERY)) || !(self.stop)()) {
+            // Asked at the first step too, so that a stop given before the run
+            // begins (a timeout already past) halts even a short one.
+            if !self.too_long() && (self.steps % u64::from(CHECK_EVERY) != 1 || !(self.stop)()) {
                 return;
             }
             self.stopped = true;

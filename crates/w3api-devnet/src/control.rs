@@ -5,12 +5,13 @@
 
 use std::time::Duration;
 
+use w3api_chain::trace::Tracer;
 use w3api_source::{
-    BlockRef, ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError,
+    BlockRef, ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError, Tracing,
 };
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides, StorageKey,
-    TransactionRequest, TypedData,
+    AccessListResult, AccountProof, BlockTraceResult, Bytes, FilterChanges, FilterId, GethTrace, Hash32, Log,
+    LogFilter, StateOverrides, StorageKey, TraceConfig, TraceTarget, TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -20,6 +21,7 @@ use crate::generate::{BlockPlan, ChainData, SignedTransaction};
 use crate::journal::Change;
 use crate::live::SharedState;
 use crate::query::Prepared;
+use crate::query::traces::{BlockReplay, tracer_of};
 use alloy_consensus::transaction::SignerRecoverable;
 use alloy_consensus::{TxEnvelope, TxType};
 use alloy_eips::eip2718::Decodable2718;
@@ -91,11 +93,25 @@ impl Devnet {
         prepare: impl FnOnce(&ChainData, u64) -> Result<Prepared, SourceError>,
         run: impl FnOnce(&Prepared, &SharedState, &dyn Fn() -> bool) -> Result<T, SourceError> + Send + 'static,
     ) -> Result<T, SourceError> {
+        let prepare = |data: &ChainData, cap| prepare(data, cap).map(|call| (call.block(), call));
+        self.execute_at(chain, prepare, move |call, state, stop| run(&call, state, stop)).await
+    }
+
+    /// Runs work in an execution slot: `prepare` reads what it needs off
+    /// the chain under a short hold (with the gas cap), and names the block
+    /// after which `run` reads the state, value by value while blocks are
+    /// added.
+    async fn execute_at<P: Send + 'static, T: Send + 'static>(
+        &self,
+        chain: Chain,
+        prepare: impl FnOnce(&ChainData, u64) -> Result<(u64, P), SourceError>,
+        run: impl FnOnce(P, &SharedState, &dyn Fn() -> bool) -> Result<T, SourceError> + Send + 'static,
+    ) -> Result<T, SourceError> {
         let live = self.ready_live(chain).await?;
         live.check(chain)?;
-        let prepared = prepare(&live.read(), self.inner.executions.limits().gas_cap)?;
-        let state = live.shared_state(prepared.block());
-        self.inner.executions.run(move |stop| run(&prepared, &state, stop)).await?
+        let (block, prepared) = prepare(&live.read(), self.inner.executions.limits().gas_cap)?;
+        let state = live.shared_state(block);
+        self.inner.executions.run(move |stop| run(prepared, &state, stop)).await?
     }
 }
 
@@ -218,6 +234,70 @@ impl w3api_source::Execution for Devnet {
         self.ready(chain).await?;
         crate::dev_accounts::sign_typed_data(address, &typed.0)
     }
+}
+
+/// A trace runs again what the chain holds, in an execution slot over the
+/// state before the block (see `query::traces`).
+impl Tracing for Devnet {
+    async fn trace_transaction(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+        config: TraceConfig,
+    ) -> Result<GethTrace, SourceError> {
+        let (tracer, timeout) = tracing_of(&config, TraceTarget::Mined)?;
+        let prepare = |data: &ChainData, _| {
+            let (replay, index) = data.transaction_replay(hash)?;
+            Ok((replay.parent(), (replay, index)))
+        };
+        let run = move |(replay, index): (BlockReplay, usize), state: &SharedState, stop: &dyn Fn() -> bool| {
+            replay.trace(state, index..index + 1, (&tracer, timeout), stop)
+        };
+        let traced = self.execute_at(chain, prepare, run).await?.pop();
+        match traced.map(|traced| (traced.result, traced.error)) {
+            Some((Some(trace), _)) => Ok(trace),
+            Some((None, Some(error))) => Err(SourceError::Untraced(error)),
+            _ => Err(SourceError::Unavailable("a transaction's trace came back empty".into())),
+        }
+    }
+
+    async fn trace_call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        config: TraceConfig,
+    ) -> Result<GethTrace, SourceError> {
+        let (tracer, timeout) = tracing_of(&config, TraceTarget::Call)?;
+        let prepare = |data: &ChainData, cap| data.prepare(&request, block, config.state_overrides.as_ref(), cap);
+        let overrides = config.block_overrides.clone();
+        let run = move |call: &Prepared, state: &SharedState, stop: &dyn Fn() -> bool| {
+            call.trace(state, overrides.as_ref(), (&tracer, timeout), stop)
+        };
+        self.execute(chain, prepare, run).await
+    }
+
+    async fn trace_block(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+        config: TraceConfig,
+    ) -> Result<Vec<BlockTraceResult>, SourceError> {
+        let (tracer, timeout) = tracing_of(&config, TraceTarget::Mined)?;
+        let prepare = |data: &ChainData, _| data.block_replay(block).map(|replay| (replay.parent(), replay));
+        let run = move |replay: BlockReplay, state: &SharedState, stop: &dyn Fn() -> bool| {
+            let every = 0..replay.len();
+            replay.trace(state, every, (&tracer, timeout), stop)
+        };
+        self.execute_at(chain, prepare, run).await
+    }
+}
+
+/// The tracer and timeout `config` names for a trace of `target`.
+fn tracing_of(config: &TraceConfig, target: TraceTarget) -> Result<(Tracer, Duration), SourceError> {
+    let kind = config.tracer_kind(target).map_err(SourceError::InvalidRequest)?;
+    let timeout = config.timeout().map_err(SourceError::InvalidRequest)?;
+    Ok((tracer_of(config, kind), timeout))
 }
 
 /// A raw transaction as the chain takes it: decoded, and its sender

@@ -634,6 +634,75 @@ Calls `eth_signTypedData_v4` with the positional parameters `address`, `typed_da
         address: w3api_types::rpc::Address,
         typed_data: w3api_types::rpc::TypedData,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
+    /**How a mined transaction executed, step by step or call by call
+
+Re-executes a mined transaction at its place in its block with one of geth's built-in tracers: the struct logger (default), callTracer, prestateTracer, 4byteTracer or noopTracer. The devnet keeps no traces: it runs the block's transactions before this one again over the state before the block, untraced, then this one with the tracer. A call trace's log indexes count in the block, as the receipt's do. A hash no mined transaction has is error -32000 "transaction not found". Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
+
+Calls `debug_traceTransaction` with the positional parameters `transaction`, `config`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "debug_traceTransaction", param_kind = array)]
+    async fn debug_trace_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::GethTrace>;
+    /**How a call would execute, traced
+
+Runs a transaction as eth_call runs it (the gas cap included), after the block asked for, with one of geth's built-in tracers; the config may carry stateOverrides, and blockOverrides (number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas) for the block it runs in. Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
+
+Calls `debug_traceCall` with the positional parameters `transaction`, `block`, `config`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "debug_traceCall", param_kind = array)]
+    async fn debug_trace_call(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::GethTrace>;
+    /**Every transaction of a block, traced
+
+Re-executes a block's transactions in order over the state before it, each traced with the tracer asked for; a transaction past its timeout or bounds carries its error in place of its result, and the ones after it are still traced. The genesis block is error -32000 "genesis is not traceable", and a block after the latest "block #N not found". Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
+
+Calls `debug_traceBlockByNumber` with the positional parameters `block`, `config`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "debug_traceBlockByNumber", param_kind = array)]
+    async fn debug_trace_block_by_number(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::BlockTraceResult>>;
+    /**Every transaction of a block, traced, by the block's hash
+
+As debug_traceBlockByNumber, for the block of this hash; "block 0x… not found" when no block has it. Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
+
+Calls `debug_traceBlockByHash` with the positional parameters `block`, `config`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "debug_traceBlockByHash", param_kind = array)]
+    async fn debug_trace_block_by_hash(
+        &self,
+        block: w3api_types::rpc::Hash32,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::BlockTraceResult>>;
 }
 /// The wire name of each method of the API.
 pub mod method {
@@ -725,6 +794,14 @@ pub mod method {
     pub const PERSONAL_SIGN: &str = "personal_sign";
     ///`eth_signTypedData_v4`: Signs EIP-712 typed data with a dev account's key
     pub const ETH_SIGN_TYPED_DATA_V4: &str = "eth_signTypedData_v4";
+    ///`debug_traceTransaction`: How a mined transaction executed, step by step or call by call
+    pub const DEBUG_TRACE_TRANSACTION: &str = "debug_traceTransaction";
+    ///`debug_traceCall`: How a call would execute, traced
+    pub const DEBUG_TRACE_CALL: &str = "debug_traceCall";
+    ///`debug_traceBlockByNumber`: Every transaction of a block, traced
+    pub const DEBUG_TRACE_BLOCK_BY_NUMBER: &str = "debug_traceBlockByNumber";
+    ///`debug_traceBlockByHash`: Every transaction of a block, traced, by the block's hash
+    pub const DEBUG_TRACE_BLOCK_BY_HASH: &str = "debug_traceBlockByHash";
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         ETH_GET_TOKEN_PRICE,
@@ -771,6 +848,10 @@ pub mod method {
         ETH_SIGN,
         PERSONAL_SIGN,
         ETH_SIGN_TYPED_DATA_V4,
+        DEBUG_TRACE_TRANSACTION,
+        DEBUG_TRACE_CALL,
+        DEBUG_TRACE_BLOCK_BY_NUMBER,
+        DEBUG_TRACE_BLOCK_BY_HASH,
     ];
     /// The methods that change state (`x-changes-state`): sent
     /// twice, they may do twice what they do, so a client never
@@ -785,7 +866,15 @@ pub mod method {
     ];
     /// The methods that run the EVM (`x-executes`): each call of
     /// them is stopped once the request's time budget is spent.
-    pub const EXECUTES: &[&str] = &[ETH_CALL, ETH_ESTIMATE_GAS, ETH_CREATE_ACCESS_LIST];
+    pub const EXECUTES: &[&str] = &[
+        ETH_CALL,
+        ETH_ESTIMATE_GAS,
+        ETH_CREATE_ACCESS_LIST,
+        DEBUG_TRACE_TRANSACTION,
+        DEBUG_TRACE_CALL,
+        DEBUG_TRACE_BLOCK_BY_NUMBER,
+        DEBUG_TRACE_BLOCK_BY_HASH,
+    ];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1678,6 +1767,87 @@ Calls `eth_signTypedData_v4` with the positional parameters `address`, `typed_da
             .await
             .map_err(|e| self.error(e))
     }
+    /**How a mined transaction executed, step by step or call by call
+
+Re-executes a mined transaction at its place in its block with one of geth's built-in tracers: the struct logger (default), callTracer, prestateTracer, 4byteTracer or noopTracer. The devnet keeps no traces: it runs the block's transactions before this one again over the state before the block, untraced, then this one with the tracer. A call trace's log indexes count in the block, as the receipt's do. A hash no mined transaction has is error -32000 "transaction not found". Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
+
+Calls `debug_traceTransaction` with the positional parameters `transaction`, `config`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn debug_trace_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> Result<w3api_types::rpc::GethTrace, crate::RpcError> {
+        EthApiClient::debug_trace_transaction(self.transport(), transaction, config)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**How a call would execute, traced
+
+Runs a transaction as eth_call runs it (the gas cap included), after the block asked for, with one of geth's built-in tracers; the config may carry stateOverrides, and blockOverrides (number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas) for the block it runs in. Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
+
+Calls `debug_traceCall` with the positional parameters `transaction`, `block`, `config`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn debug_trace_call(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> Result<w3api_types::rpc::GethTrace, crate::RpcError> {
+        EthApiClient::debug_trace_call(self.transport(), transaction, block, config)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Every transaction of a block, traced
+
+Re-executes a block's transactions in order over the state before it, each traced with the tracer asked for; a transaction past its timeout or bounds carries its error in place of its result, and the ones after it are still traced. The genesis block is error -32000 "genesis is not traceable", and a block after the latest "block #N not found". Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
+
+Calls `debug_traceBlockByNumber` with the positional parameters `block`, `config`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn debug_trace_block_by_number(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> Result<Vec<w3api_types::rpc::BlockTraceResult>, crate::RpcError> {
+        EthApiClient::debug_trace_block_by_number(self.transport(), block, config)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Every transaction of a block, traced, by the block's hash
+
+As debug_traceBlockByNumber, for the block of this hash; "block 0x… not found" when no block has it. Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
+
+Calls `debug_traceBlockByHash` with the positional parameters `block`, `config`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn debug_trace_block_by_hash(
+        &self,
+        block: w3api_types::rpc::Hash32,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> Result<Vec<w3api_types::rpc::BlockTraceResult>, crate::RpcError> {
+        EthApiClient::debug_trace_block_by_hash(self.transport(), block, config)
+            .await
+            .map_err(|e| self.error(e))
+    }
 }
 #[cfg(feature = "client")]
 impl crate::Batch<'_> {
@@ -2232,6 +2402,78 @@ impl crate::Batch<'_> {
             |params| {
                 params.insert(address)?;
                 params.insert(typed_data)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `debug_traceTransaction` call to the batch; its result is read back with the returned handle.
+    pub fn debug_trace_transaction(
+        &mut self,
+        transaction: w3api_types::rpc::Hash32,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> crate::BatchItem<w3api_types::rpc::GethTrace> {
+        self.push(
+            method::DEBUG_TRACE_TRANSACTION,
+            |params| {
+                params.insert(transaction)?;
+                if let Some(value) = config {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `debug_traceCall` call to the batch; its result is read back with the returned handle.
+    pub fn debug_trace_call(
+        &mut self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        block: Option<w3api_types::rpc::BlockId>,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> crate::BatchItem<w3api_types::rpc::GethTrace> {
+        self.push(
+            method::DEBUG_TRACE_CALL,
+            |params| {
+                params.insert(transaction)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                if let Some(value) = config {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `debug_traceBlockByNumber` call to the batch; its result is read back with the returned handle.
+    pub fn debug_trace_block_by_number(
+        &mut self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::BlockTraceResult>> {
+        self.push(
+            method::DEBUG_TRACE_BLOCK_BY_NUMBER,
+            |params| {
+                params.insert(block)?;
+                if let Some(value) = config {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `debug_traceBlockByHash` call to the batch; its result is read back with the returned handle.
+    pub fn debug_trace_block_by_hash(
+        &mut self,
+        block: w3api_types::rpc::Hash32,
+        config: Option<w3api_types::rpc::TraceConfig>,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::BlockTraceResult>> {
+        self.push(
+            method::DEBUG_TRACE_BLOCK_BY_HASH,
+            |params| {
+                params.insert(block)?;
+                if let Some(value) = config {
+                    params.insert(value)?;
+                }
                 Ok(())
             },
         )

@@ -192,9 +192,10 @@ impl From<SourceError> for ApiError {
             SourceError::BadPosition => ApiError::internal(error),
             // Only JSON-RPC calls are passed on to a node; a REST answer
             // the node refused a part of could not be given.
-            SourceError::Unavailable(_) | SourceError::NodeRefused { .. } | SourceError::Interrupted(_) => {
-                ApiError::unavailable(error)
-            }
+            SourceError::Unavailable(_)
+            | SourceError::NodeRefused { .. }
+            | SourceError::Interrupted(_)
+            | SourceError::Untraced(_) => ApiError::unavailable(error),
             // Only JSON-RPC calls run the EVM; the answer is the gateway's
             // (a 429 with `Retry-After`), were a REST answer ever to need one.
             SourceError::Busy { .. } => ApiError { retry_after: Some(1), ..ApiError::too_many(error.to_string()) },

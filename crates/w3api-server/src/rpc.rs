@@ -36,11 +36,12 @@ use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, AddressFilter, BalancesBlock, Block, BlockCount, BlockId,
-    BlockNumberOrTag, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory, FilterChanges,
-    FilterId, Hash32, HistoryTransaction, Log, LogFilter, NftBalancesPage, NftCollectionsPage, Receipt, StateOverrides,
-    StorageKey, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude,
-    TokenPriceParams, TopicFilter, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
-    WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
+    BlockNumberOrTag, BlockTraceResult, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory,
+    FilterChanges, FilterId, GethTrace, Hash32, HistoryTransaction, Log, LogFilter, NftBalancesPage,
+    NftCollectionsPage, Receipt, StateOverrides, StorageKey, SyncingStatus, TokenBalancesParams, TokenMetadataParams,
+    TokenPrice, TokenPriceInclude, TokenPriceParams, TopicFilter, TraceConfig, TraceTarget, Transaction,
+    TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage,
+    WalletTransactionsParams,
 };
 use w3api_types::{Chain, U256};
 
@@ -116,9 +117,10 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         | SourceError::InvalidRequest(_)
         | SourceError::InvalidChange(_) => ErrorCode::InvalidParams,
         SourceError::NoChanges(_) | SourceError::NotExecuted => ErrorCode::MethodNotSupported,
-        SourceError::ChainNotServed(_) | SourceError::TransactionRefused(_) | SourceError::Interrupted(_) => {
-            ErrorCode::ServerError
-        }
+        SourceError::ChainNotServed(_)
+        | SourceError::TransactionRefused(_)
+        | SourceError::Interrupted(_)
+        | SourceError::Untraced(_) => ErrorCode::ServerError,
         // Out of reach for now: said so, as REST says it; the cause goes to the log.
         SourceError::Store { retry: true, .. } => {
             tracing::warn!(cause = %error, "the store is out of reach during a JSON-RPC call");
@@ -491,6 +493,43 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         let answer = self.source.sign_typed_data(self.chain, address, typed_data).await;
         answer.map_err(|e| execution_error(method::ETH_SIGN_TYPED_DATA_V4, e))
     }
+
+    async fn debug_trace_transaction(&self, transaction: Hash32, config: Option<TraceConfig>) -> RpcResult<GethTrace> {
+        let config = checked_trace_config(config, TraceTarget::Mined)?;
+        let answer = self.source.trace_transaction(self.chain, transaction, config).await;
+        answer.map_err(|e| execution_error(method::DEBUG_TRACE_TRANSACTION, e))
+    }
+
+    async fn debug_trace_call(
+        &self,
+        transaction: TransactionRequest,
+        block: Option<BlockId>,
+        config: Option<TraceConfig>,
+    ) -> RpcResult<GethTrace> {
+        let config = checked_trace_config(config, TraceTarget::Call)?;
+        let answer = self.source.trace_call(self.chain, transaction, state_block(block), config).await;
+        answer.map_err(|e| execution_error(method::DEBUG_TRACE_CALL, e))
+    }
+
+    async fn debug_trace_block_by_number(
+        &self,
+        block: BlockNumberOrTag,
+        config: Option<TraceConfig>,
+    ) -> RpcResult<Vec<BlockTraceResult>> {
+        let config = checked_trace_config(config, TraceTarget::Mined)?;
+        let answer = self.source.trace_block(self.chain, block.into(), config).await;
+        answer.map_err(|e| execution_error(method::DEBUG_TRACE_BLOCK_BY_NUMBER, e))
+    }
+
+    async fn debug_trace_block_by_hash(
+        &self,
+        block: Hash32,
+        config: Option<TraceConfig>,
+    ) -> RpcResult<Vec<BlockTraceResult>> {
+        let config = checked_trace_config(config, TraceTarget::Mined)?;
+        let answer = self.source.trace_block(self.chain, BlockRef::Hash(block), config).await;
+        answer.map_err(|e| execution_error(method::DEBUG_TRACE_BLOCK_BY_HASH, e))
+    }
 }
 
 /// A failure of an execution method `name`: a source that does not take
@@ -517,6 +556,15 @@ fn caller_key(ext: &Extensions) -> RpcResult<&str> {
             Err(rpc_error(ErrorCode::InternalError, "Internal error"))
         }
     }
+}
+
+/// A trace's config (the struct logger's defaults when absent), once its
+/// tracer, options and timeout are ones the trace of `target` takes.
+fn checked_trace_config(config: Option<TraceConfig>, target: TraceTarget) -> RpcResult<TraceConfig> {
+    let config = config.unwrap_or_default();
+    config.tracer_kind(target).map_err(|why| invalid_params(format!("config: {why}")))?;
+    config.timeout().map_err(|why| invalid_params(format!("config.{why}")))?;
+    Ok(config)
 }
 
 /// A block a state read names; latest when absent.

@@ -10,6 +10,7 @@ mod control;
 mod execution;
 mod page;
 pub mod scenario;
+mod traces;
 mod wallet;
 
 use std::future::Future;
@@ -23,13 +24,14 @@ use w3api_types::{Address, Bytes, Chain, U256};
 pub use control::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
 pub use execution::Execution;
 pub use page::{Page, PagePosition, PageRequest};
+pub use traces::Tracing;
 pub use wallet::{
     CollectionHolding, CollectionInfo, NftHolding, NftRarity, TokenHolding, TokenInfo, WalletCollectionsPage,
     WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 
 /// A source of chain data for the API.
-pub trait DataSource: ChainControl + Execution {
+pub trait DataSource: ChainControl + Execution + Tracing {
     /// The newest block of a chain.
     fn latest_block(&self, chain: Chain) -> impl Future<Output = Result<u64, SourceError>> + Send;
 
@@ -437,6 +439,11 @@ pub enum SourceError {
     /// caller stopped waiting. Sending it again answers it.
     #[error("{0}")]
     Interrupted(String),
+    /// A trace could not be made, in geth's words (its error -32000): the
+    /// transaction or block is unknown, the block is the genesis, or the
+    /// trace ran past its timeout or recorded more than the source keeps.
+    #[error("{0}")]
+    Untraced(String),
     /// The source failed.
     #[error("data source failure: {0}")]
     Unavailable(String),

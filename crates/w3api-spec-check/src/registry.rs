@@ -241,6 +241,20 @@ pub static RPC: &[RustType] = rust_types! {
     "FilterId" => rpc::FilterId,
     "FilterChanges" => rpc::FilterChanges,
     "TypedData" => rpc::TypedData,
+    "TraceConfig" => rpc::TraceConfig,
+    "TracerConfig" => rpc::TracerConfig,
+    "BlockOverrides" => rpc::BlockOverrides,
+    "GethTrace" => rpc::GethTrace,
+    "StructLogTrace" => rpc::StructLogTrace,
+    "StructLog" => rpc::StructLog,
+    "CallFrame" => rpc::CallFrame,
+    "CallLog" => rpc::CallLog,
+    "Prestate" => rpc::Prestate,
+    "PrestateDiff" => rpc::PrestateDiff,
+    "PrestateAccount" => rpc::PrestateAccount,
+    "NoopTrace" => rpc::NoopTrace,
+    "FourByteTrace" => rpc::FourByteTrace,
+    "BlockTraceResult" => rpc::BlockTraceResult,
 };
 
 /// Types of `spec/openrpc-cheats.json`'s components.

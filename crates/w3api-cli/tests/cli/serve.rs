@@ -149,7 +149,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 92] = [
+const CURL_PAGE_ANSWERS: [Answer; 96] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -242,6 +242,10 @@ const CURL_PAGE_ANSWERS: [Answer; 92] = [
     Answer::Rpc(method::ETH_SIGN),
     Answer::Rpc(method::PERSONAL_SIGN),
     Answer::Rpc(method::ETH_SIGN_TYPED_DATA_V4),
+    Answer::Rpc(method::DEBUG_TRACE_TRANSACTION),
+    Answer::Rpc(method::DEBUG_TRACE_BLOCK_BY_NUMBER),
+    Answer::Rpc(method::DEBUG_TRACE_CALL),
+    Answer::Rpc(method::DEBUG_TRACE_BLOCK_BY_HASH),
 ];
 
 enum Answer {

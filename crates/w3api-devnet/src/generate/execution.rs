@@ -7,7 +7,7 @@
 //! contracts do not depend on the gas they are given, so the run is the
 //! transaction's outcome and is not repeated.
 
-use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, Transaction, TxEip1559, TxLegacy, TxType};
+use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, Transaction, TxEip1559, TxEnvelope, TxLegacy, TxType};
 use alloy_primitives::{Address, Bytes, TxKind, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
@@ -150,20 +150,7 @@ impl Simulation<'_> {
     /// not run it: its nonce, funds, fees or chain id.
     pub(super) fn send_signed(&mut self, signed: SignedTransaction) -> Result<bool, NotSent> {
         let SignedTransaction { envelope, sender, impersonated } = signed;
-        let tx = TxEnv {
-            tx_type: envelope.tx_type() as u8,
-            caller: sender,
-            gas_limit: envelope.gas_limit(),
-            gas_price: envelope.max_fee_per_gas(),
-            gas_priority_fee: envelope.max_priority_fee_per_gas(),
-            kind: envelope.kind(),
-            value: envelope.value(),
-            data: envelope.input().clone(),
-            nonce: envelope.nonce(),
-            chain_id: envelope.chain_id(),
-            access_list: envelope.access_list().cloned().unwrap_or_default(),
-            ..TxEnv::default()
-        };
+        let tx = signed_tx_env(&envelope, sender);
         let block = u64::from(self.block);
         let checks = if impersonated { Checks::Impersonated } else { Checks::Block };
         let outcome = self.chain.transact(block, &self.block_spec(), tx, checks);
@@ -238,6 +225,25 @@ impl Simulation<'_> {
     pub(super) fn move_native(&mut self, at: Place, from: Holder, to: Holder, amount: u128) {
         let moved = self.ledger.move_fungible(at, Asset::NATIVE, from, to, amount);
         moved.unwrap_or_else(|refused| panic!("the ledger disagrees with the EVM's balances: {refused}"));
+    }
+}
+
+/// The EVM's transaction for one signed by (or sent for) `sender`: a
+/// user's as it was sent, and any the chain holds when a block runs again.
+pub(crate) fn signed_tx_env(envelope: &TxEnvelope, sender: Address) -> TxEnv {
+    TxEnv {
+        tx_type: envelope.tx_type() as u8,
+        caller: sender,
+        gas_limit: envelope.gas_limit(),
+        gas_price: envelope.max_fee_per_gas(),
+        gas_priority_fee: envelope.max_priority_fee_per_gas(),
+        kind: envelope.kind(),
+        value: envelope.value(),
+        data: envelope.input().clone(),
+        nonce: envelope.nonce(),
+        chain_id: envelope.chain_id(),
+        access_list: envelope.access_list().cloned().unwrap_or_default(),
+        ..TxEnv::default()
     }
 }
 

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 
 use w3api_types::Chain;
 
+pub(crate) use execution::signed_tx_env;
 pub(crate) use extend::Producer;
 pub use extend::{BlockPlan, LAST_TIMESTAMP, StateEdit};
 pub(crate) use genesis::generate as from_genesis;

@@ -3,18 +3,23 @@
 //! as geth's `eth_call` does. Calls take geth's state overrides; gas is
 //! estimated by geth's search; access lists list what the run touched.
 
+use std::time::{Duration, Instant};
+
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use alloy_sol_types::{Panic, Revert, SolError};
 use w3api_chain::revm::DatabaseRef;
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, HaltReason, OutOfGasError};
 use w3api_chain::revm::context::transaction::{AccessList, AccessListItem as EvmAccessListItem};
+use w3api_chain::trace::{Tracer, Untraced};
 use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused, Unfinished, describe};
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::rpc::{
-    AccessListItem, AccessListResult, AccountProof, StateOverrides, StorageKey, StorageProof, TransactionRequest,
+    AccessListItem, AccessListResult, AccountProof, BlockOverrides, GethTrace, StateOverrides, StorageKey,
+    StorageProof, TransactionRequest,
 };
 
+use super::traces;
 use crate::generate::ChainData;
 
 /// The gas a call stipend adds, which geth's first guess allows for.
@@ -51,14 +56,7 @@ impl ChainData {
         let number = self.existing_block(block)?;
         let header = &self.blocks[number as usize].header;
         let gas = request.gas.unwrap_or(header.gas_limit).min(gas_cap);
-        let spec = BlockSpec {
-            number,
-            timestamp: header.timestamp,
-            beneficiary: header.beneficiary,
-            base_fee: header.base_fee_per_gas.unwrap_or_default(),
-            gas_limit: header.gas_limit,
-            prevrandao: header.mix_hash,
-        };
+        let spec = self.block_spec(number);
         let (tx, checks) = self.tx_env(request, number, gas)?;
         Ok(Prepared {
             number,
@@ -71,6 +69,19 @@ impl ChainData {
             beneficiary: header.beneficiary,
             recipient: request.to,
         })
+    }
+
+    /// The environment block `number` ran its transactions in.
+    pub(crate) fn block_spec(&self, number: u64) -> BlockSpec {
+        let header = &self.blocks[number as usize].header;
+        BlockSpec {
+            number,
+            timestamp: header.timestamp,
+            beneficiary: header.beneficiary,
+            base_fee: header.base_fee_per_gas.unwrap_or_default(),
+            gas_limit: header.gas_limit,
+            prevrandao: header.mix_hash,
+        }
     }
 
     /// The return data of `request` run after `block`, here, under the
@@ -178,6 +189,29 @@ impl Prepared {
     /// The call's return data.
     pub(crate) fn call<D: DatabaseRef>(&self, state: &D, stop: &dyn Fn() -> bool) -> Result<Bytes, SourceError> {
         answer(self.run(state, self.tx.gas_limit, None, stop)?).map(|(output, _)| output)
+    }
+
+    /// The call traced with `tracer` for at most `timeout`, in its block
+    /// with `block` overrides (`debug_traceCall`).
+    pub(crate) fn trace<D: DatabaseRef>(
+        &self,
+        state: &D,
+        block: Option<&BlockOverrides>,
+        (tracer, timeout): (&Tracer, Duration),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<GethTrace, SourceError> {
+        let environment = (self.chain_id, traces::overridden_block(self.spec, block));
+        let deadline = Instant::now().checked_add(timeout);
+        let bounded = || stop() || deadline.is_none_or(|deadline| Instant::now() >= deadline);
+        let tx = self.tx.clone();
+        let traced = (tracer, traces::TRACE_BOUNDS);
+        match w3api_chain::trace::trace_call(state, environment, tx, self.checks, &self.overrides, traced, &bounded) {
+            Ok(trace) => traces::answer(trace, 0),
+            Err(Untraced::Refused(EVMError::Transaction(refused))) => {
+                Err(refusal(EVMError::<D::Error>::Transaction(refused)))
+            }
+            Err(failed) => Err(traces::untraced(failed, stop)),
+        }
     }
 
     /// The least gas with which the call succeeds, found as geth finds it:

@@ -8,6 +8,7 @@ pub(crate) mod node;
 pub(crate) mod prices;
 pub(crate) mod sales;
 mod sending;
+pub(crate) mod traces;
 mod view;
 pub(crate) mod wallet_tokens;
 

@@ -9,15 +9,15 @@
 use alloy_primitives::B256;
 use serde_json::{Value, json};
 use w3api_rpc::method;
-use w3api_source::{BlockRef, Execution, SourceError};
+use w3api_source::{BlockRef, Execution, SourceError, Tracing};
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides, StorageKey,
-    TransactionRequest, TypedData,
+    AccessListResult, AccountProof, BlockTraceResult, Bytes, FilterChanges, FilterId, GethTrace, Hash32, Log,
+    LogFilter, StateOverrides, StorageKey, TraceConfig, TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
 use super::NodeSource;
-use super::forward::{CATCH_UP, at_block, block_number, request};
+use super::forward::{CATCH_UP, at_block, block_number, existing, request};
 use crate::follow::Followed;
 
 /// State overrides as the parameter after the block, left out when none
@@ -149,5 +149,67 @@ impl Execution for NodeSource {
 
     async fn sign_typed_data(&self, chain: Chain, address: Address, typed: TypedData) -> Result<Bytes, SourceError> {
         request(self.chain(chain)?, method::ETH_SIGN_TYPED_DATA_V4, json!([address, typed])).await
+    }
+}
+
+/// Traces are the node's: passed on with the block in the gateway's view,
+/// the config as the caller gave it, and the answer as the node gave it
+/// (a node may write a struct log in an older shape than geth's).
+impl Tracing for NodeSource {
+    async fn trace_transaction(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+        config: TraceConfig,
+    ) -> Result<GethTrace, SourceError> {
+        let trace = request(self.chain(chain)?, method::DEBUG_TRACE_TRANSACTION, json!([hash, config])).await?;
+        Ok(GethTrace::Node(trace))
+    }
+
+    async fn trace_call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        config: TraceConfig,
+    ) -> Result<GethTrace, SourceError> {
+        let (before, after) = (vec![json!(request)], vec![json!(config)]);
+        at_block(self.chain(chain)?, method::DEBUG_TRACE_CALL, before, block, after).await.map(GethTrace::Node)
+    }
+
+    async fn trace_block(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+        config: TraceConfig,
+    ) -> Result<Vec<BlockTraceResult>, SourceError> {
+        let followed = self.chain(chain)?;
+        let traces: Vec<NodeBlockTrace> = match block {
+            BlockRef::Hash(hash) => request(followed, method::DEBUG_TRACE_BLOCK_BY_HASH, json!([hash, config])).await?,
+            other => {
+                let number = existing(followed, other).await?;
+                let params = json!([format!("{number:#x}"), config]);
+                request(followed, method::DEBUG_TRACE_BLOCK_BY_NUMBER, params).await?
+            }
+        };
+        Ok(traces.into_iter().map(NodeBlockTrace::into_result).collect())
+    }
+}
+
+/// One transaction's trace in a node's block trace, its trace kept as the
+/// node wrote it.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeBlockTrace {
+    tx_hash: Hash32,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+impl NodeBlockTrace {
+    fn into_result(self) -> BlockTraceResult {
+        BlockTraceResult { tx_hash: self.tx_hash, result: self.result.map(GethTrace::Node), error: self.error }
     }
 }

@@ -97,7 +97,7 @@ async fn named(followed: &Followed, block: BlockRef) -> Result<Option<Named>, So
 }
 
 /// The number of the block a reference names, which must exist.
-async fn existing(followed: &Followed, block: BlockRef) -> Result<u64, SourceError> {
+pub(super) async fn existing(followed: &Followed, block: BlockRef) -> Result<u64, SourceError> {
     if let Some(number) = block_number(followed, block).await? {
         return Ok(number);
     }

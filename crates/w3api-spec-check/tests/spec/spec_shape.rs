@@ -478,6 +478,10 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_signTypedData_v4",
         "eth_getTransactions",
         "eth_getDecodedTransactions",
+        "debug_traceTransaction",
+        "debug_traceCall",
+        "debug_traceBlockByNumber",
+        "debug_traceBlockByHash",
     ]);
     assert_eq!(names, lookups.union(&others).copied().collect());
     for method in methods {

@@ -14,6 +14,7 @@ mod node;
 mod params;
 mod receipt;
 mod token_price;
+mod trace;
 mod transaction;
 mod wallet_nfts;
 
@@ -34,6 +35,11 @@ pub use params::{
 };
 pub use receipt::{Log, Receipt};
 pub use token_price::{NativePrice, TokenPrice};
+pub use trace::{
+    BlockOverrides, BlockTraceResult, CallFrame, CallLog, DEFAULT_TRACE_TIMEOUT, FourByteTrace, GethTrace, NoopTrace,
+    Prestate, PrestateAccount, PrestateDiff, StructLog, StructLogTrace, TraceConfig, TraceTarget, TracerConfig,
+    TracerKind, parse_go_duration,
+};
 // The extended methods answer with the Data API's own shapes.
 pub use crate::{ContractType, DecodedTransactionsParams, HistoryOrder, HistoryTransaction, SyncStatus};
 pub use crate::{

@@ -13,3 +13,4 @@ mod rpc;
 mod rpc_cache;
 mod signin;
 mod streams;
+mod traces;
