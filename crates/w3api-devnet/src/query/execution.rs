@@ -3,7 +3,7 @@
 //! as geth's `eth_call` does. Calls take geth's state overrides; gas is
 //! estimated by geth's search; access lists list what the run touched.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use alloy_sol_types::{Panic, Revert, SolError};
@@ -201,8 +201,7 @@ impl Prepared {
         stop: &dyn Fn() -> bool,
     ) -> Result<GethTrace, SourceError> {
         let environment = (self.chain_id, traces::overridden_block(self.spec, block));
-        let deadline = Instant::now().checked_add(timeout);
-        let bounded = || stop() || deadline.is_none_or(|deadline| Instant::now() >= deadline);
+        let bounded = traces::within(timeout, stop);
         let tx = self.tx.clone();
         let traced = (tracer, traces::TRACE_BOUNDS);
         match w3api_chain::trace::trace_call(state, environment, tx, self.checks, &self.overrides, traced, &bounded) {

@@ -122,13 +122,14 @@ impl BlockReplay {
                 replay.skip(replayed.tx, stop).map_err(|failed| untraced(failed, stop))?;
                 continue;
             }
-            let deadline = Instant::now().checked_add(timeout);
-            let bounded = || stop() || deadline.is_none_or(|deadline| Instant::now() >= deadline);
+            let bounded = within(timeout, stop);
             let tx = replayed.tx.clone();
             let result = match replay.trace(tx, Checks::Impersonated, tracer, TRACE_BOUNDS, &bounded) {
                 Ok(trace) => Ok(answer(trace, replayed.logs_before)?),
-                Err(Untraced::Stopped) if !stop() => Err("execution timeout".to_string()),
-                Err(Untraced::TooLarge(bound)) => Err(format!("trace too large: {bound}")),
+                // Past this transaction's own bounds: it carries the error, the block goes on.
+                Err(failed @ (Untraced::Stopped | Untraced::TooLarge(_))) if !stop() => {
+                    Err(untraced(failed, stop).to_string())
+                }
                 Err(failed) => return Err(untraced(failed, stop)),
             };
             if result.is_err() {
@@ -142,6 +143,12 @@ impl BlockReplay {
         }
         Ok(results)
     }
+}
+
+/// `stop`, or else once `timeout` has passed from now: one trace's bound.
+pub(super) fn within(timeout: Duration, stop: &dyn Fn() -> bool) -> impl Fn() -> bool + '_ {
+    let deadline = Instant::now().checked_add(timeout);
+    move || stop() || deadline.is_none_or(|deadline| Instant::now() >= deadline)
 }
 
 /// A trace that could not go on: stopped by its caller, its chain
