@@ -7,8 +7,12 @@
 //! ([`Replay::skip`]), then each traced one ([`Replay::trace`]), keeping
 //! what each changed for the next.
 
+use alloy_primitives::map::HashSet;
 /// The tracers' options and answers, as alloy types them.
 pub use alloy_rpc_types_trace::geth::{CallConfig, GethDefaultTracingOptions, GethTrace, PreStateConfig};
+/// What parity's tracer records, and answers.
+pub use alloy_rpc_types_trace::parity::{TraceResults, TraceType};
+
 use alloy_rpc_types_trace::geth::{FourByteFrame, NoopFrame};
 use revm::context::result::EVMError;
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
@@ -36,6 +40,18 @@ pub enum Tracer {
     FourByte,
     /// `noopTracer`: runs, records nothing.
     Noop,
+    /// Parity's (the `trace_*` methods): the calls as a flat list, the
+    /// VM's steps, the state's changes, as many of them as are asked.
+    Parity(HashSet<TraceType>),
+}
+
+/// A transaction's trace, in geth's shape or in parity's.
+#[derive(Clone, Debug)]
+pub enum Traced {
+    /// One of geth's tracers'.
+    Geth(Box<GethTrace>),
+    /// Parity's.
+    Parity(TraceResults),
 }
 
 /// What bounds one transaction's trace besides its caller's `stop`.
@@ -68,7 +84,7 @@ pub fn trace_call<D: DatabaseRef>(
     overrides: &Overrides,
     (tracer, bounds): (&Tracer, TraceBounds),
     stop: &dyn Fn() -> bool,
-) -> Result<GethTrace, Untraced<D::Error>> {
+) -> Result<Traced, Untraced<D::Error>> {
     Replay::new(Overridden::new(state, overrides), chain_id, block).trace(tx, checks, tracer, bounds, stop)
 }
 
@@ -101,9 +117,20 @@ impl<D: DatabaseRef> Replay<D> {
         tracer: &Tracer,
         bounds: TraceBounds,
         stop: &dyn Fn() -> bool,
-    ) -> Result<GethTrace, Untraced<D::Error>> {
+    ) -> Result<Traced, Untraced<D::Error>> {
         let gas_limit = tx.gas_limit;
         let (outcome, trace) = match tracer {
+            Tracer::Parity(types) => {
+                let mut inspector = recording(TracingInspectorConfig::from_parity_config(types), bounds);
+                let most = types.contains(&TraceType::VmTrace).then_some(bounds.most_steps);
+                let outcome = self.run(tx, checks, most, &mut inspector, stop)?;
+                check_recorded(&inspector, bounds)?;
+                // The state before the transaction: what it changed is not kept yet.
+                let results =
+                    inspector.into_parity_builder().into_trace_results_with_state(&outcome, types, &self.state);
+                self.state.commit(outcome.state);
+                return results.map(Traced::Parity).map_err(|e| Untraced::Refused(EVMError::Database(e)));
+            }
             Tracer::Noop => {
                 let outcome = self.run(tx, checks, None, &mut NoOpInspector, stop)?;
                 (outcome, GethTrace::NoopTracer(NoopFrame::default()))
@@ -143,7 +170,7 @@ impl<D: DatabaseRef> Replay<D> {
             }
         };
         self.state.commit(outcome.state);
-        Ok(trace)
+        Ok(Traced::Geth(Box::new(trace)))
     }
 
     /// One run of `tx` with `inspector` beside the watch that stops it.
@@ -209,6 +236,13 @@ mod tests {
     const LOOP: Address = address!("0x00000000000000000000000000000000000000f1");
     const PAYEE: Address = address!("0x00000000000000000000000000000000000000b0");
 
+    fn geth(traced: Traced) -> GethTrace {
+        match traced {
+            Traced::Geth(trace) => *trace,
+            Traced::Parity(results) => panic!("parity's shape where geth's was asked: {results:?}"),
+        }
+    }
+
     /// A sender, a contract that sends 1 wei on to PAYEE, and one that loops for ever.
     fn archive() -> Archive {
         let mut archive = Archive::default();
@@ -253,12 +287,32 @@ mod tests {
         let mut replay = Replay::new(archive.at(0), 1, block());
         let tracer = Tracer::Calls(CallConfig::default());
         let trace = replay.trace(to(FORWARDER, 0), Checks::Block, &tracer, BOUNDS, &|| false).unwrap();
-        let GethTrace::CallTracer(top) = trace else { panic!("not a call frame: {trace:?}") };
+        let GethTrace::CallTracer(top) = geth(trace) else { panic!("not a call frame") };
         assert_eq!((top.from, top.to, top.typ.as_str()), (SENDER, Some(FORWARDER), "CALL"));
         assert_eq!(top.gas, U256::from(100_000));
         let [inner] = top.calls.as_slice() else { panic!("one inner call: {top:?}") };
         assert_eq!((inner.from, inner.to, inner.value), (FORWARDER, Some(PAYEE), Some(U256::from(1))));
         assert!(inner.gas_used < top.gas_used);
+    }
+
+    #[test]
+    fn parity_lists_the_calls_in_their_tree_and_the_state_they_changed() {
+        let archive = archive();
+        let mut replay = Replay::new(archive.at(0), 1, block());
+        let types = HashSet::from_iter([TraceType::Trace, TraceType::StateDiff]);
+        let Traced::Parity(results) =
+            replay.trace(to(FORWARDER, 0), Checks::Block, &Tracer::Parity(types), BOUNDS, &|| false).unwrap()
+        else {
+            panic!("not parity's")
+        };
+        let addresses: Vec<&[usize]> = results.trace.iter().map(|trace| trace.trace_address.as_slice()).collect();
+        assert_eq!(addresses, [&[][..], &[0][..]]);
+        assert_eq!(results.trace[0].subtraces, 1);
+        let diff = results.state_diff.expect("a state diff was asked");
+        use alloy_rpc_types_trace::parity::Delta;
+        assert_eq!(diff.0[&PAYEE].balance, Delta::Added(U256::from(1)));
+        assert!(matches!(&diff.0[&FORWARDER].balance, Delta::Changed(change) if change.to == U256::from(9)));
+        assert!(results.vm_trace.is_none());
     }
 
     #[test]
@@ -268,7 +322,7 @@ mod tests {
         replay.skip(to(FORWARDER, 0), &|| false).unwrap();
         let tracer = Tracer::Prestate(PreStateConfig::default());
         let GethTrace::PreStateTracer(prestate) =
-            replay.trace(to(FORWARDER, 1), Checks::Block, &tracer, BOUNDS, &|| false).unwrap()
+            geth(replay.trace(to(FORWARDER, 1), Checks::Block, &tracer, BOUNDS, &|| false).unwrap())
         else {
             panic!("not a prestate")
         };
@@ -288,7 +342,7 @@ mod tests {
         let mut replay = Replay::new(archive.at(0), 1, block());
         let tracer = Tracer::StructLogs(GethDefaultTracingOptions::default());
         let GethTrace::Default(frame) =
-            replay.trace(to(FORWARDER, 0), Checks::Block, &tracer, BOUNDS, &|| false).unwrap()
+            geth(replay.trace(to(FORWARDER, 0), Checks::Block, &tracer, BOUNDS, &|| false).unwrap())
         else {
             panic!("not struct logs")
         };

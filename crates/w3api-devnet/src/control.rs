@@ -10,8 +10,9 @@ use w3api_source::{
     BlockRef, ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError, Tracing,
 };
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, BlockTraceResult, Bytes, FilterChanges, FilterId, GethTrace, Hash32, Log,
-    LogFilter, StateOverrides, StorageKey, TraceConfig, TraceTarget, TransactionRequest, TypedData,
+    AccessListResult, AccountProof, BlockTraceResult, Bytes, DEFAULT_TRACE_TIMEOUT, FilterChanges, FilterId, GethTrace,
+    Hash32, LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults,
+    TraceTarget, TraceType, TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -21,10 +22,12 @@ use crate::generate::{BlockPlan, ChainData, SignedTransaction};
 use crate::journal::Change;
 use crate::live::SharedState;
 use crate::query::Prepared;
-use crate::query::traces::{BlockReplay, tracer_of};
+use crate::query::parity_traces::{self, calls_tracer};
+use crate::query::traces::{self, BlockReplay, TracedTx, tracer_of};
 use alloy_consensus::transaction::SignerRecoverable;
 use alloy_consensus::{TxEnvelope, TxType};
 use alloy_eips::eip2718::Decodable2718;
+use alloy_primitives::B256;
 
 /// Most blocks one call may mine: each is a real block, made one by one.
 pub const MAX_MINED_BLOCKS: u64 = 100_000;
@@ -245,19 +248,11 @@ impl Tracing for Devnet {
         hash: Hash32,
         config: TraceConfig,
     ) -> Result<GethTrace, SourceError> {
-        let (tracer, timeout) = tracing_of(&config, TraceTarget::Mined)?;
-        let prepare = |data: &ChainData, _| {
-            let (replay, index) = data.transaction_replay(hash)?;
-            Ok((replay.parent(), (replay, index)))
-        };
-        let run = move |(replay, index): (BlockReplay, usize), state: &SharedState, stop: &dyn Fn() -> bool| {
-            replay.trace(state, index..index + 1, (&tracer, timeout), stop)
-        };
-        let traced = self.execute_at(chain, prepare, run).await?.pop();
-        match traced.map(|traced| (traced.result, traced.error)) {
-            Some((Some(trace), _)) => Ok(trace),
-            Some((None, Some(error))) => Err(SourceError::Untraced(error)),
-            _ => Err(SourceError::Unavailable("a transaction's trace came back empty".into())),
+        let tracer = tracing_of(&config, TraceTarget::Mined)?;
+        let traced = self.trace_mined(chain, hash, tracer).await?.ok_or_else(transaction_not_found)?;
+        match traced.tx.geth()? {
+            BlockTraceResult { result: Some(trace), .. } => Ok(trace),
+            BlockTraceResult { error, .. } => Err(SourceError::Untraced(error.unwrap_or_default())),
         }
     }
 
@@ -272,7 +267,7 @@ impl Tracing for Devnet {
         let prepare = |data: &ChainData, cap| data.prepare(&request, block, config.state_overrides.as_ref(), cap);
         let overrides = config.block_overrides.clone();
         let run = move |call: &Prepared, state: &SharedState, stop: &dyn Fn() -> bool| {
-            call.trace(state, overrides.as_ref(), (&tracer, timeout), stop)
+            traces::answer(call.trace(state, overrides.as_ref(), (&tracer, timeout), stop)?, 0)
         };
         self.execute(chain, prepare, run).await
     }
@@ -283,14 +278,132 @@ impl Tracing for Devnet {
         block: BlockRef,
         config: TraceConfig,
     ) -> Result<Vec<BlockTraceResult>, SourceError> {
-        let (tracer, timeout) = tracing_of(&config, TraceTarget::Mined)?;
-        let prepare = |data: &ChainData, _| data.block_replay(block).map(|replay| (replay.parent(), replay));
-        let run = move |replay: BlockReplay, state: &SharedState, stop: &dyn Fn() -> bool| {
-            let every = 0..replay.len();
-            replay.trace(state, every, (&tracer, timeout), stop)
+        let tracer = tracing_of(&config, TraceTarget::Mined)?;
+        let (_, traced) = self.trace_blocks(chain, |data| Ok(vec![data.block_replay(block)?]), tracer).await?.remove(0);
+        traced.into_iter().map(TracedTx::geth).collect()
+    }
+
+    async fn parity_transaction(&self, chain: Chain, hash: Hash32) -> Result<Option<Vec<LocalizedTrace>>, SourceError> {
+        let Some(traced) = self.trace_mined(chain, hash, (calls_tracer(), DEFAULT_TRACE_TIMEOUT)).await? else {
+            return Ok(None);
+        };
+        let block = traced.block;
+        traced.tx.localized(block).map(Some)
+    }
+
+    async fn parity_block(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<LocalizedTrace>>, SourceError> {
+        // A block after the latest is null, the genesis (no transactions) an empty list.
+        let known = std::sync::atomic::AtomicBool::new(true);
+        let replays = |data: &ChainData| match data.existing_block(block) {
+            Err(_) => {
+                known.store(false, std::sync::atomic::Ordering::Relaxed);
+                Ok(Vec::new())
+            }
+            Ok(0) => Ok(Vec::new()),
+            Ok(_) => Ok(vec![data.block_replay(block)?]),
+        };
+        let traced = self.trace_blocks(chain, replays, (calls_tracer(), DEFAULT_TRACE_TIMEOUT)).await?;
+        if !known.into_inner() {
+            return Ok(None);
+        }
+        match traced.into_iter().next() {
+            Some((block, traced)) => parity_traces::localized(traced, block).map(Some),
+            None => Ok(Some(Vec::new())),
+        }
+    }
+
+    async fn parity_filter(&self, chain: Chain, filter: TraceFilter) -> Result<Vec<LocalizedTrace>, SourceError> {
+        let replays = |data: &ChainData| data.filter_replays(&filter);
+        let traced = self.trace_blocks(chain, replays, (calls_tracer(), DEFAULT_TRACE_TIMEOUT)).await?;
+        let mut calls = Vec::new();
+        for (block, traced) in traced {
+            calls.extend(parity_traces::localized(traced, block)?);
+        }
+        Ok(parity_traces::filtered(calls, &filter))
+    }
+
+    async fn parity_call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        types: Vec<TraceType>,
+    ) -> Result<TraceResults, SourceError> {
+        let tracer = parity_traces::parity_tracer(&types);
+        let prepare = |data: &ChainData, cap| data.prepare(&request, block, None, cap);
+        let run = move |call: &Prepared, state: &SharedState, stop: &dyn Fn() -> bool| {
+            parity_traces::results(call.trace(state, None, (&tracer, DEFAULT_TRACE_TIMEOUT), stop)?)
+        };
+        self.execute(chain, prepare, run).await
+    }
+
+    async fn parity_replay(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+        types: Vec<TraceType>,
+    ) -> Result<TraceResults, SourceError> {
+        let tracer = (parity_traces::parity_tracer(&types), DEFAULT_TRACE_TIMEOUT);
+        let traced = self.trace_mined(chain, hash, tracer).await?.ok_or_else(transaction_not_found)?;
+        parity_traces::results(traced.tx.trace.map_err(SourceError::Untraced)?)
+    }
+}
+
+/// A mined transaction traced, with the block it is in.
+struct MinedTrace {
+    block: (u64, B256),
+    tx: TracedTx,
+}
+
+impl Devnet {
+    /// The mined transaction `hash` traced with `tracer`, at its place in
+    /// its block; `None` when no block holds it.
+    async fn trace_mined(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+        (tracer, timeout): (Tracer, Duration),
+    ) -> Result<Option<MinedTrace>, SourceError> {
+        let prepare = |data: &ChainData, _| match data.transaction_replay(hash) {
+            Ok((replay, index)) => Ok((replay.parent(), Some((replay, index)))),
+            Err(_) if data.transaction_position(&hash).is_none() => Ok((data.latest(), None)),
+            Err(e) => Err(e),
+        };
+        let run = move |found: Option<(BlockReplay, usize)>, state: &SharedState, stop: &dyn Fn() -> bool| {
+            let Some((replay, index)) = found else { return Ok(None) };
+            let block = replay.block;
+            let mut traced = replay.trace(state, index..index + 1, (&tracer, timeout), stop)?;
+            let tx =
+                traced.pop().ok_or_else(|| SourceError::Unavailable("a transaction's trace came back empty".into()))?;
+            Ok(Some(MinedTrace { block, tx }))
         };
         self.execute_at(chain, prepare, run).await
     }
+
+    /// Every transaction of the blocks `replays` reads traced with
+    /// `tracer`, each block over the state before it, in one execution slot.
+    async fn trace_blocks(
+        &self,
+        chain: Chain,
+        replays: impl FnOnce(&ChainData) -> Result<Vec<BlockReplay>, SourceError>,
+        (tracer, timeout): (Tracer, Duration),
+    ) -> Result<Vec<((u64, B256), Vec<TracedTx>)>, SourceError> {
+        let prepare = |data: &ChainData, _| Ok((data.latest(), replays(data)?));
+        let run = move |replays: Vec<BlockReplay>, state: &SharedState, stop: &dyn Fn() -> bool| {
+            let mut traced = Vec::with_capacity(replays.len());
+            for replay in replays {
+                let (block, every) = (replay.block, 0..replay.len());
+                let before = state.at(replay.parent());
+                traced.push((block, replay.trace(&before, every, (&tracer, timeout), stop)?));
+            }
+            Ok(traced)
+        };
+        self.execute_at(chain, prepare, run).await
+    }
+}
+
+fn transaction_not_found() -> SourceError {
+    SourceError::Untraced("transaction not found".into())
 }
 
 /// The tracer and timeout `config` names for a trace of `target`.

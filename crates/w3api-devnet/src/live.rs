@@ -208,6 +208,11 @@ impl std::error::Error for Replaced {}
 impl DBErrorMarker for Replaced {}
 
 impl SharedState {
+    /// The same chain, as it stood after another block.
+    pub(crate) fn at(&self, block: u64) -> SharedState {
+        SharedState { live: self.live.clone(), block, revision: self.revision }
+    }
+
     fn read<T>(&self, read: impl FnOnce(StateAt<'_>) -> Result<T, std::convert::Infallible>) -> Result<T, Replaced> {
         let data = self.live.read();
         // Checked under the hold: a replacement moves the revision under the write lock.

@@ -703,6 +703,89 @@ Calls `debug_traceBlockByHash` with the positional parameters `block`, `config`.
         block: w3api_types::rpc::Hash32,
         config: Option<w3api_types::rpc::TraceConfig>,
     ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::BlockTraceResult>>;
+    /**The calls a mined transaction made, in parity's shape
+
+Re-executes a mined transaction at its place in its block and lists its calls: the transaction's own first, then each call, creation and self-destruct in the order they began, each placed in the tree of calls by `traceAddress` and carrying its number of `subtraces`. Each is localized with its block and transaction. Null when no mined transaction has the hash. A trace past 5s fails with error -32000 "execution timeout". Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_transaction` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "trace_transaction", param_kind = array)]
+    async fn trace_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<Option<Vec<w3api_types::rpc::LocalizedTrace>>>;
+    /**The calls of every transaction of a block, in parity's shape
+
+Re-executes a block's transactions over the state before it and lists the calls of each, in order, as trace_transaction lists one transaction's. A block after the latest one is null; the genesis block has no transactions and answers an empty list. The chain is after the merge, so no reward traces are listed. One transaction past 5s fails the whole call with error -32000 "execution timeout". Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_block` with the positional parameters `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "trace_block", param_kind = array)]
+    async fn trace_block(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> jsonrpsee::core::RpcResult<Option<Vec<w3api_types::rpc::LocalizedTrace>>>;
+    /**The calls of a range of blocks, filtered by caller and callee
+
+Re-executes the transactions of the blocks from `fromBlock` (block 0 when absent) to `toBlock` (the latest when absent) and lists their calls as trace_block does, keeping those whose caller is in `fromAddress` and whose callee is in `toAddress` (`mode` intersection, the default) or either (`mode` union); an empty or absent list matches any address. A creation's callee is the contract it created; a self-destruct's caller is the contract and its callee the address refunded. Of the matching calls, the first `after` are skipped and at most `count` answered. A range of more than 100 blocks, or one whose `fromBlock` is after its `toBlock`, is refused with -32602 naming it, as reth refuses it. Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_filter` with the positional parameters `filter`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "trace_filter", param_kind = array)]
+    async fn trace_filter(
+        &self,
+        filter: w3api_types::rpc::TraceFilter,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::LocalizedTrace>>;
+    /**What a call would do, traced in parity's shape
+
+Executes a call as eth_call does, over the state after `block` (the latest when absent), and answers its output with the traces asked for. `traceTypes` names what to record: `trace` (the calls, as trace_transaction lists them, without their block and transaction), `vmTrace` (each instruction the VM ran, frame by frame) and `stateDiff` (each account's balance, nonce, code and storage before and after); what is not asked for is null (an empty list for `trace`). A trace past 5s fails with error -32000 "execution timeout", one that would record more than 100000 steps or 64 MiB with "trace too large". The call is bounded by the gateway's gas cap and time budget (--rpc-gas-cap, --rpc-evm-timeout) as eth_call is. Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_call` with the positional parameters `transaction`, `trace_types`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "trace_call", param_kind = array)]
+    async fn trace_call(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        trace_types: Vec<w3api_types::rpc::TraceType>,
+        block: Option<w3api_types::rpc::BlockNumberOrTag>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::TraceResults>;
+    /**A mined transaction run again, traced in parity's shape
+
+Re-executes a mined transaction at its place in its block, as trace_transaction does, and answers its output with the traces asked for. `traceTypes` names what to record: `trace` (the calls, as trace_transaction lists them, without their block and transaction), `vmTrace` (each instruction the VM ran, frame by frame) and `stateDiff` (each account's balance, nonce, code and storage before and after); what is not asked for is null (an empty list for `trace`). A trace past 5s fails with error -32000 "execution timeout", one that would record more than 100000 steps or 64 MiB with "trace too large". A hash no mined transaction has is error -32000 "transaction not found". Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_replayTransaction` with the positional parameters `transaction`, `trace_types`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "trace_replayTransaction", param_kind = array)]
+    async fn trace_replay_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+        trace_types: Vec<w3api_types::rpc::TraceType>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::TraceResults>;
 }
 /// The wire name of each method of the API.
 pub mod method {
@@ -802,6 +885,16 @@ pub mod method {
     pub const DEBUG_TRACE_BLOCK_BY_NUMBER: &str = "debug_traceBlockByNumber";
     ///`debug_traceBlockByHash`: Every transaction of a block, traced, by the block's hash
     pub const DEBUG_TRACE_BLOCK_BY_HASH: &str = "debug_traceBlockByHash";
+    ///`trace_transaction`: The calls a mined transaction made, in parity's shape
+    pub const TRACE_TRANSACTION: &str = "trace_transaction";
+    ///`trace_block`: The calls of every transaction of a block, in parity's shape
+    pub const TRACE_BLOCK: &str = "trace_block";
+    ///`trace_filter`: The calls of a range of blocks, filtered by caller and callee
+    pub const TRACE_FILTER: &str = "trace_filter";
+    ///`trace_call`: What a call would do, traced in parity's shape
+    pub const TRACE_CALL: &str = "trace_call";
+    ///`trace_replayTransaction`: A mined transaction run again, traced in parity's shape
+    pub const TRACE_REPLAY_TRANSACTION: &str = "trace_replayTransaction";
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         ETH_GET_TOKEN_PRICE,
@@ -852,6 +945,11 @@ pub mod method {
         DEBUG_TRACE_CALL,
         DEBUG_TRACE_BLOCK_BY_NUMBER,
         DEBUG_TRACE_BLOCK_BY_HASH,
+        TRACE_TRANSACTION,
+        TRACE_BLOCK,
+        TRACE_FILTER,
+        TRACE_CALL,
+        TRACE_REPLAY_TRANSACTION,
     ];
     /// The methods that change state (`x-changes-state`): sent
     /// twice, they may do twice what they do, so a client never
@@ -874,6 +972,11 @@ pub mod method {
         DEBUG_TRACE_CALL,
         DEBUG_TRACE_BLOCK_BY_NUMBER,
         DEBUG_TRACE_BLOCK_BY_HASH,
+        TRACE_TRANSACTION,
+        TRACE_BLOCK,
+        TRACE_FILTER,
+        TRACE_CALL,
+        TRACE_REPLAY_TRANSACTION,
     ];
 }
 /// The errors of `components.errors`: code and meaning.
@@ -1003,6 +1106,10 @@ pub mod limits {
     pub const TOKEN_METADATA_PARAMS_ADDRESSES_MAX_ITEMS: usize = 10usize;
     ///Most items in the list form of `TopicFilter`.
     pub const TOPIC_FILTER_MAX_ITEMS: usize = 1000usize;
+    ///Most items in `fromAddress` of `TraceFilter`.
+    pub const TRACE_FILTER_FROM_ADDRESS_MAX_ITEMS: usize = 1000usize;
+    ///Most items in `toAddress` of `TraceFilter`.
+    pub const TRACE_FILTER_TO_ADDRESS_MAX_ITEMS: usize = 1000usize;
 }
 /// Standard methods that need EVM execution, contract state or a
 /// transaction pool (`x-unanswerable-methods`), each with the
@@ -1848,6 +1955,108 @@ Calls `debug_traceBlockByHash` with the positional parameters `block`, `config`.
             .await
             .map_err(|e| self.error(e))
     }
+    /**The calls a mined transaction made, in parity's shape
+
+Re-executes a mined transaction at its place in its block and lists its calls: the transaction's own first, then each call, creation and self-destruct in the order they began, each placed in the tree of calls by `traceAddress` and carrying its number of `subtraces`. Each is localized with its block and transaction. Null when no mined transaction has the hash. A trace past 5s fails with error -32000 "execution timeout". Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_transaction` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn trace_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> Result<Option<Vec<w3api_types::rpc::LocalizedTrace>>, crate::RpcError> {
+        EthApiClient::trace_transaction(self.transport(), transaction)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The calls of every transaction of a block, in parity's shape
+
+Re-executes a block's transactions over the state before it and lists the calls of each, in order, as trace_transaction lists one transaction's. A block after the latest one is null; the genesis block has no transactions and answers an empty list. The chain is after the merge, so no reward traces are listed. One transaction past 5s fails the whole call with error -32000 "execution timeout". Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_block` with the positional parameters `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn trace_block(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> Result<Option<Vec<w3api_types::rpc::LocalizedTrace>>, crate::RpcError> {
+        EthApiClient::trace_block(self.transport(), block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The calls of a range of blocks, filtered by caller and callee
+
+Re-executes the transactions of the blocks from `fromBlock` (block 0 when absent) to `toBlock` (the latest when absent) and lists their calls as trace_block does, keeping those whose caller is in `fromAddress` and whose callee is in `toAddress` (`mode` intersection, the default) or either (`mode` union); an empty or absent list matches any address. A creation's callee is the contract it created; a self-destruct's caller is the contract and its callee the address refunded. Of the matching calls, the first `after` are skipped and at most `count` answered. A range of more than 100 blocks, or one whose `fromBlock` is after its `toBlock`, is refused with -32602 naming it, as reth refuses it. Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_filter` with the positional parameters `filter`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn trace_filter(
+        &self,
+        filter: w3api_types::rpc::TraceFilter,
+    ) -> Result<Vec<w3api_types::rpc::LocalizedTrace>, crate::RpcError> {
+        EthApiClient::trace_filter(self.transport(), filter)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**What a call would do, traced in parity's shape
+
+Executes a call as eth_call does, over the state after `block` (the latest when absent), and answers its output with the traces asked for. `traceTypes` names what to record: `trace` (the calls, as trace_transaction lists them, without their block and transaction), `vmTrace` (each instruction the VM ran, frame by frame) and `stateDiff` (each account's balance, nonce, code and storage before and after); what is not asked for is null (an empty list for `trace`). A trace past 5s fails with error -32000 "execution timeout", one that would record more than 100000 steps or 64 MiB with "trace too large". The call is bounded by the gateway's gas cap and time budget (--rpc-gas-cap, --rpc-evm-timeout) as eth_call is. Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_call` with the positional parameters `transaction`, `trace_types`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn trace_call(
+        &self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        trace_types: Vec<w3api_types::rpc::TraceType>,
+        block: Option<w3api_types::rpc::BlockNumberOrTag>,
+    ) -> Result<w3api_types::rpc::TraceResults, crate::RpcError> {
+        EthApiClient::trace_call(self.transport(), transaction, trace_types, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A mined transaction run again, traced in parity's shape
+
+Re-executes a mined transaction at its place in its block, as trace_transaction does, and answers its output with the traces asked for. `traceTypes` names what to record: `trace` (the calls, as trace_transaction lists them, without their block and transaction), `vmTrace` (each instruction the VM ran, frame by frame) and `stateDiff` (each account's balance, nonce, code and storage before and after); what is not asked for is null (an empty list for `trace`). A trace past 5s fails with error -32000 "execution timeout", one that would record more than 100000 steps or 64 MiB with "trace too large". A hash no mined transaction has is error -32000 "transaction not found". Node mode passes the method to the node, with block tags resolved in the gateway's view; a node without the trace_ namespace answers it MethodNotSupported.
+
+Calls `trace_replayTransaction` with the positional parameters `transaction`, `trace_types`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn trace_replay_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+        trace_types: Vec<w3api_types::rpc::TraceType>,
+    ) -> Result<w3api_types::rpc::TraceResults, crate::RpcError> {
+        EthApiClient::trace_replay_transaction(
+                self.transport(),
+                transaction,
+                trace_types,
+            )
+            .await
+            .map_err(|e| self.error(e))
+    }
 }
 #[cfg(feature = "client")]
 impl crate::Batch<'_> {
@@ -2474,6 +2683,79 @@ impl crate::Batch<'_> {
                 if let Some(value) = config {
                     params.insert(value)?;
                 }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `trace_transaction` call to the batch; its result is read back with the returned handle.
+    pub fn trace_transaction(
+        &mut self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<Vec<w3api_types::rpc::LocalizedTrace>>> {
+        self.push(
+            method::TRACE_TRANSACTION,
+            |params| {
+                params.insert(transaction)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `trace_block` call to the batch; its result is read back with the returned handle.
+    pub fn trace_block(
+        &mut self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> crate::BatchItem<Option<Vec<w3api_types::rpc::LocalizedTrace>>> {
+        self.push(
+            method::TRACE_BLOCK,
+            |params| {
+                params.insert(block)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `trace_filter` call to the batch; its result is read back with the returned handle.
+    pub fn trace_filter(
+        &mut self,
+        filter: w3api_types::rpc::TraceFilter,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::LocalizedTrace>> {
+        self.push(
+            method::TRACE_FILTER,
+            |params| {
+                params.insert(filter)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `trace_call` call to the batch; its result is read back with the returned handle.
+    pub fn trace_call(
+        &mut self,
+        transaction: w3api_types::rpc::TransactionRequest,
+        trace_types: Vec<w3api_types::rpc::TraceType>,
+        block: Option<w3api_types::rpc::BlockNumberOrTag>,
+    ) -> crate::BatchItem<w3api_types::rpc::TraceResults> {
+        self.push(
+            method::TRACE_CALL,
+            |params| {
+                params.insert(transaction)?;
+                params.insert(trace_types)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `trace_replayTransaction` call to the batch; its result is read back with the returned handle.
+    pub fn trace_replay_transaction(
+        &mut self,
+        transaction: w3api_types::rpc::Hash32,
+        trace_types: Vec<w3api_types::rpc::TraceType>,
+    ) -> crate::BatchItem<w3api_types::rpc::TraceResults> {
+        self.push(
+            method::TRACE_REPLAY_TRANSACTION,
+            |params| {
+                params.insert(transaction)?;
+                params.insert(trace_types)?;
                 Ok(())
             },
         )

@@ -187,6 +187,8 @@ impl From<SourceError> for ApiError {
             | SourceError::Reverted { .. }
             | SourceError::Halted(_)
             | SourceError::NotExecuted => ApiError::bad_request(vec![error.to_string()]),
+            // A REST answer that needs what the node lacks cannot be given by this server.
+            SourceError::NodeLacks(_) => ApiError::unavailable(error),
             // Positions come from our own signed cursors, so a source that
             // cannot read one has a bug; the client cannot fix it.
             SourceError::BadPosition => ApiError::internal(error),

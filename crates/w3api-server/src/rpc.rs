@@ -10,6 +10,7 @@
 pub(crate) mod budget;
 mod cache;
 mod cheats;
+mod parity_traces;
 mod wallet_listings;
 
 use std::collections::HashMap;
@@ -37,11 +38,11 @@ use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_o
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, AddressFilter, BalancesBlock, Block, BlockCount, BlockId,
     BlockNumberOrTag, BlockTraceResult, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory,
-    FilterChanges, FilterId, GethTrace, Hash32, HistoryTransaction, Log, LogFilter, NftBalancesPage,
+    FilterChanges, FilterId, GethTrace, Hash32, HistoryTransaction, LocalizedTrace, Log, LogFilter, NftBalancesPage,
     NftCollectionsPage, Receipt, StateOverrides, StorageKey, SyncingStatus, TokenBalancesParams, TokenMetadataParams,
-    TokenPrice, TokenPriceInclude, TokenPriceParams, TopicFilter, TraceConfig, TraceTarget, Transaction,
-    TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage,
-    WalletTransactionsParams,
+    TokenPrice, TokenPriceInclude, TokenPriceParams, TopicFilter, TraceConfig, TraceFilter, TraceResults, TraceTarget,
+    TraceType, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams,
+    WalletTransactionPage, WalletTransactionsParams,
 };
 use w3api_types::{Chain, U256};
 
@@ -116,7 +117,9 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         | SourceError::TooManyLogs { .. }
         | SourceError::InvalidRequest(_)
         | SourceError::InvalidChange(_) => ErrorCode::InvalidParams,
-        SourceError::NoChanges(_) | SourceError::NotExecuted => ErrorCode::MethodNotSupported,
+        SourceError::NoChanges(_) | SourceError::NotExecuted | SourceError::NodeLacks(_) => {
+            ErrorCode::MethodNotSupported
+        }
         SourceError::ChainNotServed(_)
         | SourceError::TransactionRefused(_)
         | SourceError::Interrupted(_)
@@ -529,6 +532,47 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         let config = checked_trace_config(config, TraceTarget::Mined)?;
         let answer = self.source.trace_block(self.chain, BlockRef::Hash(block), config).await;
         answer.map_err(|e| execution_error(method::DEBUG_TRACE_BLOCK_BY_HASH, e))
+    }
+
+    async fn trace_transaction(&self, transaction: Hash32) -> RpcResult<Option<Vec<LocalizedTrace>>> {
+        let answer = self.source.parity_transaction(self.chain, transaction).await;
+        answer.map_err(|e| execution_error(method::TRACE_TRANSACTION, e))
+    }
+
+    async fn trace_block(&self, block: BlockNumberOrTag) -> RpcResult<Option<Vec<LocalizedTrace>>> {
+        // A block after the latest is null here, not an error as debug_traceBlock's.
+        let known = self.source.block_number(self.chain, block.into()).await.map_err(source_error)?;
+        let Some(number) = known else { return Ok(None) };
+        let answer = self.source.parity_block(self.chain, BlockRef::Number(number)).await;
+        answer.map_err(|e| execution_error(method::TRACE_BLOCK, e))
+    }
+
+    async fn trace_filter(&self, filter: TraceFilter) -> RpcResult<Vec<LocalizedTrace>> {
+        let filter = self.resolved_trace_filter(filter).await?;
+        let answer = self.source.parity_filter(self.chain, filter).await;
+        answer.map_err(|e| execution_error(method::TRACE_FILTER, e))
+    }
+
+    async fn trace_call(
+        &self,
+        transaction: TransactionRequest,
+        trace_types: Vec<TraceType>,
+        block: Option<BlockNumberOrTag>,
+    ) -> RpcResult<TraceResults> {
+        let block = block.map_or(BlockRef::Latest, BlockRef::from);
+        let types = parity_traces::trace_types(trace_types);
+        let answer = self.source.parity_call(self.chain, transaction, block, types).await;
+        answer.map_err(|e| execution_error(method::TRACE_CALL, e))
+    }
+
+    async fn trace_replay_transaction(
+        &self,
+        transaction: Hash32,
+        trace_types: Vec<TraceType>,
+    ) -> RpcResult<TraceResults> {
+        let types = parity_traces::trace_types(trace_types);
+        let answer = self.source.parity_replay(self.chain, transaction, types).await;
+        answer.map_err(|e| execution_error(method::TRACE_REPLAY_TRANSACTION, e))
     }
 }
 

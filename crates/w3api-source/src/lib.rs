@@ -387,6 +387,10 @@ pub enum SourceError {
     /// not its own (a real node's), or changes are turned off.
     #[error("{0}")]
     NoChanges(String),
+    /// The node a source passes a method to does not answer it (it lacks
+    /// the namespace); says which method.
+    #[error("the node does not answer {0}; serve a node that has it (Anvil, reth, Erigon or Nethermind answer trace_)")]
+    NodeLacks(&'static str),
     /// The source does not take this execution method.
     #[error("this source does not answer it; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode)")]
     NotExecuted,

@@ -1,6 +1,7 @@
-//! Traces of how transactions executed, as geth's `debug_trace*` methods
-//! give them. A source that executes runs the transaction again to trace
-//! it; node mode passes each method to its node.
+//! Traces of how transactions executed: as geth's `debug_trace*` methods
+//! give them, and as parity's `trace_*` do. A source that executes runs
+//! the transaction again to trace it; node mode passes each method to its
+//! node.
 //!
 //! The gateway checks a [`TraceConfig`] before it reaches a source
 //! ([`TraceConfig::tracer_kind`]), so a source takes it as valid.
@@ -8,7 +9,10 @@
 use std::future::Future;
 
 use w3api_types::Chain;
-use w3api_types::rpc::{BlockTraceResult, GethTrace, Hash32, TraceConfig, TransactionRequest};
+use w3api_types::rpc::{
+    BlockTraceResult, GethTrace, Hash32, LocalizedTrace, TraceConfig, TraceFilter, TraceResults, TraceType,
+    TransactionRequest,
+};
 
 use crate::{BlockRef, SourceError};
 
@@ -51,6 +55,63 @@ pub trait Tracing: Send + Sync {
         config: TraceConfig,
     ) -> impl Future<Output = Result<Vec<BlockTraceResult>, SourceError>> + Send {
         let _ = (chain, block, config);
+        refused()
+    }
+
+    /// The calls the mined transaction `hash` made, in parity's shape;
+    /// `None` when no block holds it.
+    fn parity_transaction(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+    ) -> impl Future<Output = Result<Option<Vec<LocalizedTrace>>, SourceError>> + Send {
+        let _ = (chain, hash);
+        refused()
+    }
+
+    /// The calls each of `block`'s transactions made, in order; `None`
+    /// when there is no such block.
+    fn parity_block(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<Option<Vec<LocalizedTrace>>, SourceError>> + Send {
+        let _ = (chain, block);
+        refused()
+    }
+
+    /// The calls of the blocks `filter` spans that it matches, paged by
+    /// its `after` and `count`.
+    fn parity_filter(
+        &self,
+        chain: Chain,
+        filter: TraceFilter,
+    ) -> impl Future<Output = Result<Vec<LocalizedTrace>, SourceError>> + Send {
+        let _ = (chain, filter);
+        refused()
+    }
+
+    /// What `request` would do after `block`, with the `types` of trace asked.
+    fn parity_call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        types: Vec<TraceType>,
+    ) -> impl Future<Output = Result<TraceResults, SourceError>> + Send {
+        let _ = (chain, request, block, types);
+        refused()
+    }
+
+    /// What the mined transaction `hash` did, run again at its place with
+    /// the `types` of trace asked.
+    fn parity_replay(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+        types: Vec<TraceType>,
+    ) -> impl Future<Output = Result<TraceResults, SourceError>> + Send {
+        let _ = (chain, hash, types);
         refused()
     }
 }

@@ -149,7 +149,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 96] = [
+const CURL_PAGE_ANSWERS: [Answer; 101] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -246,6 +246,11 @@ const CURL_PAGE_ANSWERS: [Answer; 96] = [
     Answer::Rpc(method::DEBUG_TRACE_BLOCK_BY_NUMBER),
     Answer::Rpc(method::DEBUG_TRACE_CALL),
     Answer::Rpc(method::DEBUG_TRACE_BLOCK_BY_HASH),
+    Answer::Rpc(method::TRACE_TRANSACTION),
+    Answer::Rpc(method::TRACE_BLOCK),
+    Answer::Rpc(method::TRACE_FILTER),
+    Answer::Rpc(method::TRACE_CALL),
+    Answer::Rpc(method::TRACE_REPLAY_TRANSACTION),
 ];
 
 enum Answer {

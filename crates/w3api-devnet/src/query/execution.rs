@@ -11,12 +11,12 @@ use w3api_chain::revm::DatabaseRef;
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, HaltReason, OutOfGasError};
 use w3api_chain::revm::context::transaction::{AccessList, AccessListItem as EvmAccessListItem};
-use w3api_chain::trace::{Tracer, Untraced};
+use w3api_chain::trace::{Traced, Tracer, Untraced};
 use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused, Unfinished, describe};
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::rpc::{
-    AccessListItem, AccessListResult, AccountProof, BlockOverrides, GethTrace, StateOverrides, StorageKey,
-    StorageProof, TransactionRequest,
+    AccessListItem, AccessListResult, AccountProof, BlockOverrides, StateOverrides, StorageKey, StorageProof,
+    TransactionRequest,
 };
 
 use super::traces;
@@ -192,20 +192,20 @@ impl Prepared {
     }
 
     /// The call traced with `tracer` for at most `timeout`, in its block
-    /// with `block` overrides (`debug_traceCall`).
+    /// with `block` overrides (`debug_traceCall`, `trace_call`).
     pub(crate) fn trace<D: DatabaseRef>(
         &self,
         state: &D,
         block: Option<&BlockOverrides>,
         (tracer, timeout): (&Tracer, Duration),
         stop: &dyn Fn() -> bool,
-    ) -> Result<GethTrace, SourceError> {
+    ) -> Result<Traced, SourceError> {
         let environment = (self.chain_id, traces::overridden_block(self.spec, block));
         let bounded = traces::within(timeout, stop);
         let tx = self.tx.clone();
         let traced = (tracer, traces::TRACE_BOUNDS);
         match w3api_chain::trace::trace_call(state, environment, tx, self.checks, &self.overrides, traced, &bounded) {
-            Ok(trace) => traces::answer(trace, 0),
+            Ok(trace) => Ok(trace),
             Err(Untraced::Refused(EVMError::Transaction(refused))) => {
                 Err(refusal(EVMError::<D::Error>::Transaction(refused)))
             }

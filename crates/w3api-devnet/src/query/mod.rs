@@ -5,6 +5,7 @@ mod contracts;
 mod execution;
 pub(crate) mod nfts;
 pub(crate) mod node;
+pub(crate) mod parity_traces;
 pub(crate) mod prices;
 pub(crate) mod sales;
 mod sending;

@@ -15,7 +15,8 @@ use w3api_chain::revm::DatabaseRef;
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::EVMError;
 use w3api_chain::trace::{
-    CallConfig, GethDefaultTracingOptions, GethTrace as EvmTrace, PreStateConfig, Replay, TraceBounds, Tracer, Untraced,
+    CallConfig, GethDefaultTracingOptions, GethTrace as EvmTrace, PreStateConfig, Replay, TraceBounds, Traced, Tracer,
+    Untraced,
 };
 use w3api_chain::{BlockSpec, Checks, describe};
 use w3api_source::{BlockRef, SourceError};
@@ -33,6 +34,8 @@ pub(crate) const TRACE_BOUNDS: TraceBounds = TraceBounds { most_steps: 100_000, 
 /// A block read off the chain to be run again: its environment, and its
 /// transactions as the EVM takes them.
 pub(crate) struct BlockReplay {
+    /// The block's number and hash.
+    pub(crate) block: (u64, B256),
     /// The block before, whose state the replay starts from.
     parent: u64,
     chain_id: u64,
@@ -46,6 +49,27 @@ struct ReplayedTx {
     /// The block's logs before this transaction's: a call trace's log
     /// indexes count from it, as the receipt's do.
     logs_before: u64,
+}
+
+/// One transaction of a replayed block, traced: its hash and place, and
+/// its trace or why it has none.
+pub(crate) struct TracedTx {
+    pub(crate) hash: B256,
+    /// Its index in the block.
+    pub(crate) position: u64,
+    logs_before: u64,
+    pub(crate) trace: Result<Traced, String>,
+}
+
+impl TracedTx {
+    /// The trace as geth's `debug_trace*` methods write a block's.
+    pub(crate) fn geth(self) -> Result<BlockTraceResult, SourceError> {
+        let (result, error) = match self.trace {
+            Ok(trace) => (Some(answer(trace, self.logs_before)?), None),
+            Err(error) => (None, Some(error)),
+        };
+        Ok(BlockTraceResult { tx_hash: self.hash, result, error })
+    }
 }
 
 impl ChainData {
@@ -74,6 +98,7 @@ impl ChainData {
             })
             .collect();
         Ok(BlockReplay {
+            block: (number, record.hash),
             parent: number - 1,
             chain_id: self.state.chain_id(),
             spec: self.block_spec(number),
@@ -114,7 +139,7 @@ impl BlockReplay {
         traced: Range<usize>,
         (tracer, timeout): (&Tracer, Duration),
         stop: &dyn Fn() -> bool,
-    ) -> Result<Vec<BlockTraceResult>, SourceError> {
+    ) -> Result<Vec<TracedTx>, SourceError> {
         let mut replay = Replay::new(state, self.chain_id, self.spec);
         let mut results = Vec::with_capacity(traced.len());
         for (index, replayed) in self.transactions.into_iter().enumerate().take(traced.end) {
@@ -124,22 +149,17 @@ impl BlockReplay {
             }
             let bounded = within(timeout, stop);
             let tx = replayed.tx.clone();
-            let result = match replay.trace(tx, Checks::Impersonated, tracer, TRACE_BOUNDS, &bounded) {
-                Ok(trace) => Ok(answer(trace, replayed.logs_before)?),
+            let trace = match replay.trace(tx, Checks::Impersonated, tracer, TRACE_BOUNDS, &bounded) {
+                Ok(trace) => Ok(trace),
                 // Past this transaction's own bounds: it carries the error, the block goes on.
                 Err(failed @ (Untraced::Stopped | Untraced::TooLarge(_))) if !stop() => {
+                    replay.skip(replayed.tx, stop).map_err(|failed| untraced(failed, stop))?;
                     Err(untraced(failed, stop).to_string())
                 }
                 Err(failed) => return Err(untraced(failed, stop)),
             };
-            if result.is_err() {
-                replay.skip(replayed.tx, stop).map_err(|failed| untraced(failed, stop))?;
-            }
-            let (result, error) = match result {
-                Ok(trace) => (Some(trace), None),
-                Err(error) => (None, Some(error)),
-            };
-            results.push(BlockTraceResult { tx_hash: replayed.hash, result, error });
+            let (hash, position, logs_before) = (replayed.hash, index as u64, replayed.logs_before);
+            results.push(TracedTx { hash, position, logs_before, trace });
         }
         Ok(results)
     }
@@ -213,10 +233,12 @@ pub(crate) fn overridden_block(spec: BlockSpec, overrides: Option<&BlockOverride
 
 /// A trace as the gateway writes it; a call trace's log indexes counted
 /// in the block, after the `logs_before` of the transactions before.
-pub(crate) fn answer(trace: EvmTrace, logs_before: u64) -> Result<GethTrace, SourceError> {
-    let unwritten = |e: serde_json::Error| SourceError::Unavailable(format!("a trace could not be written: {e}"));
+pub(crate) fn answer(trace: Traced, logs_before: u64) -> Result<GethTrace, SourceError> {
+    let Traced::Geth(trace) = trace else {
+        return Err(SourceError::Unavailable("a trace in parity's shape where geth's was asked".into()));
+    };
     let value = serde_json::to_value(&trace).map_err(unwritten)?;
-    let typed = match trace {
+    let typed = match *trace {
         EvmTrace::Default(_) => serde_json::from_value(value).map(|mut logs: StructLogTrace| {
             // geth leaves a refund counter of zero out.
             for step in &mut logs.struct_logs {
@@ -236,6 +258,12 @@ pub(crate) fn answer(trace: EvmTrace, logs_before: u64) -> Result<GethTrace, Sou
         _ => Ok(GethTrace::Noop(Default::default())),
     };
     typed.map_err(unwritten)
+}
+
+/// What a trace could not be written as: a type of ours that parts from
+/// alloy's, which would be a bug.
+pub(crate) fn unwritten(e: serde_json::Error) -> SourceError {
+    SourceError::Unavailable(format!("a trace could not be written: {e}"))
 }
 
 fn count_logs_in_block(frame: &mut CallFrame, logs_before: u64) {

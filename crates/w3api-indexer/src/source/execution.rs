@@ -11,13 +11,15 @@ use serde_json::{Value, json};
 use w3api_rpc::method;
 use w3api_source::{BlockRef, Execution, SourceError, Tracing};
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, BlockTraceResult, Bytes, FilterChanges, FilterId, GethTrace, Hash32, Log,
-    LogFilter, StateOverrides, StorageKey, TraceConfig, TransactionRequest, TypedData,
+    AccessListResult, AccountProof, BlockTraceResult, Bytes, FilterChanges, FilterId, GethTrace, Hash32,
+    LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType,
+    TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
 use super::NodeSource;
 use super::forward::{CATCH_UP, at_block, block_number, existing, request};
+use crate::Answer;
 use crate::follow::Followed;
 
 /// State overrides as the parameter after the block, left out when none
@@ -193,6 +195,58 @@ impl Tracing for NodeSource {
             }
         };
         Ok(traces.into_iter().map(NodeBlockTrace::into_result).collect())
+    }
+
+    async fn parity_transaction(&self, chain: Chain, hash: Hash32) -> Result<Option<Vec<LocalizedTrace>>, SourceError> {
+        parity(self.chain(chain)?, method::TRACE_TRANSACTION, json!([hash])).await
+    }
+
+    async fn parity_block(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<LocalizedTrace>>, SourceError> {
+        let followed = self.chain(chain)?;
+        // A block the gateway has not indexed is null, as a block after the node's latest is.
+        let Some(number) = block_number(followed, block).await? else { return Ok(None) };
+        parity(followed, method::TRACE_BLOCK, json!([format!("{number:#x}")])).await
+    }
+
+    async fn parity_filter(&self, chain: Chain, filter: TraceFilter) -> Result<Vec<LocalizedTrace>, SourceError> {
+        // The gateway has made the filter's blocks numbers of its own view.
+        parity(self.chain(chain)?, method::TRACE_FILTER, json!([filter])).await
+    }
+
+    async fn parity_call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        types: Vec<TraceType>,
+    ) -> Result<TraceResults, SourceError> {
+        let followed = self.chain(chain)?;
+        let before = vec![json!(request), json!(types)];
+        at_block(followed, method::TRACE_CALL, before, block, Vec::new()).await.map_err(lacks(method::TRACE_CALL))
+    }
+
+    async fn parity_replay(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+        types: Vec<TraceType>,
+    ) -> Result<TraceResults, SourceError> {
+        parity(self.chain(chain)?, method::TRACE_REPLAY_TRANSACTION, json!([hash, types])).await
+    }
+}
+
+/// A parity trace method passed to the node.
+async fn parity<R: Answer>(followed: &Followed, method: &'static str, params: Value) -> Result<R, SourceError> {
+    request(followed, method, params).await.map_err(lacks(method))
+}
+
+/// A node that does not know `method` (it has no trace_ namespace, as
+/// Hardhat and Ganache have none) is said to lack it, not to have failed.
+fn lacks(method: &'static str) -> impl Fn(SourceError) -> SourceError {
+    move |error| match error {
+        // -32601 is JSON-RPC's "method not found"; -32004 is EIP-1474's "method not supported".
+        SourceError::NodeRefused { code: -32601 | -32004, .. } => SourceError::NodeLacks(method),
+        other => other,
     }
 }
 

@@ -441,6 +441,8 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_getTransactionByBlockHashAndIndex",
         "eth_getTransactionByBlockNumberAndIndex",
         "eth_getTransactionReceipt",
+        "trace_transaction",
+        "trace_block",
     ]);
     let others = BTreeSet::from([
         "eth_getTokenPrice",
@@ -482,6 +484,9 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "debug_traceCall",
         "debug_traceBlockByNumber",
         "debug_traceBlockByHash",
+        "trace_filter",
+        "trace_call",
+        "trace_replayTransaction",
     ]);
     assert_eq!(names, lookups.union(&others).copied().collect());
     for method in methods {

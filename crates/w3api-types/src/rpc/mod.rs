@@ -12,6 +12,7 @@ mod execution;
 mod filter;
 mod node;
 mod params;
+mod parity;
 mod receipt;
 mod token_price;
 mod trace;
@@ -32,6 +33,11 @@ pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};
 pub use params::{
     BalancesBlock, BlockId, BlockNumberOrTag, InvalidBlockNumberOrTag, TokenBalancesParams, TokenMetadataParams,
     TokenPriceInclude, TokenPriceParams, TransactionIndex,
+};
+pub use parity::{
+    AccountDiff, CallAction, CallOutput, Change, CreateAction, CreateOutput, Delta, LocalizedTrace, MemoryDelta,
+    RewardAction, SelfdestructAction, StateDiff, StorageDelta, TraceAction, TraceFilter, TraceFilterMode, TraceKind,
+    TraceOutput, TraceResults, TraceType, TransactionTrace, VmExecuted, VmInstruction, VmTrace,
 };
 pub use receipt::{Log, Receipt};
 pub use token_price::{NativePrice, TokenPrice};

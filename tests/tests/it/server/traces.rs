@@ -10,6 +10,8 @@ use w3api_contracts::WrappedNative;
 use w3api_devnet::{Scale, dev_addresses};
 use w3api_tests::local::{Local, Session, Setup};
 
+mod parity;
+
 /// Init code of a forwarder: its runtime calls the address in the first
 /// 32 bytes of its call data with the rest of it and all the value sent,
 /// and stops whether that call succeeded or not.
