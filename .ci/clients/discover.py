@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import urllib.error
 import urllib.request
 
 URL = os.environ["W3API_URL"].rstrip("/")
@@ -55,6 +56,25 @@ def blocks(numbers, full=False):
                 raise SystemExit(f"discover: block {n}: {by_id[n]['error']}")
             out.append(by_id[n]["result"])
     return out
+
+
+def with_internal(first: int, latest: int):
+    """The first transaction from block `first` on whose getTransaction
+    lists internal transactions, with how many; None, with the reason
+    printed, when the server cannot trace (a node without callTracer)."""
+    for number in range(first, min(first + 200, latest + 1)):
+        req = urllib.request.Request(f"{URL}/api/v2.2/block/{number}?chain=eth&include=internal_transactions",
+                                     headers={"x-api-key": KEY})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as res:
+                block = json.loads(res.read())
+        except urllib.error.HTTPError as e:
+            print(f"discover: no internal transactions: getBlock {number} with them answers {e.code} {e.read()[:300]!r}")
+            return None
+        for tx in block["transactions"]:
+            if tx["internal_transactions"]:
+                return {"txHash": tx["hash"], "count": len(tx["internal_transactions"]), "blockNumber": number}
+    raise SystemExit(f"discover: no transaction of blocks {first} to {first + 199} made an internal call")
 
 
 def holds_nfts(wallet: str, chain: str) -> bool:
@@ -140,6 +160,7 @@ def main(out_path: str) -> None:
             "topic0": TRANSFER_TOPIC, "fromTopic": "0x" + "0" * 24 + sender[2:],
         },
         "stateBlock": number,
+        "internal": with_internal(number, latest),
         "token": priced[0]["token_address"].lower(),
         "tokens": [t["token_address"].lower() for t in priced],
         "wallets": wallets,

@@ -354,6 +354,27 @@ async function main() {
     return expectSame(sdk.raw, raw, 'verbose transaction');
   });
 
+  // Internal transactions (discover.py: the first transaction that made an inner call).
+  if (!fx.internal) {
+    console.log('skip getTransaction with internal_transactions: the server cannot trace this chain (see discover)');
+  } else {
+    const { txHash: innerTx, count: innerCount } = fx.internal;
+    await check(`getTransaction with internal_transactions (${short(innerTx)}, eth)`, async () => {
+      const include = 'internal_transactions';
+      const sdk = await Moralis.EvmApi.transaction.getTransaction({ transactionHash: innerTx, chain: '0x1', include });
+      const raw = await rawGet(`/api/v2.2/transaction/${innerTx}`, { chain: 'eth', include });
+      const typed = sdk.result.internalTransactions || [];
+      assert(typed.length === innerCount && raw.internal_transactions.length === innerCount, `typed ${typed.length}, raw ${raw.internal_transactions.length}, want ${innerCount}`);
+      typed.forEach((call, i) => {
+        const listed = raw.internal_transactions[i];
+        assert(call.to.lowercase === listed.to && call.from.lowercase === listed.from, `call ${i}: ${show(call.toJSON())}`);
+        assert(call.value.toString() === listed.value && call.gasUsed.toString() === listed.gas_used, `call ${i} amounts: ${show(call.toJSON())}`);
+        assert(call.transactionHash === innerTx && call.blockNumber.toString() === listed.block_number, `call ${i} place: ${show(call.toJSON())}`);
+      });
+      return expectSame(sdk.raw, raw, 'transaction with internal transactions');
+    });
+  }
+
   // Transfers: every page through the SDK is every raw page.
   await check(`getWalletTokenTransfers (${short(w0)}, eth, limit 20): every page, and oldest first`, async () => {
     const sdk = await sdkItems(await Moralis.EvmApi.token.getWalletTokenTransfers({ address: w0, chain: '0x1', limit: 20 }));

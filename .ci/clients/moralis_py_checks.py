@@ -140,6 +140,19 @@ def block_checks():
     r.check(f"evm_api.transaction.get_transaction_verbose ({tx[:10]}, eth)", lambda: same(
         evm_api.transaction.get_transaction_verbose(api_key=KEY, params={"transaction_hash": tx, "chain": "eth"}),
         raw_get(f"/api/v2.2/transaction/{tx}/verbose", {"chain": "eth"}), "verbose transaction"))
+    if not fx.get("internal"):
+        print("skip get_transaction with internal_transactions: the server cannot trace this chain (see discover)")
+        return
+    inner, count = fx["internal"]["txHash"], fx["internal"]["count"]
+    query = {"chain": "eth", "include": "internal_transactions"}
+
+    def internal():
+        sdk = evm_api.transaction.get_transaction(api_key=KEY, params={"transaction_hash": inner, **query})
+        listed = sdk.get("internal_transactions") or []
+        assert len(listed) == count, f"{len(listed)} internal transactions, want {count}"
+        assert all(call["transaction_hash"] == inner for call in listed), listed
+        return same(sdk, raw_get(f"/api/v2.2/transaction/{inner}", query), "transaction with internal transactions")
+    r.check(f"evm_api.transaction.get_transaction with internal_transactions ({inner[:10]}, eth)", internal)
 
 def nft_collection_checks(holder: str):
     """NFTs by collection: each SDK answer is the raw answer to the same request."""

@@ -80,7 +80,8 @@ pub use stream_webhook::{
 };
 pub use transactions::{
     BlockNumberOrHash, BlockTransaction, BlockTransactionVerbose, ChainBlock, DecodedCall, DecodedEvent, DecodedParam,
-    InvalidBlockNumberOrHash, LogVerbose, MinedTransaction, TransactionLog, WalletTransaction, WalletTransactionPage,
+    InternalTransaction, InvalidBlockNumberOrHash, LogVerbose, MinedTransaction, TransactionInclude, TransactionLog,
+    WalletTransaction, WalletTransactionPage,
 };
 pub use transfers::{
     Erc20Transfer, Erc20TransferPage, InvalidListingOrder, ListingOrder, NftTransactionType, NftTransfer,

@@ -85,6 +85,10 @@ pub struct BlockTransaction {
     pub transaction: MinedTransaction,
     /// Its logs, in order.
     pub logs: Vec<TransactionLog>,
+    /// With `include=internal_transactions`, the calls it made inside the
+    /// EVM, in the order they began; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal_transactions: Option<Vec<InternalTransaction>>,
 }
 
 /// A mined transaction and its receipt, without its logs: what
@@ -214,6 +218,10 @@ pub struct BlockTransactionVerbose {
     pub logs: Vec<LogVerbose>,
     /// Its call, decoded where its function is known.
     pub decoded_call: Option<DecodedCall>,
+    /// With `include=internal_transactions`, the calls it made inside the
+    /// EVM, in the order they began; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal_transactions: Option<Vec<InternalTransaction>>,
 }
 
 /// A log, with its event decoded where the event is known.
@@ -408,4 +416,73 @@ pub struct WalletTransaction {
     pub transaction: MinedTransaction,
     /// Gas used times the price paid per gas, in whole units of the native currency.
     pub transaction_fee: String,
+    /// With `include=internal_transactions`, the calls it made inside the
+    /// EVM, in the order they began; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal_transactions: Option<Vec<InternalTransaction>>,
+}
+
+/// A call, creation or self-destruct a transaction made inside the EVM,
+/// below its own call, as geth's `callTracer` sees it.
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct InternalTransaction {
+    /// The transaction it is part of.
+    #[serde_as(as = "wire::Hex")]
+    pub transaction_hash: B256,
+    /// The transaction's block's number.
+    #[serde_as(as = "wire::DecStr")]
+    pub block_number: u64,
+    /// The transaction's block's hash.
+    #[serde_as(as = "wire::Hex")]
+    pub block_hash: B256,
+    /// `CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`,
+    /// `CREATE2` or `SELFDESTRUCT`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The caller.
+    #[serde_as(as = "wire::Hex")]
+    pub from: Address,
+    /// The callee, the contract created, or the address a self-destruct paid.
+    #[serde_as(as = "wire::Hex")]
+    pub to: Address,
+    /// Wei it moved.
+    #[serde_as(as = "wire::DecStr")]
+    pub value: U256,
+    /// Gas it was given.
+    #[serde_as(as = "wire::DecStr")]
+    pub gas: U256,
+    /// Gas it used.
+    #[serde_as(as = "wire::DecStr")]
+    pub gas_used: U256,
+    /// Its call data, or a creation's init code.
+    #[serde_as(as = "wire::Hex")]
+    pub input: Bytes,
+    /// What it returned: the code created, or the revert data.
+    #[serde_as(as = "wire::Hex")]
+    pub output: Bytes,
+    /// Why it failed; absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a transaction answer may add.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TransactionInclude {
+    /// Add `internal_transactions`.
+    InternalTransactions,
+}
+
+impl std::str::FromStr for TransactionInclude {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "internal_transactions" => Ok(TransactionInclude::InternalTransactions),
+            other => Err(format!("{other:?} is not one of: internal_transactions")),
+        }
+    }
 }

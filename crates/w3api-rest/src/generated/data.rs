@@ -1344,10 +1344,12 @@ Sends a `GET` request to `/api/v2.2/block/{block_number_or_hash}`
 Arguments:
 - `block_number_or_hash`: The block's number (decimal digits) or hash (`0x` and 64 hex digits).
 - `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `include`: `internal_transactions` adds `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, in the order they began, found by tracing it again at its block. Without it the field is left out.
 ```ignore
 let response = client.get_block()
     .block_number_or_hash(block_number_or_hash)
     .chain(chain)
+    .include(include)
     .send()
     .await;
 ```*/
@@ -1367,10 +1369,12 @@ Sends a `GET` request to `/api/v2.2/transaction/{transaction_hash}`
 Arguments:
 - `transaction_hash`: The transaction's hash.
 - `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `include`: `internal_transactions` adds `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, in the order they began, found by tracing it again at its block. Without it the field is left out.
 ```ignore
 let response = client.get_transaction()
     .transaction_hash(transaction_hash)
     .chain(chain)
+    .include(include)
     .send()
     .await;
 ```*/
@@ -1391,10 +1395,12 @@ Sends a `GET` request to `/api/v2.2/transaction/{transaction_hash}/verbose`
 Arguments:
 - `transaction_hash`: The transaction's hash.
 - `chain`: Chain to query, by name or hex id; `eth` when absent.
+- `include`: `internal_transactions` adds `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, in the order they began, found by tracing it again at its block. Without it the field is left out.
 ```ignore
 let response = client.get_transaction_verbose()
     .transaction_hash(transaction_hash)
     .chain(chain)
+    .include(include)
     .send()
     .await;
 ```*/
@@ -1608,6 +1614,7 @@ Arguments:
 - `cursor`: Cursor from the previous page's response. Valid only with the query it came from.
 - `from_block`: The first block of the listing; the chain's first when absent. It wins over `from_date`.
 - `from_date`: The listing starts at the first block at or after this date.
+- `include`: `internal_transactions` adds `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, in the order they began, found by tracing it again at its block. Without it the field is left out.
 - `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
 - `order`: Newest first (DESC) or oldest first (ASC).
 - `to_block`: The last block of the listing; the latest when absent or later than the latest. It wins over `to_date`.
@@ -1619,6 +1626,7 @@ let response = client.get_wallet_transactions()
     .cursor(cursor)
     .from_block(from_block)
     .from_date(from_date)
+    .include(include)
     .limit(limit)
     .order(order)
     .to_block(to_block)
@@ -4556,6 +4564,7 @@ pub mod builder {
         client: &'a super::Client,
         block_number_or_hash: Result<w3api_types::BlockNumberOrHash, String>,
         chain: Result<Option<w3api_types::Chain>, String>,
+        include: Result<Option<w3api_types::TransactionInclude>, String>,
     }
     impl<'a> GetBlock<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -4565,6 +4574,7 @@ pub mod builder {
                     "block_number_or_hash was not initialized".to_string(),
                 ),
                 chain: Ok(None),
+                include: Ok(None),
             }
         }
         pub fn block_number_or_hash<V>(mut self, value: V) -> Self
@@ -4591,14 +4601,28 @@ pub mod builder {
                 });
             self
         }
+        pub fn include<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TransactionInclude>,
+        {
+            self.include = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TransactionInclude` for include failed"
+                        .to_string()
+                });
+            self
+        }
         ///Sends a `GET` request to `/api/v2.2/block/{block_number_or_hash}`
         pub async fn send(
             self,
         ) -> Result<ResponseValue<w3api_types::ChainBlock>, Error<w3api_types::Error>> {
-            let Self { client, block_number_or_hash, chain } = self;
+            let Self { client, block_number_or_hash, chain, include } = self;
             let block_number_or_hash = block_number_or_hash
                 .map_err(Error::InvalidRequest)?;
             let chain = chain.map_err(Error::InvalidRequest)?;
+            let include = include.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/api/v2.2/block/{}", client.baseurl, encode_path(&
                 block_number_or_hash.to_string()),
@@ -4620,6 +4644,7 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("include", &include))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -4657,6 +4682,7 @@ pub mod builder {
         client: &'a super::Client,
         transaction_hash: Result<w3api_types::TransactionHash, String>,
         chain: Result<Option<w3api_types::Chain>, String>,
+        include: Result<Option<w3api_types::TransactionInclude>, String>,
     }
     impl<'a> GetTransaction<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -4666,6 +4692,7 @@ pub mod builder {
                     "transaction_hash was not initialized".to_string(),
                 ),
                 chain: Ok(None),
+                include: Ok(None),
             }
         }
         pub fn transaction_hash<V>(mut self, value: V) -> Self
@@ -4692,6 +4719,19 @@ pub mod builder {
                 });
             self
         }
+        pub fn include<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TransactionInclude>,
+        {
+            self.include = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TransactionInclude` for include failed"
+                        .to_string()
+                });
+            self
+        }
         ///Sends a `GET` request to `/api/v2.2/transaction/{transaction_hash}`
         pub async fn send(
             self,
@@ -4699,9 +4739,10 @@ pub mod builder {
             ResponseValue<w3api_types::BlockTransaction>,
             Error<w3api_types::Error>,
         > {
-            let Self { client, transaction_hash, chain } = self;
+            let Self { client, transaction_hash, chain, include } = self;
             let transaction_hash = transaction_hash.map_err(Error::InvalidRequest)?;
             let chain = chain.map_err(Error::InvalidRequest)?;
+            let include = include.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/api/v2.2/transaction/{}", client.baseurl, encode_path(&
                 transaction_hash.to_string()),
@@ -4723,6 +4764,7 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("include", &include))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -4760,6 +4802,7 @@ pub mod builder {
         client: &'a super::Client,
         transaction_hash: Result<w3api_types::TransactionHash, String>,
         chain: Result<Option<w3api_types::Chain>, String>,
+        include: Result<Option<w3api_types::TransactionInclude>, String>,
     }
     impl<'a> GetTransactionVerbose<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -4769,6 +4812,7 @@ pub mod builder {
                     "transaction_hash was not initialized".to_string(),
                 ),
                 chain: Ok(None),
+                include: Ok(None),
             }
         }
         pub fn transaction_hash<V>(mut self, value: V) -> Self
@@ -4795,6 +4839,19 @@ pub mod builder {
                 });
             self
         }
+        pub fn include<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TransactionInclude>,
+        {
+            self.include = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TransactionInclude` for include failed"
+                        .to_string()
+                });
+            self
+        }
         ///Sends a `GET` request to `/api/v2.2/transaction/{transaction_hash}/verbose`
         pub async fn send(
             self,
@@ -4802,9 +4859,10 @@ pub mod builder {
             ResponseValue<w3api_types::BlockTransactionVerbose>,
             Error<w3api_types::Error>,
         > {
-            let Self { client, transaction_hash, chain } = self;
+            let Self { client, transaction_hash, chain, include } = self;
             let transaction_hash = transaction_hash.map_err(Error::InvalidRequest)?;
             let chain = chain.map_err(Error::InvalidRequest)?;
+            let include = include.map_err(Error::InvalidRequest)?;
             let url = format!(
                 "{}/api/v2.2/transaction/{}/verbose", client.baseurl, encode_path(&
                 transaction_hash.to_string()),
@@ -4826,6 +4884,7 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("chain", &chain))
+                .query(&progenitor_client::QueryParam::new("include", &include))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -5886,6 +5945,7 @@ pub mod builder {
         cursor: Result<Option<types::GetWalletTransactionsCursor>, String>,
         from_block: Result<Option<u64>, String>,
         from_date: Result<Option<w3api_types::DateInput>, String>,
+        include: Result<Option<w3api_types::TransactionInclude>, String>,
         limit: Result<Option<i64>, String>,
         order: Result<Option<w3api_types::ListingOrder>, String>,
         to_block: Result<Option<u64>, String>,
@@ -5900,6 +5960,7 @@ pub mod builder {
                 cursor: Ok(None),
                 from_block: Ok(None),
                 from_date: Ok(None),
+                include: Ok(None),
                 limit: Ok(None),
                 order: Ok(None),
                 to_block: Ok(None),
@@ -5966,6 +6027,19 @@ pub mod builder {
                 });
             self
         }
+        pub fn include<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<w3api_types::TransactionInclude>,
+        {
+            self.include = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `w3api_types :: TransactionInclude` for include failed"
+                        .to_string()
+                });
+            self
+        }
         pub fn limit<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<i64>,
@@ -6026,6 +6100,7 @@ pub mod builder {
                 cursor,
                 from_block,
                 from_date,
+                include,
                 limit,
                 order,
                 to_block,
@@ -6036,6 +6111,7 @@ pub mod builder {
             let cursor = cursor.map_err(Error::InvalidRequest)?;
             let from_block = from_block.map_err(Error::InvalidRequest)?;
             let from_date = from_date.map_err(Error::InvalidRequest)?;
+            let include = include.map_err(Error::InvalidRequest)?;
             let limit = limit.map_err(Error::InvalidRequest)?;
             let order = order.map_err(Error::InvalidRequest)?;
             let to_block = to_block.map_err(Error::InvalidRequest)?;
@@ -6063,6 +6139,7 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("cursor", &cursor))
                 .query(&progenitor_client::QueryParam::new("from_block", &from_block))
                 .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(&progenitor_client::QueryParam::new("include", &include))
                 .query(&progenitor_client::QueryParam::new("limit", &limit))
                 .query(&progenitor_client::QueryParam::new("order", &order))
                 .query(&progenitor_client::QueryParam::new("to_block", &to_block))

@@ -9,10 +9,11 @@ use axum::extract::State;
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::params::operations::get_block as op;
 use w3api_types::rpc::{Block, BlockTransactions};
-use w3api_types::{BlockNumberOrHash, Bytes, Chain, ChainBlock};
+use w3api_types::{BlockNumberOrHash, Bytes, Chain, ChainBlock, TransactionInclude};
 
 use super::answer::JsonAnswer;
 use super::extract::{FromSegmentQuery, SegmentRequest};
+use super::internal_transactions;
 use super::query::Query;
 use super::transaction::{block_time, block_transaction};
 use crate::error::ApiError;
@@ -23,23 +24,24 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     super::operation(router, &op::OPERATION, block::<S>)
 }
 
-/// The request: which block, on which chain.
+/// The request: which block, on which chain, and what to add.
 #[derive(Debug)]
 pub(crate) struct BlockRequest {
     chain: Chain,
     block: BlockNumberOrHash,
+    include: Option<TransactionInclude>,
 }
 
 impl FromSegmentQuery for BlockRequest {
     fn read(q: &mut Query, segment: &str) -> Self {
         let block = q.path_value(op::BLOCK_NUMBER_OR_HASH.name, segment).unwrap_or(BlockNumberOrHash::Number(0));
-        BlockRequest { chain: q.chain(&op::CHAIN), block }
+        BlockRequest { chain: q.chain(&op::CHAIN), block, include: q.schema_value(&op::INCLUDE) }
     }
 }
 
 async fn block<S: Backend>(
     State(app): State<Arc<App<S>>>,
-    SegmentRequest(BlockRequest { chain, block }): SegmentRequest<BlockRequest>,
+    SegmentRequest(BlockRequest { chain, block, include }): SegmentRequest<BlockRequest>,
 ) -> Result<JsonAnswer<ChainBlock>, ApiError> {
     let missing = || {
         SourceError::NoBlock(match block {
@@ -55,7 +57,21 @@ async fn block<S: Backend>(
     // By its hash from here on: a reorganisation between the two reads
     // then shows as a missing block, never as another block's receipts.
     let receipts = app.source.block_receipts(chain, BlockRef::Hash(found.hash)).await?.ok_or_else(missing)?;
-    Ok(JsonAnswer(written(found, &receipts)?))
+    let mut written = written(found, &receipts)?;
+    if internal_transactions::wanted(include) {
+        let traced = internal_transactions::of_block(&*app.source, chain, (written.number, written.hash)).await?;
+        if traced.len() != written.transactions.len() {
+            let (count, traced) = (written.transactions.len(), traced.len());
+            let number = written.number;
+            return Err(
+                SourceError::Unavailable(format!("block {number}: {count} transactions, {traced} traced")).into()
+            );
+        }
+        for (transaction, internal) in written.transactions.iter_mut().zip(traced) {
+            transaction.internal_transactions = Some(internal);
+        }
+    }
+    Ok(JsonAnswer(written))
 }
 
 /// The block as the Data API writes it, each transaction beside its receipt.

@@ -11,6 +11,7 @@ pub(crate) mod body;
 mod contract_nfts;
 mod date_to_block;
 pub(crate) mod extract;
+mod internal_transactions;
 mod multiple_nfts;
 mod multiple_token_prices;
 mod native_balance;

@@ -12,12 +12,13 @@ use w3api_source::{BlockRef, SourceError};
 use w3api_types::params::operations::{get_transaction as plain, get_transaction_verbose as verbose};
 use w3api_types::rpc::{Log, Receipt, Transaction};
 use w3api_types::{
-    B256, BlockTransaction, BlockTransactionVerbose, Chain, DecodedCall, DecodedEvent, DecodedParam, LogVerbose,
-    MinedTransaction, TransactionLog, U256, format_units,
+    B256, BlockTransaction, BlockTransactionVerbose, Chain, DecodedCall, DecodedEvent, DecodedParam,
+    InternalTransaction, LogVerbose, MinedTransaction, TransactionInclude, TransactionLog, U256, format_units,
 };
 
 use super::answer::JsonAnswer;
 use super::extract::{FromSegmentQuery, SegmentRequest};
+use super::internal_transactions;
 use super::query::Query;
 use crate::error::ApiError;
 use crate::{App, Backend};
@@ -28,18 +29,19 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     super::operation(router, &verbose::OPERATION, transaction_verbose::<S>)
 }
 
-/// The request: which transaction, on which chain.
+/// The request: which transaction, on which chain, and what to add.
 #[derive(Debug)]
 pub(crate) struct TransactionRequest {
     chain: Chain,
     hash: B256,
+    include: Option<TransactionInclude>,
 }
 
 impl FromSegmentQuery for TransactionRequest {
     fn read(q: &mut Query, segment: &str) -> Self {
         // Both operations take the same parameters, under the same names.
         let hash = q.path_value(plain::TRANSACTION_HASH.name, segment).unwrap_or_default();
-        TransactionRequest { chain: q.chain(&plain::CHAIN), hash }
+        TransactionRequest { chain: q.chain(&plain::CHAIN), hash, include: q.schema_value(&plain::INCLUDE) }
     }
 }
 
@@ -48,7 +50,9 @@ async fn transaction<S: Backend>(
     SegmentRequest(request): SegmentRequest<TransactionRequest>,
 ) -> Result<JsonAnswer<BlockTransaction>, ApiError> {
     let (transaction, receipt, time) = mined(&*app.source, request.chain, request.hash).await?;
-    Ok(JsonAnswer(block_transaction(&transaction, &receipt, time)?))
+    let mut answer = block_transaction(&transaction, &receipt, time)?;
+    answer.internal_transactions = internal(&*app.source, &request, &receipt).await?;
+    Ok(JsonAnswer(answer))
 }
 
 async fn transaction_verbose<S: Backend>(
@@ -62,7 +66,21 @@ async fn transaction_verbose<S: Backend>(
         transaction_fee: format_units(fee, 18),
         logs: verbose_logs(&receipt, time),
         decoded_call: decode::call(input(&transaction)?).map(call),
+        internal_transactions: internal(&*app.source, &request, &receipt).await?,
     }))
+}
+
+/// The transaction's internal transactions, when the request asks for them.
+async fn internal<S: Backend>(
+    source: &S,
+    request: &TransactionRequest,
+    receipt: &Receipt,
+) -> Result<Option<Vec<InternalTransaction>>, SourceError> {
+    if !internal_transactions::wanted(request.include) {
+        return Ok(None);
+    }
+    let block = (receipt.block_number, receipt.block_hash);
+    internal_transactions::of_transaction(source, request.chain, request.hash, block).await.map(Some)
 }
 
 /// A mined transaction, its receipt and its block's time.
@@ -121,6 +139,7 @@ pub(crate) fn block_transaction(
     Ok(BlockTransaction {
         transaction: fields(transaction, receipt, time)?,
         logs: receipt.logs.iter().map(|l| log(l, receipt, time)).collect(),
+        internal_transactions: None,
     })
 }
 

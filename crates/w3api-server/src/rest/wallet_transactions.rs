@@ -9,10 +9,13 @@ use axum::extract::State;
 use w3api_query::listing::{Order, Span};
 use w3api_query::wallet_transactions::WalletTransactions;
 use w3api_types::params::operations::get_wallet_transactions as op;
-use w3api_types::{Address, B256, Chain, U256, WalletTransaction, WalletTransactionPage, format_units};
+use w3api_types::{
+    Address, B256, Chain, TransactionInclude, U256, WalletTransaction, WalletTransactionPage, format_units,
+};
 
 use super::answer::JsonAnswer;
 use super::extract::{FromQuery, Paging, Request};
+use super::internal_transactions;
 use super::query::Query;
 use super::token_transfers::Window;
 use super::transaction::{block_time, fields, with_receipts};
@@ -36,6 +39,7 @@ pub(crate) struct WalletTransactionsRequest {
     pub(crate) address: Address,
     pub(crate) window: Window,
     pub(crate) paging: Paging,
+    pub(crate) include: Option<TransactionInclude>,
 }
 
 impl FromQuery for WalletTransactionsRequest {
@@ -45,6 +49,7 @@ impl FromQuery for WalletTransactionsRequest {
             address,
             window: Window::read(q, [&op::FROM_BLOCK, &op::TO_BLOCK, &op::FROM_DATE, &op::TO_DATE, &op::ORDER]),
             paging: Paging::read(q, &op::LIMIT, &op::CURSOR),
+            include: q.schema_value(&op::INCLUDE),
         }
     }
 }
@@ -62,7 +67,7 @@ pub(crate) async fn wallet_transactions_page<S: Backend>(
     (source, cursors): (&S, &Cursors),
     request: WalletTransactionsRequest,
 ) -> Result<WalletTransactionPage, ApiError> {
-    let WalletTransactionsRequest { chain, address, window, ref paging } = request;
+    let WalletTransactionsRequest { chain, address, window, ref paging, include } = request;
     let key = (chain, address, window);
     let (walk, block) = begin_walk((source, cursors), LISTING, &key, paging, (chain, None)).await?;
     let Window { span, order } = window;
@@ -74,8 +79,15 @@ pub(crate) async fn wallet_transactions_page<S: Backend>(
     for (listed, (transaction, receipt)) in answer.page.items.iter().zip(read) {
         let time = block_time(listed.timestamp)?;
         let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
+        let internal_transactions = match internal_transactions::wanted(include) {
+            true => {
+                let block = (receipt.block_number, receipt.block_hash);
+                Some(internal_transactions::of_transaction(source, chain, transaction.hash, block).await?)
+            }
+            false => None,
+        };
         let transaction = fields(&transaction, &receipt, time)?;
-        result.push(WalletTransaction { transaction, transaction_fee: format_units(fee, 18) });
+        result.push(WalletTransaction { transaction, transaction_fee: format_units(fee, 18), internal_transactions });
     }
     Ok(WalletTransactionPage {
         page: walk.page,

@@ -38,7 +38,8 @@ pub(super) async fn transactions<S: Backend>(
 ) -> Result<WalletTransactionPage, ErrorObjectOwned> {
     let paging = Paging::given(request.limit, request.cursor, &transactions_op::LIMIT).map_err(invalid_params)?;
     let window = by_blocks(request.from_block, request.to_block);
-    let request = WalletTransactionsRequest { chain, address: request.address, window, paging };
+    let include = request.include;
+    let request = WalletTransactionsRequest { chain, address: request.address, window, paging, include };
     wallet_transactions_page((source, cursors), request).await.map_err(page_error)
 }
 

@@ -231,9 +231,9 @@ fn every_query_parameter_of_the_interface_and_production_is_declared() {
                 "min_pair_side_liquidity_usd",
             ][..],
         ),
-        ("getBlock", &["chain", "block_number_or_hash"][..]),
-        ("getTransaction", &["chain", "transaction_hash"][..]),
-        ("getTransactionVerbose", &["chain", "transaction_hash"][..]),
+        ("getBlock", &["chain", "block_number_or_hash", "include"][..]),
+        ("getTransaction", &["chain", "transaction_hash", "include"][..]),
+        ("getTransactionVerbose", &["chain", "transaction_hash", "include"][..]),
         (
             "getNftMetadata",
             &["chain", "address", "token_id", "format", "normalizeMetadata", "media_items", "include_prices"][..],
@@ -263,7 +263,18 @@ fn every_query_parameter_of_the_interface_and_production_is_declared() {
         ("getWalletActiveChains", &["address", "chains"][..]),
         (
             "getWalletTransactions",
-            &["address", "chain", "from_block", "to_block", "from_date", "to_date", "cursor", "order", "limit"][..],
+            &[
+                "address",
+                "chain",
+                "from_block",
+                "to_block",
+                "from_date",
+                "to_date",
+                "cursor",
+                "order",
+                "limit",
+                "include",
+            ][..],
         ),
         (
             "getWalletHistory",

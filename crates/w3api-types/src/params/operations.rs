@@ -82,8 +82,18 @@ pub mod get_block {
             default: Some("eth"),
         },
     };
+    ///`internal_transactions` adds `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, in the order they began, found by tracing it again at its block. Without it the field is left out.
+    pub const INCLUDE: Param = Param {
+        name: "include",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TransactionInclude",
+            default: None,
+        },
+    };
     /// Every parameter of the operation, in the spec's order.
-    pub const ALL: &[Param] = &[BLOCK_NUMBER_OR_HASH, CHAIN];
+    pub const ALL: &[Param] = &[BLOCK_NUMBER_OR_HASH, CHAIN, INCLUDE];
 }
 ///`getDateToBlock`: GET /api/v2.2/dateToBlock.
 pub mod get_date_to_block {
@@ -1000,8 +1010,18 @@ pub mod get_transaction {
             default: Some("eth"),
         },
     };
+    ///`internal_transactions` adds `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, in the order they began, found by tracing it again at its block. Without it the field is left out.
+    pub const INCLUDE: Param = Param {
+        name: "include",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TransactionInclude",
+            default: None,
+        },
+    };
     /// Every parameter of the operation, in the spec's order.
-    pub const ALL: &[Param] = &[TRANSACTION_HASH, CHAIN];
+    pub const ALL: &[Param] = &[TRANSACTION_HASH, CHAIN, INCLUDE];
 }
 ///`getTransactionVerbose`: GET /api/v2.2/transaction/{transaction_hash}/verbose.
 pub mod get_transaction_verbose {
@@ -1032,8 +1052,18 @@ pub mod get_transaction_verbose {
             default: Some("eth"),
         },
     };
+    ///`internal_transactions` adds `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, in the order they began, found by tracing it again at its block. Without it the field is left out.
+    pub const INCLUDE: Param = Param {
+        name: "include",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TransactionInclude",
+            default: None,
+        },
+    };
     /// Every parameter of the operation, in the spec's order.
-    pub const ALL: &[Param] = &[TRANSACTION_HASH, CHAIN];
+    pub const ALL: &[Param] = &[TRANSACTION_HASH, CHAIN, INCLUDE];
 }
 ///`getNativeBalancesForAddresses`: GET /api/v2.2/wallets/balances.
 pub mod get_native_balances_for_addresses {
@@ -1599,6 +1629,16 @@ pub mod get_wallet_transactions {
             default: Some(100u64),
         },
     };
+    ///`internal_transactions` adds `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, in the order they began, found by tracing it again at its block. Without it the field is left out.
+    pub const INCLUDE: Param = Param {
+        name: "include",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Schema {
+            name: "TransactionInclude",
+            default: None,
+        },
+    };
     /// Every parameter of the operation, in the spec's order.
     pub const ALL: &[Param] = &[
         ADDRESS,
@@ -1610,6 +1650,7 @@ pub mod get_wallet_transactions {
         CURSOR,
         ORDER,
         LIMIT,
+        INCLUDE,
     ];
 }
 ///`getNativeBalance`: GET /api/v2.2/{address}/balance.

@@ -50,6 +50,9 @@ pub struct WalletTransactionsParams {
     /// The cursor of the previous page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
+    /// What to add to each transaction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include: Option<crate::TransactionInclude>,
 }
 
 /// One page of a wallet's NFTs, briefly.

@@ -221,6 +221,7 @@ fn wallet_transactions_are_the_gateways_transactions_and_receipts() {
             to_block: None,
             limit: Some(17),
             cursor: None,
+            include: None,
         };
         let page = session.run(rpc.get_transactions(first)).unwrap();
         assert_eq!(page.result, listed[..page.result.len()], "{wallet}: eth_getTransactions is the REST page");

@@ -10,6 +10,7 @@ use w3api_contracts::WrappedNative;
 use w3api_devnet::{Scale, dev_addresses};
 use w3api_tests::local::{Local, Session, Setup};
 
+mod internal;
 mod parity;
 
 /// Init code of a forwarder: its runtime calls the address in the first
@@ -68,6 +69,33 @@ fn frame_logs<'a>(frame: &'a Value, logs: &mut Vec<&'a Value>) {
 
 fn calls(frame: &Value) -> &[Value] {
     frame["calls"].as_array().map(Vec::as_slice).unwrap_or_default()
+}
+
+/// Deploys WETH and the forwarder, and has the forwarder withdraw a
+/// quarter ether of what it deposited: three calls, one inside another.
+struct Withdrawal {
+    weth: String,
+    forwarder: String,
+    receipt: Value,
+    paid: U256,
+}
+
+fn withdrawal(session: &Session<'_>) -> Withdrawal {
+    let weth = deploy_weth(session);
+    let forwarder = deploy(session, FORWARDER_INIT.into());
+    let ether = U256::from(10).pow(U256::from(18));
+    let through = |call: Vec<u8>| format!("0x{:0>64}{}", &weth[2..], alloy_primitives::hex::encode(call));
+    let deposit = through(WrappedNative::depositCall {}.abi_encode());
+    assert_eq!(send(session, json!({"to": forwarder, "value": hex(ether), "data": deposit}))["status"], "0x1");
+    let paid = ether / U256::from(4);
+    let withdraw = through(WrappedNative::withdrawCall { wad: paid }.abi_encode());
+    let receipt = send(session, json!({"to": forwarder, "data": withdraw}));
+    assert_eq!(receipt["status"], "0x1", "{receipt}");
+    Withdrawal { weth, forwarder, receipt, paid }
+}
+
+fn block_of(receipt: &Value) -> u64 {
+    u64::from_str_radix(&receipt["blockNumber"].as_str().unwrap()[2..], 16).unwrap()
 }
 
 #[test]

@@ -5,35 +5,8 @@
 
 use super::*;
 
-/// Deploys WETH and the forwarder, and has the forwarder withdraw a
-/// quarter ether of what it deposited: three calls, one inside another.
-struct Withdrawal {
-    weth: String,
-    forwarder: String,
-    receipt: Value,
-    paid: U256,
-}
-
-fn withdrawal(session: &Session<'_>) -> Withdrawal {
-    let weth = deploy_weth(session);
-    let forwarder = deploy(session, FORWARDER_INIT.into());
-    let ether = U256::from(10).pow(U256::from(18));
-    let through = |call: Vec<u8>| format!("0x{:0>64}{}", &weth[2..], alloy_primitives::hex::encode(call));
-    let deposit = through(WrappedNative::depositCall {}.abi_encode());
-    assert_eq!(send(session, json!({"to": forwarder, "value": hex(ether), "data": deposit}))["status"], "0x1");
-    let paid = ether / U256::from(4);
-    let withdraw = through(WrappedNative::withdrawCall { wad: paid }.abi_encode());
-    let receipt = send(session, json!({"to": forwarder, "data": withdraw}));
-    assert_eq!(receipt["status"], "0x1", "{receipt}");
-    Withdrawal { weth, forwarder, receipt, paid }
-}
-
 fn parties(trace: &Value) -> (&Value, &Value, &Value) {
     (&trace["action"]["from"], &trace["action"]["to"], &trace["traceAddress"])
-}
-
-fn block_of(receipt: &Value) -> u64 {
-    u64::from_str_radix(&receipt["blockNumber"].as_str().unwrap()[2..], 16).unwrap()
 }
 
 #[test]

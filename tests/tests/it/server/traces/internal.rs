@@ -1,0 +1,100 @@
+//! `include=internal_transactions` on the Data API: the calls a
+//! transaction made inside the EVM, on a transaction, its verbose form, its
+//! block and its sender's transactions, all from the same trace.
+
+use super::*;
+
+const TRANSACTION: &str = "/api/v2.2/transaction/{transaction_hash}";
+
+fn internal_of(session: &Session<'_>, template: &str, path: &str) -> Value {
+    let answer = session.get(template, path);
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    answer.body
+}
+
+#[test]
+fn a_transactions_inner_calls_are_listed_where_its_answers_are() {
+    let local = server();
+    let session = local.session();
+    let Withdrawal { weth, forwarder, receipt, paid } = withdrawal(&session);
+    let hash = receipt["transactionHash"].as_str().unwrap();
+    let asked = format!("/api/v2.2/transaction/{hash}?chain=eth&include=internal_transactions");
+    let answer = internal_of(&session, TRANSACTION, &asked);
+    let internal = answer["internal_transactions"].as_array().expect("asked for");
+    let [withdraw, payment] = internal.as_slice() else { panic!("two inner calls: {answer}") };
+    let withdraw_input =
+        format!("0x{}", alloy_primitives::hex::encode(WrappedNative::withdrawCall { wad: paid }.abi_encode()));
+    assert_eq!(
+        (&withdraw["type"], &withdraw["from"], &withdraw["to"]),
+        (&json!("CALL"), &json!(forwarder), &json!(weth))
+    );
+    assert_eq!((&withdraw["value"], &withdraw["input"]), (&json!("0"), &json!(withdraw_input)));
+    assert_eq!(
+        (&payment["from"], &payment["to"], &payment["value"]),
+        (&json!(weth), &json!(forwarder), &json!(paid.to_string()))
+    );
+    let number = block_of(&receipt).to_string();
+    for call in internal {
+        assert_eq!((&call["transaction_hash"], &call["block_hash"]), (&json!(hash), &receipt["blockHash"]));
+        assert_eq!(call["block_number"], number);
+        assert!(call.get("error").is_none(), "{call}");
+        let (gas, used) = (call["gas"].as_str().unwrap(), call["gas_used"].as_str().unwrap());
+        assert!(used.parse::<u64>().unwrap() <= gas.parse::<u64>().unwrap(), "{call}");
+    }
+    // Left out unless asked for.
+    let plain = internal_of(&session, TRANSACTION, &format!("/api/v2.2/transaction/{hash}?chain=eth"));
+    assert!(plain.get("internal_transactions").is_none(), "{plain}");
+
+    // The same calls on the verbose form, the block and the sender's transactions.
+    let verbose = format!("/api/v2.2/transaction/{hash}/verbose?chain=eth&include=internal_transactions");
+    let verbose = internal_of(&session, "/api/v2.2/transaction/{transaction_hash}/verbose", &verbose);
+    assert_eq!(verbose["internal_transactions"], answer["internal_transactions"]);
+    let block = format!("/api/v2.2/block/{number}?chain=eth&include=internal_transactions");
+    let block = internal_of(&session, "/api/v2.2/block/{block_number_or_hash}", &block);
+    let [in_block] = block["transactions"].as_array().unwrap().as_slice() else { panic!("one transaction: {block}") };
+    assert_eq!(in_block["internal_transactions"], answer["internal_transactions"]);
+    let sent = format!("/api/v2.2/{}?chain=eth&limit=2&include=internal_transactions", sender());
+    let sent = internal_of(&session, "/api/v2.2/{address}", &sent);
+    let newest = &sent["result"][0];
+    assert_eq!(newest["hash"], hash);
+    assert_eq!(newest["internal_transactions"], answer["internal_transactions"]);
+    // The RPC twin gives the same page.
+    let twin = session
+        .call("eth_getTransactions", json!([{"address": sender(), "limit": 2, "include": "internal_transactions"}]));
+    assert_eq!(twin["result"][0]["internal_transactions"], answer["internal_transactions"]);
+    let plain = session.call("eth_getTransactions", json!([{"address": sender(), "limit": 1}]));
+    assert!(plain["result"][0].get("internal_transactions").is_none(), "{plain}");
+    // The deposit before it called WETH once, with the ether.
+    assert_eq!(sent["result"][1]["internal_transactions"].as_array().unwrap().len(), 1, "{sent}");
+}
+
+#[test]
+fn a_failed_inner_call_carries_its_error_and_a_plain_transfer_has_none() {
+    let local = server();
+    let session = local.session();
+    let Withdrawal { weth, forwarder, paid, .. } = withdrawal(&session);
+    // More than the forwarder holds: WETH reverts inside, the forwarder goes on.
+    let withdraw = WrappedNative::withdrawCall { wad: paid * U256::from(8) }.abi_encode();
+    let input = format!("0x{:0>64}{}", &weth[2..], alloy_primitives::hex::encode(withdraw));
+    let receipt = send(&session, json!({"to": forwarder, "data": input}));
+    assert_eq!(receipt["status"], "0x1", "{receipt}");
+    let path =
+        format!("/api/v2.2/transaction/{}?include=internal_transactions", receipt["transactionHash"].as_str().unwrap());
+    let answer = internal_of(&session, TRANSACTION, &path);
+    let [failed] = answer["internal_transactions"].as_array().unwrap().as_slice() else { panic!("one call: {answer}") };
+    assert_eq!(failed["error"], "execution reverted", "{failed}");
+    assert_ne!(failed["output"], "0x", "the revert data: {failed}");
+
+    let transfer = send(&session, json!({"to": format!("{:#x}", Address::repeat_byte(5)), "value": "0x1"}));
+    let path = format!(
+        "/api/v2.2/transaction/{}?include=internal_transactions",
+        transfer["transactionHash"].as_str().unwrap()
+    );
+    assert_eq!(internal_of(&session, TRANSACTION, &path)["internal_transactions"], json!([]));
+
+    let path =
+        format!("/api/v2.2/transaction/{}?include=internal_calls", transfer["transactionHash"].as_str().unwrap());
+    let refused = session.get(TRANSACTION, &path);
+    assert_eq!(refused.status, 400, "{}", refused.text);
+    assert!(refused.text.contains("include"), "{}", refused.text);
+}
