@@ -20,5 +20,5 @@ pub use block::{IndexedBlock, IndexedLog, IndexedTransaction, LogPosition};
 pub use follow::{FollowConfig, FollowError, Followed};
 pub use index::{Anchors, ChainIndex, CollectionMeta, Continuity, Discovery, IndexError, Refusal, TokenMeta};
 pub use journal::Journal;
-pub use node::{Answer, Capabilities, FetchLimits, LogsMethod, Node, NodeError};
+pub use node::{Answer, CallTraces, Capabilities, FetchLimits, LogsMethod, Node, NodeError};
 pub use source::{NodeSource, Upstream};

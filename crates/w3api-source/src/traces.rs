@@ -8,11 +8,11 @@
 
 use std::future::Future;
 
-use w3api_types::Chain;
 use w3api_types::rpc::{
-    BlockTraceResult, GethTrace, Hash32, LocalizedTrace, TraceConfig, TraceFilter, TraceResults, TraceType,
-    TransactionRequest,
+    BlockTraceResult, CallFrame, GethTrace, Hash32, LocalizedTrace, TraceAction, TraceConfig, TraceFilter, TraceOutput,
+    TraceResults, TraceType, TransactionRequest, TransactionTrace,
 };
+use w3api_types::{Bytes, Chain, U256};
 
 use crate::{BlockRef, SourceError};
 
@@ -113,5 +113,155 @@ pub trait Tracing: Send + Sync {
     ) -> impl Future<Output = Result<TraceResults, SourceError>> + Send {
         let _ = (chain, hash, types);
         refused()
+    }
+
+    /// The tree of calls the mined transaction `hash` made, as geth's
+    /// `callTracer` gives it; `None` when the source cannot trace its chain.
+    /// What internal transactions are read from.
+    fn call_tree(
+        &self,
+        chain: Chain,
+        hash: Hash32,
+    ) -> impl Future<Output = Result<Option<CallFrame>, SourceError>> + Send {
+        async move { call_frame(self.trace_transaction(chain, hash, call_tracer()).await?).map(Some) }
+    }
+
+    /// The tree of calls of each transaction of the block `hash`, in order,
+    /// with the transaction's hash; `None` when the source cannot trace its
+    /// chain.
+    fn call_trees(
+        &self,
+        chain: Chain,
+        block: Hash32,
+    ) -> impl Future<Output = Result<Option<Vec<(Hash32, CallFrame)>>, SourceError>> + Send {
+        async move {
+            let traces = self.trace_block(chain, BlockRef::Hash(block), call_tracer()).await?;
+            traces.into_iter().map(traced_frame).collect::<Result<_, _>>().map(Some)
+        }
+    }
+}
+
+/// geth's `callTracer`, with its defaults.
+pub fn call_tracer() -> TraceConfig {
+    TraceConfig { tracer: Some("callTracer".into()), ..TraceConfig::default() }
+}
+
+/// The top frame of a `callTracer` trace; a node's answer read as one.
+pub fn call_frame(trace: GethTrace) -> Result<CallFrame, SourceError> {
+    match trace {
+        GethTrace::Call(frame) => Ok(*frame),
+        GethTrace::Node(value) => serde_json::from_value(value)
+            .map_err(|e| SourceError::Unavailable(format!("the node's callTracer trace could not be read: {e}"))),
+        other => Err(SourceError::Unavailable(format!("a callTracer trace came back as another tracer's: {other:?}"))),
+    }
+}
+
+/// One transaction's frame of a block's `callTracer` trace; its error when
+/// it could not be traced.
+pub fn traced_frame(traced: BlockTraceResult) -> Result<(Hash32, CallFrame), SourceError> {
+    let BlockTraceResult { tx_hash, result, error } = traced;
+    match result {
+        Some(trace) => Ok((tx_hash, call_frame(trace)?)),
+        None => {
+            Err(SourceError::Untraced(format!("transaction {tx_hash:#x}: {}", error.as_deref().unwrap_or("no trace"))))
+        }
+    }
+}
+
+/// One transaction's parity traces (in the order their calls began, each
+/// placed by its `traceAddress`) as the tree `callTracer` gives; `None` for
+/// no traces.
+pub fn parity_tree(traces: &[TransactionTrace]) -> Option<CallFrame> {
+    // Frames still open, outermost first; a trace at depth d closes those deeper than d.
+    let mut open: Vec<CallFrame> = Vec::new();
+    for trace in traces {
+        let depth = trace.trace_address.len();
+        while open.len() > depth.max(1) {
+            close(&mut open);
+        }
+        if depth == 0 && !open.is_empty() {
+            break; // a second top call belongs to another transaction
+        }
+        open.push(parity_frame(trace));
+    }
+    while open.len() > 1 {
+        close(&mut open);
+    }
+    open.pop()
+}
+
+fn close(open: &mut Vec<CallFrame>) {
+    if let Some(frame) = open.pop()
+        && let Some(parent) = open.last_mut()
+    {
+        parent.calls.push(frame);
+    }
+}
+
+/// A parity trace as a `callTracer` frame, without the calls inside it.
+fn parity_frame(trace: &TransactionTrace) -> CallFrame {
+    let (kind, from, to, value, gas, input) = match &trace.action {
+        TraceAction::Call(call) => {
+            (call.call_type.to_uppercase(), call.from, Some(call.to), call.value, call.gas, call.input.clone())
+        }
+        TraceAction::Create(create) => {
+            let kind = create.creation_method.as_deref().unwrap_or("create").to_uppercase();
+            (kind, create.from, None, create.value, create.gas, create.init.clone())
+        }
+        TraceAction::Selfdestruct(gone) => {
+            ("SELFDESTRUCT".into(), gone.address, Some(gone.refund_address), gone.balance, U256::ZERO, Bytes::new())
+        }
+        TraceAction::Reward(reward) => ("REWARD".into(), reward.author, None, reward.value, U256::ZERO, Bytes::new()),
+    };
+    let (to, gas_used, output) = match &trace.result {
+        Some(TraceOutput::Create(created)) => (Some(created.address), created.gas_used, Some(created.code.clone())),
+        Some(TraceOutput::Call(called)) => (to, called.gas_used, Some(called.output.clone())),
+        None => (to, U256::ZERO, None),
+    };
+    CallFrame {
+        kind,
+        from,
+        to,
+        value: Some(value),
+        gas,
+        gas_used,
+        input,
+        output,
+        error: trace.error.clone(),
+        revert_reason: None,
+        calls: Vec::new(),
+        logs: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn call(to: u8, address: &[u64], subtraces: u64) -> serde_json::Value {
+        json!({
+            "type": "call",
+            "action": {"from": format!("0x{:040x}", 1), "callType": "call", "gas": "0x100", "input": "0x",
+                       "to": format!("0x{to:040x}"), "value": "0x5"},
+            "result": {"gasUsed": "0x10", "output": "0x"},
+            "subtraces": subtraces,
+            "traceAddress": address,
+        })
+    }
+
+    #[test]
+    fn parity_traces_rebuild_the_tree_of_calls() {
+        // top → (a → (b), c)
+        let listed = json!([call(0, &[], 2), call(0xa, &[0], 1), call(0xb, &[0, 0], 0), call(0xc, &[1], 0)]);
+        let traces: Vec<TransactionTrace> = serde_json::from_value(listed).unwrap();
+        let top = parity_tree(&traces).unwrap();
+        let to = |frame: &CallFrame| frame.to.unwrap().0[19];
+        assert_eq!(top.calls.iter().map(to).collect::<Vec<_>>(), [0xa, 0xc]);
+        assert_eq!(top.calls[0].calls.iter().map(to).collect::<Vec<_>>(), [0xb]);
+        assert_eq!((top.kind.as_str(), top.value, top.gas_used), ("CALL", Some(U256::from(5)), U256::from(0x10)));
+        assert!(top.calls[1].calls.is_empty());
+        assert!(parity_tree(&[]).is_none());
     }
 }

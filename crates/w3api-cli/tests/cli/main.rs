@@ -16,6 +16,7 @@ mod commands;
 mod kept;
 mod live;
 mod node_limits;
+mod node_traces;
 mod replicas;
 mod serve;
 mod streams;

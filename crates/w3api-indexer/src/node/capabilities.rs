@@ -7,6 +7,7 @@
 //! | `eth_getBlockReceipts` | no (2.29) | no | yes | mostly |
 //! | batches | yes | yes | up to 1,000 calls | often 10 to 100 calls |
 //! | `safe` / `finalized` | yes | yes | after the merge | yes |
+//! | call traces | no | no | `callTracer` (Erigon, Nethermind: also `trace_block`) | some |
 //!
 //! Each has a fallback, so that a node answering only the core methods is
 //! indexed as fully as one answering all of them: a state read by block
@@ -31,6 +32,20 @@ pub struct Capabilities {
     pub batch_calls: usize,
     /// The `safe` and `finalized` block tags.
     pub safety_tags: bool,
+    /// How the node traces the calls inside a transaction.
+    pub call_traces: CallTraces,
+}
+
+/// How a node gives the calls a transaction made inside the EVM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallTraces {
+    /// `debug_traceBlockByNumber` with geth's `callTracer` (geth, reth,
+    /// Erigon, Anvil).
+    CallTracer,
+    /// Parity's `trace_block` (OpenEthereum, Nethermind).
+    Parity,
+    /// Neither (Hardhat 2, Ganache): no internal transactions.
+    Untraced,
 }
 
 /// How a node gives the logs of a block.
@@ -63,6 +78,14 @@ impl Capabilities {
         if !self.safety_tags {
             fallbacks.push("safe and finalized counted down from the head (no such tags)");
         }
+        match self.call_traces {
+            CallTraces::CallTracer => {}
+            CallTraces::Parity => fallbacks.push("internal transactions from trace_block (no callTracer)"),
+            CallTraces::Untraced => fallbacks.push(
+                "no internal transactions: the node traces neither with callTracer nor with trace_block, so \
+                 include=internal_transactions lists none",
+            ),
+        }
         fallbacks
     }
 }
@@ -86,6 +109,7 @@ impl Node {
             block_receipts: block_receipts?,
             batch_calls: self.largest_batch().await?,
             safety_tags: safe? && finalized?,
+            call_traces: self.call_traces(&number).await?,
         };
         tracing::info!(node = self.name(), ?capabilities, fallbacks = ?capabilities.fallbacks(), "probed the node");
         Ok(capabilities)
@@ -96,6 +120,38 @@ impl Node {
         match self.request::<serde_json::Value>(method, params).await {
             Ok(_) => Ok(true),
             Err(NodeError::Refused { .. }) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// How the node traces block `number`'s calls: an answer in the shape
+    /// asked for counts, a refusal or another shape (a node that ignores
+    /// the tracer) does not.
+    async fn call_traces(&self, number: &str) -> Result<CallTraces, NodeError> {
+        let config = json!([number, { "tracer": "callTracer" }]);
+        let is_call_frame = |trace: &serde_json::Value| trace["result"]["type"].is_string();
+        if let Some(traces) = self.answer("debug_traceBlockByNumber", config).await?
+            && traces.as_array().is_some_and(|traces| traces.iter().all(is_call_frame))
+        {
+            return Ok(CallTraces::CallTracer);
+        }
+        let parity = self.answer("trace_block", json!([number])).await?;
+        if parity.is_some_and(|traces| traces.is_array()) {
+            return Ok(CallTraces::Parity);
+        }
+        Ok(CallTraces::Untraced)
+    }
+
+    /// The node's answer to the call; `None` when it refuses it or answers
+    /// with an error of its own, `Err` only when it cannot be reached.
+    async fn answer(
+        &self,
+        method: &'static str,
+        params: serde_json::Value,
+    ) -> Result<Option<serde_json::Value>, NodeError> {
+        match self.request::<serde_json::Value>(method, params).await {
+            Ok(answer) => Ok(Some(answer)),
+            Err(NodeError::Refused { .. } | NodeError::Failed { .. }) => Ok(None),
             Err(error) => Err(error),
         }
     }
@@ -139,11 +195,23 @@ mod tests {
 
     #[test]
     fn a_full_node_needs_no_fallback_and_a_bare_one_names_each() {
-        let full = Capabilities { block_objects: true, block_receipts: true, batch_calls: 101, safety_tags: true };
+        let full = Capabilities {
+            block_objects: true,
+            block_receipts: true,
+            batch_calls: 101,
+            safety_tags: true,
+            call_traces: CallTraces::CallTracer,
+        };
         assert!(full.fallbacks().is_empty());
         assert_eq!(full.logs_method(), LogsMethod::BlockReceipts);
-        let bare = Capabilities { block_objects: false, block_receipts: false, batch_calls: 1, safety_tags: false };
-        assert_eq!(bare.fallbacks().len(), 4);
+        let bare = Capabilities {
+            block_objects: false,
+            block_receipts: false,
+            batch_calls: 1,
+            safety_tags: false,
+            call_traces: CallTraces::Untraced,
+        };
+        assert_eq!(bare.fallbacks().len(), 5);
         assert_eq!(bare.logs_method(), LogsMethod::Logs);
     }
 }

@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-pub use capabilities::{Capabilities, LogsMethod};
+pub use capabilities::{CallTraces, Capabilities, LogsMethod};
 
 /// Why the node did not answer as needed.
 #[derive(Debug, thiserror::Error)]

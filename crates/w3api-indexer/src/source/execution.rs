@@ -9,18 +9,18 @@
 use alloy_primitives::B256;
 use serde_json::{Value, json};
 use w3api_rpc::method;
-use w3api_source::{BlockRef, Execution, SourceError, Tracing};
+use w3api_source::{BlockRef, Execution, SourceError, Tracing, call_frame, call_tracer, parity_tree, traced_frame};
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, BlockTraceResult, Bytes, FilterChanges, FilterId, GethTrace, Hash32,
+    AccessListResult, AccountProof, BlockTraceResult, Bytes, CallFrame, FilterChanges, FilterId, GethTrace, Hash32,
     LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType,
-    TransactionRequest, TypedData,
+    TransactionRequest, TransactionTrace, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
 use super::NodeSource;
 use super::forward::{CATCH_UP, at_block, block_number, existing, request};
-use crate::Answer;
 use crate::follow::Followed;
+use crate::{Answer, CallTraces};
 
 /// State overrides as the parameter after the block, left out when none
 /// are given (a node without overrides may refuse even an empty one).
@@ -233,6 +233,59 @@ impl Tracing for NodeSource {
     ) -> Result<TraceResults, SourceError> {
         parity(self.chain(chain)?, method::TRACE_REPLAY_TRANSACTION, json!([hash, types])).await
     }
+
+    async fn call_tree(&self, chain: Chain, hash: Hash32) -> Result<Option<CallFrame>, SourceError> {
+        let followed = self.chain(chain)?;
+        match call_traces(followed).await? {
+            CallTraces::CallTracer => {
+                let trace = self.trace_transaction(chain, hash, call_tracer()).await?;
+                call_frame(trace).map(Some)
+            }
+            CallTraces::Parity => {
+                let traces: Option<Vec<LocalizedTrace>> =
+                    parity(followed, method::TRACE_TRANSACTION, json!([hash])).await?;
+                let traces: Vec<_> = traces.unwrap_or_default().into_iter().map(|listed| listed.trace).collect();
+                Ok(Some(parity_tree(&traces).ok_or(SourceError::NoTransaction(hash))?))
+            }
+            CallTraces::Untraced => Ok(None),
+        }
+    }
+
+    async fn call_trees(&self, chain: Chain, block: Hash32) -> Result<Option<Vec<(Hash32, CallFrame)>>, SourceError> {
+        let followed = self.chain(chain)?;
+        match call_traces(followed).await? {
+            CallTraces::CallTracer => {
+                let traces = self.trace_block(chain, BlockRef::Hash(block), call_tracer()).await?;
+                traces.into_iter().map(traced_frame).collect::<Result<_, _>>().map(Some)
+            }
+            CallTraces::Parity => {
+                let number = existing(followed, BlockRef::Hash(block)).await?;
+                let traces: Option<Vec<LocalizedTrace>> =
+                    parity(followed, method::TRACE_BLOCK, json!([format!("{number:#x}")])).await?;
+                Ok(Some(by_transaction(traces.unwrap_or_default())))
+            }
+            CallTraces::Untraced => Ok(None),
+        }
+    }
+}
+
+/// How the node traces calls, as its probe found.
+async fn call_traces(followed: &Followed) -> Result<CallTraces, SourceError> {
+    Ok(followed.node.capabilities().await?.call_traces)
+}
+
+/// A block's parity traces as one tree of calls per transaction, in order.
+fn by_transaction(traces: Vec<LocalizedTrace>) -> Vec<(Hash32, CallFrame)> {
+    let mut trees: Vec<(Hash32, Vec<TransactionTrace>)> = Vec::new();
+    for listed in traces {
+        // A block's reward traces belong to no transaction.
+        let Some(hash) = listed.transaction_hash else { continue };
+        match trees.last_mut() {
+            Some((last, calls)) if *last == hash => calls.push(listed.trace),
+            _ => trees.push((hash, vec![listed.trace])),
+        }
+    }
+    trees.into_iter().filter_map(|(hash, calls)| Some((hash, parity_tree(&calls)?))).collect()
 }
 
 /// A parity trace method passed to the node.

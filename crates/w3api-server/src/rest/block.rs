@@ -59,14 +59,8 @@ async fn block<S: Backend>(
     let receipts = app.source.block_receipts(chain, BlockRef::Hash(found.hash)).await?.ok_or_else(missing)?;
     let mut written = written(found, &receipts)?;
     if internal_transactions::wanted(include) {
-        let traced = internal_transactions::of_block(&*app.source, chain, (written.number, written.hash)).await?;
-        if traced.len() != written.transactions.len() {
-            let (count, traced) = (written.transactions.len(), traced.len());
-            let number = written.number;
-            return Err(
-                SourceError::Unavailable(format!("block {number}: {count} transactions, {traced} traced")).into()
-            );
-        }
+        let block = (written.number, written.hash);
+        let traced = internal_transactions::of_block(&*app.source, chain, block, written.transactions.len()).await?;
         for (transaction, internal) in written.transactions.iter_mut().zip(traced) {
             transaction.internal_transactions = Some(internal);
         }

@@ -3,8 +3,8 @@
 //! runs it again; node mode asks the node) and listed below the
 //! transaction's own call in the order they began.
 
-use w3api_source::{BlockRef, SourceError};
-use w3api_types::rpc::{BlockTraceResult, CallFrame, GethTrace, TraceConfig};
+use w3api_source::SourceError;
+use w3api_types::rpc::CallFrame;
 use w3api_types::{B256, Chain, InternalTransaction, TransactionInclude, U256};
 
 use crate::Backend;
@@ -15,46 +15,33 @@ pub(crate) fn wanted(include: Option<TransactionInclude>) -> bool {
 }
 
 /// The internal transactions of the mined transaction `hash`, of block
-/// `block` (number and hash).
+/// `block` (number and hash). A source that cannot trace its chain (a node
+/// without a call tracer, which its probe logs) has none to list, as
+/// production lists none on a chain it does not trace.
 pub(crate) async fn of_transaction<S: Backend>(
     source: &S,
     chain: Chain,
     hash: B256,
     block: (u64, B256),
 ) -> Result<Vec<InternalTransaction>, SourceError> {
-    let trace = source.trace_transaction(chain, hash, call_tracer()).await?;
-    Ok(flattened(&call_frame(trace)?, (hash, block)))
+    let tree = source.call_tree(chain, hash).await?;
+    Ok(tree.map(|top| flattened(&top, (hash, block))).unwrap_or_default())
 }
 
-/// The internal transactions of each transaction of block `block`, in
-/// order, from one trace of the block.
+/// The internal transactions of each of the `count` transactions of block
+/// `block`, in order, from one trace of the block.
 pub(crate) async fn of_block<S: Backend>(
     source: &S,
     chain: Chain,
     (number, hash): (u64, B256),
+    count: usize,
 ) -> Result<Vec<Vec<InternalTransaction>>, SourceError> {
-    let traces = source.trace_block(chain, BlockRef::Hash(hash), call_tracer()).await?;
-    let flatten = |BlockTraceResult { tx_hash, result, error }: BlockTraceResult| match result {
-        Some(trace) => Ok(flattened(&call_frame(trace)?, (tx_hash, (number, hash)))),
-        None => {
-            Err(SourceError::Untraced(format!("transaction {tx_hash:#x}: {}", error.as_deref().unwrap_or("no trace"))))
-        }
-    };
-    traces.into_iter().map(flatten).collect()
-}
-
-fn call_tracer() -> TraceConfig {
-    TraceConfig { tracer: Some("callTracer".into()), ..TraceConfig::default() }
-}
-
-/// The top call frame of a `callTracer` trace; a node's answer read as one.
-fn call_frame(trace: GethTrace) -> Result<CallFrame, SourceError> {
-    match trace {
-        GethTrace::Call(frame) => Ok(*frame),
-        GethTrace::Node(value) => serde_json::from_value(value)
-            .map_err(|e| SourceError::Unavailable(format!("the node's callTracer trace could not be read: {e}"))),
-        other => Err(SourceError::Unavailable(format!("a callTracer trace came back as another tracer's: {other:?}"))),
+    let Some(trees) = source.call_trees(chain, hash).await? else { return Ok(vec![Vec::new(); count]) };
+    if trees.len() != count {
+        let traced = trees.len();
+        return Err(SourceError::Unavailable(format!("block {number}: {count} transactions, {traced} traced")));
     }
+    Ok(trees.iter().map(|(tx, top)| flattened(top, (*tx, (number, hash)))).collect())
 }
 
 /// Every frame below `top`, depth first in the order they began, each
