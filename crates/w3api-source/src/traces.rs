@@ -168,6 +168,27 @@ pub fn traced_frame(traced: BlockTraceResult) -> Result<(Hash32, CallFrame), Sou
     }
 }
 
+/// The calls below `top` that moved value and took effect: each
+/// succeeded, and so did every call it was made in. In the order they
+/// began.
+pub fn value_transfers(top: &CallFrame) -> Vec<&CallFrame> {
+    let mut moved = Vec::new();
+    if top.error.is_some() {
+        return moved;
+    }
+    let mut pending: Vec<&CallFrame> = top.calls.iter().rev().collect();
+    while let Some(frame) = pending.pop() {
+        if frame.error.is_some() {
+            continue; // undone, with every call inside it
+        }
+        if frame.value.is_some_and(|value| !value.is_zero()) && frame.kind != "DELEGATECALL" {
+            moved.push(frame);
+        }
+        pending.extend(frame.calls.iter().rev());
+    }
+    moved
+}
+
 /// One transaction's parity traces (in the order their calls began, each
 /// placed by its `traceAddress`) as the tree `callTracer` gives; `None` for
 /// no traces.
@@ -263,5 +284,10 @@ mod tests {
         assert_eq!((top.kind.as_str(), top.value, top.gas_used), ("CALL", Some(U256::from(5)), U256::from(0x10)));
         assert!(top.calls[1].calls.is_empty());
         assert!(parity_tree(&[]).is_none());
+        // Value moved by every call but the top one; none under a failed call.
+        assert_eq!(value_transfers(&top).iter().map(|frame| to(frame)).collect::<Vec<_>>(), [0xa, 0xb, 0xc]);
+        let mut failed = top.clone();
+        failed.calls[0].error = Some("execution reverted".into());
+        assert_eq!(value_transfers(&failed).iter().map(|frame| to(frame)).collect::<Vec<_>>(), [0xc]);
     }
 }

@@ -7,16 +7,17 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use alloy_primitives::Address;
+use alloy_primitives::{Address, B256};
 use chrono::Utc;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
-use w3api_source::{BlockRef, DataSource, SourceError};
+use w3api_source::{BlockRef, DataSource, SourceError, value_transfers};
 use w3api_store::{NewDelivery, Records, StoredStream};
+use w3api_types::rpc::CallFrame;
 use w3api_types::{Chain, StreamNativeBalance, StreamWebhook};
 
 use crate::error::StreamsError;
-use crate::payload::{self, BlockData};
+use crate::payload::{self, BlockData, InternalTransfer};
 use crate::service::{Inner, kept_of};
 use crate::settings::StreamSpec;
 
@@ -145,7 +146,8 @@ impl<S: DataSource> Follower<S> {
             return Ok(());
         }
         let source = self.inner.source.as_ref();
-        let Some(data) = block_data(source, chain, number).await? else { return Ok(()) };
+        let internal = due.iter().any(|stream| StreamSpec::flag(stream.spec.api.include_internal_txs));
+        let Some(data) = block_data(source, chain, number, internal).await? else { return Ok(()) };
         let mut deliveries = Vec::new();
         for stream in due {
             let webhook =
@@ -193,12 +195,15 @@ fn read_active(stored: &StoredStream, addresses: Vec<Address>) -> Result<Active,
     Ok(Active { id: stored.id, spec, watched: addresses.into_iter().collect(), webhook_url, starts })
 }
 
-/// A block with its receipts and the contracts of its logs; `None` when
-/// the chain has no such block.
+/// A block with its receipts and the contracts of its logs, and with
+/// `internal` the value its transactions moved inside (from the source's
+/// trace of the block: none on a node that cannot trace); `None` when the
+/// chain has no such block.
 pub(crate) async fn block_data<S: DataSource>(
     source: &S,
     chain: Chain,
     number: u64,
+    internal: bool,
 ) -> Result<Option<BlockData>, StreamsError> {
     let Some(block) = source.block(chain, BlockRef::Number(number), true).await? else { return Ok(None) };
     let Some(receipts) = source.block_receipts(chain, BlockRef::Number(number)).await? else { return Ok(None) };
@@ -214,7 +219,26 @@ pub(crate) async fn block_data<S: DataSource>(
             (address, contract)
         })
         .collect();
-    Ok(Some(BlockData { chain, block, receipts, contracts }))
+    let internal = match internal {
+        true => internal_transfers(source.call_trees(chain, block.hash).await?.unwrap_or_default()),
+        false => Vec::new(),
+    };
+    Ok(Some(BlockData { chain, block, receipts, contracts, internal }))
+}
+
+/// The value each transaction's calls moved, in order.
+fn internal_transfers(trees: Vec<(B256, CallFrame)>) -> Vec<InternalTransfer> {
+    let mut moved = Vec::new();
+    for (transaction_hash, top) in &trees {
+        moved.extend(value_transfers(top).into_iter().map(|frame| InternalTransfer {
+            transaction_hash: *transaction_hash,
+            from: frame.from,
+            to: frame.to.unwrap_or_default(),
+            value: frame.value.unwrap_or_default(),
+            gas: frame.gas,
+        }));
+    }
+    moved
 }
 
 /// A stream's payload for a block, native balances read.

@@ -7,14 +7,14 @@ use std::collections::{HashMap, HashSet};
 
 use alloy_dyn_abi::{DynSolValue, EventExt};
 use alloy_json_abi::Event;
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::events::{Event as TokenEvent, decode as token_event};
 use w3api_source::Contract;
 use w3api_types::rpc::{Block, BlockTransactions, Log, Receipt, Transaction};
 use w3api_types::{
-    Chain, StreamBlock, StreamErc20Approval, StreamErc20Transfer, StreamLog, StreamNativeBalanceType,
-    StreamNftApproval, StreamNftApprovalForAll, StreamNftTokenApproval, StreamNftTransfer, StreamTransaction,
-    StreamWebhook, format_units,
+    Chain, StreamBlock, StreamErc20Approval, StreamErc20Transfer, StreamInternalTransaction, StreamLog,
+    StreamNativeBalanceType, StreamNftApproval, StreamNftApprovalForAll, StreamNftTokenApproval, StreamNftTransfer,
+    StreamTransaction, StreamWebhook, format_units,
 };
 
 use crate::settings::{StreamSpec, selectors_of};
@@ -30,6 +30,24 @@ pub struct BlockData {
     pub receipts: Vec<Receipt>,
     /// The tokens and collections that emitted its logs.
     pub contracts: HashMap<Address, Contract>,
+    /// The value its transactions moved inside the EVM, in order; read
+    /// only when a stream asks for internal transactions.
+    pub internal: Vec<InternalTransfer>,
+}
+
+/// Value one call inside a transaction moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InternalTransfer {
+    /// The transaction.
+    pub transaction_hash: B256,
+    /// The paying contract.
+    pub from: Address,
+    /// The recipient.
+    pub to: Address,
+    /// Wei moved.
+    pub value: U256,
+    /// Gas given to the call.
+    pub gas: U256,
 }
 
 impl BlockData {
@@ -85,6 +103,15 @@ pub(crate) fn build(
             webhook.txs.push(transaction(tx, receipt));
         }
         included_logs.extend(logs);
+    }
+    if StreamSpec::flag(spec.api.include_internal_txs) {
+        let delivered: HashSet<String> = webhook.txs.iter().map(|tx| tx.hash.clone()).collect();
+        for moved in &data.internal {
+            let hash = format!("{:#x}", moved.transaction_hash);
+            if watched.contains(&moved.from) || watched.contains(&moved.to) || delivered.contains(&hash) {
+                webhook.txs_internal.push(internal_transaction(moved, hash));
+            }
+        }
     }
     for log in &included_logs {
         webhook.logs.push(stream_log(log));
@@ -236,6 +263,16 @@ fn transaction(tx: &Transaction, receipt: &Receipt) -> StreamTransaction {
         receipt_root: receipt.root.map(|root| format!("{root:#x}")),
         receipt_status: receipt.status.map(|status| status.to_string()),
         triggers: None,
+    }
+}
+
+fn internal_transaction(moved: &InternalTransfer, transaction_hash: String) -> StreamInternalTransaction {
+    StreamInternalTransaction {
+        from: Some(hex(moved.from)),
+        to: Some(hex(moved.to)),
+        value: Some(moved.value.to_string()),
+        transaction_hash,
+        gas: Some(moved.gas.to_string()),
     }
 }
 

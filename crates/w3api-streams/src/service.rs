@@ -446,7 +446,8 @@ impl<S: DataSource> Streams<S> {
             .collect::<Result<_, _>>()
             .map_err(StreamsError::invalid)?;
         let spec = StreamSpec::parse(preview_settings(request, chain_id))?;
-        let data = follow::block_data(self.inner.source.as_ref(), chain, number)
+        let internal = StreamSpec::flag(spec.api.include_internal_txs);
+        let data = follow::block_data(self.inner.source.as_ref(), chain, number, internal)
             .await?
             .ok_or_else(|| StreamsError::invalid(format!("blockNumber: chain {chain_id} has no block {number}")))?;
         let built = follow::payload(self.inner.source.as_ref(), &spec, "", &watched, &data, false).await?;

@@ -98,3 +98,30 @@ fn a_failed_inner_call_carries_its_error_and_a_plain_transfer_has_none() {
     assert_eq!(refused.status, 400, "{}", refused.text);
     assert!(refused.text.contains("include"), "{}", refused.text);
 }
+
+#[test]
+fn a_stream_with_internal_transactions_gets_the_value_moved_inside() {
+    let local = server();
+    let session = local.session();
+    let Withdrawal { weth, forwarder, receipt, paid } = withdrawal(&session);
+    let block = block_of(&receipt);
+    let path = format!("{}/streams/evm/0x1/block/{block}", session.base());
+    let ask = |settings: Value| {
+        let answer = session.send(|c| c.post(&path).header("x-api-key", session.key()).json(&settings));
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        answer.body
+    };
+    // Watching the forwarder: WETH paid it inside a transaction it did not send.
+    let watching = json!({"tag": "t", "includeInternalTxs": true, "addresses": [forwarder]});
+    let delivered = ask(watching);
+    let [moved] = delivered["txsInternal"].as_array().unwrap().as_slice() else { panic!("one transfer: {delivered}") };
+    assert_eq!((&moved["from"], &moved["to"]), (&json!(weth), &json!(forwarder)));
+    assert_eq!((&moved["value"], &moved["transactionHash"]), (&json!(paid.to_string()), &receipt["transactionHash"]));
+    assert!(moved["gas"].as_str().unwrap().parse::<u64>().unwrap() > 0, "{moved}");
+    // Not asked for, or not watched: none.
+    let unasked = ask(json!({"tag": "t", "includeNativeTxs": true, "addresses": [forwarder]}));
+    assert_eq!(unasked["txsInternal"], json!([]), "{unasked}");
+    let elsewhere =
+        ask(json!({"tag": "t", "includeInternalTxs": true, "addresses": [format!("{:#x}", Address::repeat_byte(3))]}));
+    assert_eq!(elsewhere["txsInternal"], json!([]), "{elsewhere}");
+}
