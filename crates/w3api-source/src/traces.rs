@@ -123,7 +123,7 @@ pub trait Tracing: Send + Sync {
         chain: Chain,
         hash: Hash32,
     ) -> impl Future<Output = Result<Option<CallFrame>, SourceError>> + Send {
-        async move { call_frame(self.trace_transaction(chain, hash, call_tracer()).await?).map(Some) }
+        async move { geth_call_tree(self, chain, hash).await.map(Some) }
     }
 
     /// The tree of calls of each transaction of the block `hash`, in order,
@@ -134,20 +134,37 @@ pub trait Tracing: Send + Sync {
         chain: Chain,
         block: Hash32,
     ) -> impl Future<Output = Result<Option<Vec<(Hash32, CallFrame)>>, SourceError>> + Send {
-        async move {
-            let traces = self.trace_block(chain, BlockRef::Hash(block), call_tracer()).await?;
-            traces.into_iter().map(traced_frame).collect::<Result<_, _>>().map(Some)
-        }
+        async move { geth_call_trees(self, chain, block).await.map(Some) }
     }
 }
 
+/// The tree of calls of `hash` from `source`'s `callTracer` trace.
+pub async fn geth_call_tree<S: Tracing + ?Sized>(
+    source: &S,
+    chain: Chain,
+    hash: Hash32,
+) -> Result<CallFrame, SourceError> {
+    call_frame(source.trace_transaction(chain, hash, call_tracer()).await?)
+}
+
+/// The trees of calls of block `block`'s transactions from `source`'s
+/// `callTracer` trace of the block.
+pub async fn geth_call_trees<S: Tracing + ?Sized>(
+    source: &S,
+    chain: Chain,
+    block: Hash32,
+) -> Result<Vec<(Hash32, CallFrame)>, SourceError> {
+    let traces = source.trace_block(chain, BlockRef::Hash(block), call_tracer()).await?;
+    traces.into_iter().map(traced_frame).collect()
+}
+
 /// geth's `callTracer`, with its defaults.
-pub fn call_tracer() -> TraceConfig {
+fn call_tracer() -> TraceConfig {
     TraceConfig { tracer: Some("callTracer".into()), ..TraceConfig::default() }
 }
 
 /// The top frame of a `callTracer` trace; a node's answer read as one.
-pub fn call_frame(trace: GethTrace) -> Result<CallFrame, SourceError> {
+fn call_frame(trace: GethTrace) -> Result<CallFrame, SourceError> {
     match trace {
         GethTrace::Call(frame) => Ok(*frame),
         GethTrace::Node(value) => serde_json::from_value(value)
@@ -158,7 +175,7 @@ pub fn call_frame(trace: GethTrace) -> Result<CallFrame, SourceError> {
 
 /// One transaction's frame of a block's `callTracer` trace; its error when
 /// it could not be traced.
-pub fn traced_frame(traced: BlockTraceResult) -> Result<(Hash32, CallFrame), SourceError> {
+fn traced_frame(traced: BlockTraceResult) -> Result<(Hash32, CallFrame), SourceError> {
     let BlockTraceResult { tx_hash, result, error } = traced;
     match result {
         Some(trace) => Ok((tx_hash, call_frame(trace)?)),

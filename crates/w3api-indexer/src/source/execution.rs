@@ -9,7 +9,7 @@
 use alloy_primitives::B256;
 use serde_json::{Value, json};
 use w3api_rpc::method;
-use w3api_source::{BlockRef, Execution, SourceError, Tracing, call_frame, call_tracer, parity_tree, traced_frame};
+use w3api_source::{BlockRef, Execution, SourceError, Tracing, geth_call_tree, geth_call_trees, parity_tree};
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, CallFrame, FilterChanges, FilterId, GethTrace, Hash32,
     LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType,
@@ -237,10 +237,7 @@ impl Tracing for NodeSource {
     async fn call_tree(&self, chain: Chain, hash: Hash32) -> Result<Option<CallFrame>, SourceError> {
         let followed = self.chain(chain)?;
         match call_traces(followed).await? {
-            CallTraces::CallTracer => {
-                let trace = self.trace_transaction(chain, hash, call_tracer()).await?;
-                call_frame(trace).map(Some)
-            }
+            CallTraces::CallTracer => geth_call_tree(self, chain, hash).await.map(Some),
             CallTraces::Parity => {
                 let traces: Option<Vec<LocalizedTrace>> =
                     parity(followed, method::TRACE_TRANSACTION, json!([hash])).await?;
@@ -254,10 +251,7 @@ impl Tracing for NodeSource {
     async fn call_trees(&self, chain: Chain, block: Hash32) -> Result<Option<Vec<(Hash32, CallFrame)>>, SourceError> {
         let followed = self.chain(chain)?;
         match call_traces(followed).await? {
-            CallTraces::CallTracer => {
-                let traces = self.trace_block(chain, BlockRef::Hash(block), call_tracer()).await?;
-                traces.into_iter().map(traced_frame).collect::<Result<_, _>>().map(Some)
-            }
+            CallTraces::CallTracer => geth_call_trees(self, chain, block).await.map(Some),
             CallTraces::Parity => {
                 let number = existing(followed, BlockRef::Hash(block)).await?;
                 let traces: Option<Vec<LocalizedTrace>> =
