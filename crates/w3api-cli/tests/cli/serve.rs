@@ -303,9 +303,11 @@ fn serve_prints_what_a_user_needs_runs_the_curl_page_and_stops_on_sigterm() {
 
     let workdir = tempfile::tempdir().unwrap();
     // Each answer on its own line; the blocks themselves run unchanged, with
-    // the binary under test first on the PATH.
+    // the binary under test first on the PATH. Whatever the page leaves
+    // running when a line fails (the webhook receiver) is stopped with it.
     let script = format!(
-        "curl() {{ command curl -w '\\n' \"$@\"; }}\n{}",
+        "trap 'status=$?; kill $(jobs -p) 2>/dev/null || true; exit $status' EXIT\n\
+         curl() {{ command curl -w '\\n' \"$@\"; }}\n{}",
         book::blocks(&book::section("curl.md", "curl"), "sh").join("\n")
     );
     let output = Command::new("bash")
@@ -318,7 +320,12 @@ fn serve_prints_what_a_user_needs_runs_the_curl_page_and_stops_on_sigterm() {
         .output()
         .expect("bash runs (and curl is installed)");
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(output.status.success(), "the curl page failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "the curl page failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
     let answers: Vec<Value> =
         stdout.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(answers.len(), CURL_PAGE_ANSWERS.len(), "one answer per example:\n{stdout}");
