@@ -159,7 +159,12 @@ impl Api {
             methods: methods.iter().map(|m| Method::read(m, schemas, errors)).collect::<Result<_, _>>()?,
             errors: errors.map(read_errors).transpose()?.unwrap_or_default(),
             unanswerable: read_unanswerable(root)?,
-            limits: schemas.map(read_limits).unwrap_or_default(),
+            limits: schemas
+                .map(read_limits)
+                .unwrap_or_default()
+                .into_iter()
+                .chain(read_param_limits(methods))
+                .collect(),
         })
     }
 
@@ -190,7 +195,8 @@ impl Api {
                 }
             });
             quote! {
-                /// The most items each list of the spec's schemas holds (`maxItems`).
+                /// The most items each list of the spec's schemas holds (`maxItems`),
+                /// and the largest value of each method parameter that has one (`maximum`).
                 pub mod limits {
                     #(#items)*
                 }
@@ -442,7 +448,8 @@ fn rust_type(at: &str, schema: &Value, schemas: Option<&Map<String, Value>>) -> 
     match object.get("type").and_then(Value::as_str) {
         Some("boolean") => Ok(quote!(bool)),
         Some("null") => Ok(quote!(())),
-        Some("integer") if object.get("minimum").and_then(Value::as_u64) == Some(0) => Ok(quote!(u64)),
+        // A minimum or maximum above 0 is a bound the server checks (`limits`).
+        Some("integer") if object.get("minimum").and_then(Value::as_u64).is_some() => Ok(quote!(u64)),
         Some("number") => Ok(quote!(f64)),
         // A pattern constrains the text, which the server checks; the Rust type stays a string.
         Some("string") if !object.contains_key("enum") => Ok(quote!(String)),
@@ -555,6 +562,32 @@ fn read_limits(schemas: &Map<String, Value>) -> Vec<Limit> {
                 let constant =
                     format_ident!("{}_{}_MAX_ITEMS", name.to_shouty_snake_case(), property.to_shouty_snake_case());
                 limits.push(Limit { constant, max, doc: format!("Most items in `{property}` of `{name}`.") });
+            }
+        }
+    }
+    limits
+}
+
+/// The bounds of each method's integer parameters that has them: its
+/// `maximum` (`OTS_SEARCH_TRANSACTIONS_BEFORE_PAGE_SIZE_MAX`), and its
+/// `minimum` when above 0 (`..._MIN`).
+fn read_param_limits(methods: &[Value]) -> Vec<Limit> {
+    let mut limits = Vec::new();
+    for method in methods {
+        let name = method.get("name").and_then(Value::as_str).unwrap_or_default();
+        for param in method.get("params").and_then(Value::as_array).into_iter().flatten() {
+            let param_name = param.get("name").and_then(Value::as_str).unwrap_or_default();
+            let bounds = [("maximum", "MAX", "largest"), ("minimum", "MIN", "smallest")];
+            for (keyword, suffix, which) in bounds {
+                let Some(bound) = param.pointer(&format!("/schema/{keyword}")).and_then(Value::as_u64) else {
+                    continue;
+                };
+                if bound == 0 {
+                    continue;
+                }
+                let constant =
+                    format_ident!("{}_{}_{suffix}", name.to_shouty_snake_case(), param_name.to_shouty_snake_case());
+                limits.push(Limit { constant, max: bound, doc: format!("The {which} `{param_name}` of `{name}`.") });
             }
         }
     }

@@ -786,6 +786,188 @@ Calls `trace_replayTransaction` with the positional parameters `transaction`, `t
         transaction: w3api_types::rpc::Hash32,
         trace_types: Vec<w3api_types::rpc::TraceType>,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::TraceResults>;
+    /**The Otterscan API level answered
+
+8, the level of the ots_ methods Otterscan needs; Otterscan refuses a node below it.
+
+Calls `ots_getApiLevel`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "ots_getApiLevel", param_kind = array)]
+    async fn ots_get_api_level(&self) -> jsonrpsee::core::RpcResult<u64>;
+    /**Whether an account has code
+
+Whether the account has code after the block, without sending the code: what eth_getCode answers, as a boolean. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_hasCode` with the positional parameters `address`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "ots_hasCode", param_kind = array)]
+    async fn ots_has_code(
+        &self,
+        address: w3api_types::rpc::Address,
+        block: w3api_types::rpc::BlockId,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**The ether moved, contracts created and destroyed inside a transaction
+
+Re-executes a mined transaction and lists, in the order they began, the calls inside it that sent ether (type 0), the self-destructs (1), and the contracts created by CREATE (2) and CREATE2 (3). The transaction's own call and value are not among them. As in Erigon, an operation inside a call that later reverted is listed. Null when no mined transaction has the hash. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view. A node that traces neither way answers it MethodNotSupported.
+
+Calls `ots_getInternalOperations` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "ots_getInternalOperations", param_kind = array)]
+    async fn ots_get_internal_operations(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<Option<Vec<w3api_types::rpc::OtsInternalOperation>>>;
+    /**The revert data of a mined transaction
+
+What a failed transaction's call returned, its revert data, raw; "0x" for a transaction that succeeded. Null when no mined transaction has the hash. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view. A node that traces neither way answers it MethodNotSupported.
+
+Calls `ots_getTransactionError` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "ots_getTransactionError", param_kind = array)]
+    async fn ots_get_transaction_error(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::Bytes>>;
+    /**The calls of a mined transaction as one list
+
+Re-executes a mined transaction and lists its calls, creations and self-destructs depth first in the order they began, each with its depth (0 for the transaction's own), value (null for DELEGATECALL and STATICCALL), input and output. Null when no mined transaction has the hash. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view. A node that traces neither way answers it MethodNotSupported.
+
+Calls `ots_traceTransaction` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "ots_traceTransaction", param_kind = array)]
+    async fn ots_trace_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<Option<Vec<w3api_types::rpc::OtsTraceEntry>>>;
+    /**A block's header, issuance and fees
+
+The block as eth_getBlockByNumber gives it, with an empty transactions list and their number in transactionCount; what it issued (nothing: the devnet, and node mode, answer no issuance); and totalFees, each transaction's gas used at its effective gas price. Null when there is no such block. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getBlockDetails` with the positional parameters `block_number`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "ots_getBlockDetails", param_kind = array)]
+    async fn ots_get_block_details(
+        &self,
+        block_number: u64,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::OtsBlockDetails>>;
+    /**A block's header, issuance and fees, by hash
+
+The block as eth_getBlockByNumber gives it, with an empty transactions list and their number in transactionCount; what it issued (nothing: the devnet, and node mode, answer no issuance); and totalFees, each transaction's gas used at its effective gas price. Null when there is no such block. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getBlockDetailsByHash` with the positional parameters `block_hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "ots_getBlockDetailsByHash", param_kind = array)]
+    async fn ots_get_block_details_by_hash(
+        &self,
+        block_hash: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::OtsBlockDetails>>;
+    /**A page of a block's transactions with their receipts
+
+Pages a block's transactions from its end, as Erigon does: page 0 holds its last pageSize transactions, page 1 the pageSize before them, in block order within each page. Each transaction's input is cut to its 4-byte selector, and each receipt comes without logs and bloom. fullblock.transactionCount counts the whole block. Null when there is no such block; a page past the block's start is empty. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getBlockTransactions` with the positional parameters `block_number`, `page_number`, `page_size`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "ots_getBlockTransactions", param_kind = array)]
+    async fn ots_get_block_transactions(
+        &self,
+        block_number: u64,
+        page_number: u64,
+        page_size: u64,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::OtsBlockTransactions>>;
+    /**An address's transactions before a block, newest first
+
+An address's transactions in blocks before blockNumber (0 for the newest block, included), newest first, with their receipts (without logs) and their blocks' times: those the Data API lists for it (getWalletTransactions), which it sent or was sent, moved tokens or NFTs for, or received ether from inside. A page holds at least pageSize transactions where there are as many, and never splits a block: the last block's are all given. firstPage is true when nothing newer is left and lastPage when nothing older is left. Node mode answers from its index.
+
+Calls `ots_searchTransactionsBefore` with the positional parameters `address`, `block_number`, `page_size`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "ots_searchTransactionsBefore", param_kind = array)]
+    async fn ots_search_transactions_before(
+        &self,
+        address: w3api_types::rpc::Address,
+        block_number: u64,
+        page_size: u64,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::OtsTransactions>;
+    /**An address's transactions after a block, newest first
+
+An address's transactions in blocks after blockNumber (0 for the genesis block, included), newest first, with their receipts (without logs) and their blocks' times: those the Data API lists for it (getWalletTransactions), which it sent or was sent, moved tokens or NFTs for, or received ether from inside. A page holds at least pageSize transactions where there are as many, and never splits a block: the last block's are all given. firstPage is true when nothing newer is left and lastPage when nothing older is left. Node mode answers from its index.
+
+Calls `ots_searchTransactionsAfter` with the positional parameters `address`, `block_number`, `page_size`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "ots_searchTransactionsAfter", param_kind = array)]
+    async fn ots_search_transactions_after(
+        &self,
+        address: w3api_types::rpc::Address,
+        block_number: u64,
+        page_size: u64,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::OtsTransactions>;
+    /**The hash of a sender's transaction with a nonce
+
+The hash of the mined transaction the address sent with this nonce; null when it has sent none with it. Found by a binary search of the sender's nonce over the blocks, then in the block where it moved. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getTransactionBySenderAndNonce` with the positional parameters `sender`, `nonce`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    #[method(name = "ots_getTransactionBySenderAndNonce", param_kind = array)]
+    async fn ots_get_transaction_by_sender_and_nonce(
+        &self,
+        sender: w3api_types::rpc::Address,
+        nonce: u64,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::Hash32>>;
+    /**The transaction that created a contract, and its creator
+
+The transaction that created the contract now at the address, and who ran the creation: the sender of a deployment, or the factory contract that ran CREATE or CREATE2. Found by a binary search of the account's code over the blocks, then in the call traces of the block where it appeared (its receipts' contract addresses where the node does not trace). Null for an address without code, and for code that no transaction created (the devnet's genesis accounts). Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getContractCreator` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "ots_getContractCreator", param_kind = array)]
+    async fn ots_get_contract_creator(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::OtsContractCreator>>;
 }
 /// The wire name of each method of the API.
 pub mod method {
@@ -895,6 +1077,30 @@ pub mod method {
     pub const TRACE_CALL: &str = "trace_call";
     ///`trace_replayTransaction`: A mined transaction run again, traced in parity's shape
     pub const TRACE_REPLAY_TRANSACTION: &str = "trace_replayTransaction";
+    ///`ots_getApiLevel`: The Otterscan API level answered
+    pub const OTS_GET_API_LEVEL: &str = "ots_getApiLevel";
+    ///`ots_hasCode`: Whether an account has code
+    pub const OTS_HAS_CODE: &str = "ots_hasCode";
+    ///`ots_getInternalOperations`: The ether moved, contracts created and destroyed inside a transaction
+    pub const OTS_GET_INTERNAL_OPERATIONS: &str = "ots_getInternalOperations";
+    ///`ots_getTransactionError`: The revert data of a mined transaction
+    pub const OTS_GET_TRANSACTION_ERROR: &str = "ots_getTransactionError";
+    ///`ots_traceTransaction`: The calls of a mined transaction as one list
+    pub const OTS_TRACE_TRANSACTION: &str = "ots_traceTransaction";
+    ///`ots_getBlockDetails`: A block's header, issuance and fees
+    pub const OTS_GET_BLOCK_DETAILS: &str = "ots_getBlockDetails";
+    ///`ots_getBlockDetailsByHash`: A block's header, issuance and fees, by hash
+    pub const OTS_GET_BLOCK_DETAILS_BY_HASH: &str = "ots_getBlockDetailsByHash";
+    ///`ots_getBlockTransactions`: A page of a block's transactions with their receipts
+    pub const OTS_GET_BLOCK_TRANSACTIONS: &str = "ots_getBlockTransactions";
+    ///`ots_searchTransactionsBefore`: An address's transactions before a block, newest first
+    pub const OTS_SEARCH_TRANSACTIONS_BEFORE: &str = "ots_searchTransactionsBefore";
+    ///`ots_searchTransactionsAfter`: An address's transactions after a block, newest first
+    pub const OTS_SEARCH_TRANSACTIONS_AFTER: &str = "ots_searchTransactionsAfter";
+    ///`ots_getTransactionBySenderAndNonce`: The hash of a sender's transaction with a nonce
+    pub const OTS_GET_TRANSACTION_BY_SENDER_AND_NONCE: &str = "ots_getTransactionBySenderAndNonce";
+    ///`ots_getContractCreator`: The transaction that created a contract, and its creator
+    pub const OTS_GET_CONTRACT_CREATOR: &str = "ots_getContractCreator";
     /// Every method, in the spec's order.
     pub const ALL: &[&str] = &[
         ETH_GET_TOKEN_PRICE,
@@ -950,6 +1156,18 @@ pub mod method {
         TRACE_FILTER,
         TRACE_CALL,
         TRACE_REPLAY_TRANSACTION,
+        OTS_GET_API_LEVEL,
+        OTS_HAS_CODE,
+        OTS_GET_INTERNAL_OPERATIONS,
+        OTS_GET_TRANSACTION_ERROR,
+        OTS_TRACE_TRANSACTION,
+        OTS_GET_BLOCK_DETAILS,
+        OTS_GET_BLOCK_DETAILS_BY_HASH,
+        OTS_GET_BLOCK_TRANSACTIONS,
+        OTS_SEARCH_TRANSACTIONS_BEFORE,
+        OTS_SEARCH_TRANSACTIONS_AFTER,
+        OTS_GET_TRANSACTION_BY_SENDER_AND_NONCE,
+        OTS_GET_CONTRACT_CREATOR,
     ];
     /// The methods that change state (`x-changes-state`): sent
     /// twice, they may do twice what they do, so a client never
@@ -977,6 +1195,10 @@ pub mod method {
         TRACE_FILTER,
         TRACE_CALL,
         TRACE_REPLAY_TRANSACTION,
+        OTS_GET_INTERNAL_OPERATIONS,
+        OTS_GET_TRANSACTION_ERROR,
+        OTS_TRACE_TRANSACTION,
+        OTS_GET_CONTRACT_CREATOR,
     ];
 }
 /// The errors of `components.errors`: code and meaning.
@@ -1094,7 +1316,8 @@ impl ErrorCode {
         }
     }
 }
-/// The most items each list of the spec's schemas holds (`maxItems`).
+/// The most items each list of the spec's schemas holds (`maxItems`),
+/// and the largest value of each method parameter that has one (`maximum`).
 pub mod limits {
     ///Most items in the list form of `AddressFilter`.
     pub const ADDRESS_FILTER_MAX_ITEMS: usize = 1000usize;
@@ -1110,6 +1333,18 @@ pub mod limits {
     pub const TRACE_FILTER_FROM_ADDRESS_MAX_ITEMS: usize = 1000usize;
     ///Most items in `toAddress` of `TraceFilter`.
     pub const TRACE_FILTER_TO_ADDRESS_MAX_ITEMS: usize = 1000usize;
+    ///The largest `pageSize` of `ots_getBlockTransactions`.
+    pub const OTS_GET_BLOCK_TRANSACTIONS_PAGE_SIZE_MAX: usize = 255usize;
+    ///The smallest `pageSize` of `ots_getBlockTransactions`.
+    pub const OTS_GET_BLOCK_TRANSACTIONS_PAGE_SIZE_MIN: usize = 1usize;
+    ///The largest `pageSize` of `ots_searchTransactionsBefore`.
+    pub const OTS_SEARCH_TRANSACTIONS_BEFORE_PAGE_SIZE_MAX: usize = 1000usize;
+    ///The smallest `pageSize` of `ots_searchTransactionsBefore`.
+    pub const OTS_SEARCH_TRANSACTIONS_BEFORE_PAGE_SIZE_MIN: usize = 1usize;
+    ///The largest `pageSize` of `ots_searchTransactionsAfter`.
+    pub const OTS_SEARCH_TRANSACTIONS_AFTER_PAGE_SIZE_MAX: usize = 1000usize;
+    ///The smallest `pageSize` of `ots_searchTransactionsAfter`.
+    pub const OTS_SEARCH_TRANSACTIONS_AFTER_PAGE_SIZE_MIN: usize = 1usize;
 }
 /// Standard methods that need EVM execution, contract state or a
 /// transaction pool (`x-unanswerable-methods`), each with the
@@ -2057,6 +2292,243 @@ Calls `trace_replayTransaction` with the positional parameters `transaction`, `t
             .await
             .map_err(|e| self.error(e))
     }
+    /**The Otterscan API level answered
+
+8, the level of the ots_ methods Otterscan needs; Otterscan refuses a node below it.
+
+Calls `ots_getApiLevel`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn ots_get_api_level(&self) -> Result<u64, crate::RpcError> {
+        EthApiClient::ots_get_api_level(self.transport())
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Whether an account has code
+
+Whether the account has code after the block, without sending the code: what eth_getCode answers, as a boolean. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_hasCode` with the positional parameters `address`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn ots_has_code(
+        &self,
+        address: w3api_types::rpc::Address,
+        block: w3api_types::rpc::BlockId,
+    ) -> Result<bool, crate::RpcError> {
+        EthApiClient::ots_has_code(self.transport(), address, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The ether moved, contracts created and destroyed inside a transaction
+
+Re-executes a mined transaction and lists, in the order they began, the calls inside it that sent ether (type 0), the self-destructs (1), and the contracts created by CREATE (2) and CREATE2 (3). The transaction's own call and value are not among them. As in Erigon, an operation inside a call that later reverted is listed. Null when no mined transaction has the hash. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view. A node that traces neither way answers it MethodNotSupported.
+
+Calls `ots_getInternalOperations` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn ots_get_internal_operations(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> Result<Option<Vec<w3api_types::rpc::OtsInternalOperation>>, crate::RpcError> {
+        EthApiClient::ots_get_internal_operations(self.transport(), transaction)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The revert data of a mined transaction
+
+What a failed transaction's call returned, its revert data, raw; "0x" for a transaction that succeeded. Null when no mined transaction has the hash. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view. A node that traces neither way answers it MethodNotSupported.
+
+Calls `ots_getTransactionError` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn ots_get_transaction_error(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> Result<Option<w3api_types::rpc::Bytes>, crate::RpcError> {
+        EthApiClient::ots_get_transaction_error(self.transport(), transaction)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The calls of a mined transaction as one list
+
+Re-executes a mined transaction and lists its calls, creations and self-destructs depth first in the order they began, each with its depth (0 for the transaction's own), value (null for DELEGATECALL and STATICCALL), input and output. Null when no mined transaction has the hash. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view. A node that traces neither way answers it MethodNotSupported.
+
+Calls `ots_traceTransaction` with the positional parameters `transaction`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn ots_trace_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> Result<Option<Vec<w3api_types::rpc::OtsTraceEntry>>, crate::RpcError> {
+        EthApiClient::ots_trace_transaction(self.transport(), transaction)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A block's header, issuance and fees
+
+The block as eth_getBlockByNumber gives it, with an empty transactions list and their number in transactionCount; what it issued (nothing: the devnet, and node mode, answer no issuance); and totalFees, each transaction's gas used at its effective gas price. Null when there is no such block. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getBlockDetails` with the positional parameters `block_number`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn ots_get_block_details(
+        &self,
+        block_number: u64,
+    ) -> Result<Option<w3api_types::rpc::OtsBlockDetails>, crate::RpcError> {
+        EthApiClient::ots_get_block_details(self.transport(), block_number)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A block's header, issuance and fees, by hash
+
+The block as eth_getBlockByNumber gives it, with an empty transactions list and their number in transactionCount; what it issued (nothing: the devnet, and node mode, answer no issuance); and totalFees, each transaction's gas used at its effective gas price. Null when there is no such block. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getBlockDetailsByHash` with the positional parameters `block_hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn ots_get_block_details_by_hash(
+        &self,
+        block_hash: w3api_types::rpc::Hash32,
+    ) -> Result<Option<w3api_types::rpc::OtsBlockDetails>, crate::RpcError> {
+        EthApiClient::ots_get_block_details_by_hash(self.transport(), block_hash)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A page of a block's transactions with their receipts
+
+Pages a block's transactions from its end, as Erigon does: page 0 holds its last pageSize transactions, page 1 the pageSize before them, in block order within each page. Each transaction's input is cut to its 4-byte selector, and each receipt comes without logs and bloom. fullblock.transactionCount counts the whole block. Null when there is no such block; a page past the block's start is empty. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getBlockTransactions` with the positional parameters `block_number`, `page_number`, `page_size`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn ots_get_block_transactions(
+        &self,
+        block_number: u64,
+        page_number: u64,
+        page_size: u64,
+    ) -> Result<Option<w3api_types::rpc::OtsBlockTransactions>, crate::RpcError> {
+        EthApiClient::ots_get_block_transactions(
+                self.transport(),
+                block_number,
+                page_number,
+                page_size,
+            )
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**An address's transactions before a block, newest first
+
+An address's transactions in blocks before blockNumber (0 for the newest block, included), newest first, with their receipts (without logs) and their blocks' times: those the Data API lists for it (getWalletTransactions), which it sent or was sent, moved tokens or NFTs for, or received ether from inside. A page holds at least pageSize transactions where there are as many, and never splits a block: the last block's are all given. firstPage is true when nothing newer is left and lastPage when nothing older is left. Node mode answers from its index.
+
+Calls `ots_searchTransactionsBefore` with the positional parameters `address`, `block_number`, `page_size`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn ots_search_transactions_before(
+        &self,
+        address: w3api_types::rpc::Address,
+        block_number: u64,
+        page_size: u64,
+    ) -> Result<w3api_types::rpc::OtsTransactions, crate::RpcError> {
+        EthApiClient::ots_search_transactions_before(
+                self.transport(),
+                address,
+                block_number,
+                page_size,
+            )
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**An address's transactions after a block, newest first
+
+An address's transactions in blocks after blockNumber (0 for the genesis block, included), newest first, with their receipts (without logs) and their blocks' times: those the Data API lists for it (getWalletTransactions), which it sent or was sent, moved tokens or NFTs for, or received ether from inside. A page holds at least pageSize transactions where there are as many, and never splits a block: the last block's are all given. firstPage is true when nothing newer is left and lastPage when nothing older is left. Node mode answers from its index.
+
+Calls `ots_searchTransactionsAfter` with the positional parameters `address`, `block_number`, `page_size`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn ots_search_transactions_after(
+        &self,
+        address: w3api_types::rpc::Address,
+        block_number: u64,
+        page_size: u64,
+    ) -> Result<w3api_types::rpc::OtsTransactions, crate::RpcError> {
+        EthApiClient::ots_search_transactions_after(
+                self.transport(),
+                address,
+                block_number,
+                page_size,
+            )
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The hash of a sender's transaction with a nonce
+
+The hash of the mined transaction the address sent with this nonce; null when it has sent none with it. Found by a binary search of the sender's nonce over the blocks, then in the block where it moved. Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getTransactionBySenderAndNonce` with the positional parameters `sender`, `nonce`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong*/
+    pub async fn ots_get_transaction_by_sender_and_nonce(
+        &self,
+        sender: w3api_types::rpc::Address,
+        nonce: u64,
+    ) -> Result<Option<w3api_types::rpc::Hash32>, crate::RpcError> {
+        EthApiClient::ots_get_transaction_by_sender_and_nonce(
+                self.transport(),
+                sender,
+                nonce,
+            )
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**The transaction that created a contract, and its creator
+
+The transaction that created the contract now at the address, and who ran the creation: the sender of a deployment, or the factory contract that ran CREATE or CREATE2. Found by a binary search of the account's code over the blocks, then in the call traces of the block where it appeared (its receipts' contract addresses where the node does not trace). Null for an address without code, and for code that no transaction created (the devnet's genesis accounts). Node mode answers it from the node's blocks, receipts, state and call traces (debug_traceTransaction with callTracer, or trace_transaction), so it works on any node that traces, with blocks in the gateway's view.
+
+Calls `ots_getContractCreator` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn ots_get_contract_creator(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> Result<Option<w3api_types::rpc::OtsContractCreator>, crate::RpcError> {
+        EthApiClient::ots_get_contract_creator(self.transport(), address)
+            .await
+            .map_err(|e| self.error(e))
+    }
 }
 #[cfg(feature = "client")]
 impl crate::Batch<'_> {
@@ -2756,6 +3228,169 @@ impl crate::Batch<'_> {
             |params| {
                 params.insert(transaction)?;
                 params.insert(trace_types)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_getApiLevel` call to the batch; its result is read back with the returned handle.
+    pub fn ots_get_api_level(&mut self) -> crate::BatchItem<u64> {
+        self.push(method::OTS_GET_API_LEVEL, |_| { Ok(()) })
+    }
+    ///Adds a `ots_hasCode` call to the batch; its result is read back with the returned handle.
+    pub fn ots_has_code(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        block: w3api_types::rpc::BlockId,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::OTS_HAS_CODE,
+            |params| {
+                params.insert(address)?;
+                params.insert(block)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_getInternalOperations` call to the batch; its result is read back with the returned handle.
+    pub fn ots_get_internal_operations(
+        &mut self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<Vec<w3api_types::rpc::OtsInternalOperation>>> {
+        self.push(
+            method::OTS_GET_INTERNAL_OPERATIONS,
+            |params| {
+                params.insert(transaction)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_getTransactionError` call to the batch; its result is read back with the returned handle.
+    pub fn ots_get_transaction_error(
+        &mut self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Bytes>> {
+        self.push(
+            method::OTS_GET_TRANSACTION_ERROR,
+            |params| {
+                params.insert(transaction)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_traceTransaction` call to the batch; its result is read back with the returned handle.
+    pub fn ots_trace_transaction(
+        &mut self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<Vec<w3api_types::rpc::OtsTraceEntry>>> {
+        self.push(
+            method::OTS_TRACE_TRANSACTION,
+            |params| {
+                params.insert(transaction)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_getBlockDetails` call to the batch; its result is read back with the returned handle.
+    pub fn ots_get_block_details(
+        &mut self,
+        block_number: u64,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::OtsBlockDetails>> {
+        self.push(
+            method::OTS_GET_BLOCK_DETAILS,
+            |params| {
+                params.insert(block_number)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_getBlockDetailsByHash` call to the batch; its result is read back with the returned handle.
+    pub fn ots_get_block_details_by_hash(
+        &mut self,
+        block_hash: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::OtsBlockDetails>> {
+        self.push(
+            method::OTS_GET_BLOCK_DETAILS_BY_HASH,
+            |params| {
+                params.insert(block_hash)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_getBlockTransactions` call to the batch; its result is read back with the returned handle.
+    pub fn ots_get_block_transactions(
+        &mut self,
+        block_number: u64,
+        page_number: u64,
+        page_size: u64,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::OtsBlockTransactions>> {
+        self.push(
+            method::OTS_GET_BLOCK_TRANSACTIONS,
+            |params| {
+                params.insert(block_number)?;
+                params.insert(page_number)?;
+                params.insert(page_size)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_searchTransactionsBefore` call to the batch; its result is read back with the returned handle.
+    pub fn ots_search_transactions_before(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        block_number: u64,
+        page_size: u64,
+    ) -> crate::BatchItem<w3api_types::rpc::OtsTransactions> {
+        self.push(
+            method::OTS_SEARCH_TRANSACTIONS_BEFORE,
+            |params| {
+                params.insert(address)?;
+                params.insert(block_number)?;
+                params.insert(page_size)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_searchTransactionsAfter` call to the batch; its result is read back with the returned handle.
+    pub fn ots_search_transactions_after(
+        &mut self,
+        address: w3api_types::rpc::Address,
+        block_number: u64,
+        page_size: u64,
+    ) -> crate::BatchItem<w3api_types::rpc::OtsTransactions> {
+        self.push(
+            method::OTS_SEARCH_TRANSACTIONS_AFTER,
+            |params| {
+                params.insert(address)?;
+                params.insert(block_number)?;
+                params.insert(page_size)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_getTransactionBySenderAndNonce` call to the batch; its result is read back with the returned handle.
+    pub fn ots_get_transaction_by_sender_and_nonce(
+        &mut self,
+        sender: w3api_types::rpc::Address,
+        nonce: u64,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Hash32>> {
+        self.push(
+            method::OTS_GET_TRANSACTION_BY_SENDER_AND_NONCE,
+            |params| {
+                params.insert(sender)?;
+                params.insert(nonce)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `ots_getContractCreator` call to the batch; its result is read back with the returned handle.
+    pub fn ots_get_contract_creator(
+        &mut self,
+        address: w3api_types::rpc::Address,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::OtsContractCreator>> {
+        self.push(
+            method::OTS_GET_CONTRACT_CREATOR,
+            |params| {
+                params.insert(address)?;
                 Ok(())
             },
         )

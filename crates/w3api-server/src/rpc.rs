@@ -10,6 +10,7 @@
 pub(crate) mod budget;
 mod cache;
 mod cheats;
+mod otterscan;
 mod parity_traces;
 mod wallet_listings;
 
@@ -39,10 +40,11 @@ use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, AddressFilter, BalancesBlock, Block, BlockCount, BlockId,
     BlockNumberOrTag, BlockTraceResult, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory,
     FilterChanges, FilterId, GethTrace, Hash32, HistoryTransaction, LocalizedTrace, Log, LogFilter, NftBalancesPage,
-    NftCollectionsPage, Receipt, StateOverrides, StorageKey, SyncingStatus, TokenBalancesParams, TokenMetadataParams,
-    TokenPrice, TokenPriceInclude, TokenPriceParams, TopicFilter, TraceConfig, TraceFilter, TraceResults, TraceTarget,
-    TraceType, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams,
-    WalletTransactionPage, WalletTransactionsParams,
+    NftCollectionsPage, OTS_API_LEVEL, OtsBlockDetails, OtsBlockTransactions, OtsContractCreator, OtsInternalOperation,
+    OtsTraceEntry, OtsTransactions, Receipt, StateOverrides, StorageKey, SyncingStatus, TokenBalancesParams,
+    TokenMetadataParams, TokenPrice, TokenPriceInclude, TokenPriceParams, TopicFilter, TraceConfig, TraceFilter,
+    TraceResults, TraceTarget, TraceType, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
+    WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
 };
 use w3api_types::{Chain, U256};
 
@@ -573,6 +575,72 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         let types = parity_traces::trace_types(trace_types);
         let answer = self.source.parity_replay(self.chain, transaction, types).await;
         answer.map_err(|e| execution_error(method::TRACE_REPLAY_TRANSACTION, e))
+    }
+
+    async fn ots_get_api_level(&self) -> RpcResult<u64> {
+        Ok(OTS_API_LEVEL)
+    }
+
+    async fn ots_has_code(&self, address: Address, block: BlockId) -> RpcResult<bool> {
+        let answer = self.source.code(self.chain, address, block.into()).await;
+        answer.map(|code| !code.is_empty()).map_err(|e| execution_error(method::OTS_HAS_CODE, e))
+    }
+
+    async fn ots_get_internal_operations(&self, transaction: Hash32) -> RpcResult<Option<Vec<OtsInternalOperation>>> {
+        let tree = self.ots_call_tree(method::OTS_GET_INTERNAL_OPERATIONS, transaction).await?;
+        Ok(tree.as_ref().map(OtsInternalOperation::list))
+    }
+
+    async fn ots_get_transaction_error(&self, transaction: Hash32) -> RpcResult<Option<Bytes>> {
+        self.ots_transaction_error(method::OTS_GET_TRANSACTION_ERROR, transaction).await
+    }
+
+    async fn ots_trace_transaction(&self, transaction: Hash32) -> RpcResult<Option<Vec<OtsTraceEntry>>> {
+        let tree = self.ots_call_tree(method::OTS_TRACE_TRANSACTION, transaction).await?;
+        Ok(tree.as_ref().map(OtsTraceEntry::list))
+    }
+
+    async fn ots_get_block_details(&self, block_number: u64) -> RpcResult<Option<OtsBlockDetails>> {
+        self.ots_block_details(BlockRef::Number(block_number)).await
+    }
+
+    async fn ots_get_block_details_by_hash(&self, block_hash: Hash32) -> RpcResult<Option<OtsBlockDetails>> {
+        self.ots_block_details(BlockRef::Hash(block_hash)).await
+    }
+
+    async fn ots_get_block_transactions(
+        &self,
+        block_number: u64,
+        page_number: u64,
+        page_size: u64,
+    ) -> RpcResult<Option<OtsBlockTransactions>> {
+        self.ots_block_transactions(block_number, page_number, page_size).await
+    }
+
+    async fn ots_search_transactions_before(
+        &self,
+        address: Address,
+        block_number: u64,
+        page_size: u64,
+    ) -> RpcResult<OtsTransactions> {
+        self.ots_search(address, block_number, page_size, true).await
+    }
+
+    async fn ots_search_transactions_after(
+        &self,
+        address: Address,
+        block_number: u64,
+        page_size: u64,
+    ) -> RpcResult<OtsTransactions> {
+        self.ots_search(address, block_number, page_size, false).await
+    }
+
+    async fn ots_get_transaction_by_sender_and_nonce(&self, sender: Address, nonce: u64) -> RpcResult<Option<Hash32>> {
+        self.ots_by_sender_and_nonce(sender, nonce).await
+    }
+
+    async fn ots_get_contract_creator(&self, address: Address) -> RpcResult<Option<OtsContractCreator>> {
+        self.ots_contract_creator(method::OTS_GET_CONTRACT_CREATOR, address).await
     }
 }
 

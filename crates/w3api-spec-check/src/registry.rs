@@ -281,6 +281,15 @@ pub static RPC: &[RustType] = rust_types! {
     "VmExecuted" => rpc::VmExecuted,
     "MemoryDelta" => rpc::MemoryDelta,
     "StorageDelta" => rpc::StorageDelta,
+    "OtsInternalOperation" => rpc::OtsInternalOperation,
+    "OtsTraceEntry" => rpc::OtsTraceEntry,
+    "OtsBlock" => rpc::OtsBlock,
+    "OtsIssuance" => rpc::OtsIssuance,
+    "OtsBlockDetails" => rpc::OtsBlockDetails,
+    "OtsReceipt" => rpc::OtsReceipt,
+    "OtsBlockTransactions" => rpc::OtsBlockTransactions,
+    "OtsTransactions" => rpc::OtsTransactions,
+    "OtsContractCreator" => rpc::OtsContractCreator,
 };
 
 /// Types of `spec/openrpc-cheats.json`'s components.

@@ -149,7 +149,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 101] = [
+const CURL_PAGE_ANSWERS: [Answer; 113] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -251,6 +251,18 @@ const CURL_PAGE_ANSWERS: [Answer; 101] = [
     Answer::Rpc(method::TRACE_FILTER),
     Answer::Rpc(method::TRACE_CALL),
     Answer::Rpc(method::TRACE_REPLAY_TRANSACTION),
+    Answer::Rpc(method::OTS_GET_API_LEVEL),
+    Answer::Rpc(method::OTS_HAS_CODE),
+    Answer::Rpc(method::OTS_GET_INTERNAL_OPERATIONS),
+    Answer::Rpc(method::OTS_GET_TRANSACTION_ERROR),
+    Answer::Rpc(method::OTS_TRACE_TRANSACTION),
+    Answer::Rpc(method::OTS_GET_BLOCK_DETAILS),
+    Answer::Rpc(method::OTS_GET_BLOCK_DETAILS_BY_HASH),
+    Answer::Rpc(method::OTS_GET_BLOCK_TRANSACTIONS),
+    Answer::Rpc(method::OTS_SEARCH_TRANSACTIONS_BEFORE),
+    Answer::Rpc(method::OTS_SEARCH_TRANSACTIONS_AFTER),
+    Answer::Rpc(method::OTS_GET_TRANSACTION_BY_SENDER_AND_NONCE),
+    Answer::Rpc(method::OTS_GET_CONTRACT_CREATOR),
 ];
 
 enum Answer {

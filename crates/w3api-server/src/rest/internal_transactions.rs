@@ -36,6 +36,10 @@ pub(crate) async fn of_block<S: Backend>(
     (number, hash): (u64, B256),
     count: usize,
 ) -> Result<Vec<Vec<InternalTransaction>>, SourceError> {
+    // A block without transactions has nothing to trace; the genesis cannot be traced at all.
+    if count == 0 {
+        return Ok(Vec::new());
+    }
     let Some(trees) = source.call_trees(chain, hash).await? else { return Ok(vec![Vec::new(); count]) };
     if trees.len() != count {
         let traced = trees.len();

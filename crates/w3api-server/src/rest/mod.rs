@@ -27,7 +27,7 @@ pub(crate) mod streams;
 mod token_metadata;
 mod token_price;
 pub(crate) mod token_transfers;
-mod transaction;
+pub(crate) mod transaction;
 mod wallet_activity;
 pub(crate) mod wallet_collections;
 pub(crate) mod wallet_erc20;

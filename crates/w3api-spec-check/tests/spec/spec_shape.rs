@@ -454,6 +454,14 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_getTransactionReceipt",
         "trace_transaction",
         "trace_block",
+        "ots_getInternalOperations",
+        "ots_getTransactionError",
+        "ots_traceTransaction",
+        "ots_getBlockDetails",
+        "ots_getBlockDetailsByHash",
+        "ots_getBlockTransactions",
+        "ots_getTransactionBySenderAndNonce",
+        "ots_getContractCreator",
     ]);
     let others = BTreeSet::from([
         "eth_getTokenPrice",
@@ -498,6 +506,10 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "trace_filter",
         "trace_call",
         "trace_replayTransaction",
+        "ots_getApiLevel",
+        "ots_hasCode",
+        "ots_searchTransactionsBefore",
+        "ots_searchTransactionsAfter",
     ]);
     assert_eq!(names, lookups.union(&others).copied().collect());
     for method in methods {

@@ -11,6 +11,7 @@ mod cheat;
 mod execution;
 mod filter;
 mod node;
+mod otterscan;
 mod params;
 mod parity;
 mod receipt;
@@ -30,6 +31,10 @@ pub use execution::{
 };
 pub use filter::{AddressFilter, LogFilter, TopicFilter};
 pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};
+pub use otterscan::{
+    OTS_API_LEVEL, OtsBlock, OtsBlockDetails, OtsBlockTransactions, OtsContractCreator, OtsInternalOperation,
+    OtsIssuance, OtsReceipt, OtsTraceEntry, OtsTransactions, operation,
+};
 pub use params::{
     BalancesBlock, BlockId, BlockNumberOrTag, InvalidBlockNumberOrTag, TokenBalancesParams, TokenMetadataParams,
     TokenPriceInclude, TokenPriceParams, TransactionIndex,

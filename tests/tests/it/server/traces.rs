@@ -11,6 +11,7 @@ use w3api_devnet::{Scale, dev_addresses};
 use w3api_tests::local::{Local, Session, Setup};
 
 mod internal;
+mod otterscan;
 mod parity;
 
 /// Init code of a forwarder: its runtime calls the address in the first

@@ -53,6 +53,9 @@ fn a_transactions_inner_calls_are_listed_where_its_answers_are() {
     let block = internal_of(&session, "/api/v2.2/block/{block_number_or_hash}", &block);
     let [in_block] = block["transactions"].as_array().unwrap().as_slice() else { panic!("one transaction: {block}") };
     assert_eq!(in_block["internal_transactions"], answer["internal_transactions"]);
+    let genesis = "/api/v2.2/block/0?chain=eth&include=internal_transactions";
+    let genesis = internal_of(&session, "/api/v2.2/block/{block_number_or_hash}", genesis);
+    assert_eq!(genesis["transactions"], json!([]), "the genesis, which no trace runs, has nothing inside");
     let sent = format!("/api/v2.2/{}?chain=eth&limit=2&include=internal_transactions", sender());
     let sent = internal_of(&session, "/api/v2.2/{address}", &sent);
     let newest = &sent["result"][0];
