@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Node mode against independent nodes: Hardhat 2 (Hardhat Network, chain id
-# 31337) and Ganache 7 (chain id 1337), each on loopback with automine,
-# contracts deployed from published build artifacts and driven by
-# .ci/node-mode/deploy.cjs, and `w3api serve --upstream` compared with the
-# node's own answers by .ci/node-mode/check.cjs, before and after chain
-# reorganisations. The two nodes differ where node mode must probe and fall
-# back: Ganache takes no EIP-1898 block objects and has no
-# eth_getBlockReceipts. W3API_NODES picks the nodes (default
-# "hardhat ganache"); Ganache drives a shorter chain (GANACHE_STEPS).
+# 31337), Ganache 7 (chain id 1337) and Anvil 1.7 (foundry's, on revm; chain
+# id 31337), each on loopback with automine, contracts deployed from
+# published build artifacts and driven by .ci/node-mode/deploy.cjs, and
+# `w3api serve --upstream` compared with the node's own answers by
+# .ci/node-mode/check.cjs, before and after chain reorganisations. The nodes
+# differ where node mode must probe and fall back: Ganache takes no EIP-1898
+# block objects, neither it nor Hardhat has eth_getBlockReceipts, and only
+# Anvil traces calls (debug_traceBlockByNumber with callTracer), so only on
+# Anvil are internal transactions read and required. W3API_NODES picks the
+# nodes (default "hardhat ganache anvil"); Ganache drives a shorter chain
+# (GANACHE_STEPS).
 #
 #   .ci/node-mode.sh [check]      the check (needs w3api node mode), on each node:
 #       deploy and drive the chain; start w3api on it; compare; then
@@ -24,7 +27,11 @@
 #       HTTP 429 (throttle-proxy.cjs) and is compared too; and a dApp uses
 #       the gateway as its only RPC URL (dapp.cjs: ethers deploys an ERC20,
 #       calls, estimates, sends, reads receipts and events, a revert's error
-#       as the node gives it, code, storage and filters).
+#       as the node gives it, code, storage and filters); on Anvil, which
+#       traces calls, internal.cjs compares each transaction's internal
+#       transactions with the node's callTracer, and the ots_ methods with
+#       the node's own. Before the nodes, differential.cjs traces the same
+#       transactions on the devnet and on a fresh Anvil and compares them.
 #   .ci/node-mode.sh sdks         the official Moralis SDKs (JS and Python,
 #       the checks of .ci/clients, which .ci/clients.sh runs on the devnet)
 #       call every Data API operation of w3api in node mode on a fresh
@@ -60,7 +67,7 @@ esac
 mkdir -p "$work"
 started=$(date +%s)
 
-echo "--- install: npm (hardhat 2, ganache 7, ethers 6, contract artifacts, solc) into target/ci/node-mode"
+echo "--- install: npm (hardhat 2, ganache 7, anvil 1.7, ethers 6, contract artifacts, solc) into target/ci/node-mode"
 . "$root/.ci/npm.sh"
 npm_install "$src" "$work"
 # Hardhat runs from the project its config is in: the config goes next to
@@ -74,11 +81,12 @@ export HARDHAT_DISABLE_TELEMETRY_PROMPT=true
 # The official SDKs' checks come from .ci/clients.
 . "$root/.ci/clients-install.sh"
 
-# start_node KIND NAME: a node of KIND (hardhat or ganache) on 127.0.0.1, on
-# a port the system picks; sets NODE_URL and NODE_PID. The node stops when
-# the script exits, or after an hour at most.
+# start_node KIND NAME [ANVIL-OPTIONS...]: a node of KIND (hardhat, ganache
+# or anvil) on 127.0.0.1, on a port the system picks; sets NODE_URL and
+# NODE_PID. The node stops when the script exits, or after an hour at most.
 start_node() {
   local kind=$1 name=$2 out=$work/$2.out pattern
+  shift 2
   case "$kind" in
     hardhat)
       (cd "$work" && exec timeout 3600 node_modules/.bin/hardhat --config hardhat.config.cjs node --hostname 127.0.0.1 --port 0) \
@@ -87,7 +95,12 @@ start_node() {
     ganache)
       timeout 3600 node "$src/ganache.cjs" >"$out" 2>"$work/$name.err" &
       pattern='s|^Listening on \(http://[^ ]*\)$|\1|p' ;;
-    *) echo "unknown node kind $kind (hardhat or ganache)" >&2; return 1 ;;
+    anvil)
+      # The npm package's binary, run as it is (no install script fetched it),
+      # with as many unlocked accounts as Hardhat has.
+      timeout 3600 "$work/node_modules/.bin/anvil" --host 127.0.0.1 --port 0 --accounts 20 "$@" >"$out" 2>"$work/$name.err" &
+      pattern='s|^Listening on \(127\.0\.0\.1:[0-9]*\)$|http://\1|p' ;;
+    *) echo "unknown node kind $kind (hardhat, ganache or anvil)" >&2; return 1 ;;
   esac
   NODE_PID=$!
   stop_on_exit "$NODE_PID"
@@ -237,6 +250,10 @@ prove() {
     # A dApp with the gateway as its RPC URL: deploy, call, estimate, send, revert, filters.
     run "$kind/dapp" node "$src/dapp.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key"
   fi
+  # Internal transactions, and ots_ beside the node's own, where the node traces calls.
+  if [ "$mode" = check ] && [ "$kind" = anvil ]; then
+    run "$kind/internal" node "$src/internal.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key"
+  fi
 
   # Reorganisations. evm_snapshot/evm_revert put the node back to a block;
   # the next branch mines other blocks at the same heights.
@@ -301,8 +318,12 @@ sdks() {
   wallets=$(node -p 'require(process.argv[1]).wallets.filter((w) => w.kind === "account").slice(0, 3).map((w) => w.address).join(",")' "$dir/deployment.json")
   candidates=$(node -p 'require(process.argv[1]).wallets.map((w) => w.address).join(",")' "$dir/deployment.json")
   solana=$("$W3API_BIN" devnet --seed 0 solana-key | grep -oE '[1-9A-HJ-NP-Za-km-z]{32,44}' | head -n 1)
+  # Of the nodes here only Anvil traces calls: there the SDKs must decode internal transactions.
+  local expect_internal=0
+  [ "$name" = sdks-anvil ] && expect_internal=1
   if ! W3API_API_KEY=$key W3API_CHAINS=eth W3API_WALLETS=$wallets W3API_NFT_CANDIDATES=$candidates \
-    W3API_SOLANA_ADDRESS=$solana timeout 300 "$CLIENTS_VENV/bin/python" "$CLIENTS_DIR/discover.py" "$fixture"; then
+    W3API_SOLANA_ADDRESS=$solana W3API_EXPECT_INTERNAL=$expect_internal \
+    timeout 300 "$CLIENTS_VENV/bin/python" "$CLIENTS_DIR/discover.py" "$fixture"; then
     echo "FAIL discovering the SDK checks' values ($name)" >&2
     broken+=("$name/discover") failed=$((failed + 1))
     return
@@ -384,7 +405,7 @@ revert_to() {
 if [ "$mode" = sdks ]; then
   # Each node's chain is driven as long as Hardhat's in the check: the SDK
   # checks' multi-page cases need that many items.
-  for kind in ${W3API_NODES:-hardhat ganache}; do
+  for kind in ${W3API_NODES:-hardhat ganache anvil}; do
     dir=$work/sdks-$kind
     rm -rf "$dir" && mkdir -p "$dir"
     fresh_chain "$kind" "sdks-$kind" "$dir" "${HARDHAT_STEPS:-260}"
@@ -400,11 +421,29 @@ if [ "$mode" = sdks ]; then
   exit $?
 fi
 
-for kind in ${W3API_NODES:-hardhat ganache}; do
+# differential: the devnet beside a fresh Anvil at the devnet's fork (with
+# the struct logs it only records when told), the same transactions sent to
+# both and their traces compared (differential.cjs).
+differential() {
+  local dir=$work/differential
+  rm -rf "$dir" && mkdir -p "$dir"
+  start_node anvil differential/node --hardfork prague --steps-tracing
+  start_server "$dir" --api-key "$key"
+  run differential node "$src/differential.cjs" --anvil "$NODE_URL" --devnet "$W3API_URL/eth/$key"
+  kill "$W3API_PID" "$NODE_PID" && wait "$W3API_PID" "$NODE_PID" 2>/dev/null || true
+}
+
+nodes=${W3API_NODES:-hardhat ganache anvil}
+if [[ " $nodes " == *" anvil "* ]]; then
+  differential
+fi
+
+for kind in $nodes; do
   case "$kind" in
     hardhat) prove hardhat "${HARDHAT_STEPS:-260}" ;;
     ganache) prove ganache "${GANACHE_STEPS:-120}" ;;
-    *) echo "W3API_NODES: unknown node $kind (hardhat or ganache)" >&2; exit 2 ;;
+    anvil) prove anvil "${ANVIL_STEPS:-260}" ;;
+    *) echo "W3API_NODES: unknown node $kind (hardhat, ganache or anvil)" >&2; exit 2 ;;
   esac
 done
 finish

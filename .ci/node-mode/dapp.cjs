@@ -127,7 +127,15 @@ async function main() {
   // From the next block on: nodes differ on whether a filter from `latest`
   // includes the block that is latest when it is made.
   const next = '0x' + (Number(await gateway.call('eth_blockNumber')) + 1).toString(16);
-  const logFilter = await gateway.call('eth_newFilter', [{ address, fromBlock: next }]);
+  const logFilter = await gateway.call('eth_newFilter', [{ address, fromBlock: next }]).catch(async (error) => {
+    // Anvil refuses a filter from a block it has not mined yet: from an
+    // empty block mined for it, once the gateway has it, instead.
+    if (error.code !== -32602) throw error;
+    await node.call('evm_mine', []);
+    const empty = Number(await node.call('eth_blockNumber'));
+    while (Number(await gateway.call('eth_blockNumber')) < empty) await new Promise((r) => setTimeout(r, 50));
+    return gateway.call('eth_newFilter', [{ address, fromBlock: '0x' + empty.toString(16) }]);
+  });
   const blockFilter = await gateway.call('eth_newBlockFilter', []);
   const second = await (await token.transfer(recipient, 1n)).wait();
   const logs = await gateway.call('eth_getFilterChanges', [logFilter]);

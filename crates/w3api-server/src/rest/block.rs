@@ -69,9 +69,11 @@ async fn block<S: Backend>(
 }
 
 /// The block as the Data API writes it, each transaction beside its receipt.
-fn written(block: Block, receipts: &[w3api_types::rpc::Receipt]) -> Result<ChainBlock, SourceError> {
+fn written(mut block: Block, receipts: &[w3api_types::rpc::Receipt]) -> Result<ChainBlock, SourceError> {
     let time = block_time(block.timestamp)?;
-    let BlockTransactions::Full(transactions) = &block.transactions else {
+    let Some(transactions) =
+        std::mem::replace(&mut block.transactions, BlockTransactions::Hashes(Vec::new())).into_full()
+    else {
         return Err(SourceError::Unavailable(format!("block {} came without its transactions", block.number)));
     };
     if transactions.len() != receipts.len() {

@@ -81,8 +81,7 @@ impl<S: Backend> Gateway<S> {
         };
         let receipts = self.source.block_receipts(self.chain, BlockRef::Hash(block.hash)).await;
         let receipts = receipts.map_err(source_error)?.unwrap_or_default();
-        let BlockTransactions::Full(all) =
-            std::mem::replace(&mut block.transactions, BlockTransactions::Hashes(vec![]))
+        let Some(all) = std::mem::replace(&mut block.transactions, BlockTransactions::Hashes(vec![])).into_full()
         else {
             return Err(broken(&block, "hashes where full transactions were asked"));
         };
@@ -188,7 +187,7 @@ impl<S: Backend> Gateway<S> {
         let Some(block) = self.source.block(self.chain, at, true).await.map_err(source_error)? else {
             return Ok(None);
         };
-        let BlockTransactions::Full(transactions) = block.transactions else { return Ok(None) };
+        let Some(transactions) = block.transactions.into_full() else { return Ok(None) };
         Ok(transactions.into_iter().find(|tx| tx.from == sender && tx.nonce == nonce).map(|tx| tx.hash))
     }
 

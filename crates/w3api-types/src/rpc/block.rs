@@ -144,6 +144,17 @@ impl BlockTransactions {
         self.len() == 0
     }
 
+    /// The transactions in full; an empty list of either form is no
+    /// transactions, as the two read the same on the wire (a node's empty
+    /// block asked for in full reads back as hashes). `None` for hashes.
+    pub fn into_full(self) -> Option<Vec<Transaction>> {
+        match self {
+            Self::Full(transactions) => Some(transactions),
+            Self::Hashes(hashes) if hashes.is_empty() => Some(Vec::new()),
+            Self::Hashes(_) => None,
+        }
+    }
+
     /// The transaction hashes, whichever form the block carries.
     pub fn hashes(&self) -> Vec<B256> {
         match self {
@@ -203,5 +214,18 @@ impl TryFrom<&alloy_rpc_types_eth::Block> for Block {
     /// Carries alloy's own JSON encoding over, so the two cannot disagree.
     fn try_from(block: &alloy_rpc_types_eth::Block) -> Result<Self, Self::Error> {
         serde_json::to_value(block).and_then(serde_json::from_value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_block_read_back_is_full_of_nothing_and_hashes_are_not_full() {
+        let empty: BlockTransactions = serde_json::from_str("[]").unwrap();
+        assert_eq!(empty.into_full(), Some(Vec::new()));
+        let hashes = BlockTransactions::Hashes(vec![B256::repeat_byte(1)]);
+        assert_eq!(hashes.into_full(), None);
     }
 }
