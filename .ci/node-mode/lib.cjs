@@ -232,6 +232,8 @@ async function pool(items, limit, fn) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const hex = (n) => '0x' + BigInt(n).toString(16);
+/// The gas every transaction Node.send sends has, unless it names its own.
+const SEND_GAS = 5_000_000n;
 
 // ---------------------------------------------------------------- contracts
 
@@ -442,9 +444,11 @@ class Node {
     const tx = { from, data };
     if (to) tx.to = to;
     if (value) tx.value = hex(value);
-    // A quarter above the node's estimate: Anvil's estimate of a Uniswap
-    // pair's burn leaves it short of the 2,300 gas an SSTORE must have left.
-    tx.gas = hex(gas ?? (BigInt(await this.rpc.call('eth_estimateGas', [tx])) * 5n) / 4n);
+    // Gas named rather than left to the node: Anvil's estimate of a Uniswap
+    // pair's burn leaves it short of the 2,300 gas an SSTORE must have left,
+    // and Ganache's of other calls is short too. Below Ganache's block gas
+    // limit (6,721,975), far above what any call here uses.
+    tx.gas = hex(gas ?? SEND_GAS);
     const hash = await this.rpc.call('eth_sendTransaction', [tx]);
     const receipt = await this.receipt(hash);
     if (!receipt) throw new Error(`no receipt for ${hash} within 10 s (is automine off?)`);
