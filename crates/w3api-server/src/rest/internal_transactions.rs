@@ -51,26 +51,21 @@ pub(crate) async fn of_block<S: Backend>(
 /// Every frame below `top`, depth first in the order they began, each
 /// placed in its transaction and block.
 fn flattened(top: &CallFrame, (hash, (number, block)): (B256, (u64, B256))) -> Vec<InternalTransaction> {
-    let mut listed = Vec::new();
-    let mut pending: Vec<&CallFrame> = top.calls.iter().rev().collect();
-    while let Some(frame) = pending.pop() {
-        listed.push(InternalTransaction {
-            transaction_hash: hash,
-            block_number: number,
-            block_hash: block,
-            kind: frame.kind.clone(),
-            from: frame.from,
-            to: frame.to.unwrap_or_default(),
-            value: frame.value.unwrap_or(U256::ZERO),
-            gas: frame.gas,
-            gas_used: frame.gas_used,
-            input: frame.input.clone(),
-            output: frame.output.clone().unwrap_or_default(),
-            error: frame.error.clone(),
-        });
-        pending.extend(frame.calls.iter().rev());
-    }
-    listed
+    let listed = |(frame, _): (&CallFrame, u32)| InternalTransaction {
+        transaction_hash: hash,
+        block_number: number,
+        block_hash: block,
+        kind: frame.kind.clone(),
+        from: frame.from,
+        to: frame.to.unwrap_or_default(),
+        value: frame.value.unwrap_or(U256::ZERO),
+        gas: frame.gas,
+        gas_used: frame.gas_used,
+        input: frame.input.clone(),
+        output: frame.output.clone().unwrap_or_default(),
+        error: frame.error.clone(),
+    };
+    top.frames().skip(1).map(listed).collect()
 }
 
 #[cfg(test)]

@@ -24,8 +24,13 @@ impl<S: Backend> Gateway<S> {
         if self.source.receipt(self.chain, hash).await.map_err(source_error)?.is_none() {
             return Ok(None);
         }
+        self.mined_call_tree(name, hash).await.map(Some)
+    }
+
+    /// The tree of calls of the transaction `hash`, which a block holds.
+    async fn mined_call_tree(&self, name: &str, hash: Hash32) -> RpcResult<CallFrame> {
         match self.source.call_tree(self.chain, hash).await {
-            Ok(Some(tree)) => Ok(Some(tree)),
+            Ok(Some(tree)) => Ok(tree),
             Ok(None) => Err(untraced(name)),
             Err(error) => Err(execution_error(name, error)),
         }
@@ -39,8 +44,8 @@ impl<S: Backend> Gateway<S> {
         if receipt.status != Some(0) {
             return Ok(Some(Bytes::new()));
         }
-        let tree = self.ots_call_tree(name, hash).await?;
-        Ok(Some(tree.and_then(|top| top.output).unwrap_or_default()))
+        let top = self.mined_call_tree(name, hash).await?;
+        Ok(Some(top.output.unwrap_or_default()))
     }
 
     /// A block without its transactions, with their number and the fees
@@ -253,15 +258,10 @@ where
 /// Who created `address` within `tree`: the frame of a successful creation
 /// of it, its caller.
 fn created(tree: &CallFrame, address: Address) -> Option<Address> {
-    let mut stack = vec![tree];
-    while let Some(frame) = stack.pop() {
-        let creates = matches!(frame.kind.as_str(), "CREATE" | "CREATE2");
-        if creates && frame.to == Some(address) && frame.error.is_none() {
-            return Some(frame.from);
-        }
-        stack.extend(frame.calls.iter().rev());
-    }
-    None
+    let creation = |(frame, _): &(&CallFrame, u32)| {
+        matches!(frame.kind.as_str(), "CREATE" | "CREATE2") && frame.to == Some(address) && frame.error.is_none()
+    };
+    tree.frames().find(creation).map(|(frame, _)| frame.from)
 }
 
 /// A transaction with its input cut to its 4-byte selector.

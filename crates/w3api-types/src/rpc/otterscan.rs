@@ -83,11 +83,9 @@ pub struct OtsTraceEntry {
 impl OtsTraceEntry {
     /// The frames of a call tree, depth first in the order they began.
     pub fn list(top: &CallFrame) -> Vec<OtsTraceEntry> {
-        let mut entries = Vec::new();
-        let mut stack = vec![(top, 0u32)];
-        while let Some((frame, depth)) = stack.pop() {
+        let entry = |(frame, depth): (&CallFrame, u32)| {
             let sends_value = !matches!(frame.kind.as_str(), "DELEGATECALL" | "STATICCALL");
-            entries.push(OtsTraceEntry {
+            OtsTraceEntry {
                 kind: frame.kind.clone(),
                 depth,
                 from: frame.from,
@@ -95,10 +93,9 @@ impl OtsTraceEntry {
                 value: sends_value.then(|| frame.value.unwrap_or_default()),
                 input: frame.input.clone(),
                 output: frame.output.clone().unwrap_or_default(),
-            });
-            stack.extend(frame.calls.iter().rev().map(|call| (call, depth + 1)));
-        }
-        entries
+            }
+        };
+        top.frames().map(entry).collect()
     }
 }
 
@@ -106,28 +103,18 @@ impl OtsInternalOperation {
     /// The operations inside a call tree, in the order they began: the
     /// transaction's own call is not one of them.
     pub fn list(top: &CallFrame) -> Vec<OtsInternalOperation> {
-        let mut operations = Vec::new();
-        let mut stack: Vec<&CallFrame> = top.calls.iter().rev().collect();
-        while let Some(frame) = stack.pop() {
+        let operation = |(frame, _): (&CallFrame, u32)| {
             let value = frame.value.unwrap_or_default();
             let kind = match frame.kind.as_str() {
-                "CALL" if !value.is_zero() => Some(operation::TRANSFER),
-                "SELFDESTRUCT" => Some(operation::SELF_DESTRUCT),
-                "CREATE" => Some(operation::CREATE),
-                "CREATE2" => Some(operation::CREATE2),
-                _ => None,
+                "CALL" if !value.is_zero() => operation::TRANSFER,
+                "SELFDESTRUCT" => operation::SELF_DESTRUCT,
+                "CREATE" => operation::CREATE,
+                "CREATE2" => operation::CREATE2,
+                _ => return None,
             };
-            if let Some(kind) = kind {
-                operations.push(OtsInternalOperation {
-                    kind,
-                    from: frame.from,
-                    to: frame.to.unwrap_or_default(),
-                    value,
-                });
-            }
-            stack.extend(frame.calls.iter().rev());
-        }
-        operations
+            Some(OtsInternalOperation { kind, from: frame.from, to: frame.to.unwrap_or_default(), value })
+        };
+        top.frames().skip(1).filter_map(operation).collect()
     }
 }
 

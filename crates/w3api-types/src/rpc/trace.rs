@@ -256,6 +256,19 @@ pub struct CallFrame {
     pub logs: Vec<CallLog>,
 }
 
+impl CallFrame {
+    /// This frame and every frame below it, depth first in the order they
+    /// began, each with its depth (0 for this one).
+    pub fn frames(&self) -> impl Iterator<Item = (&CallFrame, u32)> {
+        let mut pending = vec![(self, 0u32)];
+        std::iter::from_fn(move || {
+            let (frame, depth) = pending.pop()?;
+            pending.extend(frame.calls.iter().rev().map(|call| (call, depth + 1)));
+            Some((frame, depth))
+        })
+    }
+}
+
 /// A log a call emitted.
 #[serde_as]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
