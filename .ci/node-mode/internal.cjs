@@ -8,7 +8,12 @@
 // ots_getTransactionError, ots_getTransactionBySenderAndNonce and
 // ots_getContractCreator answer as the node's do. At least one transaction
 // must have made an inner call that moved ether (the chain's WETH
-// withdrawals do).
+// withdrawals do). Then every wallet of those blocks (an account without
+// code that mined none of them) has a native balance at the last block
+// that adds up from its getWalletHistory alone: its genesis balance, plus
+// what its native_transfers brought in, minus what they took out and the
+// fees of what it sent; and the value paid inside transactions is among
+// those transfers.
 //
 //   internal.cjs --rpc NODE_URL --api W3API_URL --key KEY [--blocks N]
 'use strict';
@@ -34,11 +39,16 @@ async function main() {
   const last = args.blocks === undefined ? head : Math.min(head, Number(args.blocks));
   let inner = 0;
   let moved = 0;
+  const parties = new Set();
+  const miners = new Set();
   for (let number = 1; number <= last; number++) {
     const block = await node.call('eth_getBlockByNumber', ['0x' + number.toString(16), true]);
     const listed = await rest(`/api/v2.2/block/${number}?chain=eth&include=internal_transactions`);
+    miners.add(block.miner.toLowerCase());
     for (const [index, tx] of block.transactions.entries()) {
       const where = `block ${number} tx ${tx.hash}`;
+      parties.add(tx.from.toLowerCase());
+      if (tx.to) parties.add(tx.to.toLowerCase());
       const tree = await node.call('debug_traceTransaction', [tx.hash, { tracer: 'callTracer' }]);
       const expected = flattened(tree);
       const answer = await rest(`/api/v2.2/transaction/${tx.hash}?chain=eth&include=internal_transactions`);
@@ -47,13 +57,47 @@ async function main() {
       tally.eq(where, 'getBlock internal_transactions', JSON.stringify(answer.internal_transactions), JSON.stringify(listed.transactions[index]?.internal_transactions));
       inner += expected.length;
       moved += expected.filter((call) => call.value !== '0' && call.type === 'CALL').length;
+      for (const call of expected.filter((c) => c.value !== '0')) parties.add(call.to);
       if (nodeHasOts) await compareOts(node, gateway, tally, tx, where);
     }
   }
   tally.ok(moved > 0, 'chain', 'inner calls that moved ether', 'at least one', `${moved} of ${inner} inner calls`);
+  let wallets = 0;
+  let paidInside = 0;
+  for (const address of parties) {
+    if (miners.has(address) || (await node.call('eth_getCode', [address, '0x' + last.toString(16)])) !== '0x') continue;
+    const { sum, internal } = await historySum(rest, node, address, last);
+    const balance = BigInt(await node.call('eth_getBalance', [address, '0x' + last.toString(16)]));
+    tally.eq(`wallet ${address}`, `native balance at block ${last} from its history`, balance.toString(), sum.toString());
+    wallets += 1;
+    paidInside += internal;
+  }
+  tally.ok(paidInside > 0, 'chain', 'history native_transfers paid inside a transaction', 'at least one', `${paidInside}`);
   console.log(`internal: ${inner} inner calls in blocks 1 to ${last}${nodeHasOts ? ', ots_ compared with the node' : ''}`);
+  console.log(`internal: ${wallets} wallets' balances add up from their histories (${paidInside} transfers paid inside)`);
   console.log(`internal: ${tally.passed} passed, ${tally.failed} failed`);
   process.exit(tally.failed === 0 ? 0 : 1);
+}
+
+/// The wallet's balance at block `last` as its history up to that block
+/// tells it, and how many of its native transfers were paid inside.
+async function historySum(rest, node, address, last) {
+  let sum = BigInt(await node.call('eth_getBalance', [address, '0x0']));
+  let internal = 0;
+  let cursor = null;
+  do {
+    const page = await rest(`/api/v2.2/wallets/${address}/history?chain=eth&to_block=${last}&order=ASC&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    for (const item of page.result) {
+      for (const moved of item.native_transfers) {
+        if (moved.to_address === address) sum += BigInt(moved.value);
+        if (moved.from_address === address) sum -= BigInt(moved.value);
+        if (moved.internal_transaction) internal += 1;
+      }
+      if (item.from_address === address) sum -= BigInt(item.receipt_gas_used) * BigInt(item.gas_price);
+    }
+    cursor = page.cursor;
+  } while (cursor);
+  return { sum, internal };
 }
 
 /// The node's answer and w3api's to the same ots_ calls about `tx`.

@@ -6,6 +6,7 @@ use std::convert::Infallible;
 use alloy_primitives::{Address, B256, U256};
 use revm::context::result::{EVMError, ExecResultAndState, ExecutionResult};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
+use revm::database_interface::WrapDatabaseRef;
 use revm::primitives::hardfork::SpecId;
 use revm::state::EvmState;
 use revm::{DatabaseRef, ExecuteEvm, InspectEvm, MainBuilder, MainContext};
@@ -115,8 +116,17 @@ pub(crate) fn transact<D: DatabaseRef>(
     tx: TxEnv,
     checks: Checks,
 ) -> Result<Outcome, Refused<D::Error>> {
-    let evm = Context::mainnet().with_ref_db(state).with_cfg(config(chain_id, checks)).with_block(block.env());
-    evm.build_mainnet().transact(tx)
+    context(state, chain_id, block, checks).build_mainnet().transact(tx)
+}
+
+/// The EVM's context for a transaction of `block` over `state`.
+pub(crate) fn context<D: DatabaseRef>(
+    state: D,
+    chain_id: u64,
+    block: &BlockSpec,
+    checks: Checks,
+) -> Context<BlockEnv, TxEnv, CfgEnv, WrapDatabaseRef<D>> {
+    Context::mainnet().with_ref_db(state).with_cfg(config(chain_id, checks)).with_block(block.env())
 }
 
 /// Runs `tx` as [`transact`] does, asking `stop` as it goes (see
@@ -129,9 +139,8 @@ pub(crate) fn transact_watched<D: DatabaseRef>(
     checks: Checks,
     stop: &dyn Fn() -> bool,
 ) -> Result<Outcome, Unfinished<D::Error>> {
-    let context = Context::mainnet().with_ref_db(state).with_cfg(config(chain_id, checks)).with_block(block.env());
     let mut watch = Watch::new(stop);
-    let run = context.build_mainnet_with_inspector(&mut watch).inspect_tx(tx);
+    let run = context(state, chain_id, block, checks).build_mainnet_with_inspector(&mut watch).inspect_tx(tx);
     match run {
         _ if watch.stopped() => Err(Unfinished::Stopped),
         Ok(outcome) => Ok(outcome),

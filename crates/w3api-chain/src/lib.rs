@@ -12,6 +12,7 @@ mod evm;
 mod overrides;
 mod roots;
 pub mod trace;
+mod transfers;
 pub mod watch;
 
 use alloy_primitives::{Address, B256};
@@ -21,6 +22,7 @@ pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC, Unfinished, describe};
 pub use overrides::{AccountOverride, Overrides};
 pub use revm;
 pub use roots::Proof;
+pub use transfers::{CONSOLE, InnerTransfer, Inside};
 
 use evm::{transact, transact_watched};
 use revm::DatabaseRef;
@@ -77,6 +79,19 @@ impl ChainState {
     /// before, or `block` itself for one in progress); commits nothing.
     pub fn transact(&self, after: u64, block: &BlockSpec, tx: TxEnv, checks: Checks) -> Result<Outcome, Refused> {
         transact(self.archive.at(after), self.chain_id, block, tx, checks)
+    }
+
+    /// Runs `tx` as [`ChainState::transact`] does, for a block being made:
+    /// also answers what it did inside, the native value its inner calls
+    /// moved (which the ledger learns) and its `console.log` calls.
+    pub fn transact_moving(
+        &self,
+        after: u64,
+        block: &BlockSpec,
+        tx: TxEnv,
+        checks: Checks,
+    ) -> Result<(Outcome, Inside), Refused> {
+        transfers::transact_moving(self.archive.at(after), self.chain_id, block, tx, checks)
     }
 
     /// Keeps what a transaction of `block` changed.

@@ -26,6 +26,7 @@
 use {alloy_rpc_types_eth as _, alloy_trie as _, criterion as _, proptest as _, tempfile as _};
 
 mod accounts;
+mod console;
 mod control;
 mod dev_accounts;
 mod executions;

@@ -18,6 +18,23 @@ pub struct IndexedBlock {
     pub transactions: Vec<IndexedTransaction>,
     /// The logs of its receipts, in block order (a failed transaction has none).
     pub logs: Vec<IndexedLog>,
+    /// The native value calls inside its transactions moved, in order; none
+    /// where the node does not trace calls.
+    pub inner: Vec<IndexedInnerTransfer>,
+}
+
+/// Native value a call inside a transaction moved, as the node's trace of
+/// the block tells it (no receipt does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexedInnerTransfer {
+    /// The index of its transaction in the block.
+    pub transaction_index: u32,
+    /// Who paid it.
+    pub from: Address,
+    /// Who received it.
+    pub to: Address,
+    /// How much, in wei.
+    pub value: U256,
 }
 
 /// What the index keeps of a transaction: who sent what to whom. The rest

@@ -270,6 +270,9 @@ impl ChainIndex {
         for (index, tx) in block.transactions.iter().enumerate() {
             self.ledger.record_transaction(number, index as u32, tx.from, tx.to);
         }
+        for moved in &block.inner {
+            self.ledger.record_inner_transfer((number, moved.transaction_index), moved.from, moved.to, moved.value);
+        }
         let mut refused = Vec::new();
         for log in &block.logs {
             let Some(event) = events::decode(&log.topics, &log.data) else { continue };

@@ -18,7 +18,7 @@ use w3api_ledger::events::{self, Event};
 use w3api_store::{IndexBlock, Store, StoreError};
 use w3api_types::Chain;
 
-use crate::block::{IndexedBlock, IndexedLog, IndexedTransaction, LogPosition};
+use crate::block::{IndexedBlock, IndexedInnerTransfer, IndexedLog, IndexedTransaction, LogPosition};
 use crate::index::{CollectionMeta, TokenMeta};
 
 /// A block as applied, with the metadata registered for it.
@@ -69,11 +69,20 @@ struct TransactionRow {
 }
 
 #[derive(RlpEncodable, RlpDecodable)]
+struct InnerRow {
+    transaction_index: u32,
+    from: Address,
+    to: Address,
+    value: U256,
+}
+
+#[derive(RlpEncodable, RlpDecodable)]
 struct Payload {
     tokens: Vec<TokenRow>,
     collections: Vec<CollectionRow>,
     transactions: Vec<TransactionRow>,
     logs: Vec<LogRow>,
+    inner: Vec<InnerRow>,
 }
 
 /// Whether the index reads a log (approvals and other events it does not
@@ -141,6 +150,17 @@ impl Entry {
                     value: tx.value,
                 })
                 .collect(),
+            inner: self
+                .block
+                .inner
+                .iter()
+                .map(|moved| InnerRow {
+                    transaction_index: moved.transaction_index,
+                    from: moved.from,
+                    to: moved.to,
+                    value: moved.value,
+                })
+                .collect(),
         };
         IndexBlock {
             number: self.block.number,
@@ -154,9 +174,9 @@ impl Entry {
     /// An entry the store kept; an error names the block when its payload
     /// is not one this version wrote.
     pub(crate) fn decode(kept: &IndexBlock) -> Result<Entry, StoreError> {
-        // An entry written before entries kept transactions and log places
-        // does not decode either; the replica that leads indexes its block
-        // again (see `Follower::tail`).
+        // An entry written before entries kept transactions, log places and
+        // inner transfers does not decode either; the replica that leads
+        // indexes its block again (see `Follower::tail`).
         let payload: Payload = alloy_rlp::Decodable::decode(&mut kept.payload.as_slice()).map_err(|error| {
             StoreError::Damaged { what: "index journal", why: format!("block {}: {error}", kept.number) }
         })?;
@@ -194,6 +214,16 @@ impl Entry {
                         topics: l.topics,
                         data: l.data,
                         position: LogPosition { transaction_index: l.transaction_index, log_index: l.log_index },
+                    })
+                    .collect(),
+                inner: payload
+                    .inner
+                    .into_iter()
+                    .map(|i| IndexedInnerTransfer {
+                        transaction_index: i.transaction_index,
+                        from: i.from,
+                        to: i.to,
+                        value: i.value,
                     })
                     .collect(),
             },
@@ -310,6 +340,12 @@ mod tests {
                 value: U256::from(5),
             },
         ];
+        let inner = vec![IndexedInnerTransfer {
+            transaction_index: 1,
+            from: Address::repeat_byte(1),
+            to: Address::repeat_byte(3),
+            value: U256::from(2),
+        }];
         let entry = Entry {
             tokens: vec![(
                 Address::repeat_byte(1),
@@ -326,11 +362,13 @@ mod tests {
                 timestamp: 1_700_000_000,
                 transactions: transactions.clone(),
                 logs: vec![unknown, transfer.clone()],
+                inner: inner.clone(),
             },
         };
         let read = Entry::decode(&entry.encode()).unwrap();
         assert_eq!(read.block.logs, vec![transfer], "with its place in the block");
         assert_eq!(read.block.transactions, transactions, "a creation's recipient stays absent");
+        assert_eq!(read.block.inner, inner);
         assert_eq!((&read.tokens, &read.collections), (&entry.tokens, &entry.collections));
         assert_eq!(
             (read.block.number, read.block.hash, read.block.timestamp),

@@ -16,7 +16,7 @@ mod metadata;
 mod node;
 mod source;
 
-pub use block::{IndexedBlock, IndexedLog, IndexedTransaction, LogPosition};
+pub use block::{IndexedBlock, IndexedInnerTransfer, IndexedLog, IndexedTransaction, LogPosition};
 pub use follow::{FollowConfig, FollowError, Followed};
 pub use index::{Anchors, ChainIndex, CollectionMeta, Continuity, Discovery, IndexError, Refusal, TokenMeta};
 pub use journal::Journal;

@@ -15,7 +15,7 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use alloy_primitives::Address;
+use alloy_primitives::{Address, U256};
 // Every query reads several of these maps per asset held; SipHash, the
 // standard default, was a tenth of a cold wallet-tokens request.
 use foldhash::HashMap;
@@ -103,7 +103,7 @@ pub enum LedgerError {
         /// The token contract.
         contract: Address,
         /// The amount the event carries.
-        value: alloy_primitives::U256,
+        value: U256,
         /// The most the ledger counts.
         limit: u128,
     },
@@ -113,7 +113,7 @@ pub enum LedgerError {
         /// The collection contract.
         contract: Address,
         /// The id the event carries.
-        id: alloy_primitives::U256,
+        id: U256,
     },
     /// A supply that would pass `u128::MAX`.
     #[error("the supply of asset {} would pass {}", asset.0, u128::MAX)]
@@ -307,6 +307,21 @@ impl<Id> Movement<Id> {
     }
 }
 
+/// Native value a call inside a transaction moved: no log tells it, and
+/// the native balances follow the chain's state, so it is kept for the
+/// listings of a wallet's history only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InnerTransfer {
+    /// Its block and transaction.
+    pub at: Place,
+    /// Who paid it.
+    pub from: Holder,
+    /// Who received it.
+    pub to: Holder,
+    /// How much, in wei.
+    pub value: U256,
+}
+
 /// Balances, NFT ownership and their histories.
 #[derive(Clone, Debug)]
 pub struct Ledger<Id: NftId = u32> {
@@ -344,6 +359,10 @@ pub struct Ledger<Id: NftId = u32> {
     /// moved.
     transactions: Vec<(u32, Holder, Option<Holder>)>,
     transactions_of: HashMap<Holder, Vec<(u32, u32)>>,
+    /// The native value moved inside transactions, in chain order, and by
+    /// holder (as payer or payee) indexes into it.
+    inner: Vec<InnerTransfer>,
+    inner_of: HashMap<Holder, Vec<u32>>,
 }
 
 impl<Id: NftId> Default for Ledger<Id> {
@@ -368,6 +387,8 @@ impl<Id: NftId> Default for Ledger<Id> {
             moves_of_collection: HashMap::default(),
             transactions: Vec::new(),
             transactions_of: HashMap::default(),
+            inner: Vec::new(),
+            inner_of: HashMap::default(),
         };
         ledger.holder(Address::ZERO);
         ledger
@@ -688,6 +709,32 @@ impl<Id: NftId> Ledger<Id> {
         self.transactions_of.get(&holder).map_or(&[], Vec::as_slice)
     }
 
+    /// Records native value that a call inside transaction `index` of
+    /// `block` moved from `from` to `to`, after every one before it.
+    pub fn record_inner_transfer(&mut self, (block, index): (u32, u32), from: Address, to: Address, value: U256) {
+        let (from, to) = (self.holder(from), self.holder(to));
+        let at = Place { block, transaction: Some(index), log: None };
+        let position = u32::try_from(self.inner.len()).expect("fewer than 2^32 inner transfers");
+        self.inner.push(InnerTransfer { at, from, to, value });
+        for side in [from, to] {
+            let listed = self.inner_of.entry(side).or_default();
+            if listed.last() != Some(&position) {
+                listed.push(position);
+            }
+        }
+    }
+
+    /// Every inner transfer, in chain order.
+    pub fn inner_transfers(&self) -> &[InnerTransfer] {
+        &self.inner
+    }
+
+    /// The inner transfers a holder paid or received, as indexes into
+    /// [`Ledger::inner_transfers`], in chain order.
+    pub fn inner_transfers_of(&self, holder: Holder) -> &[u32] {
+        self.inner_of.get(&holder).map_or(&[], Vec::as_slice)
+    }
+
     /// Puts the ledger back as it was at the end of `block`: every movement
     /// after it is undone, as if it never happened (a chain reorganised
     /// from `block` on). Holders stay known.
@@ -697,6 +744,14 @@ impl<Id: NftId> Ledger<Id> {
             for party in [Some(from), to].into_iter().flatten() {
                 if let Some(listed) = self.transactions_of.get_mut(&party) {
                     listed.truncate(listed.partition_point(|(b, _)| *b <= block));
+                }
+            }
+        }
+        let inner = self.inner.partition_point(|t| t.at.block <= block);
+        for undone in self.inner.split_off(inner) {
+            for side in [undone.from, undone.to] {
+                if let Some(listed) = self.inner_of.get_mut(&side) {
+                    listed.truncate(listed.partition_point(|i| (*i as usize) < inner));
                 }
             }
         }
@@ -964,5 +1019,22 @@ mod tests {
         assert_eq!((ledger.transactions_of(a), ledger.transactions_of(b)), (&[(1, 0), (1, 1)][..], &[(1, 0)][..]));
         ledger.record_transaction(2, 0, x, Some(y));
         assert_eq!(ledger.transactions_of(b), [(1, 0), (2, 0)], "the other branch lists its own");
+    }
+
+    #[test]
+    fn inner_transfers_are_listed_for_both_sides_and_a_rollback_forgets_them() {
+        let mut ledger: Ledger = Ledger::new();
+        let (x, y, z) = (Address::repeat_byte(1), Address::repeat_byte(2), Address::repeat_byte(3));
+        ledger.record_inner_transfer((1, 0), x, y, U256::from(5));
+        ledger.record_inner_transfer((1, 0), y, y, U256::from(1));
+        ledger.record_inner_transfer((2, 3), y, z, U256::from(7));
+        let of = |ledger: &Ledger, address| ledger.inner_transfers_of(ledger.find(address).unwrap()).to_vec();
+        assert_eq!((of(&ledger, x), of(&ledger, y), of(&ledger, z)), (vec![0], vec![0, 1, 2], vec![2]));
+        let last = ledger.inner_transfers()[2];
+        assert_eq!((last.at.block, last.at.transaction, last.value), (2, Some(3), U256::from(7)));
+        ledger.rollback_to(1);
+        assert_eq!((of(&ledger, y), of(&ledger, z)), (vec![0, 1], vec![]));
+        ledger.record_inner_transfer((2, 0), z, x, U256::from(2));
+        assert_eq!((of(&ledger, x), ledger.inner_transfers().len()), (vec![0, 2], 3), "the other branch lists its own");
     }
 }

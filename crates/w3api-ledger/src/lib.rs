@@ -17,5 +17,5 @@ pub mod pricing;
 
 pub use apply::Contracts;
 pub use history::{Checkpoints, History};
-pub use ledger::{Asset, Erc1155Move, Holder, Ledger, LedgerError, Movement, NftId, Place};
+pub use ledger::{Asset, Erc1155Move, Holder, InnerTransfer, Ledger, LedgerError, Movement, NftId, Place};
 pub use pairs::{PairInfo, PairReserves};

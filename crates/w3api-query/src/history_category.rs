@@ -122,6 +122,9 @@ struct Sides<'a> {
     sent: bool,
     native_out: bool,
     native_in: bool,
+    /// The native value that reached the wallet, its own value or paid by
+    /// calls inside, and who paid it first.
+    received: (U256, Address),
     tokens_in: Vec<&'a TokenTransfer>,
     tokens_out: Vec<&'a TokenTransfer>,
     nfts_in: Vec<&'a NftTransfer>,
@@ -134,10 +137,16 @@ impl<'a> Sides<'a> {
         let sent = facts.from == wallet;
         let valued = !facts.value.is_zero();
         let to_self = facts.to == Some(wallet);
+        let paid_in = || entry.inner.iter().filter(|paid| paid.to == wallet && paid.from != wallet);
+        let own = if !sent && valued && to_self { facts.value } else { U256::ZERO };
+        let received = paid_in().fold(own, |sum, paid| sum.saturating_add(paid.value));
+        let payer = if own.is_zero() { paid_in().next().map_or(facts.from, |paid| paid.from) } else { facts.from };
+        let paid_out = entry.inner.iter().any(|paid| paid.from == wallet && paid.to != wallet);
         Sides {
             sent,
-            native_out: sent && valued && !to_self,
-            native_in: !sent && valued && to_self,
+            native_out: (sent && valued && !to_self) || paid_out,
+            native_in: !received.is_zero(),
+            received: (received, payer),
             tokens_in: entry.tokens.iter().filter(|t| t.to == wallet && t.from != wallet).collect(),
             tokens_out: entry.tokens.iter().filter(|t| t.from == wallet && t.to != wallet).collect(),
             nfts_in: entry.nfts.iter().filter(|t| t.to == wallet && t.from != wallet).collect(),
@@ -201,7 +210,8 @@ fn categorize(
     if !sides.nfts_out.is_empty() && sides.nfts_in.is_empty() && (!sides.tokens_in.is_empty() || bought_from) {
         return C::NftSale;
     }
-    if !sides.tokens_in.is_empty() && paid && sides.nfts_in.is_empty() && sides.nfts_out.is_empty() {
+    let traded = (!sides.tokens_in.is_empty() && paid) || (!sides.tokens_out.is_empty() && sides.native_in);
+    if traded && sides.nfts_in.is_empty() && sides.nfts_out.is_empty() {
         return C::TokenSwap;
     }
     if ins > 0 && outs == 0 && !sides.native_out {
@@ -238,7 +248,8 @@ fn summarize(
     receipt: &ReceiptFacts,
 ) -> String {
     use HistoryCategory as C;
-    let value = format!("{} {}", format_units(entry.facts.value, native.decimals), native.symbol);
+    let native_amount = |value: U256| format!("{} {}", format_units(value, native.decimals), native.symbol);
+    let value = native_amount(entry.facts.value);
     let tokens = |ts: &[&TokenTransfer]| ts.iter().map(|t| amount(t)).collect::<Vec<_>>().join(", ");
     let nfts = |ns: &[&NftTransfer]| ns.iter().map(|n| nft(n)).collect::<Vec<_>>().join(", ");
     let counterpart = entry.facts.to.filter(|to| *to != wallet).unwrap_or(entry.facts.from);
@@ -250,7 +261,7 @@ fn summarize(
     }
     match category {
         C::Send => format!("Sent {value} to {counterpart:#x}"),
-        C::Receive => format!("Received {value} from {:#x}", entry.facts.from),
+        C::Receive => format!("Received {} from {:#x}", native_amount(sides.received.0), sides.received.1),
         C::TokenSend => {
             format!("Sent {}{}", tokens(&sides.tokens_out), first_to(sides.tokens_out.first().map(|t| t.to)))
         }
@@ -261,7 +272,13 @@ fn summarize(
         C::NftReceive => {
             format!("Received {}{}", nfts(&sides.nfts_in), first_from(sides.nfts_in.first().map(|n| n.from)))
         }
-        C::TokenSwap => format!("Swapped {} for {}", outs.join(", "), tokens(&sides.tokens_in)),
+        C::TokenSwap => {
+            let mut ins = sides.tokens_in.iter().map(|t| amount(t)).collect::<Vec<_>>();
+            if sides.native_in {
+                ins.insert(0, native_amount(sides.received.0));
+            }
+            format!("Swapped {} for {}", outs.join(", "), ins.join(", "))
+        }
         C::Deposit => format!("Deposited {value} for {}", tokens(&sides.tokens_in)),
         C::Withdraw => format!("Withdrew {}", tokens(&sides.tokens_out)),
         C::NftPurchase => format!("Bought {} for {}", nfts(&sides.nfts_in), outs.join(", ")),

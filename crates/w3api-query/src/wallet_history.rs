@@ -4,7 +4,7 @@
 //! transaction in full, with its receipt; [`crate::history_category`] tells
 //! what each one was for the wallet.
 
-use alloy_primitives::{Address, B256};
+use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::{Asset, Holder, Movement, Place};
 use w3api_source::{Page, PageRequest, SourceError};
 
@@ -51,6 +51,20 @@ pub struct HistoryEntry {
     /// Whether it gave a token or NFT that the wallet received to others
     /// too: an airdrop when another sent it.
     pub shared: bool,
+    /// The native value its inner calls paid the wallet, or the wallet
+    /// paid, in the order they began.
+    pub inner: Vec<InnerValue>,
+}
+
+/// Native value a call inside a transaction moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InnerValue {
+    /// Who paid it.
+    pub from: Address,
+    /// Who received it.
+    pub to: Address,
+    /// How much, in wei.
+    pub value: U256,
 }
 
 /// The native currency, as history items name it.
@@ -109,9 +123,10 @@ impl Question for WalletHistory {
 }
 
 /// The transactions of a holder's history in blocks `from..=to`, in chain
-/// order: those it sent or was sent, and those with a transfer of its that
-/// the listings show. Both lists are cut to the blocks first: a busy
-/// wallet's whole history is many times a page.
+/// order: those it sent or was sent, those with a transfer of its that the
+/// listings show, and those whose inner calls paid it or that it paid
+/// from. Each list is cut to the blocks first: a busy wallet's whole
+/// history is many times a page.
 fn transactions_of<V: ChainView>(view: &V, holder: Holder, (from, to): (u32, u32)) -> Vec<TransactionAt> {
     let ledger = view.ledger();
     let movements = ledger.movements();
@@ -127,9 +142,32 @@ fn transactions_of<V: ChainView>(view: &V, holder: Holder, (from, to): (u32, u32
         let shown = lists_erc20(view, movement) || lists_nft(view, movement);
         shown.then_some(TransactionAt(place.block, place.transaction?))
     }));
+    let inner = ledger.inner_transfers();
+    let paid = ledger.inner_transfers_of(holder);
+    let block_of = |index: &u32| inner[*index as usize].at.block;
+    let paid = &paid[paid.partition_point(|i| block_of(i) < from)..paid.partition_point(|i| block_of(i) <= to)];
+    listed.extend(paid.iter().filter_map(|index| {
+        let at = inner[*index as usize].at;
+        Some(TransactionAt(at.block, at.transaction?))
+    }));
     listed.sort_unstable();
     listed.dedup();
     listed
+}
+
+/// The native value inner calls of transaction `at` moved to or from `holder`.
+fn inner_values<V: ChainView>(view: &V, holder: Holder, at: TransactionAt) -> Vec<InnerValue> {
+    let ledger = view.ledger();
+    let inner = ledger.inner_transfers();
+    let paid = ledger.inner_transfers_of(holder);
+    let place = |index: &u32| inner[*index as usize].at;
+    let first = Place { block: at.0, transaction: Some(at.1), log: None };
+    let range = paid.partition_point(|i| place(i) < first)..paid.partition_point(|i| place(i) <= first);
+    let value = |index: &u32| {
+        let moved = inner[*index as usize];
+        InnerValue { from: ledger.address(moved.from), to: ledger.address(moved.to), value: moved.value }
+    };
+    paid[range].iter().map(value).collect()
 }
 
 /// The indexes (into the ledger's movements) of `moves` in transaction `at`.
@@ -154,6 +192,7 @@ fn entry<V: ChainView>(view: &V, holder: Holder, at: TransactionAt) -> Option<Hi
         tokens: Vec::new(),
         nfts: Vec::new(),
         shared: false,
+        inner: inner_values(view, holder, at),
     };
     for index in &moves[moves_in(movements, moves, at)] {
         let movement = &movements[*index as usize];

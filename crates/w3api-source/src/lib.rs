@@ -24,7 +24,7 @@ use w3api_types::{Address, Bytes, Chain, U256};
 pub use control::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
 pub use execution::Execution;
 pub use page::{Page, PagePosition, PageRequest};
-pub use traces::{Tracing, geth_call_tree, geth_call_trees, parity_tree, value_transfers};
+pub use traces::{Tracing, geth_call_tree, geth_call_trees, geth_trees, parity_tree, parity_trees, value_transfers};
 pub use wallet::{
     CollectionHolding, CollectionInfo, NftHolding, NftRarity, TokenHolding, TokenInfo, WalletCollectionsPage,
     WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,

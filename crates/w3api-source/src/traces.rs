@@ -154,7 +154,12 @@ pub async fn geth_call_trees<S: Tracing + ?Sized>(
     chain: Chain,
     block: Hash32,
 ) -> Result<Vec<(Hash32, CallFrame)>, SourceError> {
-    let traces = source.trace_block(chain, BlockRef::Hash(block), call_tracer()).await?;
+    geth_trees(source.trace_block(chain, BlockRef::Hash(block), call_tracer()).await?)
+}
+
+/// The trees of calls of a block's `callTracer` trace, one per
+/// transaction, in order; an error names a transaction that was not traced.
+pub fn geth_trees(traces: Vec<BlockTraceResult>) -> Result<Vec<(Hash32, CallFrame)>, SourceError> {
     traces.into_iter().map(traced_frame).collect()
 }
 
@@ -204,6 +209,20 @@ pub fn value_transfers(top: &CallFrame) -> Vec<&CallFrame> {
         pending.extend(frame.calls.iter().rev());
     }
     moved
+}
+
+/// A block's parity traces as one tree of calls per transaction, in order.
+pub fn parity_trees(traces: Vec<LocalizedTrace>) -> Vec<(Hash32, CallFrame)> {
+    let mut trees: Vec<(Hash32, Vec<TransactionTrace>)> = Vec::new();
+    for listed in traces {
+        // A block's reward traces belong to no transaction.
+        let Some(hash) = listed.transaction_hash else { continue };
+        match trees.last_mut() {
+            Some((last, calls)) if *last == hash => calls.push(listed.trace),
+            _ => trees.push((hash, vec![listed.trace])),
+        }
+    }
+    trees.into_iter().filter_map(|(hash, calls)| Some((hash, parity_tree(&calls)?))).collect()
 }
 
 /// One transaction's parity traces (in the order their calls began, each

@@ -477,6 +477,14 @@ fn selected<'a>(webhook: &'a StreamWebhook, kind: &StreamNativeBalanceType, sele
                 _ => t.contract.as_str(),
             })
             .collect(),
+        (StreamNativeBalanceType::InternalTx, _) => webhook
+            .txs_internal
+            .iter()
+            .filter_map(|t| match selector {
+                "$from" => t.from.as_deref(),
+                _ => t.to.as_deref(),
+            })
+            .collect(),
         (StreamNativeBalanceType::Erc20approval, _) => webhook
             .erc20_approvals
             .iter()

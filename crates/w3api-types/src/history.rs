@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
 
 use crate::nft::NormalizedMetadata;
-use crate::transactions::{LogVerbose, MinedTransaction};
+use crate::transactions::{InternalTransaction, LogVerbose, MinedTransaction};
 use crate::transfers::{NftTransactionType, TransferParties};
 use crate::{ContractType, wire};
 
@@ -123,6 +123,10 @@ pub struct HistoryTransaction {
     pub native_transfers: Vec<NativeTransfer>,
     /// Its logs, decoded where the server knows the event.
     pub logs: Vec<LogVerbose>,
+    /// With `include_internal_transactions`, the calls it made inside the
+    /// EVM, in the order they began; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal_transactions: Option<Vec<InternalTransaction>>,
 }
 
 /// Which way something moved, seen from the wallet.

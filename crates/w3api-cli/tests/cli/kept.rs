@@ -16,7 +16,7 @@ const SECOND: &str = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const ANSWERS_42: &str = "0x600a600c600039600a6000f3602a60005260206000f3";
 
 /// The result of a JSON-RPC call on eth with the key `k`; an error fails the test, naming it.
-async fn rpc(base: &str, method: &str, params: Value) -> Value {
+pub(crate) async fn rpc(base: &str, method: &str, params: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let response = w3api_tests::http_client().post(format!("{base}/eth/k")).json(&body).send().await.unwrap();
     let answer: Value = response.json().await.unwrap();

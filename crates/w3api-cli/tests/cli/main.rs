@@ -13,6 +13,7 @@ use {
 
 mod book;
 mod commands;
+mod console;
 mod kept;
 mod live;
 mod node_limits;

@@ -75,4 +75,36 @@ fn internal_transactions_and_parity_traces_come_from_the_node() {
         caller.rpc(&gateway.base, "trace_filter", filter.clone()),
         caller.rpc(&node.base, "trace_filter", filter)
     );
+
+    // The value paid inside transactions is in each payee's history, as on the node's own devnet.
+    let mut payees: Vec<String> = Vec::new();
+    for number in 1..=latest {
+        let path = format!("/api/v2.2/block/{number}?chain=eth&include=internal_transactions");
+        for tx in caller.get(&node.base, &path)["transactions"].as_array().unwrap() {
+            let paid = tx["internal_transactions"].as_array().unwrap().iter().filter(|call| call["value"] != "0");
+            payees.extend(paid.filter_map(|call| call["to"].as_str().map(str::to_string)));
+        }
+    }
+    payees.sort();
+    payees.dedup();
+    assert!(!payees.is_empty(), "the generated chain pays someone inside a transaction");
+    let mut inside = 0;
+    for payee in payees.iter().take(5) {
+        let path = format!("/api/v2.2/wallets/{payee}/history?chain=eth&to_block={latest}&limit=100");
+        // The native currency's logo is the devnet's own; the rest of each transfer is the chain's.
+        let transfers = |base: &str| -> Vec<(Value, Value)> {
+            let items = caller.get(base, &path)["result"].as_array().unwrap().clone();
+            let moved = |item: &Value| -> Value {
+                let keys = ["from_address", "to_address", "value", "direction", "internal_transaction"];
+                let each = |t: &Value| keys.iter().map(|k| t[*k].clone()).collect::<Vec<_>>();
+                item["native_transfers"].as_array().unwrap().iter().map(each).collect::<Vec<_>>().into()
+            };
+            items.iter().map(|item| (item["hash"].clone(), moved(item))).collect()
+        };
+        let (indexed, devnet) = (transfers(&gateway.base), transfers(&node.base));
+        assert_eq!(indexed, devnet, "{payee}: the history's native transfers");
+        let internal = |(_, moved): &(Value, Value)| moved.as_array().unwrap().iter().any(|t| t[4] == true);
+        inside += indexed.iter().filter(|item| internal(item)).count();
+    }
+    assert!(inside > 0, "some of them paid inside a transaction");
 }

@@ -12,7 +12,7 @@ use alloy_primitives::{Address, Bytes, TxKind, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
 use w3api_chain::revm::state::EvmState;
-use w3api_chain::{BlockSpec, Checks, describe};
+use w3api_chain::{BlockSpec, Checks, InnerTransfer, describe};
 use w3api_ledger::{Asset, Holder, Place, events};
 
 use super::calls::Call;
@@ -20,6 +20,7 @@ use super::found::Known;
 use super::sealing::Unsigned;
 use super::simulation::{SignedTransaction, Simulation};
 use crate::accounts::Role;
+use crate::console;
 
 /// Gas every transaction costs at least.
 const BASE_GAS: u64 = 21_000;
@@ -87,8 +88,8 @@ impl Simulation<'_> {
             ..TxEnv::default()
         };
         let short = if limit == room { NotSent::BlockFull } else { NotSent::Unaffordable };
-        let outcome = match self.chain.transact(block, &self.block_spec(), tx, Checks::Block) {
-            Ok(outcome) => outcome,
+        let (outcome, inside) = match self.chain.transact_moving(block, &self.block_spec(), tx, Checks::Block) {
+            Ok(ran) => ran,
             // Its calldata alone costs more than the gas left to it (the
             // block's room, or what its sender can pay for): like a
             // failure short of its allowance, it waits, or is not sent.
@@ -107,17 +108,18 @@ impl Simulation<'_> {
         // Signed with what it used and a fifth more, as an estimate would give.
         let spent = outcome.result.gas().total_gas_spent();
         let gas_limit = (spent + spent / 5).min(affordable).max(spent);
-        self.include(outcome.state, &outcome.result, false);
+        self.include(outcome.state, (&outcome.result, &inside.transfers), false);
         self.record(call, nonce, gas_limit, (legacy, tip, max_fee), &outcome.result);
         Ok(outcome.result.is_success())
     }
 
     /// Keeps what a transaction changed: the EVM's state, the native
-    /// balances it moved, and the movements its logs tell the ledger. A
+    /// balances it moved (and the value its inner calls moved, for the
+    /// history), and the movements its logs tell the ledger. A
     /// user's transaction may reveal contracts of theirs (`found`), and its
     /// logs are the user's code speaking: a movement the ledger refuses
     /// (a token breaking its standard) is left out, as an indexer leaves it.
-    fn include(&mut self, state: EvmState, result: &ExecutionResult, user: bool) {
+    fn include(&mut self, state: EvmState, (result, inner): (&ExecutionResult, &[InnerTransfer]), user: bool) {
         let block = self.block;
         // The transaction's receipt follows the block's receipts so far.
         let transaction = self.block_receipts.len() as u32;
@@ -129,6 +131,9 @@ impl Simulation<'_> {
         self.chain.commit(u64::from(block), state);
         if !result.is_success() {
             return;
+        }
+        for moved in inner {
+            self.ledger.record_inner_transfer((block, transaction), moved.from, moved.to, moved.value);
         }
         for (position, log) in result.logs().iter().enumerate() {
             let Some(event) = events::decode(log.topics(), &log.data.data) else { continue };
@@ -153,9 +158,10 @@ impl Simulation<'_> {
         let tx = signed_tx_env(&envelope, sender);
         let block = u64::from(self.block);
         let checks = if impersonated { Checks::Impersonated } else { Checks::Block };
-        let outcome = self.chain.transact(block, &self.block_spec(), tx, checks);
-        let outcome = outcome.map_err(|refused| NotSent::Refused(describe(&refused)))?;
-        self.include(outcome.state, &outcome.result, true);
+        let ran = self.chain.transact_moving(block, &self.block_spec(), tx, checks);
+        let (outcome, inside) = ran.map_err(|refused| NotSent::Refused(describe(&refused)))?;
+        self.include(outcome.state, (&outcome.result, &inside.transfers), true);
+        console::print(envelope.tx_hash(), &inside.console);
         let (tx_type, to) = (envelope.tx_type(), envelope.kind());
         self.unsigned.push(Unsigned::Signed(Box::new(envelope), sender));
         self.keep_receipt(tx_type, (sender, to), &outcome.result);

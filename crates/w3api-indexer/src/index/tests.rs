@@ -57,7 +57,7 @@ fn block(number: u64, branch: u8, logs: Vec<IndexedLog>) -> IndexedBlock {
         })
         .collect();
     let (hash, parent_hash, timestamp) = (hash(number), hash(number.wrapping_sub(1)), number * 12);
-    IndexedBlock { number, hash, parent_hash, timestamp, transactions: Vec::new(), logs }
+    IndexedBlock { number, hash, parent_hash, timestamp, transactions: Vec::new(), logs, inner: Vec::new() }
 }
 
 fn meta(symbol: &str, decimals: u8) -> TokenMeta {

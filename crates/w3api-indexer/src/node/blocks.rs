@@ -1,7 +1,8 @@
 //! Blocks with their logs, read for the index in as few requests as the
 //! node allows: headers, then the logs by `eth_getBlockReceipts` per block
 //! or by one `eth_getLogs` over the range, each log checked to belong to
-//! the header read with it.
+//! the header read with it; then, where the node traces calls, the value
+//! moved inside their transactions (see `inner`).
 //!
 //! Only what the index reads is decoded (a header's links, its
 //! transactions' hashes, parties and values, a log's address, topics, data
@@ -85,7 +86,8 @@ const LOGS: &str = "eth_getLogs";
 impl Node {
     /// Blocks `range` with their logs, in order.
     pub async fn blocks(&self, range: RangeInclusive<u64>) -> Result<Vec<IndexedBlock>, NodeError> {
-        let method = self.capabilities().await?.logs_method();
+        let capabilities = self.capabilities().await?;
+        let method = capabilities.logs_method();
         let mut calls: Vec<(&'static str, Value)> = Vec::new();
         for number in range.clone() {
             calls.push((HEADER, json!([quantity(number), true])));
@@ -112,6 +114,7 @@ impl Node {
                 timestamp: header.timestamp.to(),
                 transactions: header.transactions.into_iter().map(IndexedTransaction::from).collect(),
                 logs: Vec::new(),
+                inner: Vec::new(),
             };
             if method == LogsMethod::BlockReceipts {
                 let receipts: Option<Vec<ReceiptWire>> = self.decode(RECEIPTS, &next(RECEIPTS)?)?;
@@ -128,10 +131,11 @@ impl Node {
             let logs: Vec<LogWire> = self.decode(LOGS, &next(LOGS)?)?;
             self.place_logs(&mut blocks, logs)?;
         }
+        self.place_inner_transfers(&mut blocks, capabilities.call_traces).await?;
         Ok(blocks)
     }
 
-    fn decode<T: DeserializeOwned>(&self, method: &'static str, answer: &RawValue) -> Result<T, NodeError> {
+    pub(super) fn decode<T: DeserializeOwned>(&self, method: &'static str, answer: &RawValue) -> Result<T, NodeError> {
         serde_json::from_str(answer.get())
             .map_err(|e| self.failed(method, format!("an answer that does not decode: {e}")))
     }
@@ -171,7 +175,15 @@ mod tests {
 
     fn block(number: u64, hash: u8) -> IndexedBlock {
         let hash = B256::repeat_byte(hash);
-        IndexedBlock { number, hash, parent_hash: B256::ZERO, timestamp: 0, transactions: Vec::new(), logs: Vec::new() }
+        IndexedBlock {
+            number,
+            hash,
+            parent_hash: B256::ZERO,
+            timestamp: 0,
+            transactions: Vec::new(),
+            logs: Vec::new(),
+            inner: Vec::new(),
+        }
     }
 
     fn log(number: u64, index: u64, hash: u8, address: u8) -> LogWire {

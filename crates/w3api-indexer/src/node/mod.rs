@@ -11,6 +11,7 @@
 mod blocks;
 mod capabilities;
 mod contracts;
+mod inner;
 mod throttle;
 
 use std::future::Future;

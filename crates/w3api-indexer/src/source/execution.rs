@@ -9,11 +9,13 @@
 use alloy_primitives::B256;
 use serde_json::{Value, json};
 use w3api_rpc::method;
-use w3api_source::{BlockRef, Execution, SourceError, Tracing, geth_call_tree, geth_call_trees, parity_tree};
+use w3api_source::{
+    BlockRef, Execution, SourceError, Tracing, geth_call_tree, geth_call_trees, parity_tree, parity_trees,
+};
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, CallFrame, FilterChanges, FilterId, GethTrace, Hash32,
     LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType,
-    TransactionRequest, TransactionTrace, TypedData,
+    TransactionRequest, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -256,7 +258,7 @@ impl Tracing for NodeSource {
                 let number = existing(followed, BlockRef::Hash(block)).await?;
                 let traces: Option<Vec<LocalizedTrace>> =
                     parity(followed, method::TRACE_BLOCK, json!([format!("{number:#x}")])).await?;
-                Ok(Some(by_transaction(traces.unwrap_or_default())))
+                Ok(Some(parity_trees(traces.unwrap_or_default())))
             }
             CallTraces::Untraced => Ok(None),
         }
@@ -266,20 +268,6 @@ impl Tracing for NodeSource {
 /// How the node traces calls, as its probe found.
 async fn call_traces(followed: &Followed) -> Result<CallTraces, SourceError> {
     Ok(followed.node.capabilities().await?.call_traces)
-}
-
-/// A block's parity traces as one tree of calls per transaction, in order.
-fn by_transaction(traces: Vec<LocalizedTrace>) -> Vec<(Hash32, CallFrame)> {
-    let mut trees: Vec<(Hash32, Vec<TransactionTrace>)> = Vec::new();
-    for listed in traces {
-        // A block's reward traces belong to no transaction.
-        let Some(hash) = listed.transaction_hash else { continue };
-        match trees.last_mut() {
-            Some((last, calls)) if *last == hash => calls.push(listed.trace),
-            _ => trees.push((hash, vec![listed.trace])),
-        }
-    }
-    trees.into_iter().filter_map(|(hash, calls)| Some((hash, parity_tree(&calls)?))).collect()
 }
 
 /// A parity trace method passed to the node.

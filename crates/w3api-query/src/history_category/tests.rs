@@ -5,6 +5,7 @@ use w3api_types::{ContractType, HistoryCategory as C};
 use super::*;
 use crate::transfers::TransferPlace;
 use crate::view::TransactionFacts;
+use crate::wallet_history::InnerValue;
 
 const WALLET: Address = Address::repeat_byte(0x0a);
 const OTHER: Address = Address::repeat_byte(0x0b);
@@ -87,6 +88,7 @@ fn entry(
         tokens,
         nfts,
         shared: false,
+        inner: Vec::new(),
     }
 }
 
@@ -108,6 +110,27 @@ fn native_value_alone_is_a_send_or_a_receipt() {
     assert_eq!((category(&received), summary(&received)), (C::Receive, format!("Received 1 ETH from {OTHER:#x}")));
     let called = entry(facts(WALLET, PAIR, 0), &[], &[]);
     assert_eq!((category(&called), summary(&called)), (C::ContractInteraction, format!("Interacted with {PAIR:#x}")));
+}
+
+/// `entry` with native value its inner calls moved.
+fn paid_inside(mut entry: HistoryEntry, paid: &[(Address, Address, u64)]) -> HistoryEntry {
+    entry.inner = paid.iter().map(|&(from, to, wei)| InnerValue { from, to, value: U256::from(wei) }).collect();
+    entry
+}
+
+#[test]
+fn native_value_paid_inside_a_transaction_is_received_or_swapped_for() {
+    // A splitter another called pays the wallet a share.
+    let payout =
+        paid_inside(entry(facts(OTHER, PAIR, ETH), &[], &[]), &[(PAIR, OTHER, ETH / 2), (PAIR, WALLET, ETH / 4)]);
+    assert_eq!((category(&payout), summary(&payout)), (C::Receive, format!("Received 0.25 ETH from {PAIR:#x}")));
+    // A router sells the wallet's tokens for the native currency.
+    let sold = entry(facts(WALLET, PAIR, 0), &[(COIN, WALLET, PAIR, 2_000_000)], &[]);
+    let sold = paid_inside(sold, &[(PAIR, WALLET, ETH)]);
+    assert_eq!((category(&sold), summary(&sold)), (C::TokenSwap, "Swapped 2 COIN for 1 ETH".to_string()));
+    // The wallet's own call that paid itself back moved nothing for it.
+    let refund = paid_inside(entry(facts(WALLET, PAIR, 0), &[], &[]), &[(WALLET, WALLET, ETH)]);
+    assert_eq!(category(&refund), C::ContractInteraction);
 }
 
 #[test]

@@ -92,3 +92,21 @@ fn history_pages_and_spans_work_as_every_listings_do() {
     spanned.span = Span { from_date: Some(105), to_block: Some(12), ..Span::default() };
     assert_eq!(places(&spanned.answer(&view).unwrap()), [(11, 1), (12, 3)]);
 }
+
+#[test]
+fn value_paid_inside_a_transaction_lists_it_for_the_payee_with_what_it_was_paid() {
+    let mut view = chain();
+    // Tx 2 of block 11, which gave B 3 COIN, also has a contract pay C 4 wei and B 1.
+    view.ledger.record_inner_transfer((11, 2), COIN, C, U256::from(4));
+    view.ledger.record_inner_transfer((11, 2), COIN, B, U256::from(1));
+    let c = of(C, Order::Ascending, 10).answer(&view).unwrap();
+    assert_eq!(places(&c), [(11, 1), (11, 2)], "C is no party to tx 2, and no token of its moved there");
+    let paid = InnerValue { from: COIN, to: C, value: U256::from(4) };
+    assert_eq!((c.page.items[0].inner.as_slice(), c.page.items[1].inner.as_slice()), (&[][..], &[paid][..]));
+    let b = of(B, Order::Ascending, 10).answer(&view).unwrap();
+    let in_tx_2 = &b.page.items[1];
+    assert_eq!((in_tx_2.block, in_tx_2.index, in_tx_2.inner.len()), (11, 2, 1), "only B's own share");
+    let within =
+        WalletHistory { span: Span { from_block: Some(12), ..Span::default() }, ..of(C, Order::Ascending, 10) };
+    assert!(within.answer(&view).unwrap().page.items.is_empty(), "cut to the blocks asked for");
+}

@@ -1640,9 +1640,11 @@ let response = client.get_wallet_transactions()
     /**A wallet's history, decoded
 
 The transactions the wallet sent or was sent, and those that moved
-its tokens or NFTs, each with its receipt and fee, what it moved to
-or from the wallet (`erc20_transfers`, `nft_transfers`, and the
-transaction's own value in `native_transfers`), its logs decoded
+its tokens or NFTs or paid it native value from inside, each with
+its receipt and fee, what it moved to or from the wallet
+(`erc20_transfers`, `nft_transfers`, and in `native_transfers` the
+transaction's own value and what calls inside it paid, so the
+wallet's native balance adds up from its history), its logs decoded
 where the event is known, a `category` and a one-line `summary`.
 Permissions the wallet gave or took back (ERC20 `Approval`,
 `ApprovalForAll`) are in `contract_interactions`. Newest first
@@ -1661,6 +1663,7 @@ Arguments:
 - `from_block`: The first block of the listing; the chain's first when absent. It wins over `from_date`.
 - `from_date`: The listing starts at the first block at or after this date.
 - `include_input_data`: Add `method_label`, the name of the function each transaction called, where the server knows its ABI (the input itself is always given).
+- `include_internal_transactions`: Add `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, as `include=internal_transactions` gives them on a transaction. The value they paid the wallet is in `native_transfers` either way.
 - `limit`: Page size, at most 100; 0 or absent gives the default page size, 100.
 - `nft_metadata`: Add each NFT's `normalized_metadata` to `nft_transfers`.
 - `order`: Newest first (DESC) or oldest first (ASC).
@@ -1674,6 +1677,7 @@ let response = client.get_wallet_history()
     .from_block(from_block)
     .from_date(from_date)
     .include_input_data(include_input_data)
+    .include_internal_transactions(include_internal_transactions)
     .limit(limit)
     .nft_metadata(nft_metadata)
     .order(order)
@@ -6185,6 +6189,7 @@ pub mod builder {
         from_block: Result<Option<u64>, String>,
         from_date: Result<Option<w3api_types::DateInput>, String>,
         include_input_data: Result<Option<bool>, String>,
+        include_internal_transactions: Result<Option<bool>, String>,
         limit: Result<Option<i64>, String>,
         nft_metadata: Result<Option<bool>, String>,
         order: Result<Option<w3api_types::ListingOrder>, String>,
@@ -6201,6 +6206,7 @@ pub mod builder {
                 from_block: Ok(None),
                 from_date: Ok(None),
                 include_input_data: Ok(None),
+                include_internal_transactions: Ok(None),
                 limit: Ok(None),
                 nft_metadata: Ok(None),
                 order: Ok(None),
@@ -6280,6 +6286,19 @@ pub mod builder {
                 });
             self
         }
+        pub fn include_internal_transactions<V>(mut self, value: V) -> Self
+        where
+            V: std::convert::TryInto<bool>,
+        {
+            self.include_internal_transactions = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `bool` for include_internal_transactions failed"
+                        .to_string()
+                });
+            self
+        }
         pub fn limit<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<i64>,
@@ -6351,6 +6370,7 @@ pub mod builder {
                 from_block,
                 from_date,
                 include_input_data,
+                include_internal_transactions,
                 limit,
                 nft_metadata,
                 order,
@@ -6363,6 +6383,8 @@ pub mod builder {
             let from_block = from_block.map_err(Error::InvalidRequest)?;
             let from_date = from_date.map_err(Error::InvalidRequest)?;
             let include_input_data = include_input_data.map_err(Error::InvalidRequest)?;
+            let include_internal_transactions = include_internal_transactions
+                .map_err(Error::InvalidRequest)?;
             let limit = limit.map_err(Error::InvalidRequest)?;
             let nft_metadata = nft_metadata.map_err(Error::InvalidRequest)?;
             let order = order.map_err(Error::InvalidRequest)?;
@@ -6396,6 +6418,12 @@ pub mod builder {
                     &progenitor_client::QueryParam::new(
                         "include_input_data",
                         &include_input_data,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "include_internal_transactions",
+                        &include_internal_transactions,
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("limit", &limit))

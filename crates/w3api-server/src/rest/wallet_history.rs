@@ -13,7 +13,7 @@ use w3api_query::collection_nfts::{Erc1155As, NftsById};
 use w3api_query::history_category::{self, Approval, ContractName, ContractNames, ReceiptFacts};
 use w3api_query::listing::{Order, Span};
 use w3api_query::transfers::{NftTransfer, TokenTransfer};
-use w3api_query::wallet_history::{HistoryEntry, NativeCurrency, WalletHistory};
+use w3api_query::wallet_history::{HistoryEntry, InnerValue, NativeCurrency, WalletHistory};
 use w3api_source::SourceError;
 use w3api_types::params::operations::get_wallet_history as op;
 use w3api_types::rpc::{Receipt, Transaction};
@@ -25,6 +25,7 @@ use w3api_types::{
 
 use super::answer::JsonAnswer;
 use super::extract::{FromQuery, Paging, Request};
+use super::internal_transactions as inner_calls;
 use super::query::Query;
 use super::token_transfers::Window;
 use super::transaction::{block_time, fields, input, verbose_logs, with_receipts};
@@ -52,6 +53,8 @@ pub(crate) struct WalletHistoryRequest {
     pub(crate) nft_metadata: bool,
     /// Whether to name the function each transaction called.
     pub(crate) method_labels: bool,
+    /// Whether to list the calls each transaction made inside the EVM.
+    pub(crate) internal_transactions: bool,
     pub(crate) paging: Paging,
 }
 
@@ -63,6 +66,7 @@ impl FromQuery for WalletHistoryRequest {
             window: Window::read(q, [&op::FROM_BLOCK, &op::TO_BLOCK, &op::FROM_DATE, &op::TO_DATE, &op::ORDER]),
             nft_metadata: q.flag(&op::NFT_METADATA),
             method_labels: q.flag(&op::INCLUDE_INPUT_DATA),
+            internal_transactions: q.flag(&op::INCLUDE_INTERNAL_TRANSACTIONS),
             paging: Paging::read(q, &op::LIMIT, &op::CURSOR),
         }
     }
@@ -83,8 +87,9 @@ pub(crate) async fn wallet_history_page<S: Backend>(
     (source, cursors): (&S, &Cursors),
     request: WalletHistoryRequest,
 ) -> Result<WalletHistoryPage, ApiError> {
-    let WalletHistoryRequest { chain, address, window, nft_metadata, method_labels, ref paging } = request;
-    let key = (chain, address, window, nft_metadata, method_labels);
+    let WalletHistoryRequest { chain, address, window, nft_metadata, method_labels, internal_transactions, ref paging } =
+        request;
+    let key = (chain, address, window, nft_metadata, method_labels, internal_transactions);
     let (walk, block) = begin_walk((source, cursors), LISTING, &key, paging, (chain, None)).await?;
     let Window { span, order } = window;
     let question = WalletHistory { address, span, at_block: Some(block), order, page: walk.request.clone() };
@@ -102,7 +107,13 @@ pub(crate) async fn wallet_history_page<S: Backend>(
         Context { wallet: address, native: &answer.native, names: &names, metadata: &metadata, method_labels };
     let mut result = Vec::with_capacity(read.len());
     for ((entry, (transaction, receipt)), approvals) in answer.page.items.iter().zip(&read).zip(approvals) {
-        result.push(history_transaction(&context, entry, (transaction, receipt), approvals)?);
+        let mut item = history_transaction(&context, entry, (transaction, receipt), approvals)?;
+        if internal_transactions {
+            let block = (receipt.block_number, receipt.block_hash);
+            item.internal_transactions =
+                Some(inner_calls::of_transaction(source, chain, entry.facts.hash, block).await?);
+        }
+        result.push(item);
     }
     Ok(WalletHistoryPage {
         page: walk.page,
@@ -185,8 +196,9 @@ fn history_transaction(
         summary,
         nft_transfers: entry.nfts.iter().map(|n| nft_transfer(context, n)).collect(),
         erc20_transfers: entry.tokens.iter().map(|t| erc20_transfer(wallet, t)).collect::<Result<_, _>>()?,
-        native_transfers: native_transfer(wallet, entry, context.native).into_iter().collect(),
+        native_transfers: native_transfers(wallet, (entry, receipt.contract_address), context.native),
         logs: verbose_logs(receipt, time),
+        internal_transactions: None,
     })
 }
 
@@ -235,23 +247,29 @@ fn nft_transfer(context: &Context<'_>, transfer: &NftTransfer) -> HistoryNftTran
     }
 }
 
-/// The transaction's own value, when it has any and the wallet sent or
-/// received it.
-fn native_transfer(wallet: Address, entry: &HistoryEntry, native: &NativeCurrency) -> Option<NativeTransfer> {
+/// The transaction's own value (a creation's goes to the contract it
+/// made), when it has any and the wallet sent or received it, then what
+/// calls inside it paid the wallet or the wallet paid.
+fn native_transfers(
+    wallet: Address,
+    (entry, created): (&HistoryEntry, Option<Address>),
+    native: &NativeCurrency,
+) -> Vec<NativeTransfer> {
     let facts = &entry.facts;
-    let to = facts.to?;
-    if facts.value.is_zero() || (facts.from != wallet && to != wallet) {
-        return None;
-    }
-    Some(NativeTransfer {
-        parties: TransferParties::unlabelled(facts.from, to),
-        value: facts.value,
-        value_formatted: format_units(facts.value, native.decimals),
-        direction: direction(wallet, facts.from),
-        internal_transaction: false,
+    let to = facts.to.or(created);
+    let own = to.filter(|to| !facts.value.is_zero() && (facts.from == wallet || *to == wallet));
+    let own = own.map(|to| (InnerValue { from: facts.from, to, value: facts.value }, false));
+    let inner = entry.inner.iter().map(|paid| (*paid, true));
+    let transfer = |(paid, internal): (InnerValue, bool)| NativeTransfer {
+        parties: TransferParties::unlabelled(paid.from, paid.to),
+        value: paid.value,
+        value_formatted: format_units(paid.value, native.decimals),
+        direction: direction(wallet, paid.from),
+        internal_transaction: internal,
         token_symbol: native.symbol.clone(),
         token_logo: native.logo.clone(),
-    })
+    };
+    own.into_iter().chain(inner).map(transfer).collect()
 }
 
 /// The permissions, by kind; `None` when there are none.

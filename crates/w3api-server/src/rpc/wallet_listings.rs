@@ -61,6 +61,7 @@ pub(super) async fn decoded_transactions<S: Backend>(
         window: every_block(order),
         nft_metadata: request.nft_metadata.unwrap_or(false),
         method_labels: true,
+        internal_transactions: false,
         paging,
     };
     Ok(wallet_history_page((source, cursors), request).await.map_err(page_error)?.result)

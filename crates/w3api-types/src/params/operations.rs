@@ -1233,6 +1233,15 @@ pub mod get_wallet_history {
             default: Some(false),
         },
     };
+    ///Add `internal_transactions` to each transaction: the calls, creations and self-destructs it made inside the EVM, as `include=internal_transactions` gives them on a transaction. The value they paid the wallet is in `native_transfers` either way.
+    pub const INCLUDE_INTERNAL_TRANSACTIONS: Param = Param {
+        name: "include_internal_transactions",
+        location: ParamLocation::Query,
+        required: false,
+        kind: ParamKind::Boolean {
+            default: Some(false),
+        },
+    };
     ///Cursor from the previous page's response. Valid only with the query it came from.
     pub const CURSOR: Param = Param {
         name: "cursor",
@@ -1274,6 +1283,7 @@ pub mod get_wallet_history {
         TO_DATE,
         NFT_METADATA,
         INCLUDE_INPUT_DATA,
+        INCLUDE_INTERNAL_TRANSACTIONS,
         CURSOR,
         ORDER,
         LIMIT,

@@ -6,10 +6,18 @@
 //! (gas used times the effective gas price, from the receipts) in blocks
 //! 1..=N; its nonce (`eth_getTransactionCount`) is the number of
 //! transactions it sent.
+//!
+//! The same balance adds up from the wallet's history alone
+//! (`getWalletHistory` up to block N): its balance at genesis, plus what
+//! its `native_transfers` brought in (its transactions' own value and what
+//! calls inside them paid it), minus what they took out and the fees of
+//! what it sent.
 
+use futures::TryStreamExt;
+use w3api_rest::Paginated;
 use w3api_tests::local::Session;
 use w3api_types::rpc::BlockId;
-use w3api_types::{Address, U256};
+use w3api_types::{Address, HistoryTransaction, ListingOrder, U256};
 
 use crate::coherence::history::{Call, decode, full, history};
 use crate::coherence::wallet_tokens_at;
@@ -44,6 +52,47 @@ fn native_balances_and_nonces_are_the_sum_of_the_transactions() {
         }
     }
     assert!(moved >= 10, "the sampled wallets send and receive the native currency ({moved} blocks)");
+    session.finish();
+}
+
+#[test]
+fn native_balances_add_up_from_the_wallets_history() {
+    let history = history();
+    let session = Session::new();
+    let (rest, rpc) = (session.rest(), session.rpc());
+    let latest = history.latest();
+    // Sellers paid in the native currency are paid by the marketplace, inside the buyer's transaction.
+    let sellers = history.calls.iter().filter_map(|located| match located.call {
+        Call::Sale { seller, payment_token, .. } if payment_token.is_zero() => Some(seller),
+        _ => None,
+    });
+    let mut wallets: Vec<Address> = sellers.take(3).collect();
+    wallets.extend(session.devnet().sample_wallets(3));
+    let mut paid_inside = 0;
+    for wallet in wallets {
+        for block in [latest / 2, latest] {
+            let request =
+                rest.data().get_wallet_history().address(wallet).to_block(block).order(ListingOrder::Ascending);
+            let items: Vec<HistoryTransaction> = session.run(request.limit(100u64).items().try_collect()).unwrap();
+            let genesis = session.run(rpc.get_balance(wallet, Some(BlockId::Number(0.into())))).unwrap();
+            let (mut credit, mut debit) = (genesis, U256::ZERO);
+            for item in &items {
+                for moved in &item.native_transfers {
+                    let (from, to) = (moved.parties.from_address, moved.parties.to_address);
+                    credit += if to == wallet { moved.value } else { U256::ZERO };
+                    debit += if from == wallet { moved.value } else { U256::ZERO };
+                    paid_inside += usize::from(moved.internal_transaction && block == latest);
+                }
+                let tx = &item.transaction;
+                if tx.from_address == wallet {
+                    debit += U256::from(tx.receipt_gas_used) * tx.gas_price;
+                }
+            }
+            let balance = session.run(rpc.get_balance(wallet, Some(BlockId::Number(block.into())))).unwrap();
+            assert_eq!(credit.checked_sub(debit), Some(balance), "{wallet} at block {block}: history vs balance");
+        }
+    }
+    assert!(paid_inside >= 3, "the wallets were paid inside transactions ({paid_inside} times)");
     session.finish();
 }
 

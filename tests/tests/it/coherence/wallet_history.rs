@@ -3,7 +3,8 @@
 //! - each item's logs are its receipt's logs;
 //! - its ERC20 and NFT transfers are the receipt's transfer events (WETH's
 //!   `Deposit` and `Withdrawal` as a mint and a burn) that concern the
-//!   wallet, and its native transfer is the transaction's own value;
+//!   wallet, and its native transfers are the transaction's own value and
+//!   the value its calls moved that `callTracer` shows;
 //! - every wallet transaction and every transaction of a wallet token
 //!   transfer is in the history;
 //! - `eth_getDecodedTransactions` is the first REST page with method labels.
@@ -14,8 +15,9 @@ use alloy_primitives::keccak256;
 use alloy_sol_types::SolValue;
 use futures::{StreamExt, TryStreamExt};
 use w3api_rest::Paginated;
+use w3api_source::value_transfers;
 use w3api_tests::local::Session;
-use w3api_types::rpc::{DecodedTransactionsParams, HistoryOrder, Log};
+use w3api_types::rpc::{DecodedTransactionsParams, GethTrace, HistoryOrder, Log, TraceConfig};
 use w3api_types::{
     Address, B256, Direction, Erc20Transfer, HistoryCategory, HistoryTransaction, U256, WalletTransaction,
 };
@@ -85,7 +87,18 @@ fn nft_moves(wallet: Address, logs: &[Log]) -> Vec<(u64, Address, U256, Address,
     moves
 }
 
-/// One item checked against the gateway's transaction and receipt.
+/// `(from, to, value, true)` of the value the calls inside transaction
+/// `hash` moved, from its `callTracer` trace: the frames that moved value
+/// and took effect.
+fn paid_inside(session: &Session<'_>, hash: B256) -> Vec<(Address, Address, U256, bool)> {
+    let config = TraceConfig { tracer: Some("callTracer".into()), ..TraceConfig::default() };
+    let traced = session.run(session.rpc().debug_trace_transaction(hash, Some(config))).unwrap();
+    let GethTrace::Call(top) = traced else { panic!("{hash}: callTracer answers a call tree") };
+    let moved = value_transfers(&top).into_iter();
+    moved.map(|frame| (frame.from, frame.to.unwrap(), frame.value.unwrap(), true)).collect()
+}
+
+/// One item checked against the gateway's transaction, receipt and trace.
 fn check_item(session: &Session<'_>, wallet: Address, item: &HistoryTransaction) {
     let tx = &item.transaction;
     let rpc = session.rpc();
@@ -125,13 +138,18 @@ fn check_item(session: &Session<'_>, wallet: Address, item: &HistoryTransaction)
         })
         .collect();
     assert_eq!(nfts, nft_moves(wallet, &receipt.logs), "{}: nft_transfers", tx.hash);
-    let native: Vec<_> = item.native_transfers.iter().map(|n| (n.parties.from_address, n.value, n.direction)).collect();
+    let native: Vec<_> = item
+        .native_transfers
+        .iter()
+        .map(|n| (n.parties.from_address, n.parties.to_address, n.value, n.internal_transaction))
+        .collect();
     let concerned = tx.from_address == wallet || tx.to_address == Some(wallet);
-    let expected = match (concerned && !tx.value.is_zero(), tx.from_address == wallet) {
-        (true, true) => vec![(wallet, tx.value, Direction::Outgoing)],
-        (true, false) => vec![(tx.from_address, tx.value, Direction::Incoming)],
-        (false, _) => Vec::new(),
+    let mut expected = match (concerned && !tx.value.is_zero(), tx.to_address) {
+        (true, Some(to)) => vec![(tx.from_address, to, tx.value, false)],
+        _ => Vec::new(),
     };
+    expected
+        .extend(paid_inside(session, tx.hash).into_iter().filter(|(from, to, _, _)| *from == wallet || *to == wallet));
     assert_eq!(native, expected, "{}: native_transfers", tx.hash);
     check_category(item);
 }

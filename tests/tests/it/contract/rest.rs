@@ -332,7 +332,7 @@ mod history {
         });
         let template = "/api/v2.2/wallets/{address}/history";
         for (query, named) in [
-            ("include_internal_transactions=true", "include_internal_transactions"),
+            ("include_internal_transactions=several", "include_internal_transactions"),
             ("from_date=yesterday", "from_date"),
             ("order=UP", "order"),
             ("nft_metadata=maybe", "nft_metadata"),

@@ -121,10 +121,82 @@ fn a_stream_with_internal_transactions_gets_the_value_moved_inside() {
     assert_eq!((&moved["from"], &moved["to"]), (&json!(weth), &json!(forwarder)));
     assert_eq!((&moved["value"], &moved["transactionHash"]), (&json!(paid.to_string()), &receipt["transactionHash"]));
     assert!(moved["gas"].as_str().unwrap().parse::<u64>().unwrap() > 0, "{moved}");
+    // The balances of those paid inside, as getNativeBalances picks them from txsInternal.
+    let balances = json!([{"selectors": ["$to"], "type": "internalTx"}]);
+    let delivered =
+        ask(json!({"tag": "t", "includeInternalTxs": true, "addresses": [forwarder], "getNativeBalances": balances}));
+    let [held] = delivered["nativeBalances"].as_array().unwrap().as_slice() else { panic!("one balance: {delivered}") };
+    assert_eq!(held["address"], json!(forwarder), "{delivered}");
+    let balance = session.call("eth_getBalance", json!([forwarder, format!("{block:#x}")]));
+    let wei = U256::from_str_radix(&balance.as_str().unwrap()[2..], 16).unwrap();
+    assert_eq!(held["balance"], json!(wei.to_string()), "{delivered}");
     // Not asked for, or not watched: none.
     let unasked = ask(json!({"tag": "t", "includeNativeTxs": true, "addresses": [forwarder]}));
     assert_eq!(unasked["txsInternal"], json!([]), "{unasked}");
     let elsewhere =
         ask(json!({"tag": "t", "includeInternalTxs": true, "addresses": [format!("{:#x}", Address::repeat_byte(3))]}));
     assert_eq!(elsewhere["txsInternal"], json!([]), "{elsewhere}");
+}
+
+const HISTORY: &str = "/api/v2.2/wallets/{address}/history";
+
+/// The history items of `wallet`, newest first, with `query` added.
+fn history_of(session: &Session<'_>, wallet: &str, query: &str) -> Vec<Value> {
+    let answer = internal_of(session, HISTORY, &format!("/api/v2.2/wallets/{wallet}/history?chain=eth{query}"));
+    answer["result"].as_array().unwrap().clone()
+}
+
+#[test]
+fn value_paid_inside_a_transaction_is_in_the_payees_history_and_undone_value_is_not() {
+    let local = server();
+    let session = local.session();
+    let Withdrawal { weth, forwarder, .. } = withdrawal(&session);
+    // The forwarder pays a new address all it is sent: the payee is no party to the transaction.
+    let payee = format!("{:#x}", Address::repeat_byte(0x77));
+    let paid = U256::from(12_345u64);
+    let receipt =
+        send(&session, json!({"to": forwarder, "value": hex(paid), "data": format!("0x{:0>64}", &payee[2..])}));
+    let hash = receipt["transactionHash"].clone();
+    let [item] = history_of(&session, &payee, "").try_into().unwrap_or_else(|h| panic!("one item: {h:?}"));
+    assert_eq!(item["hash"], hash);
+    let transfer = json!([{
+        "from_address": forwarder, "to_address": payee, "value": paid.to_string(),
+        "direction": "incoming", "internal_transaction": true,
+    }]);
+    let shown = |item: &Value| -> Value {
+        let keys = ["from_address", "to_address", "value", "direction", "internal_transaction"];
+        let each = |t: &Value| keys.iter().map(|k| (k.to_string(), t[k].clone())).collect::<serde_json::Map<_, _>>();
+        item["native_transfers"].as_array().unwrap().iter().map(each).collect()
+    };
+    assert_eq!(shown(&item), transfer, "{item}");
+    assert_eq!(
+        (&item["category"], &item["summary"]),
+        (&json!("receive"), &json!(format!("Received 0.000000000000012345 ETH from {forwarder}")))
+    );
+    assert!(item.get("internal_transactions").is_none(), "left out unless asked for: {item}");
+    assert_eq!(session.call("eth_getBalance", json!([payee, "latest"])), json!(hex(paid)), "all it has");
+    // Asked for, the calls inside are those of the transaction's own answer.
+    let [asked] = history_of(&session, &payee, "&include_internal_transactions=true").try_into().unwrap();
+    let path = format!("/api/v2.2/transaction/{}?chain=eth&include=internal_transactions", hash.as_str().unwrap());
+    assert_eq!(asked["internal_transactions"], internal_of(&session, TRANSACTION, &path)["internal_transactions"]);
+    assert_eq!(asked["internal_transactions"][0]["to"], json!(payee));
+    // The sender's item lists only its own value: it paid nobody inside.
+    let sent = history_of(&session, &sender(), "&limit=1");
+    assert_eq!(sent[0]["hash"], hash);
+    let own = json!([{
+        "from_address": sender(), "to_address": forwarder, "value": paid.to_string(),
+        "direction": "outgoing", "internal_transaction": false,
+    }]);
+    assert_eq!(shown(&sent[0]), own);
+
+    // Value sent into a call that reverts never moved: WETH refuses a withdrawal of more than the forwarder holds.
+    let refused = WrappedNative::withdrawCall { wad: U256::MAX }.abi_encode();
+    let input = format!("0x{:0>64}{}", &weth[2..], alloy_primitives::hex::encode(refused));
+    let receipt = send(&session, json!({"to": forwarder, "value": hex(paid), "data": input}));
+    assert_eq!(receipt["status"], "0x1", "the forwarder goes on: {receipt}");
+    let kept = history_of(&session, &forwarder, "&limit=1");
+    assert_eq!(kept[0]["hash"], receipt["transactionHash"]);
+    assert_eq!(kept[0]["native_transfers"].as_array().unwrap().len(), 1, "its own value alone: {}", kept[0]);
+    let weth_history = history_of(&session, &weth, "");
+    assert!(weth_history.iter().all(|i| i["hash"] != receipt["transactionHash"]), "WETH was paid nothing");
 }
