@@ -287,6 +287,7 @@ fn every_query_parameter_of_the_interface_and_production_is_declared() {
                 "to_date",
                 "nft_metadata",
                 "include_input_data",
+                "include_internal_transactions",
                 "cursor",
                 "order",
                 "limit",
