@@ -24,6 +24,12 @@
 #     SDKs' wallet answers; bad transactions and reverts come back as the
 #     errors viem, ethers and web3.py make of geth's (own-contracts.cjs,
 #     own_contracts.py);
+#   - the gateway over a WebSocket: viem's webSocket transport (watchBlocks,
+#     watchBlockNumber, watchContractEvent, watchPendingTransactions),
+#     ethers' WebSocketProvider (on('block'), contract.on('Transfer')) and
+#     web3.py's WebSocketProvider (newHeads), each compared with the raw
+#     answers (subscriptions.cjs, web3py_subscriptions.py), and the
+#     book's viem and ethers examples as written (book-subscriptions.cjs);
 #   - viem's test client (modes anvil and hardhat) drives the chain-control
 #     methods, last, as it changes the chain (and puts it back);
 #   - then both Moralis SDKs' checks again, against w3api in node mode on a
@@ -83,6 +89,12 @@ run coherence "$venv/bin/python" "$clients/coherence.py"
 # checks above that read the chain as generated.
 run own-contracts node "$clients/own-contracts.cjs"
 run own-contracts-py "$venv/bin/python" "$clients/own_contracts.py"
+# The gateway over a WebSocket (viem's webSocket transport, ethers'
+# WebSocketProvider, web3.py's WebSocketProvider): they mine blocks, and
+# turn automine off for a while.
+run subscriptions node "$clients/subscriptions.cjs"
+run web3py-ws "$venv/bin/python" "$clients/web3py_subscriptions.py"
+run book-subscriptions node "$clients/book-subscriptions.cjs"
 # Streams: each starts a `w3api serve --block-time 1s` of its own (deliveries
 # need new blocks; the shared server makes none) and webhook receivers on
 # loopback.

@@ -20,7 +20,10 @@
 #       reorganisations: snapshot, branch A (20 blocks), compare; revert,
 #       branch B (25 blocks, longer), compare, nothing of A shows; snapshot,
 #       branch C (20 blocks), compare; revert, branch D (8 blocks, shorter
-#       than C), compare, nothing of A or C shows; then w3api restarted on
+#       than C), compare, nothing of A or C shows, and a WebSocket
+#       subscriber that heard the four branches (subscriptions.cjs:
+#       newHeads and every log) has the node's chain and eth_getLogs, the
+#       dropped logs announced removed; then w3api restarted on
 #       its data directory (the index read back from its journal), compared
 #       again. Besides: a second server that polls every ten minutes shows a
 #       transfer's receipt and its effects at once (read-your-writes.cjs), and
@@ -256,6 +259,16 @@ prove() {
     run "$kind/internal" node "$src/internal.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key"
   fi
 
+  # A WebSocket subscriber hears the branches below as they come: every
+  # header and every log, dropped ones again with removed: true.
+  local recorder=
+  if [ "$mode" = check ]; then
+    node "$src/subscriptions.cjs" record --api "$W3API_URL" --key "$key" --out "$dir/subscriptions.jsonl" \
+      >"$dir/subscriptions.out" 2>"$dir/subscriptions.err" &
+    recorder=$!
+    for _ in $(seq 100); do grep -q subscribed "$dir/subscriptions.out" 2>/dev/null && break; sleep 0.1; done
+  fi
+
   # Reorganisations. evm_snapshot/evm_revert put the node back to a block;
   # the next branch mines other blocks at the same heights.
   base=$(head_block)
@@ -283,6 +296,15 @@ prove() {
     --branch D --blocks 8 --out "$dir/branch-d.json"
   check "$kind/check-branch-d" "$dir/branch-d.json" --absent "$dir/branch-a.json,$dir/branch-c.json" \
     --blocks latest,-1,-4,-7,-8,-9,-20,-30
+
+  if [ -n "$recorder" ]; then
+    # Once w3api has the node's head (check-branch-d waited for it), the
+    # subscriber has heard everything; then its record meets the node's chain.
+    sleep 3
+    kill "$recorder" && wait "$recorder" 2>/dev/null || true
+    if [ -s "$dir/subscriptions.err" ]; then cat "$dir/subscriptions.err" >&2; fi
+    run "$kind/subscriptions" node "$src/subscriptions.cjs" verify --rpc "$NODE_URL" --file "$dir/subscriptions.jsonl"
+  fi
 
   if [ "$mode" = check ] && ! kill -0 "$W3API_PID" 2>/dev/null; then
     echo "w3api serve exited during the checks on $kind:" >&2

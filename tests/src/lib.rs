@@ -12,7 +12,8 @@
 #[cfg(test)]
 use {
     alloy_primitives as _, alloy_sol_types as _, bs58 as _, chrono as _, ed25519_dalek as _, form_urlencoded as _,
-    futures as _, proptest as _, serde as _, uuid as _, w3api_contracts as _, w3api_streams as _, wiremock as _,
+    futures as _, proptest as _, serde as _, tokio_tungstenite as _, uuid as _, w3api_contracts as _,
+    w3api_streams as _, wiremock as _,
 };
 
 pub mod local;

@@ -123,6 +123,10 @@ struct Method {
     /// `x-kept-per-key`: what it makes is kept for the caller's API key, so
     /// the server's half reads the request's extensions (`with_extensions`).
     kept_per_key: bool,
+    /// `x-websocket-only`: it works on a WebSocket only, whose connection
+    /// holds what it makes (a subscription), so a server answers it there
+    /// rather than through the API trait.
+    websocket_only: bool,
 }
 
 struct Param {
@@ -183,6 +187,7 @@ impl Api {
         let method_constants = self.methods.iter().map(Method::name_constant);
         let changing_constants = self.methods.iter().filter(|m| m.changes_state).map(Method::name_constant);
         let executing_constants = self.methods.iter().filter(|m| m.executes).map(Method::name_constant);
+        let websocket_constants = self.methods.iter().filter(|m| m.websocket_only).map(Method::name_constant);
         let client_methods = self.methods.iter().map(|m| m.emit_client_method(&client));
         let batch_methods = self.methods.iter().map(Method::emit_batch_method);
         let error_codes = emit_error_codes(&self.errors);
@@ -243,6 +248,10 @@ impl Api {
                 /// The methods that run the EVM (`x-executes`): each call of
                 /// them is stopped once the request's time budget is spent.
                 pub const EXECUTES: &[&str] = &[#(#executing_constants),*];
+                /// The methods that work on a WebSocket only (`x-websocket-only`):
+                /// its connection holds what they make, so a server answers them
+                /// there; over HTTP they are refused.
+                pub const WEBSOCKET_ONLY: &[&str] = &[#(#websocket_constants),*];
             }
 
             #error_codes
@@ -289,6 +298,7 @@ impl Method {
                 "x-changes-state",
                 "x-executes",
                 "x-kept-per-key",
+                "x-websocket-only",
             ],
         )?;
         match method.get("paramStructure").and_then(Value::as_str) {
@@ -318,6 +328,7 @@ impl Method {
             changes_state: flag("x-changes-state")?,
             executes: flag("x-executes")?,
             kept_per_key: flag("x-kept-per-key")?,
+            websocket_only: flag("x-websocket-only")?,
             wire_name: wire_name.to_string(),
             doc: method_doc(method, &params, errors)?,
             result: rust_type(&result_at, result_schema, schemas)?,

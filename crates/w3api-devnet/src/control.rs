@@ -183,7 +183,9 @@ impl w3api_source::Execution for Devnet {
         // Refused before the chain's journal is taken when it cannot be decoded.
         decode_signed(&transaction)?;
         let change = Change::SendRawTransaction { raw: transaction, automine: self.inner.automine };
-        self.commit(chain, change).await?.hash()
+        let hash = self.commit(chain, change).await?.hash()?;
+        self.announce_pending(chain, hash);
+        Ok(hash)
     }
 
     async fn new_filter(&self, chain: Chain, owner: &str, filter: LogFilter) -> Result<FilterId, SourceError> {
@@ -225,7 +227,9 @@ impl w3api_source::Execution for Devnet {
         // Filled in and mined under one hold of the chain, so that two sends
         // from one account never take the same nonce.
         let change = Change::SendTransaction { request: Box::new(request), gas, automine: self.inner.automine };
-        self.commit(chain, change).await?.hash()
+        let hash = self.commit(chain, change).await?.hash()?;
+        self.announce_pending(chain, hash);
+        Ok(hash)
     }
 
     async fn sign(&self, chain: Chain, address: Address, message: Bytes) -> Result<Bytes, SourceError> {

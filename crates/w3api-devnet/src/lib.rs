@@ -50,9 +50,9 @@ use parking_lot::RwLockReadGuard;
 use std::time::Duration;
 
 use w3api_source::{
-    BlockRef, Contract, DataSource, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
-    TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
-    WalletTokensQuery,
+    BlockRef, Contract, DataSource, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, PendingTransaction,
+    SourceError, TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery,
+    WalletTokensPage, WalletTokensQuery,
 };
 use w3api_store::Store;
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
@@ -108,6 +108,8 @@ struct Inner {
     indexing: Indexing,
     /// Every change of a chain's newest block, for whoever follows them.
     heads: tokio::sync::broadcast::Sender<Head>,
+    /// News of each transaction a chain accepted.
+    pending: tokio::sync::broadcast::Sender<PendingTransaction>,
     /// The log and block filters dApps installed.
     filters: filters::Filters,
     /// Whether sent transactions are mined at once on chains that did not
@@ -243,6 +245,7 @@ impl Devnet {
             others: Mutex::new(HashMap::new()),
             indexing,
             heads: tokio::sync::broadcast::channel(HEADS_KEPT).0,
+            pending: tokio::sync::broadcast::channel(HEADS_KEPT).0,
             filters: filters::Filters::default(),
             automine: settings.automine,
             executions: executions::Executions::new(settings.limits),
@@ -356,6 +359,11 @@ impl Devnet {
     pub(crate) fn announce(&self, chain: Chain, number: u64) {
         // No follower is not an error: nobody needs to know.
         let _ = self.inner.heads.send(Head { chain, number });
+    }
+
+    /// Tells followers of the chain's transactions that it accepted `hash`.
+    pub(crate) fn announce_pending(&self, chain: Chain, hash: Hash32) {
+        let _ = self.inner.pending.send(PendingTransaction { chain, hash });
     }
 
     /// The chain if it is generated already.
@@ -586,5 +594,9 @@ impl DataSource for Devnet {
 
     fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
         Some(self.inner.heads.subscribe())
+    }
+
+    fn pending_transactions(&self) -> Option<tokio::sync::broadcast::Receiver<PendingTransaction>> {
+        Some(self.inner.pending.subscribe())
     }
 }

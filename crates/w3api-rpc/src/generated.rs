@@ -556,6 +556,37 @@ Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
         &self,
         filter_id: w3api_types::rpc::FilterId,
     ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Subscribes to new blocks, logs, pending transactions or sync status
+
+Over a WebSocket on the gateway's own path (ws://HOST/{chain}/{apiKey}), as geth: the answer is the subscription's id, and each event then arrives as a notification {"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}} whose result is, by kind: newHeads, a block's header (the block's fields without transactions, uncles, withdrawals, size or totalDifficulty); logs, one Log; newPendingTransactions, a transaction hash, or the whole Transaction when the second parameter is true; syncing, eth_syncing's answer. A subscriber sees every new block once, in order; a jump of more than 1,024 blocks at once (a mined batch) announces its newest 1,024, as geth announces only the head of an imported batch. A connection whose client does not read its notifications is closed (code 1008, with the reason) once its buffer of 1,024 messages is full, and never holds more. Over HTTP it is MethodNotFound (notifications not supported), as in geth.
+
+Calls `eth_subscribe` with the positional parameters `subscription`, `options`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32601` ([`ErrorCode::MethodNotFound`]): Method not found
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "eth_subscribe", param_kind = array)]
+    async fn subscribe(
+        &self,
+        subscription: w3api_types::rpc::SubscriptionKind,
+        options: Option<w3api_types::rpc::SubscriptionOptions>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::SubscriptionId>;
+    /**Ends a subscription
+
+Over the WebSocket that made the subscription: true once it is ended (no notification of it follows the answer). An id this connection does not hold is ServerError (subscription not found), as in geth. Over HTTP, which holds no subscriptions, every id is unknown.
+
+Calls `eth_unsubscribe` with the positional parameters `subscription_id`.
+
+# Errors
+
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "eth_unsubscribe", param_kind = array)]
+    async fn unsubscribe(
+        &self,
+        subscription_id: w3api_types::rpc::SubscriptionId,
+    ) -> jsonrpsee::core::RpcResult<bool>;
     /**The accounts whose keys the node holds
 
 The dev accounts, in order. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
@@ -1049,6 +1080,10 @@ pub mod method {
     pub const ETH_GET_FILTER_LOGS: &str = "eth_getFilterLogs";
     ///`eth_uninstallFilter`: Removes a filter
     pub const ETH_UNINSTALL_FILTER: &str = "eth_uninstallFilter";
+    ///`eth_subscribe`: Subscribes to new blocks, logs, pending transactions or sync status
+    pub const ETH_SUBSCRIBE: &str = "eth_subscribe";
+    ///`eth_unsubscribe`: Ends a subscription
+    pub const ETH_UNSUBSCRIBE: &str = "eth_unsubscribe";
     ///`eth_accounts`: The accounts whose keys the node holds
     pub const ETH_ACCOUNTS: &str = "eth_accounts";
     ///`eth_sendTransaction`: Signs a transaction with a dev account's key and sends it
@@ -1142,6 +1177,8 @@ pub mod method {
         ETH_GET_FILTER_CHANGES,
         ETH_GET_FILTER_LOGS,
         ETH_UNINSTALL_FILTER,
+        ETH_SUBSCRIBE,
+        ETH_UNSUBSCRIBE,
         ETH_ACCOUNTS,
         ETH_SEND_TRANSACTION,
         ETH_SIGN,
@@ -1178,6 +1215,8 @@ pub mod method {
         ETH_NEW_BLOCK_FILTER,
         ETH_GET_FILTER_CHANGES,
         ETH_UNINSTALL_FILTER,
+        ETH_SUBSCRIBE,
+        ETH_UNSUBSCRIBE,
         ETH_SEND_TRANSACTION,
     ];
     /// The methods that run the EVM (`x-executes`): each call of
@@ -1200,6 +1239,10 @@ pub mod method {
         OTS_TRACE_TRANSACTION,
         OTS_GET_CONTRACT_CREATOR,
     ];
+    /// The methods that work on a WebSocket only (`x-websocket-only`):
+    /// its connection holds what they make, so a server answers them
+    /// there; over HTTP they are refused.
+    pub const WEBSOCKET_ONLY: &[&str] = &[ETH_SUBSCRIBE, ETH_UNSUBSCRIBE];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -2015,6 +2058,43 @@ Calls `eth_uninstallFilter` with the positional parameters `filter_id`.
         filter_id: w3api_types::rpc::FilterId,
     ) -> Result<bool, crate::RpcError> {
         EthApiClient::uninstall_filter(self.transport(), filter_id)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Subscribes to new blocks, logs, pending transactions or sync status
+
+Over a WebSocket on the gateway's own path (ws://HOST/{chain}/{apiKey}), as geth: the answer is the subscription's id, and each event then arrives as a notification {"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}} whose result is, by kind: newHeads, a block's header (the block's fields without transactions, uncles, withdrawals, size or totalDifficulty); logs, one Log; newPendingTransactions, a transaction hash, or the whole Transaction when the second parameter is true; syncing, eth_syncing's answer. A subscriber sees every new block once, in order; a jump of more than 1,024 blocks at once (a mined batch) announces its newest 1,024, as geth announces only the head of an imported batch. A connection whose client does not read its notifications is closed (code 1008, with the reason) once its buffer of 1,024 messages is full, and never holds more. Over HTTP it is MethodNotFound (notifications not supported), as in geth.
+
+Calls `eth_subscribe` with the positional parameters `subscription`, `options`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32601` ([`ErrorCode::MethodNotFound`]): Method not found
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn subscribe(
+        &self,
+        subscription: w3api_types::rpc::SubscriptionKind,
+        options: Option<w3api_types::rpc::SubscriptionOptions>,
+    ) -> Result<w3api_types::rpc::SubscriptionId, crate::RpcError> {
+        EthApiClient::subscribe(self.transport(), subscription, options)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Ends a subscription
+
+Over the WebSocket that made the subscription: true once it is ended (no notification of it follows the answer). An id this connection does not hold is ServerError (subscription not found), as in geth. Over HTTP, which holds no subscriptions, every id is unknown.
+
+Calls `eth_unsubscribe` with the positional parameters `subscription_id`.
+
+# Errors
+
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn unsubscribe(
+        &self,
+        subscription_id: w3api_types::rpc::SubscriptionId,
+    ) -> Result<bool, crate::RpcError> {
+        EthApiClient::unsubscribe(self.transport(), subscription_id)
             .await
             .map_err(|e| self.error(e))
     }
@@ -3021,6 +3101,36 @@ impl crate::Batch<'_> {
             method::ETH_UNINSTALL_FILTER,
             |params| {
                 params.insert(filter_id)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_subscribe` call to the batch; its result is read back with the returned handle.
+    pub fn subscribe(
+        &mut self,
+        subscription: w3api_types::rpc::SubscriptionKind,
+        options: Option<w3api_types::rpc::SubscriptionOptions>,
+    ) -> crate::BatchItem<w3api_types::rpc::SubscriptionId> {
+        self.push(
+            method::ETH_SUBSCRIBE,
+            |params| {
+                params.insert(subscription)?;
+                if let Some(value) = options {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_unsubscribe` call to the batch; its result is read back with the returned handle.
+    pub fn unsubscribe(
+        &mut self,
+        subscription_id: w3api_types::rpc::SubscriptionId,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::ETH_UNSUBSCRIBE,
+            |params| {
+                params.insert(subscription_id)?;
                 Ok(())
             },
         )

@@ -719,6 +719,10 @@ pub mod method {
     /// The methods that run the EVM (`x-executes`): each call of
     /// them is stopped once the request's time budget is spent.
     pub const EXECUTES: &[&str] = &[];
+    /// The methods that work on a WebSocket only (`x-websocket-only`):
+    /// its connection holds what they make, so a server answers them
+    /// there; over HTTP they are refused.
+    pub const WEBSOCKET_ONLY: &[&str] = &[];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

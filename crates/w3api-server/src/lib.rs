@@ -146,6 +146,10 @@ pub struct App<S> {
     challenges: signin::Challenges,
     answers: Arc<answers::Answers>,
     rpc: rpc::RpcServices,
+    /// What the gateway's WebSocket subscriptions hear, per chain.
+    feeds: Arc<rpc::feed::Feeds<S>>,
+    /// Which pages may open the gateway's WebSocket.
+    cors: CorsOrigins,
     streams: w3api_streams::Streams<S>,
     /// The streams engine, stopped when the last handle on the app goes.
     _engine: Option<w3api_streams::Engine>,
@@ -182,6 +186,8 @@ pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
             &config.faults,
             &cursors,
         ),
+        feeds: Arc::new(rpc::feed::Feeds::new(source.clone())),
+        cors: config.cors.clone(),
         source,
         keys: keys.clone(),
         cursors,
@@ -194,7 +200,7 @@ pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
         rest::routes::<S>().merge(rest::streams::routes::<S>()).route_layer(auth::RequireApiKeyLayer(keys));
     let routes = Router::new()
         .merge(authenticated)
-        .route("/{chain}/{api_key}", post(rpc::entry::<S>))
+        .route("/{chain}/{api_key}", post(rpc::entry::<S>).get(rpc::socket_entry::<S>))
         .route("/health", get(health))
         .route("/dashboard", get(rest::streams::dashboard))
         .route("/openapi.yaml", get(openapi))

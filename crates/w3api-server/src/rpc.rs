@@ -10,8 +10,10 @@
 pub(crate) mod budget;
 mod cache;
 mod cheats;
+pub(crate) mod feed;
 mod otterscan;
 mod parity_traces;
+mod socket;
 mod wallet_listings;
 
 use std::collections::HashMap;
@@ -20,6 +22,8 @@ use std::sync::Arc;
 use crate::Backend;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -41,10 +45,11 @@ use w3api_types::rpc::{
     BlockNumberOrTag, BlockTraceResult, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory,
     FilterChanges, FilterId, GethTrace, Hash32, HistoryTransaction, LocalizedTrace, Log, LogFilter, NftBalancesPage,
     NftCollectionsPage, OTS_API_LEVEL, OtsBlockDetails, OtsBlockTransactions, OtsContractCreator, OtsInternalOperation,
-    OtsTraceEntry, OtsTransactions, Receipt, StateOverrides, StorageKey, SyncingStatus, TokenBalancesParams,
-    TokenMetadataParams, TokenPrice, TokenPriceInclude, TokenPriceParams, TopicFilter, TraceConfig, TraceFilter,
-    TraceResults, TraceTarget, TraceType, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
-    WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
+    OtsTraceEntry, OtsTransactions, Receipt, StateOverrides, StorageKey, SubscriptionId, SubscriptionKind,
+    SubscriptionOptions, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude,
+    TokenPriceParams, TopicFilter, TraceConfig, TraceFilter, TraceResults, TraceTarget, TraceType, Transaction,
+    TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage,
+    WalletTransactionsParams,
 };
 use w3api_types::{Chain, U256};
 
@@ -474,6 +479,15 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         answer.map_err(|e| execution_error(method::ETH_UNINSTALL_FILTER, e))
     }
 
+    // A WebSocket answers these itself (`socket`); over HTTP, as geth answers them.
+    async fn subscribe(&self, _: SubscriptionKind, _: Option<SubscriptionOptions>) -> RpcResult<SubscriptionId> {
+        Err(rpc_error(ErrorCode::MethodNotFound, "notifications not supported"))
+    }
+
+    async fn unsubscribe(&self, _: SubscriptionId) -> RpcResult<bool> {
+        Err(rpc_error(ErrorCode::ServerError, "subscription not found"))
+    }
+
     async fn accounts(&self) -> RpcResult<Vec<Address>> {
         let answer = self.source.signing_accounts(self.chain).await;
         answer.map_err(|e| execution_error(method::ETH_ACCOUNTS, e))
@@ -801,6 +815,34 @@ fn busy(mut response: Response, batch: bool) -> Response {
     response
 }
 
+/// The chain a gateway path names and the key it carries, checked: the
+/// key first (401), then the chain (400).
+fn served<S>(
+    app: &App<S>,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<(Chain, &Service, String), Box<Response>> {
+    let Ok(Path((slug, key))) = path else {
+        return Err(Box::new(refusal(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidRequest,
+            "The path is not valid UTF-8".into(),
+        )));
+    };
+    if !app.keys.accepts(&key) {
+        let message = "Unauthorized: unknown API key".into();
+        return Err(Box::new(refusal(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, message)));
+    }
+    // A chain beyond the table's (from a genesis) is named by its hex id.
+    let extra = || slug.parse::<Chain>().ok().filter(|chain| !chain.is_known());
+    let chain = Chain::from_rpc_slug(&slug).or_else(extra);
+    let Some((chain, service)) = chain.and_then(|chain| Some((chain, app.rpc.services.get(&chain)?))) else {
+        let known: Vec<&str> = Chain::rpc().filter_map(Chain::rpc_slug).collect();
+        let message = format!("Unknown chain {slug:?}; the gateway serves {}", known.join(", "));
+        return Err(Box::new(refusal(StatusCode::BAD_REQUEST, ErrorCode::ServerError, message)));
+    };
+    Ok((chain, service, key))
+}
+
 /// `POST /{chain}/{apiKey}`: checks the key, then the chain, then hands the
 /// request to jsonrpsee.
 pub(crate) async fn entry<S: Backend>(
@@ -808,19 +850,9 @@ pub(crate) async fn entry<S: Backend>(
     path: Result<Path<(String, String)>, PathRejection>,
     request: Request,
 ) -> Response {
-    let Ok(Path((slug, key))) = path else {
-        return refusal(StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest, "The path is not valid UTF-8".into());
-    };
-    if !app.keys.accepts(&key) {
-        return refusal(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, "Unauthorized: unknown API key".into());
-    }
-    // A chain beyond the table's (from a genesis) is named by its hex id.
-    let extra = || slug.parse::<Chain>().ok().filter(|chain| !chain.is_known());
-    let Some(service) = Chain::from_rpc_slug(&slug).or_else(extra).and_then(|chain| app.rpc.services.get(&chain))
-    else {
-        let known: Vec<&str> = Chain::rpc().filter_map(Chain::rpc_slug).collect();
-        let message = format!("Unknown chain {slug:?}; the gateway serves {}", known.join(", "));
-        return refusal(StatusCode::BAD_REQUEST, ErrorCode::ServerError, message);
+    let (_, service, key) = match served(&app, path) {
+        Ok(served) => served,
+        Err(refused) => return *refused,
     };
     let (parts, body) = request.into_parts();
     let Ok(body) = axum::body::to_bytes(body, BODY_LIMIT).await else {
@@ -841,4 +873,48 @@ pub(crate) async fn entry<S: Backend>(
             refusal(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::InternalError, "Internal error".into())
         }
     }
+}
+
+/// `GET /{chain}/{apiKey}` upgraded to a WebSocket: the key and the chain
+/// as on HTTP, and the page's origin as CORS allows it (a browser sends
+/// one and applies no CORS to a socket, so the server checks it).
+pub(crate) async fn socket_entry<S: Backend>(
+    State(app): State<Arc<App<S>>>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    headers: http::HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let (chain, service, key) = match served(&app, path) {
+        Ok(served) => served,
+        Err(refused) => return *refused,
+    };
+    let origin = headers.get(http::header::ORIGIN).and_then(|origin| origin.to_str().ok());
+    if let (Some(origin), crate::CorsOrigins::Only(allowed)) = (origin, &app.cors)
+        && !allowed.iter().any(|one| one == origin)
+    {
+        let message = format!("Origin {origin:?} may not open a WebSocket here; allowed: {}", allowed.join(", "));
+        return refusal(StatusCode::FORBIDDEN, ErrorCode::InvalidRequest, message);
+    }
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(rejection) => {
+            let message = format!(
+                "GET here opens a WebSocket, and this request does not ({}); send JSON-RPC over HTTP with POST",
+                rejection.body_text()
+            );
+            return refusal(rejection.status(), ErrorCode::InvalidRequest, message);
+        }
+    };
+    let connection = socket::Connection {
+        chain,
+        key: key.into(),
+        service: service.clone(),
+        feeds: app.feeds.clone(),
+        source: app.source.clone(),
+    };
+    upgrade
+        .max_message_size(BODY_LIMIT)
+        .max_frame_size(BODY_LIMIT)
+        .max_write_buffer_size(MAX_RESPONSE as usize * 2)
+        .on_upgrade(move |socket| connection.run(socket))
 }

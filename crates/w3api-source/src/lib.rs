@@ -202,6 +202,22 @@ pub trait DataSource: ChainControl + Execution + Tracing {
     fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
         None
     }
+
+    /// News of each transaction a chain of this server accepted, whether
+    /// it was mined at once or waits for a block. `None` for a source that
+    /// hears of none.
+    fn pending_transactions(&self) -> Option<tokio::sync::broadcast::Receiver<PendingTransaction>> {
+        None
+    }
+}
+
+/// A transaction a chain accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingTransaction {
+    /// The chain.
+    pub chain: Chain,
+    /// The transaction's hash.
+    pub hash: Hash32,
 }
 
 /// A contract a source knows.

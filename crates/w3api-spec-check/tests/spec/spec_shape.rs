@@ -493,6 +493,8 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_getFilterChanges",
         "eth_getFilterLogs",
         "eth_uninstallFilter",
+        "eth_subscribe",
+        "eth_unsubscribe",
         "eth_accounts",
         "eth_sendTransaction",
         "eth_sign",

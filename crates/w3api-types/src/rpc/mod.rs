@@ -15,6 +15,7 @@ mod otterscan;
 mod params;
 mod parity;
 mod receipt;
+mod subscription;
 mod token_price;
 mod trace;
 mod transaction;
@@ -45,6 +46,7 @@ pub use parity::{
     TraceOutput, TraceResults, TraceType, TransactionTrace, VmExecuted, VmInstruction, VmTrace,
 };
 pub use receipt::{Log, Receipt};
+pub use subscription::{SubscriptionId, SubscriptionKind, SubscriptionOptions};
 pub use token_price::{NativePrice, TokenPrice};
 pub use trace::{
     BlockOverrides, BlockTraceResult, CallFrame, CallLog, DEFAULT_TRACE_TIMEOUT, FourByteTrace, GethTrace, NoopTrace,

@@ -13,4 +13,5 @@ mod rpc;
 mod rpc_cache;
 mod signin;
 mod streams;
+mod subscriptions;
 mod traces;
