@@ -144,7 +144,6 @@ async function refusals() {
   const transfer = { to: '0x000000000000000000000000000000000000dEaD', value: 1n, gas: 21000n, nonce: used, ...fees };
   const cases = [
     ['nonce too low', { ...transfer, nonce: 0 }, viem.NonceTooLowError],
-    ['nonce too high', { ...transfer, nonce: used + 5 }, viem.NonceTooHighError],
     ['intrinsic gas too low', { ...transfer, gas: 20000n }, viem.IntrinsicGasTooLowError],
     ['max fee under the base fee', { ...transfer, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, viem.FeeCapTooLowError],
     ['insufficient funds', { ...transfer, value: 10n ** 30n }, viem.InsufficientFundsError],
@@ -161,6 +160,15 @@ async function refusals() {
       return rpc.details;
     });
   }
+  await check('viem: a nonce ahead of the account\'s waits in the pool, queued, as in Anvil and geth', async () => {
+    const hash = await wallet.sendTransaction({ ...transfer, nonce: used + 5 });
+    const content = await client.request({ method: 'txpool_content' });
+    const queued = Object.entries(content.queued).find(([sender]) => sender.toLowerCase() === local.address.toLowerCase());
+    assert(queued && queued[1][`${used + 5}`] && queued[1][`${used + 5}`].hash === hash, `txpool_content ${JSON.stringify(content)}`);
+    const dropped = await client.request({ method: 'anvil_dropTransaction', params: [hash] });
+    assert(dropped === hash, `anvil_dropTransaction answered ${dropped}`);
+    return `${hash} queued, then dropped`;
+  });
   await check('viem: a refused transaction made no block', async () => {
     const after = await client.getTransactionCount({ address: local.address });
     assert(after === used, `nonce ${used} became ${after}`);

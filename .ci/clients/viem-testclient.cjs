@@ -5,9 +5,11 @@
 // each step eth_getBalance (viem), wallet tokens (raw REST) and the newest
 // block (viem) must agree, and revert must give back exactly the first view.
 // The chain ends as it started, so the checks after this one see the same
-// chain.
+// chain. Then the pending pool as viem's test client reads it (txpool_status,
+// txpool_content, txpool_inspect) and empties it (anvil_dropTransaction,
+// hardhat_dropTransaction), with automine off for a while.
 
-const { createPublicClient, createTestClient, http, parseEther } = require('viem');
+const { createPublicClient, createTestClient, createWalletClient, http, parseEther } = require('viem');
 const { mainnet } = require('viem/chains');
 const { RPC_URL, rawGet, runner, assert, show } = require('./lib.cjs');
 
@@ -68,9 +70,42 @@ async function drive(mode) {
   });
 }
 
+/** viem's test client on the pending pool: automine off, a send and one
+ * with a nonce gap, then the txpool_ views of them, and drops. */
+async function pool(mode) {
+  const test = createTestClient({ mode, chain: mainnet, transport: transport() });
+  const [from] = await publicClient.request({ method: 'eth_accounts' });
+  const wallet = createWalletClient({ account: from, chain: mainnet, transport: transport() });
+  await check(`${mode}: setAutomine(false), getTxpoolStatus, getTxpoolContent, inspectTxpool, dropTransaction`, async () => {
+    await test.setAutomine(false);
+    try {
+      const nonce = await publicClient.getTransactionCount({ address: from, blockTag: 'pending' });
+      const next = await wallet.sendTransaction({ to: someone, value: 1n, nonce });
+      const ahead = await wallet.sendTransaction({ to: someone, value: 2n, nonce: nonce + 2 });
+      const status = await test.getTxpoolStatus();
+      assert(status.pending === 1 && status.queued === 1, `status ${show(status)}`);
+      const content = await test.getTxpoolContent();
+      const mine = (side) => Object.entries(content[side]).find(([sender]) => sender.toLowerCase() === from.toLowerCase())?.[1] || {};
+      assert(mine('pending')[`${nonce}`]?.hash === next && mine('queued')[`${nonce + 2}`]?.hash === ahead, `content ${show(content)}`);
+      const inspect = await test.inspectTxpool();
+      const line = Object.entries(inspect.pending).find(([sender]) => sender.toLowerCase() === from.toLowerCase())[1][`${nonce}`];
+      assert(line.startsWith(`${someone}: 1 wei + `), `inspect line ${line}`);
+      await test.dropTransaction({ hash: next });
+      await test.dropTransaction({ hash: ahead });
+      const after = await test.getTxpoolStatus();
+      assert(after.pending === 0 && after.queued === 0, `after the drops ${show(after)}`);
+      return `nonce ${nonce} pending, ${nonce + 2} queued, both dropped`;
+    } finally {
+      await test.setAutomine(true);
+    }
+  });
+}
+
 async function main() {
   await drive('anvil');
   await drive('hardhat');
+  await pool('anvil');
+  await pool('hardhat');
 }
 
 main().catch(fatal).finally(done);

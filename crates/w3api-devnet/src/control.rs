@@ -12,7 +12,7 @@ use w3api_source::{
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, DEFAULT_TRACE_TIMEOUT, FilterChanges, FilterId, GethTrace,
     Hash32, LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults,
-    TraceTarget, TraceType, TransactionRequest, TypedData,
+    TraceTarget, TraceType, TransactionRequest, TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -194,6 +194,14 @@ impl w3api_source::Execution for Devnet {
 
     async fn new_block_filter(&self, chain: Chain, owner: &str) -> Result<FilterId, SourceError> {
         self.inner.filters.install(&*self.ready(chain).await?, owner, None)
+    }
+
+    async fn new_pending_transaction_filter(&self, chain: Chain, owner: &str) -> Result<FilterId, SourceError> {
+        self.inner.filters.install_pending(&*self.ready(chain).await?, owner)
+    }
+
+    async fn pool_content(&self, chain: Chain) -> Result<TxpoolContent, SourceError> {
+        Ok(self.ready(chain).await?.pool_content())
     }
 
     async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {
@@ -460,6 +468,14 @@ impl ChainControl for Devnet {
 
     async fn set_automine(&self, chain: Chain, on: bool) -> Result<(), SourceError> {
         self.commit(chain, Change::SetAutomine { on }).await.map(drop)
+    }
+
+    async fn drop_transaction(&self, chain: Chain, hash: Hash32) -> Result<bool, SourceError> {
+        self.commit(chain, Change::DropTransaction { hash }).await?.flag()
+    }
+
+    async fn drop_all_transactions(&self, chain: Chain) -> Result<(), SourceError> {
+        self.commit(chain, Change::DropAllTransactions).await.map(drop)
     }
 
     async fn mine(&self, chain: Chain, blocks: u64, interval: Option<u64>) -> Result<u64, SourceError> {

@@ -9,14 +9,14 @@
 //! found by id and expire in the order they were last polled, so that
 //! installing or polling one costs the same however many are kept.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use w3api_source::{BlockRef, LogQuery, SourceError};
-use w3api_types::Chain;
 use w3api_types::rpc::{BlockNumberOrTag, FilterChanges, FilterId, Log, LogFilter};
+use w3api_types::{B256, Chain};
 
 use crate::generate::ChainData;
 
@@ -29,10 +29,15 @@ const MAX_LOGS: usize = 10_000;
 /// Most filters one API key keeps installed, over every chain.
 pub const FILTERS_PER_KEY: usize = 10_000;
 
+/// Most transaction hashes a pending-transaction filter keeps between polls.
+const PENDING_KEPT: usize = 10_000;
+
 #[derive(Clone, Debug)]
 enum Watching {
     Blocks,
     Logs(LogFilter),
+    /// The transactions accepted since the last poll, oldest first.
+    Pending(VecDeque<B256>),
 }
 
 #[derive(Clone, Debug)]
@@ -119,7 +124,28 @@ impl Filters {
                 "blockHash: a filter follows new blocks; eth_getLogs reads the logs of one block".into(),
             ));
         }
-        let watching = filter.map_or(Watching::Blocks, Watching::Logs);
+        self.install_watching(data, owner, filter.map_or(Watching::Blocks, Watching::Logs))
+    }
+
+    /// Installs a filter of the transactions the chain accepts from now on.
+    pub(crate) fn install_pending(&self, data: &ChainData, owner: &str) -> Result<FilterId, SourceError> {
+        self.install_watching(data, owner, Watching::Pending(VecDeque::new()))
+    }
+
+    /// Tells the pending-transaction filters of `chain` that it accepted `hash`.
+    pub(crate) fn accepted(&self, chain: Chain, hash: B256) {
+        let mut kept = self.kept.lock();
+        for filter in kept.installed.values_mut().filter(|filter| filter.chain == chain) {
+            if let Watching::Pending(hashes) = &mut filter.watching {
+                if hashes.len() >= PENDING_KEPT {
+                    hashes.pop_front();
+                }
+                hashes.push_back(hash);
+            }
+        }
+    }
+
+    fn install_watching(&self, data: &ChainData, owner: &str, watching: Watching) -> Result<FilterId, SourceError> {
         let now = Instant::now();
         let mut kept = self.kept.lock();
         kept.expire(now);
@@ -147,7 +173,8 @@ impl Filters {
         let filter = kept.poll(data.chain, id)?;
         let head = data.latest();
         let from = filter.reported.min(head) + 1;
-        let changes = match &filter.watching {
+        let changes = match &mut filter.watching {
+            Watching::Pending(hashes) => FilterChanges::Hashes(std::mem::take(hashes).into()),
             Watching::Blocks => {
                 FilterChanges::Hashes((from..=head).map(|number| data.blocks[number as usize].hash).collect())
             }
@@ -165,8 +192,18 @@ impl Filters {
     /// Every log filter `id` matches, over its whole range.
     pub(crate) fn logs(&self, data: &ChainData, id: &FilterId) -> Result<Vec<Log>, SourceError> {
         let filter = self.kept.lock().poll(data.chain, id)?.watching.clone();
-        let Watching::Logs(logs) = filter else {
-            return Err(SourceError::InvalidRequest(format!("filter {} is a block filter, which has no logs", id.0)));
+        let logs = match filter {
+            Watching::Logs(logs) => logs,
+            Watching::Blocks => {
+                return Err(SourceError::InvalidRequest(format!(
+                    "filter {} is a block filter, which has no logs",
+                    id.0
+                )));
+            }
+            Watching::Pending(_) => {
+                let message = format!("filter {} is a pending-transaction filter, which has no logs", id.0);
+                return Err(SourceError::InvalidRequest(message));
+            }
         };
         // Without a fromBlock, the newest block, as geth reads it.
         let (start, end) = range(data, &logs, data.latest())?;

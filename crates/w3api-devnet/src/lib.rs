@@ -37,6 +37,7 @@ mod journal;
 mod live;
 mod metadata;
 mod mining;
+mod pool;
 mod query;
 mod scale;
 mod seed;
@@ -363,6 +364,7 @@ impl Devnet {
 
     /// Tells followers of the chain's transactions that it accepted `hash`.
     pub(crate) fn announce_pending(&self, chain: Chain, hash: Hash32) {
+        self.inner.filters.accepted(chain, hash);
         let _ = self.inner.pending.send(PendingTransaction { chain, hash });
     }
 

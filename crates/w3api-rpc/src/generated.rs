@@ -511,6 +511,23 @@ Calls `eth_newBlockFilter`.
     async fn new_block_filter(
         &self,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
+    /**Creates a filter of transactions entering the pool
+
+A filter whose changes are the hashes of the transactions the chain accepted since the last poll (eth_sendRawTransaction, eth_sendTransaction), whether mined at once or waiting for a block. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, an unknown id is InvalidParams (filter not found), and a filter keeps at most 10,000 hashes between polls (the oldest go). Node mode passes it to the node, whose own errors reach the caller unchanged.
+
+Calls `eth_newPendingTransactionFilter`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(
+        name = "eth_newPendingTransactionFilter",
+        param_kind = array,
+        with_extensions
+    )]
+    async fn new_pending_transaction_filter(
+        &self,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::FilterId>;
     /**What a filter saw since the last poll
 
 Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
@@ -587,6 +604,60 @@ Calls `eth_unsubscribe` with the positional parameters `subscription_id`.
         &self,
         subscription_id: w3api_types::rpc::SubscriptionId,
     ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Every transaction waiting in the pool
+
+The devnet keeps a pool as geth and Anvil do: with automine off every sent transaction waits for the next block, and with automine on a transaction whose nonce is ahead of its sender's waits until the gap fills. Node mode passes it to the node, whose own errors reach the caller unchanged (Hardhat and Ganache have no txpool_ namespace: MethodNotSupported).
+
+Calls `txpool_content`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "txpool_content", param_kind = array)]
+    async fn txpool_content(
+        &self,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::TxpoolContent>;
+    /**One sender's transactions waiting in the pool
+
+The devnet keeps a pool as geth and Anvil do: with automine off every sent transaction waits for the next block, and with automine on a transaction whose nonce is ahead of its sender's waits until the gap fills. Node mode passes it to the node, whose own errors reach the caller unchanged (Hardhat and Ganache have no txpool_ namespace: MethodNotSupported).
+
+Calls `txpool_contentFrom` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "txpool_contentFrom", param_kind = array)]
+    async fn txpool_content_from(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::TxpoolContentFrom>;
+    /**How many transactions wait in the pool
+
+The devnet keeps a pool as geth and Anvil do: with automine off every sent transaction waits for the next block, and with automine on a transaction whose nonce is ahead of its sender's waits until the gap fills. Node mode passes it to the node, whose own errors reach the caller unchanged (Hardhat and Ganache have no txpool_ namespace: MethodNotSupported).
+
+Calls `txpool_status`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "txpool_status", param_kind = array)]
+    async fn txpool_status(
+        &self,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::TxpoolStatus>;
+    /**Each transaction waiting in the pool, in one line
+
+The devnet keeps a pool as geth and Anvil do: with automine off every sent transaction waits for the next block, and with automine on a transaction whose nonce is ahead of its sender's waits until the gap fills. Node mode passes it to the node, whose own errors reach the caller unchanged (Hardhat and Ganache have no txpool_ namespace: MethodNotSupported).
+
+Calls `txpool_inspect`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    #[method(name = "txpool_inspect", param_kind = array)]
+    async fn txpool_inspect(
+        &self,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::TxpoolInspect>;
     /**The accounts whose keys the node holds
 
 The dev accounts, in order. On the devnet, the dev accounts are the standard test mnemonic's first ten accounts (test test … junk, m/44'/60'/0'/0/i), as Anvil and Hardhat hold them, funded with 10,000 ETH on every chain. Node mode passes the method to the node, which answers with its own accounts. The gateway of a production service holds no keys and answers MethodNotSupported.
@@ -1074,6 +1145,8 @@ pub mod method {
     pub const ETH_NEW_FILTER: &str = "eth_newFilter";
     ///`eth_newBlockFilter`: Creates a filter of new blocks
     pub const ETH_NEW_BLOCK_FILTER: &str = "eth_newBlockFilter";
+    ///`eth_newPendingTransactionFilter`: Creates a filter of transactions entering the pool
+    pub const ETH_NEW_PENDING_TRANSACTION_FILTER: &str = "eth_newPendingTransactionFilter";
     ///`eth_getFilterChanges`: What a filter saw since the last poll
     pub const ETH_GET_FILTER_CHANGES: &str = "eth_getFilterChanges";
     ///`eth_getFilterLogs`: Every log a log filter matches
@@ -1084,6 +1157,14 @@ pub mod method {
     pub const ETH_SUBSCRIBE: &str = "eth_subscribe";
     ///`eth_unsubscribe`: Ends a subscription
     pub const ETH_UNSUBSCRIBE: &str = "eth_unsubscribe";
+    ///`txpool_content`: Every transaction waiting in the pool
+    pub const TXPOOL_CONTENT: &str = "txpool_content";
+    ///`txpool_contentFrom`: One sender's transactions waiting in the pool
+    pub const TXPOOL_CONTENT_FROM: &str = "txpool_contentFrom";
+    ///`txpool_status`: How many transactions wait in the pool
+    pub const TXPOOL_STATUS: &str = "txpool_status";
+    ///`txpool_inspect`: Each transaction waiting in the pool, in one line
+    pub const TXPOOL_INSPECT: &str = "txpool_inspect";
     ///`eth_accounts`: The accounts whose keys the node holds
     pub const ETH_ACCOUNTS: &str = "eth_accounts";
     ///`eth_sendTransaction`: Signs a transaction with a dev account's key and sends it
@@ -1174,11 +1255,16 @@ pub mod method {
         ETH_SEND_RAW_TRANSACTION,
         ETH_NEW_FILTER,
         ETH_NEW_BLOCK_FILTER,
+        ETH_NEW_PENDING_TRANSACTION_FILTER,
         ETH_GET_FILTER_CHANGES,
         ETH_GET_FILTER_LOGS,
         ETH_UNINSTALL_FILTER,
         ETH_SUBSCRIBE,
         ETH_UNSUBSCRIBE,
+        TXPOOL_CONTENT,
+        TXPOOL_CONTENT_FROM,
+        TXPOOL_STATUS,
+        TXPOOL_INSPECT,
         ETH_ACCOUNTS,
         ETH_SEND_TRANSACTION,
         ETH_SIGN,
@@ -1213,6 +1299,7 @@ pub mod method {
         ETH_SEND_RAW_TRANSACTION,
         ETH_NEW_FILTER,
         ETH_NEW_BLOCK_FILTER,
+        ETH_NEW_PENDING_TRANSACTION_FILTER,
         ETH_GET_FILTER_CHANGES,
         ETH_UNINSTALL_FILTER,
         ETH_SUBSCRIBE,
@@ -1392,16 +1479,12 @@ pub mod limits {
 /// Standard methods that need EVM execution, contract state or a
 /// transaction pool (`x-unanswerable-methods`), each with the
 /// reason a server without them gives.
-pub const UNANSWERABLE_METHODS: [(&str, &str); 3usize] = [
+pub const UNANSWERABLE_METHODS: [(&str, &str); 2usize] = [
     (
         "eth_simulateV1",
         "it simulates blocks of calls with their own overrides, which the gateway does not implement",
     ),
     ("eth_signTransaction", "the gateway holds no keys"),
-    (
-        "eth_newPendingTransactionFilter",
-        "the gateway has no pool of pending transactions to filter",
-    ),
 ];
 #[cfg(feature = "client")]
 impl crate::RpcClient {
@@ -2007,6 +2090,22 @@ Calls `eth_newBlockFilter`.
     ) -> Result<w3api_types::rpc::FilterId, crate::RpcError> {
         EthApiClient::new_block_filter(self.transport()).await.map_err(|e| self.error(e))
     }
+    /**Creates a filter of transactions entering the pool
+
+A filter whose changes are the hashes of the transactions the chain accepted since the last poll (eth_sendRawTransaction, eth_sendTransaction), whether mined at once or waiting for a block. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, an unknown id is InvalidParams (filter not found), and a filter keeps at most 10,000 hashes between polls (the oldest go). Node mode passes it to the node, whose own errors reach the caller unchanged.
+
+Calls `eth_newPendingTransactionFilter`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn new_pending_transaction_filter(
+        &self,
+    ) -> Result<w3api_types::rpc::FilterId, crate::RpcError> {
+        EthApiClient::new_pending_transaction_filter(self.transport())
+            .await
+            .map_err(|e| self.error(e))
+    }
     /**What a filter saw since the last poll
 
 Block hashes for a block filter, logs for a log filter, since the filter was last polled; a change in a block the index has not reached yet is waited for, so that what the filter shows the wallet answers show too. Node mode keeps filters on the node, so an id works on every replica that serves the same node. Node mode passes it to the node, whose own errors reach the caller unchanged. The devnet keeps filters in the server, as geth does: one not polled for five minutes is dropped, and an unknown id is InvalidParams (filter not found).
@@ -2097,6 +2196,66 @@ Calls `eth_unsubscribe` with the positional parameters `subscription_id`.
         EthApiClient::unsubscribe(self.transport(), subscription_id)
             .await
             .map_err(|e| self.error(e))
+    }
+    /**Every transaction waiting in the pool
+
+The devnet keeps a pool as geth and Anvil do: with automine off every sent transaction waits for the next block, and with automine on a transaction whose nonce is ahead of its sender's waits until the gap fills. Node mode passes it to the node, whose own errors reach the caller unchanged (Hardhat and Ganache have no txpool_ namespace: MethodNotSupported).
+
+Calls `txpool_content`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn txpool_content(
+        &self,
+    ) -> Result<w3api_types::rpc::TxpoolContent, crate::RpcError> {
+        EthApiClient::txpool_content(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**One sender's transactions waiting in the pool
+
+The devnet keeps a pool as geth and Anvil do: with automine off every sent transaction waits for the next block, and with automine on a transaction whose nonce is ahead of its sender's waits until the gap fills. Node mode passes it to the node, whose own errors reach the caller unchanged (Hardhat and Ganache have no txpool_ namespace: MethodNotSupported).
+
+Calls `txpool_contentFrom` with the positional parameters `address`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn txpool_content_from(
+        &self,
+        address: w3api_types::rpc::Address,
+    ) -> Result<w3api_types::rpc::TxpoolContentFrom, crate::RpcError> {
+        EthApiClient::txpool_content_from(self.transport(), address)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**How many transactions wait in the pool
+
+The devnet keeps a pool as geth and Anvil do: with automine off every sent transaction waits for the next block, and with automine on a transaction whose nonce is ahead of its sender's waits until the gap fills. Node mode passes it to the node, whose own errors reach the caller unchanged (Hardhat and Ganache have no txpool_ namespace: MethodNotSupported).
+
+Calls `txpool_status`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn txpool_status(
+        &self,
+    ) -> Result<w3api_types::rpc::TxpoolStatus, crate::RpcError> {
+        EthApiClient::txpool_status(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**Each transaction waiting in the pool, in one line
+
+The devnet keeps a pool as geth and Anvil do: with automine off every sent transaction waits for the next block, and with automine on a transaction whose nonce is ahead of its sender's waits until the gap fills. Node mode passes it to the node, whose own errors reach the caller unchanged (Hardhat and Ganache have no txpool_ namespace: MethodNotSupported).
+
+Calls `txpool_inspect`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)*/
+    pub async fn txpool_inspect(
+        &self,
+    ) -> Result<w3api_types::rpc::TxpoolInspect, crate::RpcError> {
+        EthApiClient::txpool_inspect(self.transport()).await.map_err(|e| self.error(e))
     }
     /**The accounts whose keys the node holds
 
@@ -3066,6 +3225,12 @@ impl crate::Batch<'_> {
     pub fn new_block_filter(&mut self) -> crate::BatchItem<w3api_types::rpc::FilterId> {
         self.push(method::ETH_NEW_BLOCK_FILTER, |_| { Ok(()) })
     }
+    ///Adds a `eth_newPendingTransactionFilter` call to the batch; its result is read back with the returned handle.
+    pub fn new_pending_transaction_filter(
+        &mut self,
+    ) -> crate::BatchItem<w3api_types::rpc::FilterId> {
+        self.push(method::ETH_NEW_PENDING_TRANSACTION_FILTER, |_| { Ok(()) })
+    }
     ///Adds a `eth_getFilterChanges` call to the batch; its result is read back with the returned handle.
     pub fn get_filter_changes(
         &mut self,
@@ -3134,6 +3299,35 @@ impl crate::Batch<'_> {
                 Ok(())
             },
         )
+    }
+    ///Adds a `txpool_content` call to the batch; its result is read back with the returned handle.
+    pub fn txpool_content(
+        &mut self,
+    ) -> crate::BatchItem<w3api_types::rpc::TxpoolContent> {
+        self.push(method::TXPOOL_CONTENT, |_| { Ok(()) })
+    }
+    ///Adds a `txpool_contentFrom` call to the batch; its result is read back with the returned handle.
+    pub fn txpool_content_from(
+        &mut self,
+        address: w3api_types::rpc::Address,
+    ) -> crate::BatchItem<w3api_types::rpc::TxpoolContentFrom> {
+        self.push(
+            method::TXPOOL_CONTENT_FROM,
+            |params| {
+                params.insert(address)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `txpool_status` call to the batch; its result is read back with the returned handle.
+    pub fn txpool_status(&mut self) -> crate::BatchItem<w3api_types::rpc::TxpoolStatus> {
+        self.push(method::TXPOOL_STATUS, |_| { Ok(()) })
+    }
+    ///Adds a `txpool_inspect` call to the batch; its result is read back with the returned handle.
+    pub fn txpool_inspect(
+        &mut self,
+    ) -> crate::BatchItem<w3api_types::rpc::TxpoolInspect> {
+        self.push(method::TXPOOL_INSPECT, |_| { Ok(()) })
     }
     ///Adds a `eth_accounts` call to the batch; its result is read back with the returned handle.
     pub fn accounts(&mut self) -> crate::BatchItem<Vec<w3api_types::rpc::Address>> {

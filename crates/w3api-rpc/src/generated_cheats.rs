@@ -552,9 +552,50 @@ Calls `hardhat_getAutomine`.
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
     #[method(name = "hardhat_getAutomine", param_kind = array)]
     async fn hardhat_get_automine(&self) -> jsonrpsee::core::RpcResult<bool>;
+    /**Removes a transaction from the pending pool (Anvil's name)
+
+Its hash when the pool held it, null when not (mined already, or never sent). A transaction of the same sender with a higher nonce then waits for the gap to fill. Makes no block.
+
+Calls `anvil_dropTransaction` with the positional parameters `hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_dropTransaction", param_kind = array)]
+    async fn anvil_drop_transaction(
+        &self,
+        hash: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::Hash32>>;
+    /**Removes a transaction from the pending pool (Hardhat's name)
+
+Whether the pool held it. Makes no block.
+
+Calls `hardhat_dropTransaction` with the positional parameters `hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "hardhat_dropTransaction", param_kind = array)]
+    async fn hardhat_drop_transaction(
+        &self,
+        hash: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<bool>;
+    /**Empties the pending pool
+
+Every waiting transaction, pending and queued, is removed. Makes no block.
+
+Calls `anvil_dropAllTransactions`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_dropAllTransactions", param_kind = array)]
+    async fn anvil_drop_all_transactions(&self) -> jsonrpsee::core::RpcResult<()>;
     /**Mine each sent transaction at once, or not
 
-With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits, and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every waiting transaction in the order sent; one the chain no longer takes then is left out, said in the server's log. A transaction sent while automine is off must carry the sender's next nonce, counting its waiting transactions, else it is refused at once. Makes no block.
+With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits in the pending pool (txpool_content), and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every pending transaction, by the tip it pays at the block's base fee, highest first, each sender's in nonce order (equal tips in the order sent), as geth's miner orders them; one the chain no longer takes then is left out of the block and the pool, said in the server's log. Either way, a transaction whose nonce is ahead of its sender's next (counting those pending) waits in the pool, queued, until the gap fills; one below it is refused (nonce too low), and one at a sender's waiting nonce replaces it only for 10% more in both its fee cap and its tip (replacement transaction underpriced). Makes no block.
 
 Calls `evm_setAutomine` with the positional parameters `enabled`.
 
@@ -637,6 +678,12 @@ pub mod method {
     pub const HARDHAT_STOP_IMPERSONATING_ACCOUNT: &str = "hardhat_stopImpersonatingAccount";
     ///`hardhat_getAutomine`: Whether sent transactions are mined at once (Hardhat's name)
     pub const HARDHAT_GET_AUTOMINE: &str = "hardhat_getAutomine";
+    ///`anvil_dropTransaction`: Removes a transaction from the pending pool (Anvil's name)
+    pub const ANVIL_DROP_TRANSACTION: &str = "anvil_dropTransaction";
+    ///`hardhat_dropTransaction`: Removes a transaction from the pending pool (Hardhat's name)
+    pub const HARDHAT_DROP_TRANSACTION: &str = "hardhat_dropTransaction";
+    ///`anvil_dropAllTransactions`: Empties the pending pool
+    pub const ANVIL_DROP_ALL_TRANSACTIONS: &str = "anvil_dropAllTransactions";
     ///`evm_setAutomine`: Mine each sent transaction at once, or not
     pub const EVM_SET_AUTOMINE: &str = "evm_setAutomine";
     /// Every method, in the spec's order.
@@ -676,6 +723,9 @@ pub mod method {
         HARDHAT_IMPERSONATE_ACCOUNT,
         HARDHAT_STOP_IMPERSONATING_ACCOUNT,
         HARDHAT_GET_AUTOMINE,
+        ANVIL_DROP_TRANSACTION,
+        HARDHAT_DROP_TRANSACTION,
+        ANVIL_DROP_ALL_TRANSACTIONS,
         EVM_SET_AUTOMINE,
     ];
     /// The methods that change state (`x-changes-state`): sent
@@ -714,6 +764,9 @@ pub mod method {
         HARDHAT_SET_NONCE,
         HARDHAT_IMPERSONATE_ACCOUNT,
         HARDHAT_STOP_IMPERSONATING_ACCOUNT,
+        ANVIL_DROP_TRANSACTION,
+        HARDHAT_DROP_TRANSACTION,
+        ANVIL_DROP_ALL_TRANSACTIONS,
         EVM_SET_AUTOMINE,
     ];
     /// The methods that run the EVM (`x-executes`): each call of
@@ -1421,9 +1474,59 @@ Calls `hardhat_getAutomine`.
             .await
             .map_err(|e| self.error(e))
     }
+    /**Removes a transaction from the pending pool (Anvil's name)
+
+Its hash when the pool held it, null when not (mined already, or never sent). A transaction of the same sender with a higher nonce then waits for the gap to fill. Makes no block.
+
+Calls `anvil_dropTransaction` with the positional parameters `hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_drop_transaction(
+        &self,
+        hash: w3api_types::rpc::Hash32,
+    ) -> Result<Option<w3api_types::rpc::Hash32>, crate::RpcError> {
+        CheatApiClient::anvil_drop_transaction(self.transport(), hash)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Removes a transaction from the pending pool (Hardhat's name)
+
+Whether the pool held it. Makes no block.
+
+Calls `hardhat_dropTransaction` with the positional parameters `hash`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn hardhat_drop_transaction(
+        &self,
+        hash: w3api_types::rpc::Hash32,
+    ) -> Result<bool, crate::RpcError> {
+        CheatApiClient::hardhat_drop_transaction(self.transport(), hash)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Empties the pending pool
+
+Every waiting transaction, pending and queued, is removed. Makes no block.
+
+Calls `anvil_dropAllTransactions`.
+
+# Errors
+
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_drop_all_transactions(&self) -> Result<(), crate::RpcError> {
+        CheatApiClient::anvil_drop_all_transactions(self.transport())
+            .await
+            .map_err(|e| self.error(e))
+    }
     /**Mine each sent transaction at once, or not
 
-With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits, and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every waiting transaction in the order sent; one the chain no longer takes then is left out, said in the server's log. A transaction sent while automine is off must carry the sender's next nonce, counting its waiting transactions, else it is refused at once. Makes no block.
+With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits in the pending pool (txpool_content), and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every pending transaction, by the tip it pays at the block's base fee, highest first, each sender's in nonce order (equal tips in the order sent), as geth's miner orders them; one the chain no longer takes then is left out of the block and the pool, said in the server's log. Either way, a transaction whose nonce is ahead of its sender's next (counting those pending) waits in the pool, queued, until the gap fills; one below it is refused (nonce too low), and one at a sender's waiting nonce replaces it only for 10% more in both its fee cap and its tip (replacement transaction underpriced). Makes no block.
 
 Calls `evm_setAutomine` with the positional parameters `enabled`.
 
@@ -1928,6 +2031,36 @@ impl crate::Batch<'_> {
     ///Adds a `hardhat_getAutomine` call to the batch; its result is read back with the returned handle.
     pub fn hardhat_get_automine(&mut self) -> crate::BatchItem<bool> {
         self.push(method::HARDHAT_GET_AUTOMINE, |_| { Ok(()) })
+    }
+    ///Adds a `anvil_dropTransaction` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_drop_transaction(
+        &mut self,
+        hash: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Hash32>> {
+        self.push(
+            method::ANVIL_DROP_TRANSACTION,
+            |params| {
+                params.insert(hash)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `hardhat_dropTransaction` call to the batch; its result is read back with the returned handle.
+    pub fn hardhat_drop_transaction(
+        &mut self,
+        hash: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<bool> {
+        self.push(
+            method::HARDHAT_DROP_TRANSACTION,
+            |params| {
+                params.insert(hash)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_dropAllTransactions` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_drop_all_transactions(&mut self) -> crate::BatchItem<()> {
+        self.push(method::ANVIL_DROP_ALL_TRANSACTIONS, |_| { Ok(()) })
     }
     ///Adds a `evm_setAutomine` call to the batch; its result is read back with the returned handle.
     pub fn evm_set_automine(&mut self, enabled: bool) -> crate::BatchItem<()> {

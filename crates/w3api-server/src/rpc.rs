@@ -51,6 +51,7 @@ use w3api_types::rpc::{
     TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage,
     WalletTransactionsParams,
 };
+use w3api_types::rpc::{TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
 use w3api_types::{Chain, U256};
 
 use crate::answers::Answers;
@@ -178,6 +179,12 @@ fn check_filter_size(filter: &LogFilter) -> RpcResult<()> {
 }
 
 impl<S: Backend> Gateway<S> {
+    /// The pending pool, for the `txpool_` method `name`: each of them is
+    /// a view of `txpool_content`, so that the four never disagree.
+    async fn pool(&self, name: &str) -> RpcResult<TxpoolContent> {
+        self.source.pool_content(self.chain).await.map_err(|e| execution_error(name, e))
+    }
+
     /// The number of a block the caller named; an error when it does not exist.
     async fn existing_block(&self, block: BlockRef, what: &str) -> RpcResult<u64> {
         match self.source.block_number(self.chain, block).await.map_err(source_error)? {
@@ -464,6 +471,11 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         answer.map_err(|e| execution_error(method::ETH_NEW_BLOCK_FILTER, e))
     }
 
+    async fn new_pending_transaction_filter(&self, ext: &Extensions) -> RpcResult<FilterId> {
+        let answer = self.source.new_pending_transaction_filter(self.chain, caller_key(ext)?).await;
+        answer.map_err(|e| execution_error(method::ETH_NEW_PENDING_TRANSACTION_FILTER, e))
+    }
+
     async fn get_filter_changes(&self, filter_id: FilterId) -> RpcResult<FilterChanges> {
         let answer = self.source.filter_changes(self.chain, filter_id).await;
         answer.map_err(|e| execution_error(method::ETH_GET_FILTER_CHANGES, e))
@@ -486,6 +498,22 @@ impl<S: Backend> EthApiServer for Gateway<S> {
 
     async fn unsubscribe(&self, _: SubscriptionId) -> RpcResult<bool> {
         Err(rpc_error(ErrorCode::ServerError, "subscription not found"))
+    }
+
+    async fn txpool_content(&self) -> RpcResult<TxpoolContent> {
+        self.pool(method::TXPOOL_CONTENT).await
+    }
+
+    async fn txpool_content_from(&self, address: Address) -> RpcResult<TxpoolContentFrom> {
+        Ok(self.pool(method::TXPOOL_CONTENT_FROM).await?.from_sender(&address))
+    }
+
+    async fn txpool_status(&self) -> RpcResult<TxpoolStatus> {
+        Ok(self.pool(method::TXPOOL_STATUS).await?.status())
+    }
+
+    async fn txpool_inspect(&self) -> RpcResult<TxpoolInspect> {
+        Ok(self.pool(method::TXPOOL_INSPECT).await?.inspect())
     }
 
     async fn accounts(&self) -> RpcResult<Vec<Address>> {
@@ -897,12 +925,15 @@ pub(crate) async fn socket_entry<S: Backend>(
     }
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
+        // A plain GET: JSON-RPC over HTTP is a POST, as before there were sockets.
         Err(rejection) => {
             let message = format!(
                 "GET here opens a WebSocket, and this request does not ({}); send JSON-RPC over HTTP with POST",
                 rejection.body_text()
             );
-            return refusal(rejection.status(), ErrorCode::InvalidRequest, message);
+            let mut refused = refusal(StatusCode::METHOD_NOT_ALLOWED, ErrorCode::InvalidRequest, message);
+            refused.headers_mut().insert(http::header::ALLOW, http::HeaderValue::from_static("POST"));
+            return refused;
         }
     };
     let connection = socket::Connection {

@@ -220,6 +220,17 @@ pub trait ChainControl: Send + Sync + 'static {
         let _ = on;
         ready(Err(refused(chain, "mine")))
     }
+
+    /// Removes a transaction from the pending pool; whether it was there.
+    fn drop_transaction(&self, chain: Chain, hash: Hash32) -> impl Future<Output = Result<bool, SourceError>> + Send {
+        let _ = hash;
+        ready(Err(refused(chain, "drop pending transactions")))
+    }
+
+    /// Empties the pending pool.
+    fn drop_all_transactions(&self, chain: Chain) -> impl Future<Output = Result<(), SourceError>> + Send {
+        ready(Err(refused(chain, "drop pending transactions")))
+    }
 }
 
 fn refused(chain: Chain, what: &str) -> SourceError {

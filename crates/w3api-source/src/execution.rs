@@ -11,7 +11,7 @@ use std::future::Future;
 
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Bytes, FilterChanges, FilterId, Hash32, Log, LogFilter, StateOverrides, StorageKey,
-    TransactionRequest, TypedData,
+    TransactionRequest, TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -123,6 +123,22 @@ pub trait Execution: Send + Sync {
         owner: &str,
     ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
         let _ = (chain, owner);
+        refused()
+    }
+
+    /// A new filter of the transactions the chain accepts, kept for the API key `owner`.
+    fn new_pending_transaction_filter(
+        &self,
+        chain: Chain,
+        owner: &str,
+    ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
+        let _ = (chain, owner);
+        refused()
+    }
+
+    /// Every transaction waiting in the chain's pending pool (`txpool_content`).
+    fn pool_content(&self, chain: Chain) -> impl Future<Output = Result<TxpoolContent, SourceError>> + Send {
+        let _ = chain;
         refused()
     }
 

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+use alloy_eips::eip1559::BaseFeeParams;
 use alloy_primitives::{Address, Bytes, U256};
 use alloy_signer_local::PrivateKeySigner;
 use w3api_chain::revm::state::Bytecode;
@@ -15,6 +16,7 @@ use super::model::{BLOCK_TIME, ChainData};
 use super::sealing::{seal, sign};
 use super::simulation::{Action, Memory, SignedTransaction, Simulation};
 use crate::accounts::{Accounts, Signers};
+use crate::pool::Pool;
 use crate::scale::Scale;
 
 /// The latest block timestamp a chain takes: 9999-12-31T23:59:59Z. The
@@ -44,8 +46,9 @@ pub(crate) struct Producer {
     /// Whether a sent transaction is mined at once; the server's default
     /// (`--block-time` turns it off) until `evm_setAutomine` says.
     pub(crate) automine: Option<bool>,
-    /// Sent transactions waiting for the next block (automine off).
-    pub(crate) pending: Vec<SignedTransaction>,
+    /// Sent transactions waiting for a block: with automine off, and
+    /// those whose nonce is ahead of their sender's.
+    pub(crate) pool: Pool,
     /// Accounts `eth_sendTransaction` sends for without their keys.
     pub(crate) impersonated: BTreeSet<Address>,
 }
@@ -58,7 +61,7 @@ impl Producer {
             pending_increase: 0,
             created: Vec::new(),
             automine: None,
-            pending: Vec::new(),
+            pool: Pool::default(),
             impersonated: BTreeSet::new(),
         }
     }
@@ -168,6 +171,10 @@ impl ChainData {
             return Err(too_late(format!("block {number} at {timestamp}")));
         }
         let bases = (self.transactions.len() as u32, self.logs.len() as u32);
+        // The pool's pending transactions go into the next block made.
+        let base_fee = parent_header.next_block_base_fee(BaseFeeParams::ethereum()).unwrap_or_default();
+        let archive = self.state.archive();
+        let waiting = self.producer.pool.ready(|sender| archive.account(sender, number - 1).nonce, base_fee);
         let ledger = std::mem::take(&mut self.ledger);
         let state = std::mem::replace(&mut self.state, ChainState::new(0));
         let memory = self.producer.memory.clone();
@@ -175,8 +182,6 @@ impl ChainData {
         let parts = (ledger, state);
         let mut simulation =
             Simulation::resume(self.chain, seed, scale, signers, &self.world, parts, memory, bases, &parent_header);
-        // Transactions that waited (automine off) go into the next block made.
-        let waiting = std::mem::take(&mut self.producer.pending);
         let mut planned = plan.transactions;
         planned.extend(waiting.iter().cloned().map(|signed| Action::Pending(Box::new(signed))));
         let made = simulation.live_block(number as u32, timestamp, plan.edits, planned, plan.activity);
@@ -189,9 +194,6 @@ impl ChainData {
             state.truncate_after(number - 1);
         }
         (self.ledger, self.state) = (ledger, state);
-        if made.is_err() {
-            self.producer.pending = waiting;
-        }
         made?;
         found.into_world(&mut self.world);
         let transactions = sign(unsigned, Signers::new(accounts, &self.producer.created));
@@ -214,6 +216,14 @@ impl ChainData {
             self.sales.push(sale);
         }
         self.index_prices_of(number);
+        // What the block took leaves the pool, and what it refused too.
+        let left_out: Vec<_> = waiting
+            .iter()
+            .map(|signed| *signed.envelope.tx_hash())
+            .filter(|hash| !self.tx_by_hash.contains_key(hash))
+            .collect();
+        let archive = self.state.archive();
+        self.producer.pool.settle(|sender| archive.account(sender, number).nonce, &left_out);
         Ok(number)
     }
 

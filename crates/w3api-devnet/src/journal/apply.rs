@@ -73,6 +73,11 @@ impl Devnet {
                 data.producer.automine = Some(on);
                 Ok(Answer::Done)
             }
+            Change::DropTransaction { hash } => Ok(Answer::Flag(data.producer.pool.drop_transaction(&hash))),
+            Change::DropAllTransactions => {
+                data.producer.pool.drop_all();
+                Ok(Answer::Done)
+            }
             Change::CreateWallet { native } => self.create_wallet_now(data, native).map(Answer::Wallet),
             Change::CreateToken { token } => self.deploy_token(data, token).map(Answer::Address),
             Change::CreateCollection { collection } => self.deploy_collection(data, collection).map(Answer::Address),

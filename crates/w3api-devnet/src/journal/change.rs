@@ -43,6 +43,10 @@ pub(crate) enum Change {
     Impersonate { address: Address, on: bool },
     /// `evm_setAutomine`.
     SetAutomine { on: bool },
+    /// `anvil_dropTransaction`, `hardhat_dropTransaction`.
+    DropTransaction { hash: Hash32 },
+    /// `anvil_dropAllTransactions`.
+    DropAllTransactions,
     /// `w3api_createWallet`.
     CreateWallet { native: U256 },
     /// `w3api_createToken`.
@@ -88,6 +92,8 @@ impl Change {
             Change::SetNonce { .. } => "anvil_setNonce",
             Change::Impersonate { .. } => "anvil_impersonateAccount",
             Change::SetAutomine { .. } => "evm_setAutomine",
+            Change::DropTransaction { .. } => "anvil_dropTransaction",
+            Change::DropAllTransactions => "anvil_dropAllTransactions",
             Change::CreateWallet { .. } => "w3api_createWallet",
             Change::CreateToken { .. } => "w3api_createToken",
             Change::CreateCollection { .. } => "w3api_createCollection",

@@ -95,7 +95,7 @@ fn rpc_transaction(block: &BlockRecord, index: u64, record: &TxRecord) -> Transa
 
 /// A transaction waiting for the next block: no block, and the most it may
 /// pay per gas as its price, as geth shows its pool's.
-pub(super) fn rpc_pending_transaction(signed: &SignedTransaction) -> Transaction {
+pub(crate) fn rpc_pending_transaction(signed: &SignedTransaction) -> Transaction {
     let envelope = &signed.envelope;
     Transaction {
         gas_price: Some(envelope.max_fee_per_gas()),

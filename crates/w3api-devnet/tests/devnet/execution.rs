@@ -330,6 +330,7 @@ mod sending {
         input: Vec<u8>,
         gas: u64,
         max_fee: u128,
+        tip: u128,
         chain_id: u64,
     }
 
@@ -339,7 +340,7 @@ mod sending {
             nonce: tx.nonce,
             gas_limit: tx.gas,
             max_fee_per_gas: tx.max_fee,
-            max_priority_fee_per_gas: tx.max_fee.min(1_000_000_000),
+            max_priority_fee_per_gas: tx.max_fee.min(tx.tip),
             to: tx.to,
             value: U256::from(tx.value),
             access_list: Default::default(),
@@ -350,7 +351,69 @@ mod sending {
     }
 
     fn transfer(nonce: u64, to: Address, value: u128) -> Tx {
-        Tx { nonce, to: TxKind::Call(to), value, input: Vec::new(), gas: 21_000, max_fee: 100_000_000_000, chain_id: 1 }
+        let (max_fee, tip) = (100_000_000_000, 1_000_000_000);
+        Tx { nonce, to: TxKind::Call(to), value, input: Vec::new(), gas: 21_000, max_fee, tip, chain_id: 1 }
+    }
+
+    #[test]
+    fn the_pool_orders_by_tip_replaces_only_for_more_and_drops_what_it_is_asked_to() {
+        use w3api_source::ChainControl;
+        let devnet = Devnet::new(5, Scale::TINY);
+        run(devnet.set_automine(Chain::Eth, false)).unwrap();
+        let [low, high, ..] = dev_signers() else { unreachable!() };
+        let to = Address::repeat_byte(0x46);
+        let send = |signer, tx| run(devnet.send_raw_transaction(Chain::Eth, signed(signer, tx)));
+        let gwei = 1_000_000_000;
+        let cheap = send(low, Tx { tip: gwei, ..transfer(0, to, 1) }).unwrap();
+        let cheap_next = send(low, Tx { tip: 9 * gwei, ..transfer(1, to, 2) }).unwrap();
+        let dear = send(high, Tx { tip: 5 * gwei, ..transfer(0, to, 3) }).unwrap();
+        // The same sender and nonce: 10% more in both fee cap and tip, or refused.
+        let same = Tx { tip: gwei + gwei / 20, max_fee: 105_000_000_000, ..transfer(0, to, 4) };
+        let refused = send(low, same).unwrap_err().to_string();
+        assert!(refused.contains("replacement transaction underpriced"), "{refused}");
+        let doomed = send(high, Tx { tip: 5 * gwei, ..transfer(1, to, 5) }).unwrap();
+        let status = run(devnet.pool_content(Chain::Eth)).unwrap().status();
+        assert_eq!((status.pending, status.queued), (4, 0));
+        assert!(run(devnet.drop_transaction(Chain::Eth, doomed)).unwrap());
+        assert!(!run(devnet.drop_transaction(Chain::Eth, doomed)).unwrap(), "dropped already");
+        run(devnet.mine(Chain::Eth, 1, None)).unwrap();
+        let data = devnet.chain(Chain::Eth);
+        let block = &data.blocks[data.latest() as usize];
+        let order: Vec<_> = [dear, cheap, cheap_next].iter().map(|hash| data.transaction_index(hash)).collect();
+        let first = block.first_tx;
+        // The dearer sender first; the cheap sender's second pays more but follows its first.
+        assert_eq!(order, [Some(first), Some(first + 1), Some(first + 2)]);
+        assert_eq!(block.tx_count, 3);
+        drop(data);
+        // A queued transaction is dropped whole by anvil_dropAllTransactions.
+        send(high, Tx { tip: gwei, ..transfer(5, to, 6) }).unwrap();
+        assert_eq!(run(devnet.pool_content(Chain::Eth)).unwrap().status().queued, 1);
+        run(devnet.drop_all_transactions(Chain::Eth)).unwrap();
+        assert_eq!(run(devnet.pool_content(Chain::Eth)).unwrap(), Default::default());
+    }
+
+    #[test]
+    fn with_automine_a_nonce_ahead_waits_for_its_gap_and_then_both_are_mined() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let signer = &dev_signers()[7];
+        let to = Address::repeat_byte(0x47);
+        let latest = devnet.chain(Chain::Eth).latest();
+        let ahead = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(1, to, 1)))).unwrap();
+        assert_eq!(devnet.chain(Chain::Eth).latest(), latest, "it waits");
+        assert!(run(devnet.receipt(Chain::Eth, ahead)).unwrap().is_none());
+        let filled = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(0, to, 2)))).unwrap();
+        let data = devnet.chain(Chain::Eth);
+        assert_eq!(data.latest(), latest + 2, "the gap's filler in its block, then the one it let through");
+        let (filled_at, ahead_at) = (data.transaction_index(&filled), data.transaction_index(&ahead));
+        assert!(
+            filled_at.is_some() && filled_at < ahead_at,
+            "{filled_at:?} {ahead_at:?} {:?}",
+            run(devnet.pool_content(Chain::Eth))
+        );
+        drop(data);
+        assert_eq!(run(devnet.transaction_count(Chain::Eth, signer.address(), BlockRef::Latest)).unwrap(), 2);
+        let low = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(0, to, 3)))).unwrap_err();
+        assert!(low.to_string().contains("nonce too low"), "{low}");
     }
 
     #[test]
@@ -554,8 +617,14 @@ mod sending {
         let latest = devnet.chain(Chain::Eth).latest();
         let first = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(0, to, 5)))).unwrap();
         let second = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(1, to, 6)))).unwrap();
-        let gap = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(3, to, 7)))).unwrap_err();
-        assert!(matches!(&gap, SourceError::TransactionRefused(m) if m.contains("nonce too high")), "{gap}");
+        // A nonce ahead waits, queued, until the gap below it fills.
+        let gap = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(3, to, 7)))).unwrap();
+        let pool = run(devnet.pool_content(Chain::Eth)).unwrap();
+        let (pending, queued) = (&pool.pending[&signer.address()], &pool.queued[&signer.address()]);
+        assert_eq!(pending.keys().collect::<Vec<_>>(), ["0", "1"]);
+        assert_eq!((queued.len(), queued["3"].hash), (1, gap));
+        let again = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(1, to, 6)))).unwrap_err();
+        assert!(again.to_string().contains("already known"), "{again}");
         assert_eq!(devnet.chain(Chain::Eth).latest(), latest, "nothing mined yet");
         assert!(devnet.chain(Chain::Eth).transaction_index(&first).is_none());
         // Waiting, as geth's pool shows it: found by hash without a block,
@@ -583,14 +652,26 @@ mod sending {
         let data = devnet.chain(Chain::Eth);
         assert_eq!(data.latest(), latest + 1);
         let block = &data.blocks[data.latest() as usize];
-        assert_eq!(block.tx_count, 4, "the next block takes them all, in order");
-        assert_eq!(data.transaction_index(&first), Some(block.first_tx));
-        assert_eq!(data.transaction_index(&second), Some(block.first_tx + 1));
+        assert_eq!(block.tx_count, 4, "the next block takes the pending ones");
+        let at = |hash: &B256| data.transaction_index(hash).expect("mined");
+        let range = block.first_tx..block.first_tx + 4;
+        assert!([first, second, third, fourth].iter().all(|hash| range.contains(&at(hash))));
+        assert!(at(&first) < at(&second) && at(&third) < at(&fourth), "each sender's in nonce order");
         drop(data);
         let mined = run(devnet.transaction_by_hash(Chain::Eth, second)).unwrap().unwrap();
         assert_eq!(mined.block_number, Some(latest + 1));
         assert!(run(devnet.receipt(Chain::Eth, fourth)).unwrap().is_some());
         assert_eq!(run(devnet.balance(Chain::Eth, to, BlockRef::Latest)).unwrap(), U256::from(11));
+        // The queued one still waits for nonce 2; once it comes, both go into the next block.
+        let pool = run(devnet.pool_content(Chain::Eth)).unwrap();
+        assert!(pool.pending.is_empty() && pool.queued[&signer.address()].contains_key("3"), "{pool:?}");
+        let filled = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(2, to, 8)))).unwrap();
+        assert_eq!(run(devnet.pool_content(Chain::Eth)).unwrap().pending[&signer.address()].len(), 2);
+        run(devnet.mine(Chain::Eth, 1, None)).unwrap();
+        let data = devnet.chain(Chain::Eth);
+        assert_eq!(data.transaction_index(&gap), data.transaction_index(&filled).map(|index| index + 1));
+        drop(data);
+        assert_eq!(run(devnet.pool_content(Chain::Eth)).unwrap(), Default::default(), "the pool is empty");
         let with_interval = Devnet::new(5, Scale::TINY).with_automine(false);
         assert!(!run(with_interval.automine(Chain::Eth)).unwrap(), "a server mining at an interval");
     }
@@ -606,7 +687,6 @@ mod sending {
             SourceError::TransactionRefused(message) => message,
             other => panic!("refused as something else: {other:?}"),
         };
-        assert!(refused(signed(signer, transfer(3, to, 1))).contains("nonce too high"));
         assert!(refused(signed(signer, Tx { chain_id: 5, ..transfer(0, to, 1) })).contains("invalid chain id"));
         assert!(refused(signed(signer, Tx { gas: 20_000, ..transfer(0, to, 1) })).contains("intrinsic gas too low"));
         assert!(refused(signed(signer, Tx { max_fee: 1, ..transfer(0, to, 1) })).contains("underpriced"));

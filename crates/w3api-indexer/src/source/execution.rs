@@ -15,7 +15,7 @@ use w3api_source::{
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, CallFrame, FilterChanges, FilterId, GethTrace, Hash32,
     LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType,
-    TransactionRequest, TypedData,
+    TransactionRequest, TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -120,6 +120,15 @@ impl Execution for NodeSource {
 
     async fn new_block_filter(&self, chain: Chain, _owner: &str) -> Result<FilterId, SourceError> {
         request(self.chain(chain)?, method::ETH_NEW_BLOCK_FILTER, json!([])).await
+    }
+
+    async fn new_pending_transaction_filter(&self, chain: Chain, _owner: &str) -> Result<FilterId, SourceError> {
+        request(self.chain(chain)?, method::ETH_NEW_PENDING_TRANSACTION_FILTER, json!([])).await
+    }
+
+    async fn pool_content(&self, chain: Chain) -> Result<TxpoolContent, SourceError> {
+        let method = method::TXPOOL_CONTENT;
+        request(self.chain(chain)?, method, json!([])).await.map_err(lacks(method))
     }
 
     async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {

@@ -72,6 +72,11 @@ impl<S: Backend> Cheats<S> {
         self.source.set_nonce(self.chain, address, nonce).await.map_err(source_error)
     }
 
+    async fn drop_transaction(&self, hash: Hash32) -> RpcResult<bool> {
+        self.allowed()?;
+        self.source.drop_transaction(self.chain, hash).await.map_err(source_error)
+    }
+
     async fn impersonate(&self, address: Address, on: bool) -> RpcResult<()> {
         self.allowed()?;
         self.source.impersonate(self.chain, address, on).await.map_err(source_error)
@@ -198,6 +203,19 @@ impl<S: Backend> CheatApiServer for Cheats<S> {
 
     async fn hardhat_get_automine(&self) -> RpcResult<bool> {
         self.automine().await
+    }
+
+    async fn anvil_drop_transaction(&self, hash: Hash32) -> RpcResult<Option<Hash32>> {
+        Ok(self.drop_transaction(hash).await?.then_some(hash))
+    }
+
+    async fn hardhat_drop_transaction(&self, hash: Hash32) -> RpcResult<bool> {
+        self.drop_transaction(hash).await
+    }
+
+    async fn anvil_drop_all_transactions(&self) -> RpcResult<()> {
+        self.allowed()?;
+        self.source.drop_all_transactions(self.chain).await.map_err(source_error)
     }
 
     async fn evm_set_automine(&self, enabled: bool) -> RpcResult<()> {

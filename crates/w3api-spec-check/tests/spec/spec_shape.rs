@@ -490,11 +490,16 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_sendRawTransaction",
         "eth_newFilter",
         "eth_newBlockFilter",
+        "eth_newPendingTransactionFilter",
         "eth_getFilterChanges",
         "eth_getFilterLogs",
         "eth_uninstallFilter",
         "eth_subscribe",
         "eth_unsubscribe",
+        "txpool_content",
+        "txpool_contentFrom",
+        "txpool_status",
+        "txpool_inspect",
         "eth_accounts",
         "eth_sendTransaction",
         "eth_sign",
@@ -530,7 +535,7 @@ fn unanswerable_methods_are_standard_names_apart_from_the_api() {
     let methods: BTreeSet<&str> =
         document["methods"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
     let unanswerable = document["x-unanswerable-methods"].as_array().unwrap();
-    assert!(unanswerable.len() >= 3);
+    assert!(!unanswerable.is_empty());
     for entry in unanswerable {
         let name = entry["name"].as_str().unwrap();
         assert!(name.starts_with("eth_") && !methods.contains(name), "{name}");

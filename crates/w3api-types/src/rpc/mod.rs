@@ -19,6 +19,7 @@ mod subscription;
 mod token_price;
 mod trace;
 mod transaction;
+mod txpool;
 mod wallet_nfts;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
@@ -59,6 +60,7 @@ pub use crate::{
     Erc20Metadata, Erc20TokenBalance, TokenImplementation, TokenLinks, WalletTransaction, WalletTransactionPage,
 };
 pub use transaction::{AccessListItem, Transaction};
+pub use txpool::{ByNonce, TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
 pub use wallet_nfts::{
     HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage, WalletNftParams,
     WalletTransactionsParams,

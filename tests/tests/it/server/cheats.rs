@@ -164,6 +164,9 @@ fn a_server_without_cheats_refuses_each_method_saying_so() {
             | method::ANVIL_STOP_IMPERSONATING_ACCOUNT
             | method::HARDHAT_STOP_IMPERSONATING_ACCOUNT => json!([someone]),
             method::EVM_SET_AUTOMINE => json!([false]),
+            method::ANVIL_DROP_TRANSACTION | method::HARDHAT_DROP_TRANSACTION => {
+                json!([format!("0x{}", "1".repeat(64))])
+            }
             method::ANVIL_LOAD_STATE => json!(["0x7b7d"]),
             _ => json!([]),
         };

@@ -8,6 +8,7 @@ mod faults;
 mod fuzz;
 mod lifecycle;
 mod limits;
+mod pool;
 mod rest;
 mod rpc;
 mod rpc_cache;
