@@ -332,7 +332,10 @@ pub(super) fn input_of(request: &TransactionRequest) -> Result<Bytes, SourceErro
 /// A run's return data and the gas it spent (refunds not taken off), or
 /// why it failed.
 fn answer(outcome: Outcome) -> Result<(Bytes, u64), SourceError> {
-    let spent = outcome.result.gas().total_gas_spent();
+    // The least gas limit it runs with: a call of little data costs less than
+    // the floor EIP-7623 sets on its data, and a limit below that is refused.
+    let gas = outcome.result.gas();
+    let spent = gas.total_gas_spent().max(gas.floor_gas());
     match outcome.result {
         ExecutionResult::Success { output, .. } => Ok((output.into_data(), spent)),
         ExecutionResult::Revert { output, .. } => Err(reverted(output)),

@@ -284,6 +284,15 @@ mod methods {
             "a tenth less does not"
         );
         assert!(gas > 21_000 && gas < 100_000, "{gas}");
+        // A little data to an account without code costs less to run than
+        // EIP-7623's floor on it (21,000 + 10 a token, 4 tokens a nonzero
+        // byte): the estimate is the floor, the least limit the chain takes.
+        let little = TransactionRequest { from: Some(owner), ..request(Address::repeat_byte(8), vec![1, 2]) };
+        let floor = run(devnet.estimate_gas(Chain::Eth, little.clone(), BlockRef::Latest, None)).unwrap();
+        assert_eq!(floor, U256::from(21_080));
+        let below = TransactionRequest { gas: Some(21_079), ..little };
+        let refused = run(devnet.call(Chain::Eth, below, BlockRef::Latest, None)).unwrap_err().to_string();
+        assert!(refused.contains("floor"), "{refused}");
         // Code and storage.
         let code = run(devnet.code(Chain::Eth, token, BlockRef::Latest)).unwrap();
         assert_eq!(keccak256(&code), data.state.archive().account(token, data.latest()).code_hash);
