@@ -11,7 +11,7 @@
 
 const { createPublicClient, createTestClient, createWalletClient, http, parseEther } = require('viem');
 const { mainnet } = require('viem/chains');
-const { RPC_URL, rawGet, runner, assert, show } = require('./lib.cjs');
+const { RPC_URL, rawGet, runner, assert, show, waitFor, sleep } = require('./lib.cjs');
 
 const transport = () => http(RPC_URL, { retryCount: 0, timeout: 20000 });
 const publicClient = createPublicClient({ chain: mainnet, transport: transport() });
@@ -101,11 +101,35 @@ async function pool(mode) {
   });
 }
 
+/** viem's test client on interval mining (anvil mode: seconds, Anvil's unit). */
+async function intervals() {
+  const test = createTestClient({ mode: 'anvil', chain: mainnet, transport: transport() });
+  await check('anvil: setIntervalMining(1) makes a block a second, a second apart; setIntervalMining(0) stops it', async () => {
+    const start = await publicClient.getBlockNumber({ cacheTime: 0 });
+    await test.setIntervalMining({ interval: 1 });
+    let stopped;
+    try {
+      await waitFor('two interval blocks', async () => (await publicClient.getBlockNumber({ cacheTime: 0 })) >= start + 2n, 20000, 100);
+    } finally {
+      await test.setIntervalMining({ interval: 0 });
+      stopped = await publicClient.getBlockNumber({ cacheTime: 0 });
+      await test.setAutomine(true);
+    }
+    const [a, b] = await Promise.all([stopped - 1n, stopped].map((blockNumber) => publicClient.getBlock({ blockNumber })));
+    assert(b.timestamp === a.timestamp + 1n, `blocks ${a.number} and ${b.number} are ${b.timestamp - a.timestamp} s apart`);
+    await sleep(2500);
+    const after = await publicClient.getBlockNumber({ cacheTime: 0 });
+    assert(after === stopped, `block ${after} came after interval mining stopped at ${stopped}`);
+    return `blocks ${start + 1n}-${stopped}`;
+  });
+}
+
 async function main() {
   await drive('anvil');
   await drive('hardhat');
   await pool('anvil');
   await pool('hardhat');
+  await intervals();
 }
 
 main().catch(fatal).finally(done);

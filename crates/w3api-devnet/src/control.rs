@@ -470,6 +470,10 @@ impl ChainControl for Devnet {
         self.commit(chain, Change::SetAutomine { on }).await.map(drop)
     }
 
+    async fn set_interval_mining(&self, chain: Chain, seconds: u64) -> Result<(), SourceError> {
+        self.commit(chain, Change::SetIntervalMining { seconds }).await.map(drop)
+    }
+
     async fn drop_transaction(&self, chain: Chain, hash: Hash32) -> Result<bool, SourceError> {
         self.commit(chain, Change::DropTransaction { hash }).await?.flag()
     }

@@ -33,6 +33,7 @@ mod executions;
 mod filters;
 mod generate;
 mod indexing;
+mod interval;
 mod journal;
 mod live;
 mod metadata;
@@ -122,6 +123,8 @@ struct Inner {
     journal: Option<journal::Journal>,
     /// The chain that starts from a genesis instead of the seed's world.
     genesis: Option<(Chain, Arc<Genesis>)>,
+    /// Set once the task making interval blocks runs.
+    interval_miner: OnceLock<()>,
 }
 
 /// What a devnet's builders carry from one build to the next.
@@ -252,6 +255,7 @@ impl Devnet {
             executions: executions::Executions::new(settings.limits),
             journal: journal.map(journal::Journal::new),
             genesis: settings.genesis,
+            interval_miner: OnceLock::new(),
         };
         Devnet { inner: Arc::new(inner) }
     }

@@ -593,9 +593,39 @@ Calls `anvil_dropAllTransactions`.
 - `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
     #[method(name = "anvil_dropAllTransactions", param_kind = array)]
     async fn anvil_drop_all_transactions(&self) -> jsonrpsee::core::RpcResult<()>;
+    /**Mine a block every few seconds
+
+From now on the chain makes a block every `seconds` seconds, timestamped that much after the one before, holding the pool's pending transactions, as Anvil's interval mining does; automine is off meanwhile (evm_setAutomine(true) ends it). Zero stops interval mining and leaves automine off. The setting is a change of the chain, kept as any other: a restart or another replica on the same database keeps it, and of several replicas the one holding the lease on live blocks makes them. Seconds, as Anvil takes them (Hardhat's evm_setIntervalMining takes milliseconds: not read here). Makes no block at once.
+
+Calls `evm_setIntervalMining` with the positional parameters `seconds`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "evm_setIntervalMining", param_kind = array)]
+    async fn evm_set_interval_mining(
+        &self,
+        seconds: u64,
+    ) -> jsonrpsee::core::RpcResult<()>;
+    /**Mine a block every few seconds (Anvil's name)
+
+From now on the chain makes a block every `seconds` seconds, timestamped that much after the one before, holding the pool's pending transactions, as Anvil's interval mining does; automine is off meanwhile (evm_setAutomine(true) ends it). Zero stops interval mining and leaves automine off. The setting is a change of the chain, kept as any other: a restart or another replica on the same database keeps it, and of several replicas the one holding the lease on live blocks makes them. Seconds, as Anvil takes them (Hardhat's evm_setIntervalMining takes milliseconds: not read here). Makes no block at once.
+
+Calls `anvil_setIntervalMining` with the positional parameters `seconds`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    #[method(name = "anvil_setIntervalMining", param_kind = array)]
+    async fn anvil_set_interval_mining(
+        &self,
+        seconds: u64,
+    ) -> jsonrpsee::core::RpcResult<()>;
     /**Mine each sent transaction at once, or not
 
-With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits in the pending pool (txpool_content), and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every pending transaction, by the tip it pays at the block's base fee, highest first, each sender's in nonce order (equal tips in the order sent), as geth's miner orders them; one the chain no longer takes then is left out of the block and the pool, said in the server's log. Either way, a transaction whose nonce is ahead of its sender's next (counting those pending) waits in the pool, queued, until the gap fills; one below it is refused (nonce too low), and one at a sender's waiting nonce replaces it only for 10% more in both its fee cap and its tip (replacement transaction underpriced). Makes no block.
+With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits in the pending pool (txpool_content), and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every pending transaction, by the tip it pays at the block's base fee, highest first, each sender's in nonce order (equal tips in the order sent), as geth's miner orders them; one the chain no longer takes then is left out of the block and the pool, said in the server's log. With true, interval mining (evm_setIntervalMining) ends. Either way, a transaction whose nonce is ahead of its sender's next (counting those pending) waits in the pool, queued, until the gap fills; one below it is refused (nonce too low), and one at a sender's waiting nonce replaces it only for 10% more in both its fee cap and its tip (replacement transaction underpriced). Makes no block.
 
 Calls `evm_setAutomine` with the positional parameters `enabled`.
 
@@ -684,6 +714,10 @@ pub mod method {
     pub const HARDHAT_DROP_TRANSACTION: &str = "hardhat_dropTransaction";
     ///`anvil_dropAllTransactions`: Empties the pending pool
     pub const ANVIL_DROP_ALL_TRANSACTIONS: &str = "anvil_dropAllTransactions";
+    ///`evm_setIntervalMining`: Mine a block every few seconds
+    pub const EVM_SET_INTERVAL_MINING: &str = "evm_setIntervalMining";
+    ///`anvil_setIntervalMining`: Mine a block every few seconds (Anvil's name)
+    pub const ANVIL_SET_INTERVAL_MINING: &str = "anvil_setIntervalMining";
     ///`evm_setAutomine`: Mine each sent transaction at once, or not
     pub const EVM_SET_AUTOMINE: &str = "evm_setAutomine";
     /// Every method, in the spec's order.
@@ -726,6 +760,8 @@ pub mod method {
         ANVIL_DROP_TRANSACTION,
         HARDHAT_DROP_TRANSACTION,
         ANVIL_DROP_ALL_TRANSACTIONS,
+        EVM_SET_INTERVAL_MINING,
+        ANVIL_SET_INTERVAL_MINING,
         EVM_SET_AUTOMINE,
     ];
     /// The methods that change state (`x-changes-state`): sent
@@ -767,6 +803,8 @@ pub mod method {
         ANVIL_DROP_TRANSACTION,
         HARDHAT_DROP_TRANSACTION,
         ANVIL_DROP_ALL_TRANSACTIONS,
+        EVM_SET_INTERVAL_MINING,
+        ANVIL_SET_INTERVAL_MINING,
         EVM_SET_AUTOMINE,
     ];
     /// The methods that run the EVM (`x-executes`): each call of
@@ -823,6 +861,14 @@ impl ErrorCode {
             _ => None,
         }
     }
+}
+/// The most items each list of the spec's schemas holds (`maxItems`),
+/// and the largest value of each method parameter that has one (`maximum`).
+pub mod limits {
+    ///The largest `seconds` of `evm_setIntervalMining`.
+    pub const EVM_SET_INTERVAL_MINING_SECONDS_MAX: usize = 86400usize;
+    ///The largest `seconds` of `anvil_setIntervalMining`.
+    pub const ANVIL_SET_INTERVAL_MINING_SECONDS_MAX: usize = 86400usize;
 }
 #[cfg(feature = "client")]
 impl crate::RpcClient {
@@ -1524,9 +1570,45 @@ Calls `anvil_dropAllTransactions`.
             .await
             .map_err(|e| self.error(e))
     }
+    /**Mine a block every few seconds
+
+From now on the chain makes a block every `seconds` seconds, timestamped that much after the one before, holding the pool's pending transactions, as Anvil's interval mining does; automine is off meanwhile (evm_setAutomine(true) ends it). Zero stops interval mining and leaves automine off. The setting is a change of the chain, kept as any other: a restart or another replica on the same database keeps it, and of several replicas the one holding the lease on live blocks makes them. Seconds, as Anvil takes them (Hardhat's evm_setIntervalMining takes milliseconds: not read here). Makes no block at once.
+
+Calls `evm_setIntervalMining` with the positional parameters `seconds`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn evm_set_interval_mining(
+        &self,
+        seconds: u64,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::evm_set_interval_mining(self.transport(), seconds)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Mine a block every few seconds (Anvil's name)
+
+From now on the chain makes a block every `seconds` seconds, timestamped that much after the one before, holding the pool's pending transactions, as Anvil's interval mining does; automine is off meanwhile (evm_setAutomine(true) ends it). Zero stops interval mining and leaves automine off. The setting is a change of the chain, kept as any other: a restart or another replica on the same database keeps it, and of several replicas the one holding the lease on live blocks makes them. Seconds, as Anvil takes them (Hardhat's evm_setIntervalMining takes milliseconds: not read here). Makes no block at once.
+
+Calls `anvil_setIntervalMining` with the positional parameters `seconds`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: chain changes are turned off (w3api serve --no-cheats)*/
+    pub async fn anvil_set_interval_mining(
+        &self,
+        seconds: u64,
+    ) -> Result<(), crate::RpcError> {
+        CheatApiClient::anvil_set_interval_mining(self.transport(), seconds)
+            .await
+            .map_err(|e| self.error(e))
+    }
     /**Mine each sent transaction at once, or not
 
-With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits in the pending pool (txpool_content), and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every pending transaction, by the tip it pays at the block's base fee, highest first, each sender's in nonce order (equal tips in the order sent), as geth's miner orders them; one the chain no longer takes then is left out of the block and the pool, said in the server's log. Either way, a transaction whose nonce is ahead of its sender's next (counting those pending) waits in the pool, queued, until the gap fills; one below it is refused (nonce too low), and one at a sender's waiting nonce replaces it only for 10% more in both its fee cap and its tip (replacement transaction underpriced). Makes no block.
+With true, each transaction sent (eth_sendRawTransaction, eth_sendTransaction) is mined at once into a block of its own. With false, it waits in the pending pool (txpool_content), and the next block made (evm_mine, anvil_mine, a chain change, or a --block-time tick) takes every pending transaction, by the tip it pays at the block's base fee, highest first, each sender's in nonce order (equal tips in the order sent), as geth's miner orders them; one the chain no longer takes then is left out of the block and the pool, said in the server's log. With true, interval mining (evm_setIntervalMining) ends. Either way, a transaction whose nonce is ahead of its sender's next (counting those pending) waits in the pool, queued, until the gap fills; one below it is refused (nonce too low), and one at a sender's waiting nonce replaces it only for 10% more in both its fee cap and its tip (replacement transaction underpriced). Makes no block.
 
 Calls `evm_setAutomine` with the positional parameters `enabled`.
 
@@ -2061,6 +2143,26 @@ impl crate::Batch<'_> {
     ///Adds a `anvil_dropAllTransactions` call to the batch; its result is read back with the returned handle.
     pub fn anvil_drop_all_transactions(&mut self) -> crate::BatchItem<()> {
         self.push(method::ANVIL_DROP_ALL_TRANSACTIONS, |_| { Ok(()) })
+    }
+    ///Adds a `evm_setIntervalMining` call to the batch; its result is read back with the returned handle.
+    pub fn evm_set_interval_mining(&mut self, seconds: u64) -> crate::BatchItem<()> {
+        self.push(
+            method::EVM_SET_INTERVAL_MINING,
+            |params| {
+                params.insert(seconds)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `anvil_setIntervalMining` call to the batch; its result is read back with the returned handle.
+    pub fn anvil_set_interval_mining(&mut self, seconds: u64) -> crate::BatchItem<()> {
+        self.push(
+            method::ANVIL_SET_INTERVAL_MINING,
+            |params| {
+                params.insert(seconds)?;
+                Ok(())
+            },
+        )
     }
     ///Adds a `evm_setAutomine` call to the batch; its result is read back with the returned handle.
     pub fn evm_set_automine(&mut self, enabled: bool) -> crate::BatchItem<()> {

@@ -221,6 +221,12 @@ pub trait ChainControl: Send + Sync + 'static {
         ready(Err(refused(chain, "mine")))
     }
 
+    /// Makes a block every `seconds` (none for zero), with automine off.
+    fn set_interval_mining(&self, chain: Chain, seconds: u64) -> impl Future<Output = Result<(), SourceError>> + Send {
+        let _ = seconds;
+        ready(Err(refused(chain, "mine")))
+    }
+
     /// Removes a transaction from the pending pool; whether it was there.
     fn drop_transaction(&self, chain: Chain, hash: Hash32) -> impl Future<Output = Result<bool, SourceError>> + Send {
         let _ = hash;

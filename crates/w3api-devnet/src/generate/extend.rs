@@ -46,6 +46,9 @@ pub(crate) struct Producer {
     /// Whether a sent transaction is mined at once; the server's default
     /// (`--block-time` turns it off) until `evm_setAutomine` says.
     pub(crate) automine: Option<bool>,
+    /// Seconds between the blocks interval mining makes, when it is on
+    /// (`evm_setIntervalMining`).
+    pub(crate) interval: Option<u64>,
     /// Sent transactions waiting for a block: with automine off, and
     /// those whose nonce is ahead of their sender's.
     pub(crate) pool: Pool,
@@ -61,6 +64,7 @@ impl Producer {
             pending_increase: 0,
             created: Vec::new(),
             automine: None,
+            interval: None,
             pool: Pool::default(),
             impersonated: BTreeSet::new(),
         }

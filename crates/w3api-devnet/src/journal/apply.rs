@@ -71,8 +71,23 @@ impl Devnet {
             }
             Change::SetAutomine { on } => {
                 data.producer.automine = Some(on);
+                if on {
+                    data.producer.interval = None;
+                }
                 Ok(Answer::Done)
             }
+            Change::SetIntervalMining { seconds } => {
+                data.producer.automine = Some(false);
+                data.producer.interval = (seconds > 0).then_some(seconds);
+                if seconds > 0 {
+                    self.start_interval_mining();
+                }
+                Ok(Answer::Done)
+            }
+            Change::IntervalBlock { seconds } if data.producer.interval == Some(seconds) => {
+                self.mine_now(data, 1, BlockPlan::empty().after(seconds)).map(Answer::Number)
+            }
+            Change::IntervalBlock { .. } => Ok(Answer::Number(data.latest())),
             Change::DropTransaction { hash } => Ok(Answer::Flag(data.producer.pool.drop_transaction(&hash))),
             Change::DropAllTransactions => {
                 data.producer.pool.drop_all();

@@ -43,6 +43,13 @@ pub(crate) enum Change {
     Impersonate { address: Address, on: bool },
     /// `evm_setAutomine`.
     SetAutomine { on: bool },
+    /// `evm_setIntervalMining`, `anvil_setIntervalMining`: a block every
+    /// `seconds` (zero: none), automine off.
+    SetIntervalMining { seconds: u64 },
+    /// A block of interval mining, made only if the chain still mines
+    /// every `seconds` when its turn comes (a change of the setting may
+    /// come first).
+    IntervalBlock { seconds: u64 },
     /// `anvil_dropTransaction`, `hardhat_dropTransaction`.
     DropTransaction { hash: Hash32 },
     /// `anvil_dropAllTransactions`.
@@ -92,6 +99,8 @@ impl Change {
             Change::SetNonce { .. } => "anvil_setNonce",
             Change::Impersonate { .. } => "anvil_impersonateAccount",
             Change::SetAutomine { .. } => "evm_setAutomine",
+            Change::SetIntervalMining { .. } => "evm_setIntervalMining",
+            Change::IntervalBlock { .. } => "an interval block (evm_setIntervalMining)",
             Change::DropTransaction { .. } => "anvil_dropTransaction",
             Change::DropAllTransactions => "anvil_dropAllTransactions",
             Change::CreateWallet { .. } => "w3api_createWallet",

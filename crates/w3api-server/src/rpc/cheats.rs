@@ -8,6 +8,7 @@ use crate::Backend;
 use jsonrpsee::core::{RpcResult, async_trait};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::cheats::ErrorCode as CheatError;
+use w3api_rpc::cheats::limits;
 use w3api_source::{Moved, NewCollection, NewNftMetadata, NewToken};
 use w3api_types::params::Operation;
 use w3api_types::rpc::{
@@ -70,6 +71,14 @@ impl<S: Backend> Cheats<S> {
         self.allowed()?;
         let nonce = u64::try_from(nonce).map_err(|_| invalid_params(format!("nonce: {nonce} is not below 2^64")))?;
         self.source.set_nonce(self.chain, address, nonce).await.map_err(source_error)
+    }
+
+    async fn interval_mining(&self, seconds: u64, max: usize) -> RpcResult<()> {
+        self.allowed()?;
+        if seconds > max as u64 {
+            return Err(invalid_params(format!("seconds: {seconds} is more than a day, {max}")));
+        }
+        self.source.set_interval_mining(self.chain, seconds).await.map_err(source_error)
     }
 
     async fn drop_transaction(&self, hash: Hash32) -> RpcResult<bool> {
@@ -203,6 +212,14 @@ impl<S: Backend> CheatApiServer for Cheats<S> {
 
     async fn hardhat_get_automine(&self) -> RpcResult<bool> {
         self.automine().await
+    }
+
+    async fn evm_set_interval_mining(&self, seconds: u64) -> RpcResult<()> {
+        self.interval_mining(seconds, limits::EVM_SET_INTERVAL_MINING_SECONDS_MAX).await
+    }
+
+    async fn anvil_set_interval_mining(&self, seconds: u64) -> RpcResult<()> {
+        self.interval_mining(seconds, limits::ANVIL_SET_INTERVAL_MINING_SECONDS_MAX).await
     }
 
     async fn anvil_drop_transaction(&self, hash: Hash32) -> RpcResult<Option<Hash32>> {

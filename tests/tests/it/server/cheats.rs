@@ -164,6 +164,7 @@ fn a_server_without_cheats_refuses_each_method_saying_so() {
             | method::ANVIL_STOP_IMPERSONATING_ACCOUNT
             | method::HARDHAT_STOP_IMPERSONATING_ACCOUNT => json!([someone]),
             method::EVM_SET_AUTOMINE => json!([false]),
+            method::EVM_SET_INTERVAL_MINING | method::ANVIL_SET_INTERVAL_MINING => json!([5]),
             method::ANVIL_DROP_TRANSACTION | method::HARDHAT_DROP_TRANSACTION => {
                 json!([format!("0x{}", "1".repeat(64))])
             }

@@ -106,3 +106,35 @@ fn fifty_sequential_nonces_sent_at_once_in_any_order_are_all_mined_in_nonce_orde
     );
     assert_eq!(session.call("txpool_status", json!([])), json!({ "pending": "0x0", "queued": "0x0" }));
 }
+
+#[test]
+fn interval_mining_makes_a_block_every_interval_holding_the_pool_until_it_is_turned_off() {
+    let (local, from, to) = accounts(7);
+    let session = local.session();
+    let head = || quantity(&session.call("eth_blockNumber", json!([])));
+    let start = head();
+    assert_eq!(session.call("evm_setIntervalMining", json!([1])), Value::Null);
+    assert_eq!(session.call("anvil_getAutomine", json!([])), json!(false), "interval mining turns automine off");
+    let sent = session.call("eth_sendTransaction", json!([{ "from": from, "to": to, "value": "0x1" }]));
+    let within = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "{what} did not come within 20 s");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    within("the sent transaction's block", &|| !session.call("eth_getTransactionReceipt", json!([sent])).is_null());
+    within("two more blocks", &|| head() >= start + 3);
+    let block = |number: u64| session.call("eth_getBlockByNumber", json!([hex(number), false]));
+    let newest = head();
+    let (last, before) = (block(newest), block(newest - 1));
+    assert_eq!(quantity(&last["timestamp"]), quantity(&before["timestamp"]) + 1, "a second apart, as set");
+    assert_eq!(last["transactions"], json!([]), "an empty pool makes empty blocks");
+    assert_eq!(session.call("anvil_setIntervalMining", json!([0])), Value::Null);
+    let stopped = head();
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    assert_eq!(head(), stopped, "no block once it is off");
+    let refused = session.call_error("evm_setIntervalMining", json!([100_000]));
+    assert_eq!(refused["code"], -32602, "{refused}");
+    assert_eq!(session.call("evm_setAutomine", json!([true])), Value::Null);
+}
