@@ -32,21 +32,25 @@ run() {
         "ws://${URL#http://}/eth/$KEY" "$URL/eth/$KEY" "$token" "$holder")
     after=$(memory "$SERVER_PID")
     kill "$SERVER_PID"
-    echo "$out $before $after"
+    echo "$out"
+    echo "$before $after"
 }
 
 row() {
     node -e '
-      const [json, rb, hb, ra, ha] = process.argv.slice(1);
+      const [json, memory, name] = process.argv.slice(1);
+      const [rb, hb, ra, ha] = memory.split(" ");
       const r = JSON.parse(json);
       const s = r.stalled ? (typeof r.stalled === "string" ? "still open" : `closed ${r.stalled.code}: ${r.stalled.reason}`) : "-";
-      console.log(`| ${process.argv[6]} | ${r.heads.count}/${r.expected} | ${r.heads.p50} / **${r.heads.p99}** / ${r.heads.max} ms | ${r.logs.p50} / **${r.logs.p99}** / ${r.logs.max} ms | ${rb} → ${ra} MiB (peak ${ha}) | ${s} |`);
-    ' $1 "$2"
+      console.log(`| ${name} | ${r.heads.count}/${r.expected} | ${r.heads.p50} / **${r.heads.p99}** / ${r.heads.max} ms | ${r.logs.p50} / **${r.logs.p99}** / ${r.logs.max} ms | ${rb} → ${ra} MiB (peak ${ha}) | ${s} |`);
+    ' "$(head -n1 <<<"$1")" "$(tail -n1 <<<"$1")" "$2"
 }
 
-one=$(run one 1 0)
-many=$(run many "$SUBSCRIBERS" 0)
-stalled=$(run stalled "$SUBSCRIBERS" 1)
+# In this shell, not in $(...): a subshell's exit would run the cleanup.
+run one 1 0 >"$WORK/one.out"
+run many "$SUBSCRIBERS" 0 >"$WORK/many.out"
+run stalled "$SUBSCRIBERS" 1 >"$WORK/stalled.out"
+one=$(cat "$WORK/one.out") many=$(cat "$WORK/many.out") stalled=$(cat "$WORK/stalled.out")
 
 cat <<TABLE
 $(date -u +%F), \`benches/subscribers.sh\`, $BLOCKS blocks 100 ms apart, $("$W3API" --version)
