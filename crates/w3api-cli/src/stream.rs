@@ -2,15 +2,15 @@
 //! the project's webhook settings, the delivery history and its totals), and
 //! `w3api stream <id>`, the same as `streams get`.
 
-use std::future::Future;
 use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Subcommand};
+use futures::TryStreamExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
-use w3api_rest::Client;
+use w3api_rest::{Client, Page, Paginated};
 use w3api_types::{
     AbiItem, AbiParameter, Address, AddressList, Chain, DeliveryStatus, EvmStream, EvmStreamCreate, EvmStreamUpdate,
     EvmStreamsPage, SettingsRegion, StreamAddressChange, StreamAddressResponse, StreamAddressesPage,
@@ -346,23 +346,12 @@ fn chain_id(text: &str) -> Result<String, String> {
     chain.hex_id().ok_or_else(|| format!("no known chain id for {text:?}; give the hex id, such as 0x1"))
 }
 
-/// Shows the listing `paging` asks for: `$request` builds the request of a
-/// page without its cursor, [`walk`] fetches, [`show`] shows.
+/// Shows the listing `paging` asks for: `$request` is the request of its
+/// first page, [`walk`] fetches, [`show`] shows.
 macro_rules! listing {
     ($paging:expr, $json:expr, $render:expr, $request:expr) => {{
         let paging: &PageArgs = $paging;
-        let pages = walk(paging, |cursor| {
-            let request = $request;
-            async move {
-                let request = match cursor {
-                    Some(cursor) => request.cursor(cursor),
-                    None => request,
-                };
-                Ok(request.send().await?.into_inner())
-            }
-        })
-        .await?;
-        show(pages, paging.all, $json, $render)
+        show(walk(paging, $request).await?, paging.all, $json, $render)
     }};
 }
 
@@ -551,82 +540,31 @@ fn read_abi(path: &Path) -> Result<Vec<AbiItem>, CliError> {
     .map_err(|e| CliError::Input(format!("{}: not an ABI (an array of ABI items): {e}", path.display())))
 }
 
-/// A page of one of the cursor-paged listings.
-trait Listing {
-    type Item: Serialize;
-    /// The next page's cursor; `None` on the last page.
-    fn next_cursor(&self) -> Option<&str>;
-    fn items(&self) -> &[Self::Item];
-    fn into_items(self) -> Vec<Self::Item>;
-    /// How many items there are across the pages.
-    fn total(&self) -> u64;
-}
-
-macro_rules! listings {
-    ($($page:ty => $item:ty),*) => {$(
-        impl Listing for $page {
-            type Item = $item;
-            fn next_cursor(&self) -> Option<&str> {
-                self.cursor.as_deref().filter(|c| !c.is_empty())
-            }
-            fn items(&self) -> &[$item] {
-                &self.result
-            }
-            fn into_items(self) -> Vec<$item> {
-                self.result
-            }
-            fn total(&self) -> u64 {
-                self.total
-            }
-        }
-    )*};
-}
-
-listings!(
-    EvmStreamsPage => EvmStream,
-    StreamAddressesPage => w3api_types::StreamAddress,
-    StreamHistoryPage => StreamHistoryItem,
-    StreamDeliveryLogsPage => w3api_types::StreamDeliveryLog
-);
-
-/// The page `paging` asks for, or with `--all` every page from it to the
-/// last; `fetch` gets the page at a cursor (`None`: the first).
-async fn walk<P, F, Fut>(paging: &PageArgs, fetch: F) -> Result<Vec<P>, CliError>
-where
-    P: Listing,
-    F: Fn(Option<String>) -> Fut,
-    Fut: Future<Output = Result<P, CliError>>,
-{
+/// The page `paging` asks for, or with `--all` every page from the first
+/// to the last, following cursors.
+async fn walk<R: Paginated>(paging: &PageArgs, request: R) -> Result<Vec<R::Page>, CliError> {
     if !paging.all {
-        return Ok(vec![fetch(paging.cursor.clone()).await?]);
+        let request = match paging.cursor.clone() {
+            Some(cursor) => request.at_cursor(cursor),
+            None => request,
+        };
+        return Ok(vec![request.fetch().await?]);
     }
     let mut progress = Progress::new();
-    let mut pages = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let page = fetch(cursor.clone()).await?;
-        progress.page(page.items().len());
-        let next = page.next_cursor().map(str::to_owned);
-        pages.push(page);
-        match next {
-            None => break,
-            Some(next) if cursor.as_ref() == Some(&next) => return Err(w3api_rest::Error::CursorLoop.into()),
-            Some(next) => cursor = Some(next),
-        }
-    }
+    let pages = request.pages().inspect_ok(|page| progress.page(page.items().len())).try_collect().await?;
     progress.finish();
     Ok(pages)
 }
 
 /// JSON: the page, or with `--all` one array of every item; text: `render`.
-fn show<P: Listing + Serialize>(
+fn show<P: Page<Item: Serialize> + Serialize>(
     pages: Vec<P>,
     all: bool,
     json: bool,
     render: impl FnOnce(&[P]) -> String,
 ) -> Result<(), CliError> {
     match (json, all) {
-        (true, true) => output::print_json(&pages.into_iter().flat_map(Listing::into_items).collect::<Vec<_>>()),
+        (true, true) => output::print_json(&pages.into_iter().flat_map(Page::into_items).collect::<Vec<_>>()),
         (true, false) => output::print_json(&pages[0]),
         (false, _) => {
             out!("{}", render(&pages));
@@ -636,10 +574,10 @@ fn show<P: Listing + Serialize>(
 }
 
 /// Where a listing stops: how many of how many, and how to get the next page.
-fn footer<P: Listing>(pages: &[P], noun: &str) -> String {
+fn footer<P: Page>(pages: &[P], total: impl Fn(&P) -> u64, noun: &str) -> String {
     let shown: usize = pages.iter().map(|p| p.items().len()).sum();
-    let total = pages.first().map_or(0, Listing::total);
-    let more = match pages.last().and_then(Listing::next_cursor) {
+    let total = pages.first().map_or(0, total);
+    let more = match pages.last().and_then(Page::next_cursor) {
         Some(cursor) => format!("; next page: --cursor {cursor} (or --all)"),
         None => String::new(),
     };
@@ -658,13 +596,13 @@ fn render_streams(pages: &[EvmStreamsPage]) -> String {
             stream.webhook_url.clone(),
         ]);
     }
-    table.render() + &footer(pages, "streams")
+    table.render() + &footer(pages, |page| page.total, "streams")
 }
 
 fn render_addresses(pages: &[StreamAddressesPage]) -> String {
     let lines: String =
         pages.iter().flat_map(|p| &p.result).map(|a| format!("{}\n", output::printable(&a.address))).collect();
-    lines + &footer(pages, "addresses")
+    lines + &footer(pages, |page| page.total, "addresses")
 }
 
 fn render_address_change(done: &str, answer: &StreamAddressResponse) -> String {
@@ -723,7 +661,7 @@ fn render_history(pages: &[StreamHistoryPage]) -> String {
             text += &format!("\ndelivery {}:\n{}", item.id, render_payload(payload));
         }
     }
-    text + &footer(pages, "deliveries")
+    text + &footer(pages, |page| page.total, "deliveries")
 }
 
 fn render_logs(pages: &[StreamDeliveryLogsPage]) -> String {
@@ -743,7 +681,7 @@ fn render_logs(pages: &[StreamDeliveryLogsPage]) -> String {
             log.error_message.clone(),
         ]);
     }
-    table.render() + &footer(pages, "attempts")
+    table.render() + &footer(pages, |page| page.total, "attempts")
 }
 
 /// One delivery (what `replay` answers).

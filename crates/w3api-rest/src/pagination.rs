@@ -1,7 +1,8 @@
 //! Following cursors across pages.
 //!
 //! The paged operations (wallet tokens, NFTs, NFT collections and owners,
-//! token and NFT transfers, wallet transactions) answer with a `cursor`; passing it back returns
+//! token and NFT transfers, wallet transactions and history; streams, a
+//! stream's addresses, deliveries and their attempts) answer with a `cursor`; passing it back returns
 //! the next page, and a `null`, absent or empty cursor marks the last one.
 //! [`Paginated`] turns a request builder of one of them into a stream of
 //! pages or of items. For one page at a time, set `.cursor(..)` on the
@@ -11,8 +12,10 @@ use std::future::Future;
 
 use futures::{Stream, StreamExt, TryStreamExt, stream};
 use w3api_types::{
-    Erc20Transfer, Erc20TransferPage, HistoryTransaction, Nft, NftCollection, NftCollectionPage, NftPage, NftTransfer,
-    NftTransferPage, TokenBalance, TokenBalancePage, WalletHistoryPage, WalletTransaction, WalletTransactionPage,
+    Erc20Transfer, Erc20TransferPage, EvmStream, EvmStreamsPage, HistoryTransaction, Nft, NftCollection,
+    NftCollectionPage, NftPage, NftTransfer, NftTransferPage, StreamAddress, StreamAddressesPage, StreamDeliveryLog,
+    StreamDeliveryLogsPage, StreamHistoryItem, StreamHistoryPage, TokenBalance, TokenBalancePage, WalletHistoryPage,
+    WalletTransaction, WalletTransactionPage,
 };
 
 use crate::Error;
@@ -21,6 +24,7 @@ use crate::generated::data::builder::{
     GetWalletNftCollections, GetWalletNftTransfers, GetWalletNfts, GetWalletTokenBalancesPrice,
     GetWalletTokenTransfers, GetWalletTransactions,
 };
+use crate::generated::streams::builder::{GetDeliveryLogs, GetHistory, GetStreamAddresses, GetStreams};
 
 /// A page of a cursor-paged operation.
 pub trait Page {
@@ -58,7 +62,11 @@ pages!(
     Erc20TransferPage => Erc20Transfer,
     NftTransferPage => NftTransfer,
     WalletTransactionPage => WalletTransaction,
-    WalletHistoryPage => HistoryTransaction
+    WalletHistoryPage => HistoryTransaction,
+    EvmStreamsPage => EvmStream,
+    StreamAddressesPage => StreamAddress,
+    StreamHistoryPage => StreamHistoryItem,
+    StreamDeliveryLogsPage => StreamDeliveryLog
 );
 
 /// A request whose answer comes in cursor-linked pages.
@@ -126,5 +134,9 @@ paginated!(
     GetWalletNftTransfers => NftTransferPage,
     GetNftContractTransfers => NftTransferPage,
     GetWalletTransactions => WalletTransactionPage,
-    GetWalletHistory => WalletHistoryPage
+    GetWalletHistory => WalletHistoryPage,
+    GetStreams => EvmStreamsPage,
+    GetStreamAddresses => StreamAddressesPage,
+    GetHistory => StreamHistoryPage,
+    GetDeliveryLogs => StreamDeliveryLogsPage
 );
