@@ -13,6 +13,8 @@ pub mod block;
 pub mod contract_nfts;
 pub mod date_to_block;
 mod error;
+#[cfg(test)]
+mod fixtures;
 pub mod internal_transactions;
 pub mod native_balances;
 pub mod net_worth;

@@ -90,19 +90,16 @@ pub async fn with_receipt<S: Backend>(
     Ok((transaction, receipt))
 }
 
-/// Transactions and their receipts, read one after the other: in node mode
-/// each is a round trip to the node, and a node that throttles answers
-/// requests in turn better than a burst.
+/// Mined transactions and their receipts, in order, read together as the
+/// source best reads many (node mode: in one JSON-RPC batch, where the node
+/// takes batches); one not mined is [`SourceError::NoTransaction`].
 pub async fn with_receipts<S: Backend>(
     source: &S,
     chain: Chain,
     hashes: &[B256],
 ) -> Result<Vec<(Transaction, Receipt)>, SourceError> {
-    let mut read = Vec::with_capacity(hashes.len());
-    for hash in hashes {
-        read.push(with_receipt(source, chain, *hash).await?);
-    }
-    Ok(read)
+    let read = source.transactions_with_receipts(chain, hashes).await?;
+    read.into_iter().zip(hashes).map(|(found, hash)| found.ok_or(SourceError::NoTransaction(*hash))).collect()
 }
 
 /// A block's timestamp as a date.

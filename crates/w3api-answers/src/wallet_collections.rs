@@ -48,23 +48,11 @@ pub fn collection(holding: CollectionHolding, token_counts: bool) -> NftCollecti
 
 #[cfg(test)]
 mod tests {
-    use w3api_source::CollectionInfo;
-    use w3api_types::{Address, ContractType};
-
     use super::*;
 
     #[test]
     fn collections_count_tokens_only_when_asked() {
-        let info = CollectionInfo {
-            address: Address::repeat_byte(9),
-            contract_type: ContractType::Erc721,
-            name: "Things".into(),
-            symbol: "THG".into(),
-            possible_spam: true,
-            verified: false,
-            logo: None,
-            banner: None,
-        };
+        let info = crate::fixtures::collection_info();
         let holding = || CollectionHolding { collection: info.clone(), token_count: 3, prices: None };
         assert_eq!(collection(holding(), true).count, Some(3));
         assert_eq!(collection(holding(), false).count, None);

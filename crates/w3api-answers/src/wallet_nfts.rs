@@ -71,23 +71,14 @@ pub fn nft(holding: NftHolding, view: NftView) -> Nft {
 
 #[cfg(test)]
 mod tests {
-    use w3api_source::{CollectionInfo, NftRarity};
-    use w3api_types::{Address, ContractType, U256};
+    use w3api_source::NftRarity;
+    use w3api_types::{Address, U256};
 
     use super::*;
 
     fn nft_holding() -> NftHolding {
         NftHolding {
-            collection: CollectionInfo {
-                address: Address::repeat_byte(9),
-                contract_type: ContractType::Erc721,
-                name: "Things".into(),
-                symbol: "THG".into(),
-                possible_spam: true,
-                verified: false,
-                logo: None,
-                banner: None,
-            },
+            collection: crate::fixtures::collection_info(),
             token_id: U256::from(255),
             owner: Some(Address::repeat_byte(1)),
             amount: U256::from(1),

@@ -215,6 +215,21 @@ impl DataSource for NodeSource {
         Ok(forward::in_view(followed, found, |r| Some((r.block_number, r.block_hash))).await)
     }
 
+    async fn transactions_with_receipts(
+        &self,
+        chain: Chain,
+        hashes: &[Hash32],
+    ) -> Result<Vec<Option<(Transaction, Receipt)>>, SourceError> {
+        let followed = self.chain(chain)?;
+        let found = followed.node.transactions_with_receipts(hashes).await.map_err(forward::passed_on)?;
+        let mut read = Vec::with_capacity(found.len());
+        for pair in found {
+            let mined = pair.0.zip(pair.1);
+            read.push(forward::in_view(followed, mined, |(_, r)| Some((r.block_number, r.block_hash))).await);
+        }
+        Ok(read)
+    }
+
     async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
         forward::block_receipts(self.chain(chain)?, block).await
     }

@@ -10,6 +10,7 @@
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use w3api_answers::AnswerError;
 use w3api_source::SourceError;
 use w3api_store::StoreError;
 use w3api_types::{Error as ErrorBody, ErrorMessage};
@@ -127,12 +128,6 @@ impl ApiError {
         ErrorBody { message, details: None }
     }
 
-    /// What went wrong inside the server, for the log; `None` for an error
-    /// of the client's.
-    pub(crate) fn cause(&self) -> Option<&str> {
-        self.failure.as_ref().map(|failure| failure.cause.as_str())
-    }
-
     /// Prefixes every message with the name of what it is about.
     pub fn about(mut self, name: &str) -> Self {
         for message in &mut self.messages {
@@ -203,6 +198,15 @@ impl From<SourceError> for ApiError {
             SourceError::Busy { .. } => ApiError { retry_after: Some(1), ..ApiError::too_many(error.to_string()) },
             SourceError::Store { retry: true, .. } => ApiError::store_unavailable(error),
             SourceError::Store { retry: false, .. } => ApiError::internal(error),
+        }
+    }
+}
+
+impl From<AnswerError> for ApiError {
+    fn from(error: AnswerError) -> Self {
+        match error {
+            AnswerError::Invalid(messages) => ApiError::bad_request(messages),
+            AnswerError::Source(error) => error.into(),
         }
     }
 }

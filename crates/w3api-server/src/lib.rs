@@ -19,7 +19,7 @@
 #[cfg(test)]
 use w3api_devnet as _;
 
-mod answers;
+mod answer_cache;
 mod auth;
 mod cors;
 mod error;
@@ -49,14 +49,9 @@ use tower::util::BoxCloneSyncService;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
-use w3api_query::Asks;
-use w3api_source::DataSource;
-
 /// What the server answers from: a data source for the chain and node
 /// methods, whose views the query core reads for the Data API.
-pub trait Backend: DataSource + Asks {}
-
-impl<S: DataSource + Asks> Backend for S {}
+pub use w3api_answers::Backend;
 
 pub use auth::{API_KEY_HEADER, ApiKeys};
 pub use cors::{CorsOrigins, InvalidOrigin};
@@ -83,7 +78,7 @@ pub struct ServerConfig {
     /// Most sign-in challenges the in-memory store holds at once (expired
     /// ones are evicted).
     pub challenge_capacity: usize,
-    /// Bytes of encoded answers kept for reuse (see the `answers` module).
+    /// Bytes of encoded answers kept for reuse (see the `answer_cache` module).
     pub answer_cache_bytes: u64,
     /// Which web pages may call the server from a browser.
     pub cors: CorsOrigins,
@@ -142,9 +137,9 @@ pub fn new_api_key() -> String {
 pub struct App<S> {
     source: Arc<S>,
     keys: ApiKeys,
-    cursors: rest::pagination::Cursors,
+    cursors: w3api_answers::Cursors,
     challenges: signin::Challenges,
-    answers: Arc<answers::Answers>,
+    answers: Arc<answer_cache::Answers>,
     rpc: rpc::RpcServices,
     /// What the gateway's WebSocket subscriptions hear, per chain.
     feeds: Arc<rpc::feed::Feeds<S>>,
@@ -166,7 +161,7 @@ pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
     let source = Arc::new(source);
     let keys = ApiKeys::new(&config.api_keys);
     // One budget of bytes for the REST and the JSON-RPC answers.
-    let answers = Arc::new(answers::Answers::new(config.answer_cache_bytes));
+    let answers = Arc::new(answer_cache::Answers::new(config.answer_cache_bytes));
     let store = Arc::new(w3api_store::StoreCell::new(config.store, config.challenge_capacity));
     // Production signs deliveries with the project's API key until a secret is set.
     let default_secret = config.api_keys.first().cloned().unwrap_or_else(|| random::alphanumeric(32));
@@ -174,8 +169,7 @@ pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
     // Deliveries need a runtime to run on; a service built outside one
     // (in a synchronous test) answers the API without delivering.
     let engine = tokio::runtime::Handle::try_current().is_ok().then(|| streams.start());
-    let cursors =
-        rest::pagination::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key));
+    let cursors = w3api_answers::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key));
     let app = Arc::new(App {
         rpc: rpc::RpcServices::new(
             source.clone(),

@@ -34,7 +34,9 @@ use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, ServerHandle, 
 use jsonrpsee::types::ErrorObjectOwned;
 use tower::ServiceExt;
 use tower::layer::util::{Identity, Stack};
-use w3api_query::token_metadata::TokenMetadata;
+use w3api_answers::token_metadata::token_metadata;
+use w3api_answers::wallet_erc20::erc20_balances;
+use w3api_answers::{AnswerError, Cursors};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS, method};
 use w3api_source::{BlockRef, LogQuery, SourceError, TokenPriceQuery, WalletTokensQuery};
@@ -54,10 +56,8 @@ use w3api_types::rpc::{
 use w3api_types::rpc::{TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
 use w3api_types::{Chain, U256};
 
-use crate::answers::Answers;
+use crate::answer_cache::Answers;
 use crate::faults::FaultRules;
-use crate::rest::pagination::Cursors;
-use crate::rest::wallet_erc20::erc20_balances;
 use crate::{App, BODY_LIMIT};
 
 /// Most calls in one batch.
@@ -91,6 +91,16 @@ fn rpc_error_code(code: i32, message: impl Into<String>) -> ErrorObjectOwned {
 
 fn invalid_params(message: impl Into<String>) -> ErrorObjectOwned {
     rpc_error(ErrorCode::InvalidParams, message)
+}
+
+/// An answer's failure as a JSON-RPC error: a parameter the caller must
+/// change is invalid params, naming it; a source's failure is mapped as
+/// [`source_error`] maps it.
+fn answer_error(error: AnswerError) -> ErrorObjectOwned {
+    match error {
+        AnswerError::Invalid(messages) => invalid_params(messages.join("; ")),
+        AnswerError::Source(error) => source_error(error),
+    }
 }
 
 /// The one place a source's failure becomes a JSON-RPC error; an internal
@@ -292,7 +302,7 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         if given == 0 || given as u64 > most {
             return Err(rpc_error(ErrorCode::InvalidParams, format!("addresses: {given} given; from 1 to {most}")));
         }
-        self.source.ask(self.chain, TokenMetadata { addresses: request.addresses }).await.map_err(source_error)
+        token_metadata(&*self.source, self.chain, request.addresses).await.map_err(source_error)
     }
 
     async fn get_block_by_number(&self, block: BlockNumberOrTag, hydrated: bool) -> RpcResult<Option<Block>> {

@@ -3,9 +3,10 @@
 //! signed transaction, filters to poll, and signing with the accounts a
 //! development node holds.
 //!
-//! A source keeps the provided methods for what it does not take (the
-//! devnet, for now, filters), which refuse with
-//! [`SourceError::NotExecuted`]; node mode passes each to its node.
+//! The devnet answers each with its own EVM, state and filters; node mode
+//! passes each to its node. A source keeps the provided method of what it
+//! cannot answer, which refuses with [`SourceError::NotExecuted`]: the
+//! gateway's one refusal for a method its backend lacks.
 
 use std::future::Future;
 

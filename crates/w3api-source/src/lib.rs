@@ -144,6 +144,29 @@ pub trait DataSource: ChainControl + Execution + Tracing {
     /// The receipt of an included transaction.
     fn receipt(&self, chain: Chain, hash: Hash32) -> impl Future<Output = Result<Option<Receipt>, SourceError>> + Send;
 
+    /// Included transactions with their receipts, in the order of
+    /// `hashes`; `None` for one the source has no receipt of (unknown, or
+    /// not yet in a block). One after the other by default; a source that
+    /// can ask for them all at once (node mode, in a JSON-RPC batch) does.
+    fn transactions_with_receipts(
+        &self,
+        chain: Chain,
+        hashes: &[Hash32],
+    ) -> impl Future<Output = Result<Vec<Option<(Transaction, Receipt)>>, SourceError>> + Send {
+        async move {
+            let mut read = Vec::with_capacity(hashes.len());
+            for hash in hashes {
+                let transaction = self.transaction_by_hash(chain, *hash).await?;
+                let receipt = match transaction {
+                    Some(_) => self.receipt(chain, *hash).await?,
+                    None => None,
+                };
+                read.push(transaction.zip(receipt));
+            }
+            Ok(read)
+        }
+    }
+
     /// Every receipt of a block, in order; `None` when the block does not exist.
     fn block_receipts(
         &self,

@@ -13,6 +13,7 @@ mod capabilities;
 mod contracts;
 mod inner;
 mod throttle;
+mod transactions;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};

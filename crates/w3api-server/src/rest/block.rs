@@ -1,35 +1,22 @@
 //! `getBlock`: a block by number or hash, with every transaction, each
-//! with its receipt and logs, read from the source as
-//! `eth_getBlockByNumber` (full transactions) and `eth_getBlockReceipts`
-//! answer.
+//! with its receipt and logs (`w3api_answers::block`).
 
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_source::{BlockRef, SourceError};
+use w3api_answers::block::{BlockRequest, block as answer};
 use w3api_types::params::operations::get_block as op;
-use w3api_types::rpc::{Block, BlockTransactions};
-use w3api_types::{BlockNumberOrHash, Bytes, Chain, ChainBlock, TransactionInclude};
+use w3api_types::{BlockNumberOrHash, ChainBlock};
 
 use super::answer::JsonAnswer;
 use super::extract::{FromSegmentQuery, SegmentRequest};
-use super::internal_transactions;
 use super::query::Query;
-use super::transaction::{block_time, block_transaction};
 use crate::error::ApiError;
 use crate::{App, Backend};
 
 /// Adds the operation to `router`.
 pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     super::operation(router, &op::OPERATION, block::<S>)
-}
-
-/// The request: which block, on which chain, and what to add.
-#[derive(Debug)]
-pub(crate) struct BlockRequest {
-    chain: Chain,
-    block: BlockNumberOrHash,
-    include: Option<TransactionInclude>,
 }
 
 impl FromSegmentQuery for BlockRequest {
@@ -41,77 +28,7 @@ impl FromSegmentQuery for BlockRequest {
 
 async fn block<S: Backend>(
     State(app): State<Arc<App<S>>>,
-    SegmentRequest(BlockRequest { chain, block, include }): SegmentRequest<BlockRequest>,
+    SegmentRequest(request): SegmentRequest<BlockRequest>,
 ) -> Result<JsonAnswer<ChainBlock>, ApiError> {
-    let missing = || {
-        SourceError::NoBlock(match block {
-            BlockNumberOrHash::Number(number) => format!("number {number}"),
-            BlockNumberOrHash::Hash(hash) => format!("hash {hash:#x}"),
-        })
-    };
-    let at = match block {
-        BlockNumberOrHash::Number(number) => BlockRef::Number(number),
-        BlockNumberOrHash::Hash(hash) => BlockRef::Hash(hash),
-    };
-    let found = app.source.block(chain, at, true).await?.ok_or_else(missing)?;
-    // By its hash from here on: a reorganisation between the two reads
-    // then shows as a missing block, never as another block's receipts.
-    let receipts = app.source.block_receipts(chain, BlockRef::Hash(found.hash)).await?.ok_or_else(missing)?;
-    let mut written = written(found, &receipts)?;
-    if internal_transactions::wanted(include) {
-        let block = (written.number, written.hash);
-        let traced = internal_transactions::of_block(&*app.source, chain, block, written.transactions.len()).await?;
-        for (transaction, internal) in written.transactions.iter_mut().zip(traced) {
-            transaction.internal_transactions = Some(internal);
-        }
-    }
-    Ok(JsonAnswer(written))
-}
-
-/// The block as the Data API writes it, each transaction beside its receipt.
-fn written(mut block: Block, receipts: &[w3api_types::rpc::Receipt]) -> Result<ChainBlock, SourceError> {
-    let time = block_time(block.timestamp)?;
-    let Some(transactions) =
-        std::mem::replace(&mut block.transactions, BlockTransactions::Hashes(Vec::new())).into_full()
-    else {
-        return Err(SourceError::Unavailable(format!("block {} came without its transactions", block.number)));
-    };
-    if transactions.len() != receipts.len() {
-        let (count, receipts) = (transactions.len(), receipts.len());
-        return Err(SourceError::Unavailable(format!(
-            "block {}: {count} transactions, {receipts} receipts",
-            block.number
-        )));
-    }
-    Ok(ChainBlock {
-        timestamp: time,
-        number: block.number,
-        hash: block.hash,
-        parent_hash: block.parent_hash,
-        nonce: format!("{:#x}", block.nonce.unwrap_or_default()),
-        sha3_uncles: block.sha3_uncles,
-        logs_bloom: Bytes::copy_from_slice(bloom(&block)?.as_slice()),
-        transactions_root: block.transactions_root,
-        state_root: block.state_root,
-        receipts_root: block.receipts_root,
-        miner: block.miner,
-        difficulty: block.difficulty,
-        total_difficulty: block.total_difficulty.unwrap_or_default(),
-        size: block.size.unwrap_or_default(),
-        extra_data: block.extra_data.clone(),
-        gas_limit: block.gas_limit,
-        gas_used: block.gas_used,
-        transaction_count: transactions.len() as u64,
-        transactions: transactions
-            .iter()
-            .zip(receipts)
-            .map(|(t, r)| block_transaction(t, r, time))
-            .collect::<Result<_, _>>()?,
-    })
-}
-
-/// The block's bloom; the source's failure when the node sent hex it could not read.
-fn bloom(block: &Block) -> Result<&w3api_types::Bloom, SourceError> {
-    let number = block.number;
-    block.logs_bloom.parsed().map_err(|e| SourceError::Unavailable(format!("block {number}: logs bloom {e}")))
+    Ok(JsonAnswer(answer(&*app.source, request).await?))
 }

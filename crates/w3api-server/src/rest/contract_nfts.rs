@@ -4,33 +4,19 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_query::collection_nfts::ContractNfts;
+use w3api_answers::contract_nfts::{ContractNftsRequest, contract_nfts as answer};
 use w3api_types::params::operations::get_contract_nfts as op;
-use w3api_types::{Address, Chain, NftPage};
+use w3api_types::{Address, NftPage};
 
 use super::answer::JsonAnswer;
-use super::extract::{FromQuery, Paging, Request};
+use super::extract::{FromQuery, Request};
 use super::query::Query;
-use super::wallet_nfts::{NftView, nft};
-use super::{FIRST_NFT_PAGE, Listing, begin_walk};
 use crate::error::ApiError;
 use crate::{App, Backend};
 
 /// Adds the operation to `router`.
 pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     super::operation(router, &op::OPERATION, contract_nfts::<S>)
-}
-
-/// The request: which collection (and run of it), how to write it, and
-/// which page.
-#[derive(Debug)]
-pub(crate) struct ContractNftsRequest {
-    chain: Chain,
-    address: Address,
-    include_prices: bool,
-    range: Option<(u64, u64)>,
-    view: NftView,
-    paging: Paging,
 }
 
 impl FromQuery for ContractNftsRequest {
@@ -40,8 +26,8 @@ impl FromQuery for ContractNftsRequest {
             address,
             include_prices: q.flag(&op::INCLUDE_PRICES),
             range: run(q),
-            view: NftView::read(q, &op::FORMAT, &op::NORMALIZE_METADATA, &op::MEDIA_ITEMS),
-            paging: Paging::read(q, &op::LIMIT, &op::CURSOR),
+            view: q.nft_view(&op::FORMAT, &op::NORMALIZE_METADATA, &op::MEDIA_ITEMS),
+            paging: q.paging(&op::LIMIT, &op::CURSOR),
         }
     }
 }
@@ -73,19 +59,5 @@ async fn contract_nfts<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(request): Request<ContractNftsRequest>,
 ) -> Result<JsonAnswer<NftPage>, ApiError> {
-    let ContractNftsRequest { chain, address, include_prices, range, view, ref paging } = request;
-    let listing = Listing { kind: "contract_nfts", first_page: FIRST_NFT_PAGE };
-    let key = (chain, address, include_prices, range, view);
-    let (walk, block) = begin_walk((&*app.source, &app.cursors), listing, &key, paging, (chain, None)).await?;
-    let question = ContractNfts { address, at_block: Some(block), page: walk.request.clone(), include_prices, range };
-    let answer = app.source.ask(chain, question).await?;
-    let described = app.source.describe_nfts(chain, block, answer.page.items).await?;
-    Ok(JsonAnswer(NftPage {
-        status: None,
-        total: Some(answer.total),
-        page: walk.page,
-        page_size: paging.limit,
-        cursor: app.cursors.next(&walk, &key, block, answer.page.next),
-        result: described.into_iter().map(|holding| nft(holding, view)).collect(),
-    }))
+    Ok(JsonAnswer(answer((&*app.source, &app.cursors), request).await?))
 }

@@ -4,8 +4,7 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use chrono::{DateTime, Utc};
-use w3api_query::block_at::BlockAt;
-use w3api_source::{BlockRef, SourceError};
+use w3api_answers::date_to_block::date_to_block as answer;
 use w3api_types::params::operations::get_date_to_block as op;
 use w3api_types::{BlockDate, Chain, DateInput};
 
@@ -22,7 +21,7 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
 
 /// The request: a date on a chain.
 #[derive(Debug)]
-pub(crate) struct DateToBlockRequest {
+struct DateToBlockRequest {
     chain: Chain,
     date: DateInput,
 }
@@ -42,18 +41,5 @@ async fn date_to_block<S: Backend>(
     State(app): State<Arc<App<S>>>,
     QueryRequest(request): QueryRequest<DateToBlockRequest>,
 ) -> Result<JsonAnswer<BlockDate>, ApiError> {
-    // A date before 1970 is before every chain's first block.
-    let timestamp = u64::try_from(request.date.0.timestamp()).unwrap_or(0);
-    let (block, time) = app.source.ask(request.chain, BlockAt { timestamp }).await?;
-    let header = app.source.block(request.chain, BlockRef::Number(block), false).await?;
-    let header = header.ok_or_else(|| SourceError::Unavailable(format!("block {block} is not there any more")))?;
-    Ok(JsonAnswer(BlockDate {
-        date: request.date.0,
-        block,
-        timestamp: time,
-        block_timestamp: DateTime::<Utc>::from_timestamp(i64::try_from(time).unwrap_or(i64::MAX), 0)
-            .unwrap_or_default(),
-        hash: header.hash,
-        parent_hash: header.parent_hash,
-    }))
+    Ok(JsonAnswer(answer(&*app.source, request.chain, request.date).await?))
 }

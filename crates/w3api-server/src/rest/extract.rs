@@ -1,48 +1,13 @@
 //! What every wallet operation's extractor shares: the path address and
 //! query read with the operation's generated parameter table and checked
-//! as a whole (every problem in one 400), and the page a listing asks for.
+//! as a whole (every problem in one 400).
 
 use axum::extract::{FromRequestParts, Path, RawQuery};
 use axum::http::request::Parts;
-use w3api_types::params::Param;
 use w3api_types::{Address, U256};
 
 use super::query::Query;
 use crate::error::ApiError;
-
-/// Which page a listing request asks for.
-#[derive(Clone, Debug)]
-pub(crate) struct Paging {
-    /// Items per page: 1 to the spec's maximum.
-    pub limit: u64,
-    /// The cursor of the previous page, if any.
-    pub cursor: Option<String>,
-}
-
-impl Paging {
-    /// `limit` as the spec defines it: 0 or absent is the spec's default
-    /// (its maximum, should a limit ever come without one).
-    pub(super) fn read(query: &mut Query, limit: &Param, cursor: &Param) -> Paging {
-        let limit = match query.integer(limit) {
-            None | Some(0) => limit.default_integer().or(limit.maximum()).unwrap_or(u64::MAX),
-            Some(limit) => limit,
-        };
-        Paging { limit, cursor: query.one(cursor) }
-    }
-
-    /// A page asked for outside a query (a JSON-RPC call's parameters),
-    /// with `limit` as the spec defines it; `Err` says what the limit
-    /// should be.
-    pub(crate) fn given(limit: Option<u64>, cursor: Option<String>, bounds: &Param) -> Result<Paging, String> {
-        let most = bounds.maximum().unwrap_or(u64::MAX);
-        let limit = match limit {
-            None | Some(0) => bounds.default_integer().unwrap_or(most),
-            Some(limit) if limit <= most => limit,
-            Some(limit) => return Err(format!("limit: {limit} is more than {most}")),
-        };
-        Ok(Paging { limit, cursor })
-    }
-}
 
 /// An operation's request, read from its path address and its query with
 /// the operation's generated parameter table.

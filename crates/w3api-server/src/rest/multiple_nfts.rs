@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_query::collection_nfts::{Erc1155As, NftsById};
+use w3api_answers::nft_metadata::multiple_nfts as answer;
+use w3api_answers::wallet_nfts::NftView;
 use w3api_types::params::operations::get_multiple_nfts as op;
 use w3api_types::params::operations::multiple_nfts_request as request_body;
 use w3api_types::{Address, Chain, MultipleNftsRequest, Nft, TokenIdFormat, U256};
@@ -14,7 +15,6 @@ use super::answer::JsonAnswer;
 use super::body::{self, JsonBody};
 use super::extract::{FromQueryAlone, QueryRequest};
 use super::query::Query;
-use super::wallet_nfts::{NftView, nft};
 use crate::error::ApiError;
 use crate::{App, Backend};
 
@@ -25,7 +25,7 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
 
 /// The chain the query names.
 #[derive(Debug)]
-pub(crate) struct MultipleNftsChain(Chain);
+struct MultipleNftsChain(Chain);
 
 impl FromQueryAlone for MultipleNftsChain {
     fn read(q: &mut Query) -> Self {
@@ -52,11 +52,5 @@ async fn multiple_nfts<S: Backend>(
         normalize_metadata: body.normalize_metadata.unwrap_or(true),
         media_items: body.media_items.unwrap_or(false),
     };
-    // Production's items here are `nftOwner`s, whose holder clients insist on.
-    let question = NftsById { tokens, include_prices: false, erc1155: Erc1155As::LargestHolder };
-    let (block, found) = app.source.ask(chain, question).await?;
-    let present: Vec<bool> = found.iter().map(Option::is_some).collect();
-    let described = app.source.describe_nfts(chain, block, found.into_iter().flatten().collect()).await?;
-    let mut described = described.into_iter().map(|holding| nft(holding, view));
-    Ok(JsonAnswer(present.into_iter().map(|present| if present { described.next() } else { None }).collect()))
+    Ok(JsonAnswer(answer(&*app.source, chain, tokens, view).await?))
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::StatusCode;
 use futures::future::join_all;
+use w3api_answers::token_price::price;
 use w3api_source::TokenPriceQuery;
 use w3api_types::params::operations::get_multiple_token_prices as op;
 use w3api_types::params::operations::multiple_token_prices_request as request_body;
@@ -16,7 +17,6 @@ use super::answer::JsonAnswer;
 use super::body::{self, JsonBody};
 use super::extract::{FromQueryAlone, QueryRequest};
 use super::query::Query;
-use super::token_price::price;
 use crate::error::ApiError;
 use crate::{App, Backend};
 
@@ -69,12 +69,12 @@ async fn multiple_token_prices<S: Backend>(
             to_block: item.to_block.map(|block| block.saturating_to::<u64>()),
             ..pricing.clone()
         };
-        price(&app, query)
+        price(&*app.source, query)
     }))
     .await;
     let mut found = Vec::with_capacity(prices.len());
     for price in prices {
-        match price {
+        match price.map_err(ApiError::from) {
             Ok(price) => found.push(price),
             // No pair prices it: production leaves the token out.
             Err(error) if error.status == StatusCode::NOT_FOUND => {}

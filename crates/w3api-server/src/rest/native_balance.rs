@@ -4,12 +4,11 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_source::BlockRef;
+use w3api_answers::native_balances::native_balance as answer;
 use w3api_types::params::operations::get_native_balance as op;
 use w3api_types::{Address, Chain, NativeBalance};
 
 use super::answer::JsonAnswer;
-use super::block_at;
 use super::extract::{FromQuery, Request};
 use super::query::Query;
 use crate::error::ApiError;
@@ -22,7 +21,7 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
 
 /// The request: whose balance, where and when.
 #[derive(Debug)]
-pub(crate) struct NativeBalanceRequest {
+struct NativeBalanceRequest {
     chain: Chain,
     address: Address,
     to_block: Option<u64>,
@@ -38,7 +37,6 @@ async fn native_balance<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(request): Request<NativeBalanceRequest>,
 ) -> Result<JsonAnswer<NativeBalance>, ApiError> {
-    let block = block_at(&*app.source, request.chain, request.to_block).await?;
-    let balance = app.source.balance(request.chain, request.address, BlockRef::Number(block)).await?;
-    Ok(JsonAnswer(NativeBalance { balance }))
+    let NativeBalanceRequest { chain, address, to_block } = request;
+    Ok(JsonAnswer(answer(&*app.source, (chain, address), to_block).await?))
 }

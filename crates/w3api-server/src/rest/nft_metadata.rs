@@ -4,31 +4,19 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_query::collection_nfts::{Erc1155As, NftsById};
-use w3api_source::SourceError;
+use w3api_answers::nft_metadata::{NftMetadataRequest, nft_metadata as answer};
 use w3api_types::params::operations::get_nft_metadata as op;
-use w3api_types::{Address, Chain, Nft, U256};
+use w3api_types::{Address, Nft, U256};
 
 use super::answer::JsonAnswer;
 use super::extract::{FromTokenQuery, TokenRequest};
 use super::query::Query;
-use super::wallet_nfts::{NftView, nft};
 use crate::error::ApiError;
 use crate::{App, Backend};
 
 /// Adds the operation to `router`.
 pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
     super::operation(router, &op::OPERATION, nft_metadata::<S>)
-}
-
-/// The request: which token, on which chain, and how to write it.
-#[derive(Debug)]
-pub(crate) struct NftMetadataRequest {
-    chain: Chain,
-    address: Address,
-    token_id: U256,
-    include_prices: bool,
-    view: NftView,
 }
 
 impl FromTokenQuery for NftMetadataRequest {
@@ -38,7 +26,7 @@ impl FromTokenQuery for NftMetadataRequest {
             address,
             token_id,
             include_prices: q.flag(&op::INCLUDE_PRICES),
-            view: NftView::read(q, &op::FORMAT, &op::NORMALIZE_METADATA, &op::MEDIA_ITEMS),
+            view: q.nft_view(&op::FORMAT, &op::NORMALIZE_METADATA, &op::MEDIA_ITEMS),
         }
     }
 }
@@ -47,11 +35,5 @@ async fn nft_metadata<S: Backend>(
     State(app): State<Arc<App<S>>>,
     TokenRequest(request): TokenRequest<NftMetadataRequest>,
 ) -> Result<JsonAnswer<Nft>, ApiError> {
-    let NftMetadataRequest { chain, address, token_id, include_prices, view } = request;
-    let question = NftsById { tokens: vec![(address, token_id)], include_prices, erc1155: Erc1155As::AllHolders };
-    let (block, found) = app.source.ask(chain, question).await?;
-    let listed = found.into_iter().flatten().collect::<Vec<_>>();
-    let described = app.source.describe_nfts(chain, block, listed).await?;
-    let holding = described.into_iter().next().ok_or(SourceError::NoNft { address, token_id })?;
-    Ok(JsonAnswer(nft(holding, view)))
+    Ok(JsonAnswer(answer(&*app.source, request).await?))
 }

@@ -13,8 +13,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+use w3api_answers::Paging;
+use w3api_answers::Window;
+use w3api_answers::wallet_nfts::NftView;
+use w3api_query::listing::{Order, Span};
 use w3api_types::params::{Param, ParamKind};
-use w3api_types::{Address, Chain, NftTokenId, U256};
+use w3api_types::{Address, Chain, DateInput, ListingOrder, NftTokenId, TokenIdFormat, U256};
 
 use crate::error::ApiError;
 
@@ -260,6 +264,45 @@ impl<'a> Query<'a> {
         }
     }
 
+    /// The page a listing's `limit` and `cursor` ask for, `limit` as the
+    /// spec defines it: 0 or absent is the spec's default (its maximum,
+    /// should a limit ever come without one).
+    pub(crate) fn paging(&mut self, limit: &Param, cursor: &Param) -> Paging {
+        let limit = match self.integer(limit) {
+            None | Some(0) => limit.default_integer().or(limit.maximum()).unwrap_or(u64::MAX),
+            Some(limit) => limit,
+        };
+        Paging { limit, cursor: self.one(cursor) }
+    }
+
+    /// The window a listing's `from_block`, `to_block`, `from_date`,
+    /// `to_date` and `order` name (`params` in that order).
+    pub(crate) fn window(&mut self, params: [&Param; 5]) -> Window {
+        let [from_block, to_block, from_date, to_date, order] = params;
+        let date = |q: &mut Query, param| q.schema_value::<DateInput>(param).map(|date| date.0.timestamp());
+        let span = Span {
+            from_block: self.integer(from_block),
+            to_block: self.integer(to_block),
+            from_date: date(self, from_date),
+            to_date: date(self, to_date),
+        };
+        let order = match self.schema_value(order).unwrap_or_default() {
+            ListingOrder::Ascending => Order::Ascending,
+            ListingOrder::Descending => Order::Descending,
+        };
+        Window { span, order }
+    }
+
+    /// How NFTs are to be written, as `format`, `normalizeMetadata` and
+    /// `media_items` ask.
+    pub(crate) fn nft_view(&mut self, format: &Param, normalize_metadata: &Param, media_items: &Param) -> NftView {
+        NftView {
+            format: self.schema_value::<TokenIdFormat>(format).unwrap_or_default(),
+            normalize_metadata: self.flag(normalize_metadata),
+            media_items: self.flag(media_items),
+        }
+    }
+
     /// Ends reading: unknown parameters become problems, and any problem fails the request.
     pub(crate) fn finish(mut self) -> Result<(), ApiError> {
         for (name, _) in std::mem::take(&mut self.params) {
@@ -380,7 +423,7 @@ mod tests {
         let nfts = w3api_types::params::operations::get_wallet_nfts::NORMALIZE_METADATA;
         assert!(query.flag(&nfts), "normalizeMetadata is true unless set");
         let format = w3api_types::params::operations::get_wallet_nfts::FORMAT;
-        assert_eq!(query.schema_value(&format), Some(w3api_types::TokenIdFormat::Decimal));
+        assert_eq!(query.schema_value(&format), Some(TokenIdFormat::Decimal));
         assert!(query.finish().is_ok());
     }
 

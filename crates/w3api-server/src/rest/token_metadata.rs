@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_query::token_metadata::TokenMetadata;
+use w3api_answers::token_metadata::token_metadata as answer;
 use w3api_types::params::operations::get_token_metadata as op;
-use w3api_types::{Chain, Erc20Metadata};
+use w3api_types::{Address, Chain, Erc20Metadata};
 
 use super::answer::JsonAnswer;
 use super::extract::{FromQueryAlone, QueryRequest};
@@ -21,15 +21,15 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
 
 /// The request: which tokens, on which chain.
 #[derive(Debug)]
-pub(crate) struct TokenMetadataRequest {
+struct TokenMetadataRequest {
     chain: Chain,
-    question: TokenMetadata,
+    addresses: Vec<Address>,
 }
 
 impl FromQueryAlone for TokenMetadataRequest {
     fn read(q: &mut Query) -> Self {
         let addresses = q.required_addresses(&op::ADDRESSES);
-        TokenMetadataRequest { chain: q.chain(&op::CHAIN), question: TokenMetadata { addresses } }
+        TokenMetadataRequest { chain: q.chain(&op::CHAIN), addresses }
     }
 }
 
@@ -37,5 +37,5 @@ async fn token_metadata<S: Backend>(
     State(app): State<Arc<App<S>>>,
     QueryRequest(request): QueryRequest<TokenMetadataRequest>,
 ) -> Result<JsonAnswer<Vec<Erc20Metadata>>, ApiError> {
-    Ok(JsonAnswer(app.source.ask(request.chain, request.question).await?))
+    Ok(JsonAnswer(answer(&*app.source, request.chain, request.addresses).await?))
 }

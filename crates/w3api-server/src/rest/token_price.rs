@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use axum::extract::State;
+use w3api_answers::token_price::price;
 use w3api_source::TokenPriceQuery;
 use w3api_types::params::operations::get_token_price as op;
 use w3api_types::{Address, TokenPrice, TokenPriceInclude};
 
 use super::answer::JsonAnswer;
-use super::block_at;
 use super::extract::{FromQuery, Request};
 use super::query::Query;
 use crate::error::ApiError;
@@ -22,7 +22,7 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
 
 /// The request: the token and how to price it.
 #[derive(Debug)]
-pub(crate) struct TokenPriceRequest(TokenPriceQuery);
+struct TokenPriceRequest(TokenPriceQuery);
 
 impl FromQuery for TokenPriceRequest {
     fn read(q: &mut Query, address: Address) -> Self {
@@ -42,12 +42,5 @@ async fn token_price<S: Backend>(
     State(app): State<Arc<App<S>>>,
     Request(TokenPriceRequest(query)): Request<TokenPriceRequest>,
 ) -> Result<JsonAnswer<TokenPrice>, ApiError> {
-    Ok(JsonAnswer(price(&app, query).await?))
-}
-
-/// A price at the block the query names, or the newest when it names a
-/// later one (as every REST answer reads it).
-pub(super) async fn price<S: Backend>(app: &App<S>, query: TokenPriceQuery) -> Result<TokenPrice, ApiError> {
-    let to_block = Some(block_at(&*app.source, query.chain, query.to_block).await?);
-    Ok(app.source.token_price(TokenPriceQuery { to_block, ..query }).await?)
+    Ok(JsonAnswer(price(&*app.source, query).await?))
 }

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use w3api_source::{PageRequest, SourceError, TokenHolding, WalletTokensQuery};
+use w3api_answers::wallet_erc20::erc20_balances;
+use w3api_source::WalletTokensQuery;
 use w3api_types::params::operations::get_wallet_token_balances as op;
 use w3api_types::{Address, Erc20TokenBalance};
 
@@ -21,7 +22,7 @@ pub(super) fn route<S: Backend>(router: super::Routes<S>) -> super::Routes<S> {
 
 /// The request: the wallet tokens query without the native currency.
 #[derive(Debug)]
-pub(crate) struct WalletErc20Request(WalletTokensQuery);
+struct WalletErc20Request(WalletTokensQuery);
 
 impl FromQuery for WalletErc20Request {
     fn read(q: &mut Query, address: Address) -> Self {
@@ -40,32 +41,4 @@ async fn wallet_erc20<S: Backend>(
     Request(WalletErc20Request(query)): Request<WalletErc20Request>,
 ) -> Result<JsonAnswer<Vec<Erc20TokenBalance>>, ApiError> {
     Ok(JsonAnswer(erc20_balances(&*app.source, query).await?))
-}
-
-/// Every ERC20 balance the query keeps, the native currency aside, at its
-/// block (the newest when it names a later one): the answer of this
-/// operation and of `eth_getTokenBalances`.
-pub(crate) async fn erc20_balances<S: Backend>(
-    source: &S,
-    query: WalletTokensQuery,
-) -> Result<Vec<Erc20TokenBalance>, SourceError> {
-    let to_block = Some(super::block_at(source, query.chain, query.to_block).await?);
-    let query = WalletTokensQuery { to_block, exclude_native: true, ..query };
-    let answer = source.wallet_tokens(query, PageRequest::first(usize::MAX)).await?;
-    Ok(answer.holdings.items.into_iter().map(erc20_balance).collect())
-}
-
-fn erc20_balance(holding: TokenHolding) -> Erc20TokenBalance {
-    let TokenHolding { token, balance, .. } = holding;
-    Erc20TokenBalance {
-        token_address: token.address,
-        name: token.name,
-        symbol: token.symbol,
-        logo: token.logo,
-        thumbnail: token.thumbnail,
-        decimals: token.decimals,
-        balance,
-        possible_spam: token.possible_spam,
-        verified_contract: token.verified_contract,
-    }
 }

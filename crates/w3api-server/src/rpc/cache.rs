@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use w3api_rpc::method;
 use w3api_types::Chain;
 
-use crate::answers::Answers;
+use crate::answer_cache::Answers;
 
 /// The chain's revision (see `DataSource::revision`).
 pub(super) type Revision = Arc<dyn Fn() -> u64 + Send + Sync>;

@@ -16,7 +16,7 @@ use w3api_types::{Bytes, Lenient, U256};
 
 use super::{Gateway, execution_error, invalid_params, rpc_error, source_error};
 use crate::Backend;
-use crate::rest::transaction::with_receipts;
+use w3api_answers::transaction::with_receipts;
 
 impl<S: Backend> Gateway<S> {
     /// The tree of calls of a mined transaction; `None` when no block holds it.

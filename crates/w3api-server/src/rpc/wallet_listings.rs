@@ -1,5 +1,5 @@
-//! The extended RPC's wallet listings: the REST twins' pages, cursors
-//! included. `eth_getNFTBalances` and `eth_getNFTCollections`
+//! The extended RPC's wallet listings: the REST twins' answers
+//! (`w3api-answers`), cursors included. `eth_getNFTBalances` and `eth_getNFTCollections`
 //! (`getWalletNfts`, `getWalletNftCollections`) are written in the briefer
 //! shapes production's extended RPC documents; `eth_getTransactions`
 //! (`getWalletTransactions`) as its twin, and `eth_getDecodedTransactions`
@@ -20,15 +20,14 @@ use w3api_types::rpc::{
 use w3api_types::rpc::{HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage};
 use w3api_types::{Nft, SyncStatus, TokenIdFormat};
 
-use super::invalid_params;
+use w3api_answers::wallet_collections::wallet_collections_page;
+use w3api_answers::wallet_history::{WalletHistoryRequest, wallet_history_page};
+use w3api_answers::wallet_nfts::{NftView, wallet_nfts_page};
+use w3api_answers::wallet_transactions::{WalletTransactionsRequest, wallet_transactions_page};
+use w3api_answers::{Cursors, Paging, Window};
+
+use super::answer_error;
 use crate::Backend;
-use crate::error::ApiError;
-use crate::rest::extract::Paging;
-use crate::rest::pagination::Cursors;
-use crate::rest::wallet_collections::wallet_collections_page;
-use crate::rest::wallet_history::{WalletHistoryRequest, every_block, wallet_history_page};
-use crate::rest::wallet_nfts::{NftView, wallet_nfts_page};
-use crate::rest::wallet_transactions::{WalletTransactionsRequest, by_blocks, wallet_transactions_page};
 
 /// A wallet's transactions, a page at a time, newest first.
 pub(super) async fn transactions<S: Backend>(
@@ -36,11 +35,11 @@ pub(super) async fn transactions<S: Backend>(
     chain: Chain,
     request: WalletTransactionsParams,
 ) -> Result<WalletTransactionPage, ErrorObjectOwned> {
-    let paging = Paging::given(request.limit, request.cursor, &transactions_op::LIMIT).map_err(invalid_params)?;
-    let window = by_blocks(request.from_block, request.to_block);
+    let paging = Paging::given(request.limit, request.cursor, &transactions_op::LIMIT).map_err(answer_error)?;
+    let window = Window::by_blocks(request.from_block, request.to_block);
     let include = request.include;
     let request = WalletTransactionsRequest { chain, address: request.address, window, paging, include };
-    wallet_transactions_page((source, cursors), request).await.map_err(page_error)
+    wallet_transactions_page((source, cursors), request).await.map_err(answer_error)
 }
 
 /// A wallet's history, decoded: the items of the REST twin's first page,
@@ -50,7 +49,7 @@ pub(super) async fn decoded_transactions<S: Backend>(
     chain: Chain,
     request: DecodedTransactionsParams,
 ) -> Result<Vec<HistoryTransaction>, ErrorObjectOwned> {
-    let paging = Paging::given(None, None, &history_op::LIMIT).map_err(invalid_params)?;
+    let paging = Paging::given(None, None, &history_op::LIMIT).map_err(answer_error)?;
     let order = match request.order.unwrap_or(HistoryOrder::Descending) {
         HistoryOrder::Ascending => Order::Ascending,
         HistoryOrder::Descending => Order::Descending,
@@ -58,13 +57,13 @@ pub(super) async fn decoded_transactions<S: Backend>(
     let request = WalletHistoryRequest {
         chain,
         address: request.address,
-        window: every_block(order),
+        window: Window::every_block(order),
         nft_metadata: request.nft_metadata.unwrap_or(false),
         method_labels: true,
         internal_transactions: false,
         paging,
     };
-    Ok(wallet_history_page((source, cursors), request).await.map_err(page_error)?.result)
+    Ok(wallet_history_page((source, cursors), request).await.map_err(answer_error)?.result)
 }
 
 /// A wallet's NFTs, a page at a time, with the name and image of each.
@@ -73,7 +72,7 @@ pub(super) async fn nft_balances<S: Backend>(
     chain: Chain,
     request: WalletNftParams,
 ) -> Result<NftBalancesPage, ErrorObjectOwned> {
-    let paging = Paging::given(request.limit, request.cursor, &nfts_op::LIMIT).map_err(invalid_params)?;
+    let paging = Paging::given(request.limit, request.cursor, &nfts_op::LIMIT).map_err(answer_error)?;
     let query = WalletNftsQuery {
         chain,
         address: request.address,
@@ -83,7 +82,7 @@ pub(super) async fn nft_balances<S: Backend>(
         include_prices: false,
     };
     let view = NftView { format: TokenIdFormat::Decimal, normalize_metadata: true, media_items: false };
-    let page = wallet_nfts_page((source, cursors), query, view, &paging).await.map_err(page_error)?;
+    let page = wallet_nfts_page((source, cursors), query, view, &paging).await.map_err(answer_error)?;
     Ok(NftBalancesPage {
         nfts: page.result.into_iter().map(balance).collect(),
         cursor: page.cursor,
@@ -98,7 +97,7 @@ pub(super) async fn nft_collections<S: Backend>(
     chain: Chain,
     request: WalletNftParams,
 ) -> Result<NftCollectionsPage, ErrorObjectOwned> {
-    let paging = Paging::given(request.limit, request.cursor, &collections_op::LIMIT).map_err(invalid_params)?;
+    let paging = Paging::given(request.limit, request.cursor, &collections_op::LIMIT).map_err(answer_error)?;
     let query = WalletCollectionsQuery {
         chain,
         address: request.address,
@@ -106,7 +105,7 @@ pub(super) async fn nft_collections<S: Backend>(
         exclude_spam: collections_op::EXCLUDE_SPAM.default_flag().unwrap_or(false),
         include_prices: false,
     };
-    let page = wallet_collections_page((source, cursors), query, true, &paging).await.map_err(page_error)?;
+    let page = wallet_collections_page((source, cursors), query, true, &paging).await.map_err(answer_error)?;
     Ok(NftCollectionsPage {
         status: page.status.unwrap_or(SyncStatus::Synced),
         page: page.page,
@@ -140,16 +139,4 @@ fn balance(nft: Nft) -> NftBalance {
         amount: nft.amount.unwrap_or(w3api_types::U256::from(1)),
         metadata,
     }
-}
-
-/// A REST listing's failure as a JSON-RPC error: a bad cursor or block is
-/// the caller's (invalid params); anything else is the server's, whose
-/// cause goes to the log.
-fn page_error(error: ApiError) -> ErrorObjectOwned {
-    if error.status.is_client_error() {
-        return invalid_params(error.messages.join("; "));
-    }
-    // A JSON-RPC answer never passes the REST logging layer: log it here.
-    tracing::error!(status = %error.status, cause = error.cause().unwrap_or("none given"), "a listing failed during a JSON-RPC call");
-    ErrorObjectOwned::owned(jsonrpsee::types::ErrorCode::InternalError.code(), "Internal error", None::<()>)
 }
