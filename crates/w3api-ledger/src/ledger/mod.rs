@@ -12,14 +12,21 @@
 //! indexed chain whose contracts break the token standards must say so
 //! rather than answer from a ledger gone wrong.
 
+mod balances;
+mod movements;
+mod nfts;
+mod transactions;
+
 use std::fmt::Debug;
 use std::hash::Hash;
 
 use alloy_primitives::{Address, U256};
-// Every query reads several of these maps per asset held; SipHash, the
-// standard default, was a tenth of a cold wallet-tokens request.
 use foldhash::HashMap;
 
+use self::balances::Balances;
+use self::movements::Movements;
+use self::nfts::Nfts;
+use self::transactions::Transactions;
 use crate::history::{Checkpoints, History};
 
 /// An address known to the ledger, by index. `Holder::NOBODY` is the zero
@@ -121,84 +128,6 @@ pub enum LedgerError {
         /// The asset.
         asset: Asset,
     },
-}
-
-/// Every balance history of the ledger, by index.
-///
-/// While a chain is built each history grows on its own. Once it is whole,
-/// [`Ledger::pack`] lays them out again in two arrays, holder by holder: a
-/// wallet query reads every balance of one holder, and finds them side by
-/// side rather than in as many allocations spread over the heap (a cache
-/// miss or three each). A chain that goes on growing after that moves a
-/// history out of the packed arrays the first time it changes: a few
-/// histories change per block, and the packed ones stay as they are.
-#[derive(Clone, Debug)]
-enum BalanceHistories {
-    Growing(Vec<History<u128>>),
-    Packed {
-        /// `(start, end)` in `blocks` and `values`, by index.
-        spans: Vec<(u32, u32)>,
-        blocks: Vec<u32>,
-        values: Vec<u128>,
-        /// Histories changed since they were packed, by index.
-        moved: HashMap<u32, History<u128>>,
-    },
-}
-
-impl Default for BalanceHistories {
-    fn default() -> Self {
-        BalanceHistories::Growing(Vec::new())
-    }
-}
-
-impl BalanceHistories {
-    fn get(&self, index: u32) -> Checkpoints<'_, u128> {
-        match self {
-            BalanceHistories::Growing(histories) => histories[index as usize].view(),
-            BalanceHistories::Packed { spans, blocks, values, moved } => {
-                if !moved.is_empty()
-                    && let Some(history) = moved.get(&index)
-                {
-                    return history.view();
-                }
-                let (start, end) = spans[index as usize];
-                let range = start as usize..end as usize;
-                Checkpoints { blocks: &blocks[range.clone()], values: &values[range] }
-            }
-        }
-    }
-
-    /// A new, empty history.
-    fn add(&mut self) -> u32 {
-        match self {
-            BalanceHistories::Growing(histories) => {
-                histories.push(History::default());
-                histories.len() as u32 - 1
-            }
-            BalanceHistories::Packed { spans, moved, .. } => {
-                let index = spans.len() as u32;
-                spans.push((0, 0));
-                moved.insert(index, History::default());
-                index
-            }
-        }
-    }
-
-    fn set(&mut self, index: u32, block: u32, value: u128) {
-        self.history_mut(index).set(block, value);
-    }
-
-    /// A history to change: moved out of the packed arrays when packed.
-    fn history_mut(&mut self, index: u32) -> &mut History<u128> {
-        match self {
-            BalanceHistories::Growing(histories) => &mut histories[index as usize],
-            BalanceHistories::Packed { spans, blocks, values, moved } => moved.entry(index).or_insert_with(|| {
-                let (start, end) = spans[index as usize];
-                let range = start as usize..end as usize;
-                History { blocks: blocks[range.clone()].to_vec(), values: values[range].to_vec() }
-            }),
-        }
-    }
 }
 
 /// Where in the chain a movement happened.
@@ -322,47 +251,17 @@ pub struct InnerTransfer {
     pub value: U256,
 }
 
-/// Balances, NFT ownership and their histories.
+/// Balances, NFT ownership and their histories: the holders the ledger
+/// knows, and its four parts, each of which undoes its own share of a
+/// rollback.
 #[derive(Clone, Debug)]
 pub struct Ledger<Id: NftId = u32> {
     addresses: Vec<Address>,
     index: HashMap<Address, Holder>,
-    /// Every balance history, indexed by `balances` and `assets_of`.
-    histories: BalanceHistories,
-    balances: HashMap<(Holder, Asset), u32>,
-    /// A wallet query reads all of a holder's balances: listing them with
-    /// their histories spares it one hash lookup per asset.
-    assets_of: HashMap<Holder, Vec<(Asset, u32)>>,
-    activity: HashMap<Asset, Vec<u32>>,
-    owners: HashMap<(u16, Id), History<Holder>>,
-    amounts: HashMap<(Holder, u16, Id), History<u64>>,
-    nfts_of: HashMap<Holder, Vec<(u16, Id)>>,
-    /// A collection's token ids in mint order, and each token's holders
-    /// (ever) in the order they got it: listings by collection and by
-    /// token read them rather than scan every holder.
-    tokens_of: HashMap<u16, Vec<Id>>,
-    holders_of: HashMap<(u16, Id), Vec<Holder>>,
-    /// By asset: every wallet answer reads the supply of each token it lists.
-    supply: Vec<History<u128>>,
-    minted_at: HashMap<(u16, Id), u32>,
-    movements: Vec<Movement<Id>>,
-    /// Indexes into `movements`, in chain order: a holder's (as sender or
-    /// recipient), an asset's and a collection's, the native currency's
-    /// left out. Transfer listings read them rather than every movement of
-    /// the chain.
-    moves_of: HashMap<Holder, Vec<u32>>,
-    moves_of_asset: HashMap<Asset, Vec<u32>>,
-    moves_of_collection: HashMap<u16, Vec<u32>>,
-    /// Every transaction's sender and recipient, in chain order, and by
-    /// holder each one's transactions as `(block, index in block)`: a
-    /// wallet's transactions are those it sent or was sent, whatever they
-    /// moved.
-    transactions: Vec<(u32, Holder, Option<Holder>)>,
-    transactions_of: HashMap<Holder, Vec<(u32, u32)>>,
-    /// The native value moved inside transactions, in chain order, and by
-    /// holder (as payer or payee) indexes into it.
-    inner: Vec<InnerTransfer>,
-    inner_of: HashMap<Holder, Vec<u32>>,
+    balances: Balances,
+    nfts: Nfts<Id>,
+    movements: Movements<Id>,
+    transactions: Transactions,
 }
 
 impl<Id: NftId> Default for Ledger<Id> {
@@ -370,25 +269,10 @@ impl<Id: NftId> Default for Ledger<Id> {
         let mut ledger = Ledger {
             addresses: Vec::new(),
             index: HashMap::default(),
-            histories: BalanceHistories::default(),
-            balances: HashMap::default(),
-            assets_of: HashMap::default(),
-            activity: HashMap::default(),
-            owners: HashMap::default(),
-            amounts: HashMap::default(),
-            nfts_of: HashMap::default(),
-            tokens_of: HashMap::default(),
-            holders_of: HashMap::default(),
-            supply: Vec::new(),
-            minted_at: HashMap::default(),
-            movements: Vec::new(),
-            moves_of: HashMap::default(),
-            moves_of_asset: HashMap::default(),
-            moves_of_collection: HashMap::default(),
-            transactions: Vec::new(),
-            transactions_of: HashMap::default(),
-            inner: Vec::new(),
-            inner_of: HashMap::default(),
+            balances: Balances::default(),
+            nfts: Nfts::default(),
+            movements: Movements::default(),
+            transactions: Transactions::default(),
         };
         ledger.holder(Address::ZERO);
         ledger
@@ -422,9 +306,14 @@ impl<Id: NftId> Ledger<Id> {
         self.addresses[holder.0 as usize]
     }
 
+    /// Number of addresses known.
+    pub fn holders(&self) -> usize {
+        self.addresses.len()
+    }
+
     /// Current balance.
     pub fn balance(&self, holder: Holder, asset: Asset) -> u128 {
-        self.balance_history(holder, asset).and_then(Checkpoints::last).unwrap_or(0)
+        self.balances.balance(holder, asset)
     }
 
     /// Balance at the end of `block`.
@@ -432,45 +321,43 @@ impl<Id: NftId> Ledger<Id> {
         self.balance_history(holder, asset).and_then(|h| h.at(block)).unwrap_or(0)
     }
 
+    /// The balance history of a holder in an asset.
+    pub fn balance_history(&self, holder: Holder, asset: Asset) -> Option<Checkpoints<'_, u128>> {
+        self.balances.history(holder, asset)
+    }
+
     /// Every asset a holder has ever held, in the order it first got them,
     /// with the history of the holder's balance in it.
     pub fn holdings_of(&self, holder: Holder) -> impl Iterator<Item = (Asset, Checkpoints<'_, u128>)> {
-        let held = self.assets_of.get(&holder).map_or(&[][..], Vec::as_slice);
-        held.iter().map(|(asset, history)| (*asset, self.histories.get(*history)))
+        self.balances.holdings_of(holder)
     }
 
     /// Lays the balance histories out holder by holder, for reading: called
     /// once a chain built in one go is whole.
     pub fn pack(&mut self) {
-        let BalanceHistories::Growing(histories) = std::mem::take(&mut self.histories) else { return };
-        let (mut spans, mut blocks, mut values) = (Vec::new(), Vec::new(), Vec::new());
-        // Holders in index order, each one's assets in the order it got them.
-        let mut holders: Vec<Holder> = self.assets_of.keys().copied().collect();
-        holders.sort_unstable();
-        for holder in holders {
-            for (asset, index) in self.assets_of.get_mut(&holder).expect("a listed holder") {
-                let history = &histories[*index as usize];
-                let start = blocks.len() as u32;
-                blocks.extend_from_slice(&history.blocks);
-                values.extend_from_slice(&history.values);
-                *index = spans.len() as u32;
-                spans.push((start, blocks.len() as u32));
-                self.balances.insert((holder, *asset), *index);
-            }
-        }
-        self.histories = BalanceHistories::Packed { spans, blocks, values, moved: HashMap::default() };
+        self.balances.pack();
     }
 
     /// The last block up to `block` in which `asset` moved.
     pub fn last_activity(&self, asset: Asset, block: u32) -> Option<u32> {
-        let blocks = self.activity.get(&asset)?;
+        let blocks = self.balances.activity(asset);
         let after = blocks.partition_point(|b| *b <= block);
         after.checked_sub(1).map(|i| blocks[i])
     }
 
     /// The first block in which `asset` moved.
     pub fn first_activity(&self, asset: Asset) -> Option<u32> {
-        self.activity.get(&asset)?.first().copied()
+        self.balances.activity(asset).first().copied()
+    }
+
+    /// Current supply: minted less burned.
+    pub fn supply(&self, asset: Asset) -> u128 {
+        self.balances.supply(asset)
+    }
+
+    /// Supply at the end of `block`.
+    pub fn supply_at(&self, asset: Asset, block: u32) -> u128 {
+        self.balances.supply_at(asset, block)
     }
 
     /// Moves `amount` of `asset`. Mints come from `NOBODY`; moving to
@@ -507,60 +394,20 @@ impl<Id: NftId> Ledger<Id> {
             Some(held.checked_sub(amount).ok_or(LedgerError::Overdrawn { holder, asset, held, amount })?)
         };
         if let Some(supply) = supply {
-            let index = usize::from(asset.0);
-            if self.supply.len() <= index {
-                self.supply.resize_with(index + 1, History::default);
-            }
-            self.supply[index].set(block, supply);
+            self.balances.set_supply(block, asset, supply);
         }
         if let Some(remaining) = remaining {
-            self.set_balance(block, from, asset, remaining);
+            self.balances.set(block, from, asset, remaining);
         }
         if to != Holder::NOBODY {
             // No balance passes the supply, which was checked above for mints;
             // a transfer moves what is already counted in it.
             let balance = self.balance(to, asset).saturating_add(amount);
-            self.set_balance(block, to, asset, balance);
+            self.balances.set(block, to, asset, balance);
         }
-        let blocks = self.activity.entry(asset).or_default();
-        if blocks.last() != Some(&block) {
-            blocks.push(block);
-        }
-        self.record(Movement::Fungible { at, asset, from, to, amount });
+        self.balances.moved_in(block, asset);
+        self.movements.record(Movement::Fungible { at, asset, from, to, amount });
         Ok(())
-    }
-
-    /// The balance history of a holder in an asset.
-    pub fn balance_history(&self, holder: Holder, asset: Asset) -> Option<Checkpoints<'_, u128>> {
-        self.balances.get(&(holder, asset)).map(|history| self.histories.get(*history))
-    }
-
-    /// Current supply: minted less burned.
-    pub fn supply(&self, asset: Asset) -> u128 {
-        self.supply.get(usize::from(asset.0)).and_then(History::last).unwrap_or(0)
-    }
-
-    /// Supply at the end of `block`.
-    pub fn supply_at(&self, asset: Asset, block: u32) -> u128 {
-        self.supply.get(usize::from(asset.0)).and_then(|h| h.at(block)).unwrap_or(0)
-    }
-
-    /// The block an NFT token id was first minted in.
-    pub fn minted_at(&self, collection: u16, id: Id) -> Option<u32> {
-        self.minted_at.get(&(collection, id)).copied()
-    }
-
-    fn set_balance(&mut self, block: u32, holder: Holder, asset: Asset, value: u128) {
-        let index = match self.balances.get(&(holder, asset)) {
-            Some(index) => *index,
-            None => {
-                let index = self.histories.add();
-                self.balances.insert((holder, asset), index);
-                self.assets_of.entry(holder).or_default().push((asset, index));
-                index
-            }
-        };
-        self.histories.set(index, block, value);
     }
 
     /// Moves ERC721 token `id` of `collection` from its owner (`NOBODY` to
@@ -578,10 +425,10 @@ impl<Id: NftId> Ledger<Id> {
             let (from, owner) = (self.address(from), self.address(owner));
             return Err(LedgerError::NotOwner { collection, id: format!("{id:?}"), from, owner });
         }
-        self.owners.entry((collection, id)).or_default().set(at.block, to);
-        self.remember_nft(at.block, from, to, collection, id);
+        self.nfts.set_owner(at.block, collection, id, to);
+        self.nfts.remember(at.block, from, to, collection, id);
         let (operator, batch) = (None, false);
-        self.record(Movement::Nft { at, collection, id, from, to, amount: 1, multi: false, operator, batch });
+        self.movements.record(Movement::Nft { at, collection, id, from, to, amount: 1, multi: false, operator, batch });
         Ok(())
     }
 
@@ -604,89 +451,56 @@ impl<Id: NftId> Ledger<Id> {
                 let (holder, id) = (self.address(from), format!("{id:?}"));
                 return Err(LedgerError::NftOverdrawn { holder, collection, id, held, amount });
             };
-            self.amounts.entry((from, collection, id)).or_default().set(block, remaining);
+            self.nfts.set_amount(block, from, collection, id, remaining);
         }
         if to != Holder::NOBODY {
             let held = self.erc1155_amount(to, collection, id).saturating_add(amount);
-            self.amounts.entry((to, collection, id)).or_default().set(block, held);
+            self.nfts.set_amount(block, to, collection, id, held);
         }
-        self.remember_nft(block, from, to, collection, id);
+        self.nfts.remember(block, from, to, collection, id);
         let (operator, batch) = (Some(sent.operator), sent.batch);
-        self.record(Movement::Nft { at, collection, id, from, to, amount, multi: true, operator, batch });
+        self.movements.record(Movement::Nft { at, collection, id, from, to, amount, multi: true, operator, batch });
         Ok(())
     }
 
-    /// Keeps a movement and indexes it by its sides and by what moved.
-    fn record(&mut self, movement: Movement<Id>) {
-        let index = u32::try_from(self.movements.len()).expect("fewer than 2^32 movements");
-        let (from, to) = movement.sides();
-        self.movements.push(movement);
-        // Native movements are not indexed: no listing reads them (a
-        // transaction's value is the transaction's), and they are most of
-        // a busy chain's.
-        let indexed = match movement {
-            Movement::Fungible { asset: Asset::NATIVE, .. } => return,
-            Movement::Fungible { asset, .. } => self.moves_of_asset.entry(asset).or_default(),
-            Movement::Nft { collection, .. } => self.moves_of_collection.entry(collection).or_default(),
-        };
-        indexed.push(index);
-        // A holder sending to itself is listed once.
-        for side in [from, to].into_iter().filter(|side| *side != Holder::NOBODY) {
-            let moves = self.moves_of.entry(side).or_default();
-            if moves.last() != Some(&index) {
-                moves.push(index);
-            }
-        }
-    }
-
-    fn remember_nft(&mut self, block: u32, from: Holder, holder: Holder, collection: u16, id: Id) {
-        if from == Holder::NOBODY && !self.minted_at.contains_key(&(collection, id)) {
-            self.minted_at.insert((collection, id), block);
-            self.tokens_of.entry(collection).or_default().push(id);
-        }
-        if holder == Holder::NOBODY {
-            return;
-        }
-        let held = self.nfts_of.entry(holder).or_default();
-        if !held.contains(&(collection, id)) {
-            held.push((collection, id));
-            self.holders_of.entry((collection, id)).or_default().push(holder);
-        }
+    /// The block an NFT token id was first minted in.
+    pub fn minted_at(&self, collection: u16, id: Id) -> Option<u32> {
+        self.nfts.minted_at(collection, id)
     }
 
     /// Current owner of an ERC721 token.
     pub fn erc721_owner(&self, collection: u16, id: Id) -> Option<Holder> {
-        self.owners.get(&(collection, id)).and_then(History::last)
+        self.nfts.owner_history(collection, id).and_then(History::last)
     }
 
     /// The ownership history of an ERC721 token.
     pub fn erc721_history(&self, collection: u16, id: Id) -> Option<&History<Holder>> {
-        self.owners.get(&(collection, id))
+        self.nfts.owner_history(collection, id)
     }
 
     /// Current amount of an ERC1155 token a holder has.
     pub fn erc1155_amount(&self, holder: Holder, collection: u16, id: Id) -> u64 {
-        self.amounts.get(&(holder, collection, id)).and_then(History::last).unwrap_or(0)
+        self.nfts.amount_history(holder, collection, id).and_then(History::last).unwrap_or(0)
     }
 
     /// The amount history of an ERC1155 token for a holder.
     pub fn erc1155_history(&self, holder: Holder, collection: u16, id: Id) -> Option<&History<u64>> {
-        self.amounts.get(&(holder, collection, id))
+        self.nfts.amount_history(holder, collection, id)
     }
 
     /// Every NFT `(collection, id)` a holder has ever held, in the order it first got them.
     pub fn nfts_of(&self, holder: Holder) -> &[(u16, Id)] {
-        self.nfts_of.get(&holder).map_or(&[], Vec::as_slice)
+        self.nfts.held_by(holder)
     }
 
     /// Every token id of a collection ever minted (and not rolled back), in mint order.
     pub fn tokens_of(&self, collection: u16) -> &[Id] {
-        self.tokens_of.get(&collection).map_or(&[], Vec::as_slice)
+        self.nfts.tokens_of(collection)
     }
 
     /// Everyone who has ever held a token, in the order they first got it.
     pub fn holders_of(&self, collection: u16, id: Id) -> &[Holder] {
-        self.holders_of.get(&(collection, id)).map_or(&[], Vec::as_slice)
+        self.nfts.holders_of(collection, id)
     }
 
     /// Records transaction `index` of `block`, sent by `from` to `to`
@@ -694,19 +508,13 @@ impl<Id: NftId> Ledger<Id> {
     pub fn record_transaction(&mut self, block: u32, index: u32, from: Address, to: Option<Address>) {
         let from = self.holder(from);
         let to = to.map(|to| self.holder(to));
-        self.transactions.push((block, from, to));
-        for party in [Some(from), to].into_iter().flatten() {
-            let listed = self.transactions_of.entry(party).or_default();
-            if listed.last() != Some(&(block, index)) {
-                listed.push((block, index));
-            }
-        }
+        self.transactions.record((block, index), from, to);
     }
 
     /// The transactions a holder sent or was sent, as `(block, index in
     /// block)`, in chain order.
     pub fn transactions_of(&self, holder: Holder) -> &[(u32, u32)] {
-        self.transactions_of.get(&holder).map_or(&[], Vec::as_slice)
+        self.transactions.of_holder(holder)
     }
 
     /// Records native value that a call inside transaction `index` of
@@ -714,156 +522,58 @@ impl<Id: NftId> Ledger<Id> {
     pub fn record_inner_transfer(&mut self, (block, index): (u32, u32), from: Address, to: Address, value: U256) {
         let (from, to) = (self.holder(from), self.holder(to));
         let at = Place { block, transaction: Some(index), log: None };
-        let position = u32::try_from(self.inner.len()).expect("fewer than 2^32 inner transfers");
-        self.inner.push(InnerTransfer { at, from, to, value });
-        for side in [from, to] {
-            let listed = self.inner_of.entry(side).or_default();
-            if listed.last() != Some(&position) {
-                listed.push(position);
-            }
-        }
+        self.transactions.record_inner(at, from, to, value);
     }
 
     /// Every inner transfer, in chain order.
     pub fn inner_transfers(&self) -> &[InnerTransfer] {
-        &self.inner
+        self.transactions.inner()
     }
 
     /// The inner transfers a holder paid or received, as indexes into
     /// [`Ledger::inner_transfers`], in chain order.
     pub fn inner_transfers_of(&self, holder: Holder) -> &[u32] {
-        self.inner_of.get(&holder).map_or(&[], Vec::as_slice)
-    }
-
-    /// Puts the ledger back as it was at the end of `block`: every movement
-    /// after it is undone, as if it never happened (a chain reorganised
-    /// from `block` on). Holders stay known.
-    pub fn rollback_to(&mut self, block: u32) {
-        let transactions = self.transactions.partition_point(|(b, _, _)| *b <= block);
-        for (_, from, to) in self.transactions.split_off(transactions) {
-            for party in [Some(from), to].into_iter().flatten() {
-                if let Some(listed) = self.transactions_of.get_mut(&party) {
-                    listed.truncate(listed.partition_point(|(b, _)| *b <= block));
-                }
-            }
-        }
-        let inner = self.inner.partition_point(|t| t.at.block <= block);
-        for undone in self.inner.split_off(inner) {
-            for side in [undone.from, undone.to] {
-                if let Some(listed) = self.inner_of.get_mut(&side) {
-                    listed.truncate(listed.partition_point(|i| (*i as usize) < inner));
-                }
-            }
-        }
-        let kept = self.movements.partition_point(|m| m.block() <= block);
-        let undone = self.movements.split_off(kept);
-        let kept = kept as u32;
-        for movement in &undone {
-            for side in <[Holder; 2]>::from(movement.sides()) {
-                if let Some(moves) = self.moves_of.get_mut(&side) {
-                    moves.truncate(moves.partition_point(|m| *m < kept));
-                }
-            }
-            let moves = match movement {
-                Movement::Fungible { asset, .. } => self.moves_of_asset.get_mut(asset),
-                Movement::Nft { collection, .. } => self.moves_of_collection.get_mut(collection),
-            };
-            if let Some(moves) = moves {
-                moves.truncate(moves.partition_point(|m| *m < kept));
-            }
-            match *movement {
-                Movement::Fungible { asset, from, to, .. } => {
-                    for holder in [from, to].into_iter().filter(|h| *h != Holder::NOBODY) {
-                        self.truncate_balance(holder, asset, block);
-                    }
-                    if let Some(supply) = self.supply.get_mut(usize::from(asset.0)) {
-                        supply.truncate_after(block);
-                    }
-                    if let Some(blocks) = self.activity.get_mut(&asset) {
-                        blocks.truncate(blocks.partition_point(|b| *b <= block));
-                    }
-                }
-                Movement::Nft { collection, id, from, to, multi, .. } => {
-                    if multi {
-                        for holder in [from, to] {
-                            if let Some(history) = self.amounts.get_mut(&(holder, collection, id))
-                                && !history.truncate_after(block)
-                            {
-                                self.amounts.remove(&(holder, collection, id));
-                            }
-                        }
-                    } else if let Some(history) = self.owners.get_mut(&(collection, id))
-                        && !history.truncate_after(block)
-                    {
-                        self.owners.remove(&(collection, id));
-                    }
-                    if self.minted_at.get(&(collection, id)).is_some_and(|minted| *minted > block) {
-                        self.minted_at.remove(&(collection, id));
-                        if let Some(ids) = self.tokens_of.get_mut(&collection) {
-                            ids.retain(|minted| *minted != id);
-                        }
-                    }
-                    self.forget_nft_unless_held(to, collection, id, block);
-                }
-            }
-        }
-    }
-
-    fn truncate_balance(&mut self, holder: Holder, asset: Asset, block: u32) {
-        let Some(index) = self.balances.get(&(holder, asset)).copied() else { return };
-        if self.histories.history_mut(index).truncate_after(block) {
-            return;
-        }
-        // Never held before `block`: the holder no longer lists the asset.
-        // The emptied history stays allocated, unreachable.
-        self.balances.remove(&(holder, asset));
-        if let Some(held) = self.assets_of.get_mut(&holder) {
-            held.retain(|(held, _)| *held != asset);
-        }
-    }
-
-    /// Drops an NFT from a holder's list when it got it only after `block`.
-    fn forget_nft_unless_held(&mut self, holder: Holder, collection: u16, id: Id, block: u32) {
-        let held_before = self.amounts.contains_key(&(holder, collection, id))
-            || self.owners.get(&(collection, id)).is_some_and(|owners| {
-                let view = owners.view();
-                view.blocks.iter().zip(view.values).any(|(b, owner)| *b <= block && *owner == holder)
-            });
-        if !held_before && let Some(held) = self.nfts_of.get_mut(&holder) {
-            held.retain(|nft| *nft != (collection, id));
-            if let Some(holders) = self.holders_of.get_mut(&(collection, id)) {
-                holders.retain(|h| *h != holder);
-            }
-        }
+        self.transactions.inner_of(holder)
     }
 
     /// Every movement, in block order.
     pub fn movements(&self) -> &[Movement<Id>] {
-        &self.movements
+        self.movements.all()
     }
 
     /// The token and NFT movements a holder sent or received (not the
     /// native currency's), as indexes into [`Ledger::movements`], in chain
     /// order.
     pub fn moves_of(&self, holder: Holder) -> &[u32] {
-        self.moves_of.get(&holder).map_or(&[], Vec::as_slice)
+        self.movements.of_holder(holder)
     }
 
     /// The movements of an ERC20 token (none for the native currency), as
     /// indexes into [`Ledger::movements`], in chain order.
     pub fn moves_of_asset(&self, asset: Asset) -> &[u32] {
-        self.moves_of_asset.get(&asset).map_or(&[], Vec::as_slice)
+        self.movements.of_asset(asset)
     }
 
     /// The movements of a collection's tokens, as indexes into
     /// [`Ledger::movements`], in chain order.
     pub fn moves_of_collection(&self, collection: u16) -> &[u32] {
-        self.moves_of_collection.get(&collection).map_or(&[], Vec::as_slice)
+        self.movements.of_collection(collection)
     }
 
-    /// Number of addresses known.
-    pub fn holders(&self) -> usize {
-        self.addresses.len()
+    /// Puts the ledger back as it was at the end of `block`: every movement
+    /// after it is undone, as if it never happened (a chain reorganised
+    /// from `block` on). Holders stay known. Each part undoes its own: the
+    /// movements taken out tell the balances and the NFTs what to undo.
+    pub fn rollback_to(&mut self, block: u32) {
+        self.transactions.rollback_to(block);
+        for movement in self.movements.split_after(block) {
+            match movement {
+                Movement::Fungible { asset, from, to, .. } => self.balances.undo(asset, [from, to], block),
+                Movement::Nft { collection, id, from, to, multi, .. } => {
+                    self.nfts.undo((collection, id), [from, to], multi, block);
+                }
+            }
+        }
     }
 }
 
