@@ -15,8 +15,8 @@ use w3api_source::DataSource;
 use w3api_store::{Attempt, AttemptOutcome, Delivery};
 use w3api_types::{StreamStatus, StreamWebhook};
 
+use crate::engine::Inner;
 use crate::error::StreamsError;
-use crate::service::Inner;
 use crate::sign::{SIGNATURE_HEADER, signature};
 
 /// Attempt results recorded in one transaction at most.

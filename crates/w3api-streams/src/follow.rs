@@ -16,9 +16,10 @@ use w3api_store::{NewDelivery, Records, StoredStream};
 use w3api_types::rpc::CallFrame;
 use w3api_types::{Chain, StreamNativeBalance, StreamWebhook};
 
+use crate::engine::Inner;
 use crate::error::StreamsError;
 use crate::payload::{self, BlockData, InternalTransfer};
-use crate::service::{Inner, kept_of};
+use crate::records::kept_of;
 use crate::settings::StreamSpec;
 
 /// Blocks one head may catch up at most: a jump of more (a mined batch)

@@ -17,19 +17,23 @@
 mod config;
 mod cursor;
 pub mod deliver;
+mod engine;
 mod error;
 mod filter;
 pub mod follow;
 pub mod payload;
+mod records;
 mod service;
 mod settings;
 mod sign;
 mod triggers;
 
 pub use config::{StreamsConfig, production_confirmations};
+pub use engine::Engine;
 pub use error::StreamsError;
 pub use payload::BlockData;
-pub use service::{DashboardAttempt, DashboardDelivery, Engine, Streams};
+pub use records::{DashboardAttempt, DashboardDelivery};
+pub use service::Streams;
 pub use settings::StreamSpec;
 pub use sign::{SIGNATURE_HEADER, signature};
 pub use w3api_store::{AttemptFilter, DeliveryFilter};
