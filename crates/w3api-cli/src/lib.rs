@@ -12,6 +12,9 @@
 use {tempfile as _, url as _, w3api_spec_check as _, w3api_testkit as _, w3api_tests as _};
 // The binary's allocator (`src/main.rs`).
 use mimalloc as _;
+// Named for their features alone (see the manifest): the demo's build is
+// then the one the workspace's tests reuse.
+use {either as _, hyper as _, zerocopy as _};
 
 mod balances;
 mod blocks;
