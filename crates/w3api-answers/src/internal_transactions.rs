@@ -4,7 +4,7 @@
 //! transaction's own call in the order they began.
 
 use w3api_source::SourceError;
-use w3api_types::rpc::CallFrame;
+use w3api_types::rpc::{CallFrame, Receipt};
 use w3api_types::{B256, Chain, InternalTransaction, TransactionInclude, U256};
 
 use crate::Backend;
@@ -14,18 +14,18 @@ pub fn wanted(include: Option<TransactionInclude>) -> bool {
     include == Some(TransactionInclude::InternalTransactions)
 }
 
-/// The internal transactions of the mined transaction `hash`, of block
-/// `block` (number and hash). A source that cannot trace its chain (a node
-/// without a call tracer, which its probe logs) has none to list, as
-/// production lists none on a chain it does not trace.
-pub async fn of_transaction<S: Backend>(
+/// The internal transactions of the mined transaction whose receipt is
+/// `receipt`. A source that cannot trace its chain (a node without a call
+/// tracer, which its probe logs) has none to list, as production lists none
+/// on a chain it does not trace.
+pub async fn of_mined<S: Backend>(
     source: &S,
     chain: Chain,
-    hash: B256,
-    block: (u64, B256),
+    receipt: &Receipt,
 ) -> Result<Vec<InternalTransaction>, SourceError> {
+    let hash = receipt.transaction_hash;
     let tree = source.call_tree(chain, hash).await?;
-    Ok(tree.map(|top| flattened(&top, (hash, block))).unwrap_or_default())
+    Ok(tree.map(|top| flattened(&top, (hash, (receipt.block_number, receipt.block_hash)))).unwrap_or_default())
 }
 
 /// The internal transactions of each of the `count` transactions of block

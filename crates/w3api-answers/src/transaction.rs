@@ -62,8 +62,7 @@ async fn internal<S: Backend>(
     if !internal_transactions::wanted(request.include) {
         return Ok(None);
     }
-    let block = (receipt.block_number, receipt.block_hash);
-    internal_transactions::of_transaction(source, request.chain, request.hash, block).await.map(Some)
+    internal_transactions::of_mined(source, request.chain, receipt).await.map(Some)
 }
 
 /// A mined transaction, its receipt and its block's time.

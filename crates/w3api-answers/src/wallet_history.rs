@@ -76,9 +76,7 @@ pub async fn wallet_history_page<S: Backend>(
     for ((entry, (transaction, receipt)), approvals) in answer.page.items.iter().zip(&read).zip(approvals) {
         let mut item = history_transaction(&context, entry, (transaction, receipt), approvals)?;
         if internal_transactions {
-            let block = (receipt.block_number, receipt.block_hash);
-            item.internal_transactions =
-                Some(inner_calls::of_transaction(source, chain, entry.facts.hash, block).await?);
+            item.internal_transactions = Some(inner_calls::of_mined(source, chain, receipt).await?);
         }
         result.push(item);
     }

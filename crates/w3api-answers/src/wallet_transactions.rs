@@ -50,10 +50,7 @@ pub async fn wallet_transactions_page<S: Backend>(
         let time = block_time(listed.timestamp)?;
         let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
         let internal_transactions = match internal_transactions::wanted(include) {
-            true => {
-                let block = (receipt.block_number, receipt.block_hash);
-                Some(internal_transactions::of_transaction(source, chain, transaction.hash, block).await?)
-            }
+            true => Some(internal_transactions::of_mined(source, chain, &receipt).await?),
             false => None,
         };
         let transaction = fields(&transaction, &receipt, time)?;

@@ -1,9 +1,8 @@
 //! The REST operations of `spec/openapi.yaml`, one module per operation
-//! (or pair of operations) holding its extractor, its handler and the
-//! conversion of its answer, routed at the path and method the generated
-//! operation table gives it. Each reads its request, calls its answer in
-//! `w3api-answers` (which its JSON-RPC twin calls too) and writes it;
-//! none imports another. What they share: query parsing (`query.rs`), the
+//! (or pair of operations) holding its extractor and its handler, routed at
+//! the path and method the generated operation table gives it. Each reads
+//! its request, calls its answer in `w3api-answers` (which its JSON-RPC
+//! twin calls too) and writes it; none imports another. What they share: query parsing (`query.rs`), the
 //! extractor's frame (`extract.rs`), bodies (`body.rs`) and JSON answers
 //! (`answer.rs`).
 
