@@ -2,7 +2,7 @@
 #
 # start_w3api DIR ARGS...  starts "$W3API_BIN" serve on 127.0.0.1, port 0,
 # with ARGS; its stdout and stderr go to DIR/serve.out and DIR/serve.err. It
-# sets W3API_URL (exported) and W3API_PID, and stops the server when the
+# sets W3API_URL and W3API_LOG (exported) and W3API_PID, and stops the server when the
 # calling script exits (through .ci/on-exit.sh, so the caller's own cleanups
 # stay). Fails when the server does not start on loopback.
 
@@ -14,6 +14,9 @@ start_w3api() {
   shift
   "$W3API_BIN" serve --listen 127.0.0.1:0 "$@" >"$dir/serve.out" 2>"$dir/serve.err" &
   W3API_PID=$!
+  # Where a failed check finds the causes the server logged (.ci/tally.sh).
+  W3API_LOG=$dir/serve.err
+  export W3API_LOG
   stop_on_exit "$W3API_PID"
   W3API_URL=
   for _ in $(seq 1 3000); do

@@ -4,7 +4,8 @@
 # default) with its output in $work/NAME.log, adds its last
 # `NAME: N passed, N failed` line to $passed and $failed, and carries on
 # when it fails: a check that fails or prints no such line is put in
-# $broken (and counts one failure when it printed none).
+# $broken (and counts one failure when it printed none), and the server's
+# log lines of the request ids its output quotes are shown.
 
 passed=0 failed=0 broken=()
 
@@ -21,5 +22,17 @@ run() {
   if [ "$status" -ne 0 ] || [ -z "$line" ]; then
     broken+=("$name")
     [ -n "$line" ] || failed=$((failed + 1))
+    logged_causes "$log"
   fi
+}
+
+# logged_causes LOG: what the server logged for each request id that a
+# failed check quotes from an error body (the cause never reaches the body).
+logged_causes() {
+  [ -n "${W3API_LOG:-}" ] && [ -f "$W3API_LOG" ] || return 0
+  local id
+  for id in $(grep -oE 'request id [A-Za-z0-9_-]+' "$1" | awk '{print $3}' | sort -u | head -n 5); do
+    echo "--- the server's log of request $id:"
+    grep -F -- "$id" "$W3API_LOG" | head -n 5 || true
+  done
 }

@@ -130,6 +130,12 @@ impl FetchLimits {
 /// Requests in flight at once when a batch goes out as several requests.
 const PARTS_IN_FLIGHT: usize = 8;
 
+/// How long an idle connection to the node is kept for the next request.
+/// Shorter than the 5 s after which Node.js servers (Hardhat, Ganache)
+/// close idle keep-alive connections: reusing one just as the server
+/// closes it loses the request, which a POST cannot safely send again.
+const POOL_IDLE: Duration = Duration::from_secs(4);
+
 /// An upstream node.
 #[derive(Debug)]
 pub struct Node {
@@ -170,6 +176,7 @@ impl Node {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .timeout(timeout)
+            .pool_idle_timeout(POOL_IDLE)
             .build()
             .map_err(|e| failed(format!("cannot build an HTTP client: {e}")))?;
         Ok(Node {
