@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use w3api_devnet::Devnet;
 use w3api_source::{
-    BlockRef, ChainControl, Contract, DataSource, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
+    BlockRef, ChainControl, Contract, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
     TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
     WalletTokensQuery,
 };
@@ -41,9 +41,12 @@ impl Observed {
 /// its refusals.
 impl ChainControl for Observed {}
 
-/// Nor does it execute contract code, or trace it.
-impl w3api_source::Execution for Observed {}
-
+/// Nor does it execute contract code, send, sign, keep filters or trace:
+/// it reads the chain's code, storage and proofs of no account.
+impl w3api_source::Calls for Observed {}
+impl w3api_source::Sending for Observed {}
+impl w3api_source::Filters for Observed {}
+impl w3api_source::Signing for Observed {}
 impl w3api_source::Tracing for Observed {}
 
 impl w3api_query::Asks for Observed {
@@ -52,40 +55,9 @@ impl w3api_query::Asks for Observed {
     }
 }
 
-impl DataSource for Observed {
+impl w3api_source::Blocks for Observed {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
         self.reach("latest_block").await.latest_block(chain).await
-    }
-    async fn wallet_tokens(
-        &self,
-        query: WalletTokensQuery,
-        page: PageRequest,
-    ) -> Result<WalletTokensPage, SourceError> {
-        self.reach("wallet_tokens").await.wallet_tokens(query, page).await
-    }
-    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
-        self.reach("wallet_nfts").await.wallet_nfts(query, page).await
-    }
-    async fn wallet_collections(
-        &self,
-        query: WalletCollectionsQuery,
-        page: PageRequest,
-    ) -> Result<WalletCollectionsPage, SourceError> {
-        self.reach("wallet_collections").await.wallet_collections(query, page).await
-    }
-    async fn describe_nfts(
-        &self,
-        chain: Chain,
-        block: u64,
-        nfts: Vec<NftHolding>,
-    ) -> Result<Vec<NftHolding>, SourceError> {
-        self.reach("describe_nfts").await.describe_nfts(chain, block, nfts).await
-    }
-    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
-        self.reach("nft_status").await.nft_status(chain, collections).await
-    }
-    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
-        self.reach("token_price").await.token_price(query).await
     }
     async fn block(&self, chain: Chain, block: BlockRef, full: bool) -> Result<Option<Block>, SourceError> {
         self.reach("block").await.block(chain, block, full).await
@@ -117,12 +89,6 @@ impl DataSource for Observed {
     async fn logs(&self, query: LogQuery) -> Result<Vec<Log>, SourceError> {
         self.reach("logs").await.logs(query).await
     }
-    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
-        self.reach("balance").await.balance(chain, address, block).await
-    }
-    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
-        self.reach("transaction_count").await.transaction_count(chain, address, block).await
-    }
     async fn fee_history(
         &self,
         chain: Chain,
@@ -135,11 +101,53 @@ impl DataSource for Observed {
     async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
         self.reach("fee_suggestion").await.fee_suggestion(chain).await
     }
-    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
-        self.reach("contracts").await.contracts(chain, addresses).await
-    }
-
     fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
         self.devnet.heads()
+    }
+}
+
+impl w3api_source::State for Observed {
+    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
+        self.reach("balance").await.balance(chain, address, block).await
+    }
+    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
+        self.reach("transaction_count").await.transaction_count(chain, address, block).await
+    }
+}
+
+impl w3api_source::DataApi for Observed {
+    async fn wallet_tokens(
+        &self,
+        query: WalletTokensQuery,
+        page: PageRequest,
+    ) -> Result<WalletTokensPage, SourceError> {
+        self.reach("wallet_tokens").await.wallet_tokens(query, page).await
+    }
+    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
+        self.reach("wallet_nfts").await.wallet_nfts(query, page).await
+    }
+    async fn wallet_collections(
+        &self,
+        query: WalletCollectionsQuery,
+        page: PageRequest,
+    ) -> Result<WalletCollectionsPage, SourceError> {
+        self.reach("wallet_collections").await.wallet_collections(query, page).await
+    }
+    async fn describe_nfts(
+        &self,
+        chain: Chain,
+        block: u64,
+        nfts: Vec<NftHolding>,
+    ) -> Result<Vec<NftHolding>, SourceError> {
+        self.reach("describe_nfts").await.describe_nfts(chain, block, nfts).await
+    }
+    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
+        self.reach("nft_status").await.nft_status(chain, collections).await
+    }
+    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
+        self.reach("token_price").await.token_price(query).await
+    }
+    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
+        self.reach("contracts").await.contracts(chain, addresses).await
     }
 }

@@ -21,7 +21,7 @@ use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Address, TxKind, U256};
 use alloy_signer::SignerSync;
 use w3api_devnet::{Devnet, Scale, dev_signers};
-use w3api_source::{DataSource, Execution};
+use w3api_source::prelude::*;
 use w3api_store::Location;
 use w3api_types::Chain;
 

@@ -26,7 +26,8 @@ use alloy_sol_types::{SolCall, SolConstructor};
 use criterion::Criterion;
 use w3api_contracts::WrappedNative;
 use w3api_devnet::{Devnet, Scale, dev_addresses};
-use w3api_source::{BlockRef, ChainControl, DataSource, Execution, Tracing};
+use w3api_source::prelude::*;
+use w3api_source::{BlockRef, ChainControl, Tracing};
 use w3api_types::Chain;
 use w3api_types::rpc::{TraceConfig, TransactionRequest};
 

@@ -118,10 +118,45 @@ impl Devnet {
     }
 }
 
+/// Balances, nonces, code, storage and proofs are read from the chain's
+/// state after the block.
+impl w3api_source::State for Devnet {
+    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
+        self.ready(chain).await?.native_balance(&address, block)
+    }
+
+    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
+        self.ready(chain).await?.nonce(&address, block)
+    }
+
+    async fn code(&self, chain: Chain, address: Address, block: BlockRef) -> Result<Bytes, SourceError> {
+        self.ready(chain).await?.code(address, block)
+    }
+
+    async fn storage_at(
+        &self,
+        chain: Chain,
+        address: Address,
+        slot: U256,
+        block: BlockRef,
+    ) -> Result<Hash32, SourceError> {
+        self.ready(chain).await?.storage_at(address, slot, block)
+    }
+
+    async fn proof(
+        &self,
+        chain: Chain,
+        address: Address,
+        keys: Vec<StorageKey>,
+        block: BlockRef,
+    ) -> Result<AccountProof, SourceError> {
+        self.ready(chain).await?.proof(address, &keys, block)
+    }
+}
+
 /// Calls, estimates and access lists are the EVM's over the chain's state
-/// at the block, each in an execution slot; code, storage and proofs are
-/// read from it; sent transactions are mined.
-impl w3api_source::Execution for Devnet {
+/// after the block, each in an execution slot.
+impl w3api_source::Calls for Devnet {
     async fn call(
         &self,
         chain: Chain,
@@ -153,29 +188,13 @@ impl w3api_source::Execution for Devnet {
         let prepare = |data: &ChainData, cap| data.prepare(&request, block, None, cap);
         self.execute(chain, prepare, |call, state, stop| call.access_list(state, stop)).await
     }
+}
 
-    async fn code(&self, chain: Chain, address: Address, block: BlockRef) -> Result<Bytes, SourceError> {
-        self.ready(chain).await?.code(address, block)
-    }
-
-    async fn storage_at(
-        &self,
-        chain: Chain,
-        address: Address,
-        slot: U256,
-        block: BlockRef,
-    ) -> Result<Hash32, SourceError> {
-        self.ready(chain).await?.storage_at(address, slot, block)
-    }
-
-    async fn proof(
-        &self,
-        chain: Chain,
-        address: Address,
-        keys: Vec<StorageKey>,
-        block: BlockRef,
-    ) -> Result<AccountProof, SourceError> {
-        self.ready(chain).await?.proof(address, &keys, block)
+/// A sent transaction is mined at once or waits in the pool, as the
+/// chain mines.
+impl w3api_source::Sending for Devnet {
+    fn pending_transactions(&self) -> Option<tokio::sync::broadcast::Receiver<w3api_source::PendingTransaction>> {
+        Some(self.inner.pending.subscribe())
     }
 
     /// Mined at once into a block of its own, as Anvil and Hardhat automine.
@@ -188,6 +207,12 @@ impl w3api_source::Execution for Devnet {
         Ok(hash)
     }
 
+    async fn pool_content(&self, chain: Chain) -> Result<TxpoolContent, SourceError> {
+        Ok(self.ready(chain).await?.pool_content())
+    }
+}
+
+impl w3api_source::Filters for Devnet {
     async fn new_filter(&self, chain: Chain, owner: &str, filter: LogFilter) -> Result<FilterId, SourceError> {
         self.inner.filters.install(&*self.ready(chain).await?, owner, Some(filter))
     }
@@ -198,10 +223,6 @@ impl w3api_source::Execution for Devnet {
 
     async fn new_pending_transaction_filter(&self, chain: Chain, owner: &str) -> Result<FilterId, SourceError> {
         self.inner.filters.install_pending(&*self.ready(chain).await?, owner)
-    }
-
-    async fn pool_content(&self, chain: Chain) -> Result<TxpoolContent, SourceError> {
-        Ok(self.ready(chain).await?.pool_content())
     }
 
     async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {
@@ -216,7 +237,9 @@ impl w3api_source::Execution for Devnet {
         self.ready(chain).await?;
         Ok(self.inner.filters.uninstall(chain, &id))
     }
+}
 
+impl w3api_source::Signing for Devnet {
     async fn signing_accounts(&self, _chain: Chain) -> Result<Vec<Address>, SourceError> {
         Ok(dev_addresses().collect())
     }
@@ -558,7 +581,7 @@ impl ChainControl for Devnet {
 
 #[cfg(test)]
 mod tests {
-    use w3api_source::DataSource;
+    use w3api_source::Blocks;
 
     use super::*;
     use crate::Scale;

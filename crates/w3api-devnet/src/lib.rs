@@ -1,6 +1,6 @@
 //! A deterministic devnet: EVM chains with ERC20 tokens, NFT collections and
 //! two DEXes, built from real signed transactions, and served through the
-//! [`DataSource`] trait.
+//! backend traits of [`w3api_source`].
 //!
 //! Everything follows from a seed and a [`Scale`]: the same seed gives the
 //! same blocks, byte for byte. Each chain of the interface has its own data,
@@ -52,13 +52,13 @@ use parking_lot::RwLockReadGuard;
 use std::time::Duration;
 
 use w3api_source::{
-    BlockRef, Contract, DataSource, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, PendingTransaction,
-    SourceError, TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery,
-    WalletTokensPage, WalletTokensQuery,
+    BlockRef, Contract, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, PendingTransaction, SourceError,
+    TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
+    WalletTokensQuery,
 };
 use w3api_store::Store;
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, SyncStatus, U256};
+use w3api_types::{Address, Chain, SyncStatus};
 
 pub use accounts::{Accounts, Role};
 pub use alloy_genesis::Genesis;
@@ -283,7 +283,7 @@ impl Devnet {
     /// # Panics
     ///
     /// For a chain without a chain id (a [`Chain::Other`] known only by
-    /// name): its transactions could not be signed. The [`DataSource`]
+    /// name): its transactions could not be signed. The backend
     /// methods refuse such a chain with [`SourceError::ChainNotServed`].
     pub fn chain(&self, chain: Chain) -> ChainRead {
         self.live(chain).read_arc()
@@ -470,60 +470,13 @@ impl w3api_query::Asks for Devnet {
     }
 }
 
-impl DataSource for Devnet {
+impl w3api_source::Blocks for Devnet {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
         Ok(self.ready(chain).await?.latest())
     }
 
     fn revision(&self, chain: Chain) -> u64 {
         self.generated_live(chain).map_or(0, |live| live.revision())
-    }
-
-    async fn wallet_tokens(
-        &self,
-        query: WalletTokensQuery,
-        page: PageRequest,
-    ) -> Result<WalletTokensPage, SourceError> {
-        self.ready(query.chain).await?.wallet_tokens(&query, &page)
-    }
-
-    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
-        self.ready_live(query.chain).await?;
-        let indexing = &self.inner.indexing;
-        indexing.request(query.chain, &query.token_addresses).await?;
-        let answer = self.ready(query.chain).await?.wallet_nfts(&query, &page)?;
-        let status = indexing.status(query.chain, answer.concerns).await?;
-        Ok(WalletNftsPage { status, holdings: answer.holdings, total: answer.total })
-    }
-
-    async fn wallet_collections(
-        &self,
-        query: WalletCollectionsQuery,
-        page: PageRequest,
-    ) -> Result<WalletCollectionsPage, SourceError> {
-        let answer = self.ready(query.chain).await?.wallet_collections(&query, &page)?;
-        let status = self.inner.indexing.status(query.chain, answer.concerns).await?;
-        Ok(WalletCollectionsPage { status, holdings: answer.holdings })
-    }
-
-    async fn describe_nfts(
-        &self,
-        chain: Chain,
-        block: u64,
-        nfts: Vec<NftHolding>,
-    ) -> Result<Vec<NftHolding>, SourceError> {
-        let data = self.ready(chain).await?;
-        Ok(nfts.into_iter().map(|nft| data.described(nft, block)).collect())
-    }
-
-    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
-        self.ready_live(chain).await?;
-        self.inner.indexing.request(chain, &collections).await?;
-        Ok(self.inner.indexing.status(chain, collections).await?)
-    }
-
-    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
-        self.ready(query.chain).await?.token_price(&query)
     }
 
     async fn block(
@@ -572,14 +525,6 @@ impl DataSource for Devnet {
         self.ready(query.chain).await?.rpc_logs(&query)
     }
 
-    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
-        self.ready(chain).await?.native_balance(&address, block)
-    }
-
-    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
-        self.ready(chain).await?.nonce(&address, block)
-    }
-
     async fn fee_history(
         &self,
         chain: Chain,
@@ -594,15 +539,60 @@ impl DataSource for Devnet {
         Ok(self.ready(chain).await?.fee_suggestion())
     }
 
-    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
-        Ok(self.ready(chain).await?.contracts(addresses))
-    }
-
     fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
         Some(self.inner.heads.subscribe())
     }
+}
 
-    fn pending_transactions(&self) -> Option<tokio::sync::broadcast::Receiver<PendingTransaction>> {
-        Some(self.inner.pending.subscribe())
+impl w3api_source::DataApi for Devnet {
+    async fn wallet_tokens(
+        &self,
+        query: WalletTokensQuery,
+        page: PageRequest,
+    ) -> Result<WalletTokensPage, SourceError> {
+        self.ready(query.chain).await?.wallet_tokens(&query, &page)
+    }
+
+    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
+        self.ready_live(query.chain).await?;
+        let indexing = &self.inner.indexing;
+        indexing.request(query.chain, &query.token_addresses).await?;
+        let answer = self.ready(query.chain).await?.wallet_nfts(&query, &page)?;
+        let status = indexing.status(query.chain, answer.concerns).await?;
+        Ok(WalletNftsPage { status, holdings: answer.holdings, total: answer.total })
+    }
+
+    async fn wallet_collections(
+        &self,
+        query: WalletCollectionsQuery,
+        page: PageRequest,
+    ) -> Result<WalletCollectionsPage, SourceError> {
+        let answer = self.ready(query.chain).await?.wallet_collections(&query, &page)?;
+        let status = self.inner.indexing.status(query.chain, answer.concerns).await?;
+        Ok(WalletCollectionsPage { status, holdings: answer.holdings })
+    }
+
+    async fn describe_nfts(
+        &self,
+        chain: Chain,
+        block: u64,
+        nfts: Vec<NftHolding>,
+    ) -> Result<Vec<NftHolding>, SourceError> {
+        let data = self.ready(chain).await?;
+        Ok(nfts.into_iter().map(|nft| data.described(nft, block)).collect())
+    }
+
+    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
+        self.ready_live(chain).await?;
+        self.inner.indexing.request(chain, &collections).await?;
+        Ok(self.inner.indexing.status(chain, collections).await?)
+    }
+
+    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
+        self.ready(query.chain).await?.token_price(&query)
+    }
+
+    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
+        Ok(self.ready(chain).await?.contracts(addresses))
     }
 }

@@ -18,12 +18,12 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 use w3api_source::{
-    BlockRef, ChainControl, Contract, DataSource, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
+    BlockRef, ChainControl, Contract, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
     TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
     WalletTokensQuery,
 };
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncProgress, SyncingStatus, TokenPrice, Transaction};
-use w3api_types::{Address, Chain, SyncStatus, U256};
+use w3api_types::{Address, Chain, SyncStatus};
 
 use crate::follow::{FollowConfig, Followed};
 use crate::journal::Journal;
@@ -109,55 +109,13 @@ impl w3api_query::Asks for NodeSource {
     }
 }
 
-impl DataSource for NodeSource {
+impl w3api_source::Blocks for NodeSource {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
         indexed_head(self.chain(chain)?)
     }
 
     fn revision(&self, chain: Chain) -> u64 {
         self.chains.get(&chain).map_or(0, |followed| followed.revision())
-    }
-
-    async fn wallet_tokens(
-        &self,
-        query: WalletTokensQuery,
-        page: PageRequest,
-    ) -> Result<WalletTokensPage, SourceError> {
-        wallet_tokens::answer(self.chain(query.chain)?, query, &page).await
-    }
-
-    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
-        nfts::wallet_nfts(self.chain(query.chain)?, &self.metadata, query, &page).await
-    }
-
-    async fn wallet_collections(
-        &self,
-        query: WalletCollectionsQuery,
-        page: PageRequest,
-    ) -> Result<WalletCollectionsPage, SourceError> {
-        nfts::wallet_collections(self.chain(query.chain)?, query, &page).await
-    }
-
-    async fn describe_nfts(
-        &self,
-        chain: Chain,
-        block: u64,
-        nfts: Vec<NftHolding>,
-    ) -> Result<Vec<NftHolding>, SourceError> {
-        Ok(nfts::describe(self.chain(chain)?, &self.metadata, nfts, block).await)
-    }
-
-    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
-        let followed = self.chain(chain)?;
-        let head = {
-            let index = followed.index.read();
-            w3api_query::ChainView::head(&view::IndexView { index: &index, followed })?
-        };
-        nfts::sync_status(followed, head, collections).await
-    }
-
-    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
-        wallet_tokens::token_price(self.chain(query.chain)?, &query)
     }
 
     async fn block(&self, chain: Chain, block: BlockRef, full: bool) -> Result<Option<Block>, SourceError> {
@@ -238,22 +196,6 @@ impl DataSource for NodeSource {
         forward::logs(self.chain(query.chain)?, &query).await
     }
 
-    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
-        forward::account_state(self.chain(chain)?, "eth_getBalance", address, block).await
-    }
-
-    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
-        let followed = self.chain(chain)?;
-        // The next nonce to use counts the node's pool, which the index
-        // does not see: a wallet sending twice in a row needs two nonces.
-        let count: U256 = if block == BlockRef::Pending {
-            forward::request(followed, "eth_getTransactionCount", serde_json::json!([address, "pending"])).await?
-        } else {
-            forward::account_state(followed, "eth_getTransactionCount", address, block).await?
-        };
-        u64::try_from(count).map_err(|_| SourceError::Unavailable(format!("the node counts {count} transactions")))
-    }
-
     async fn fee_history(
         &self,
         chain: Chain,
@@ -266,6 +208,54 @@ impl DataSource for NodeSource {
 
     async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
         forward::fee_suggestion(self.chain(chain)?).await
+    }
+
+    fn heads(&self) -> Option<broadcast::Receiver<Head>> {
+        Some(self.heads.subscribe())
+    }
+}
+
+impl w3api_source::DataApi for NodeSource {
+    async fn wallet_tokens(
+        &self,
+        query: WalletTokensQuery,
+        page: PageRequest,
+    ) -> Result<WalletTokensPage, SourceError> {
+        wallet_tokens::answer(self.chain(query.chain)?, query, &page).await
+    }
+
+    async fn wallet_nfts(&self, query: WalletNftsQuery, page: PageRequest) -> Result<WalletNftsPage, SourceError> {
+        nfts::wallet_nfts(self.chain(query.chain)?, &self.metadata, query, &page).await
+    }
+
+    async fn wallet_collections(
+        &self,
+        query: WalletCollectionsQuery,
+        page: PageRequest,
+    ) -> Result<WalletCollectionsPage, SourceError> {
+        nfts::wallet_collections(self.chain(query.chain)?, query, &page).await
+    }
+
+    async fn describe_nfts(
+        &self,
+        chain: Chain,
+        block: u64,
+        nfts: Vec<NftHolding>,
+    ) -> Result<Vec<NftHolding>, SourceError> {
+        Ok(nfts::describe(self.chain(chain)?, &self.metadata, nfts, block).await)
+    }
+
+    async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
+        let followed = self.chain(chain)?;
+        let head = {
+            let index = followed.index.read();
+            w3api_query::ChainView::head(&view::IndexView { index: &index, followed })?
+        };
+        nfts::sync_status(followed, head, collections).await
+    }
+
+    async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
+        wallet_tokens::token_price(self.chain(query.chain)?, &query)
     }
 
     async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
@@ -284,9 +274,5 @@ impl DataSource for NodeSource {
                 w3api_query::nfts::collection_info(&view, collection).map(Contract::Collection)
             })
             .collect())
-    }
-
-    fn heads(&self) -> Option<broadcast::Receiver<Head>> {
-        Some(self.heads.subscribe())
     }
 }

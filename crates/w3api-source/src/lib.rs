@@ -1,237 +1,70 @@
-//! What the server needs to know, asked of a [`DataSource`].
+//! What the server needs to know, asked of a backend, one trait per
+//! concern after reth's split: [`Blocks`] (blocks, transactions, receipts,
+//! logs, fees), [`State`] (balances, nonces, code, storage, proofs),
+//! [`Calls`] (calls, estimates, access lists), [`Sending`] (signed
+//! transactions and the pending pool), [`Filters`], [`Signing`] with a
+//! chain's own accounts, [`ChainControl`] (the cheat methods), [`Tracing`]
+//! and [`DataApi`] (the Data API's questions beyond the query core).
+//! [`DataSource`] is all of them at once.
 //!
-//! The server's HTTP and JSON-RPC layers call this trait and never see where
-//! the answers come from: the embedded devnet (`w3api-devnet`) implements it,
-//! and so could an indexer of a real node. Listings are read a page at a
-//! time ([`page`]), and wallet answers are domain data ([`wallet`]): the
-//! server decides how they are written.
+//! The server's HTTP and JSON-RPC layers call these traits and never see
+//! where the answers come from: the embedded devnet (`w3api-devnet`) and
+//! node mode (`w3api-indexer`) implement them. A concern's provided methods
+//! refuse, so a backend implements only what it has. Listings are read a
+//! page at a time ([`PageRequest`]), and wallet answers are domain data
+//! ([`TokenHolding`] and the rest): the server decides how they are
+//! written. Code that calls a concrete backend brings the traits into
+//! scope with [`prelude`].
 
+mod blocks;
+mod calls;
 mod control;
-mod execution;
+mod data_api;
+mod filters;
 mod page;
 pub mod scenario;
+mod sending;
+mod signing;
+mod state;
 mod traces;
 mod wallet;
 
 use std::future::Future;
 
-use w3api_types::rpc::{
-    Block, BlockId, BlockNumberOrTag, FeeHistory, Hash32, Log, LogFilter, Receipt, SyncingStatus, TokenPrice,
-    Transaction,
-};
+use w3api_types::rpc::{BlockId, BlockNumberOrTag, Hash32, LogFilter};
 use w3api_types::{Address, Bytes, Chain, U256};
 
+pub use blocks::Blocks;
+pub use calls::Calls;
 pub use control::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
-pub use execution::Execution;
+pub use data_api::DataApi;
+pub use filters::Filters;
 pub use page::{Page, PagePosition, PageRequest};
+pub use sending::Sending;
+pub use signing::Signing;
+pub use state::State;
 pub use traces::{Tracing, geth_call_tree, geth_call_trees, geth_trees, parity_tree, parity_trees, value_transfers};
 pub use wallet::{
     CollectionHolding, CollectionInfo, NftHolding, NftRarity, TokenHolding, TokenInfo, WalletCollectionsPage,
     WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 
-/// A source of chain data for the API.
-pub trait DataSource: ChainControl + Execution + Tracing {
-    /// The newest block of a chain.
-    fn latest_block(&self, chain: Chain) -> impl Future<Output = Result<u64, SourceError>> + Send;
+/// Every concern's trait, for code that calls a concrete backend's methods.
+pub mod prelude {
+    pub use crate::{Blocks, Calls, ChainControl, DataApi, DataSource, Filters, Sending, Signing, State, Tracing};
+}
 
-    /// Moves on whenever blocks of `chain` already answered for may have
-    /// been replaced (a revert, a reset). Answers kept for reuse are kept
-    /// under it, so that none outlives the block it was read from. Read it
-    /// before the answer it keys.
-    fn revision(&self, chain: Chain) -> u64 {
-        let _ = chain;
-        0
-    }
+/// Every concern of a backend at once: what the server and the streams
+/// take. A backend implements each concern's trait; this one follows.
+pub trait DataSource: Blocks + State + Calls + Sending + Filters + Signing + DataApi + ChainControl + Tracing {}
 
-    /// One page of a wallet's token balances, native currency included, at a block.
-    fn wallet_tokens(
-        &self,
-        query: WalletTokensQuery,
-        page: PageRequest,
-    ) -> impl Future<Output = Result<WalletTokensPage, SourceError>> + Send;
+impl<T> DataSource for T where T: Blocks + State + Calls + Sending + Filters + Signing + DataApi + ChainControl + Tracing
+{}
 
-    /// One page of the NFTs a wallet owns, with the indexing status of the
-    /// collections the answer concerns.
-    fn wallet_nfts(
-        &self,
-        query: WalletNftsQuery,
-        page: PageRequest,
-    ) -> impl Future<Output = Result<WalletNftsPage, SourceError>> + Send;
-
-    /// One page of the NFT collections a wallet holds tokens of.
-    fn wallet_collections(
-        &self,
-        query: WalletCollectionsQuery,
-        page: PageRequest,
-    ) -> impl Future<Output = Result<WalletCollectionsPage, SourceError>> + Send;
-
-    /// NFTs the query core listed at `block` with the ledger's facts alone,
-    /// each described as the source knows it: its URI, metadata document,
-    /// media, rarity and sync times.
-    fn describe_nfts(
-        &self,
-        chain: Chain,
-        block: u64,
-        nfts: Vec<NftHolding>,
-    ) -> impl Future<Output = Result<Vec<NftHolding>, SourceError>> + Send;
-
-    /// Whether `collections`, which an NFT answer concerns, are indexed;
-    /// asking about a collection starts its indexing where it never
-    /// started, as production does.
-    fn nft_status(
-        &self,
-        chain: Chain,
-        collections: Vec<Address>,
-    ) -> impl Future<Output = Result<w3api_types::SyncStatus, SourceError>> + Send;
-
-    /// The price of a token from its DEX pairs.
-    fn token_price(&self, query: TokenPriceQuery) -> impl Future<Output = Result<TokenPrice, SourceError>> + Send;
-
-    /// A block, with its transactions as hashes or in full; `None` when it
-    /// does not exist.
-    fn block(
-        &self,
-        chain: Chain,
-        block: BlockRef,
-        full_transactions: bool,
-    ) -> impl Future<Output = Result<Option<Block>, SourceError>> + Send;
-
-    /// The transaction at `index` in a block; `None` when the block or the
-    /// index does not exist.
-    fn transaction(
-        &self,
-        chain: Chain,
-        block: BlockRef,
-        index: u64,
-    ) -> impl Future<Output = Result<Option<Transaction>, SourceError>> + Send;
-
-    /// The id a chain's blocks and transactions carry, where it is not the
-    /// one the interface's chain table gives it (a node serving `eth` for
-    /// a development chain): `eth_chainId` and `net_version` answer it.
-    fn chain_id(&self, chain: Chain) -> Option<u64> {
-        let _ = chain;
-        None
-    }
-
-    /// What the source is, for `web3_clientVersion` (`devnet`, a node's name).
-    fn kind(&self) -> &'static str;
-
-    /// Whether the source is still catching up with its chain.
-    fn syncing(&self, chain: Chain) -> impl Future<Output = Result<SyncingStatus, SourceError>> + Send;
-
-    /// The number of the block a reference names; `None` when it does not exist.
-    fn block_number(
-        &self,
-        chain: Chain,
-        block: BlockRef,
-    ) -> impl Future<Output = Result<Option<u64>, SourceError>> + Send;
-
-    /// The number of transactions of a block; `None` when it does not exist.
-    fn block_transaction_count(
-        &self,
-        chain: Chain,
-        block: BlockRef,
-    ) -> impl Future<Output = Result<Option<u64>, SourceError>> + Send;
-
-    /// An included transaction by hash.
-    fn transaction_by_hash(
-        &self,
-        chain: Chain,
-        hash: Hash32,
-    ) -> impl Future<Output = Result<Option<Transaction>, SourceError>> + Send;
-
-    /// The receipt of an included transaction.
-    fn receipt(&self, chain: Chain, hash: Hash32) -> impl Future<Output = Result<Option<Receipt>, SourceError>> + Send;
-
-    /// Included transactions with their receipts, in the order of
-    /// `hashes`; `None` for one the source has no receipt of (unknown, or
-    /// not yet in a block). One after the other by default; a source that
-    /// can ask for them all at once (node mode, in a JSON-RPC batch) does.
-    fn transactions_with_receipts(
-        &self,
-        chain: Chain,
-        hashes: &[Hash32],
-    ) -> impl Future<Output = Result<Vec<Option<(Transaction, Receipt)>>, SourceError>> + Send {
-        async move {
-            let mut read = Vec::with_capacity(hashes.len());
-            for hash in hashes {
-                let transaction = self.transaction_by_hash(chain, *hash).await?;
-                let receipt = match transaction {
-                    Some(_) => self.receipt(chain, *hash).await?,
-                    None => None,
-                };
-                read.push(transaction.zip(receipt));
-            }
-            Ok(read)
-        }
-    }
-
-    /// Every receipt of a block, in order; `None` when the block does not exist.
-    fn block_receipts(
-        &self,
-        chain: Chain,
-        block: BlockRef,
-    ) -> impl Future<Output = Result<Option<Vec<Receipt>>, SourceError>> + Send;
-
-    /// The logs of a range of existing blocks that pass a filter's address
-    /// and topic conditions, in chain order; [`SourceError::TooManyLogs`]
-    /// past `query.max_logs`.
-    fn logs(&self, query: LogQuery) -> impl Future<Output = Result<Vec<Log>, SourceError>> + Send;
-
-    /// The native balance of an account after a block; a block that does not
-    /// exist is [`SourceError::BlockOutOfRange`] or [`SourceError::UnknownBlockHash`].
-    fn balance(
-        &self,
-        chain: Chain,
-        address: Address,
-        block: BlockRef,
-    ) -> impl Future<Output = Result<U256, SourceError>> + Send;
-
-    /// How many transactions an account has sent up to and including a
-    /// block; a missing block is an error, as for [`DataSource::balance`].
-    fn transaction_count(
-        &self,
-        chain: Chain,
-        address: Address,
-        block: BlockRef,
-    ) -> impl Future<Output = Result<u64, SourceError>> + Send;
-
-    /// Fees of `count` blocks ending at `newest` (fewer where the chain is
-    /// shorter), with the tip at each of `percentiles` (increasing, 0 to 100);
-    /// a missing `newest` is an error, as for [`DataSource::balance`].
-    fn fee_history(
-        &self,
-        chain: Chain,
-        count: u64,
-        newest: BlockRef,
-        percentiles: &[f64],
-    ) -> impl Future<Output = Result<FeeHistory, SourceError>> + Send;
-
-    /// The fees a new transaction should offer.
-    fn fee_suggestion(&self, chain: Chain) -> impl Future<Output = Result<FeeSuggestion, SourceError>> + Send;
-
-    /// The tokens and collections among `addresses`, as they are now; an
-    /// address that is neither is left out.
-    fn contracts(
-        &self,
-        chain: Chain,
-        addresses: &[Address],
-    ) -> impl Future<Output = Result<Vec<Contract>, SourceError>> + Send;
-
-    /// News of every change of a chain's newest block: a block added, or
-    /// the chain put back (a revert, a reset). `None` for a source whose
-    /// chains never change.
-    fn heads(&self) -> Option<tokio::sync::broadcast::Receiver<Head>> {
-        None
-    }
-
-    /// News of each transaction a chain of this server accepted, whether
-    /// it was mined at once or waits for a block. `None` for a source that
-    /// hears of none.
-    fn pending_transactions(&self) -> Option<tokio::sync::broadcast::Receiver<PendingTransaction>> {
-        None
-    }
+/// The refusal of a concern's provided method, for a backend that does not
+/// execute: the gateway's one answer to a method its backend lacks.
+pub(crate) fn not_executed<T: Send>() -> impl Future<Output = Result<T, SourceError>> + Send {
+    std::future::ready(Err(SourceError::NotExecuted))
 }
 
 /// A transaction a chain accepted.

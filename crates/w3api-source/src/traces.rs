@@ -16,10 +16,6 @@ use w3api_types::{Bytes, Chain, U256};
 
 use crate::{BlockRef, SourceError};
 
-fn refused<T: Send>() -> impl Future<Output = Result<T, SourceError>> + Send {
-    std::future::ready(Err(SourceError::NotExecuted))
-}
-
 /// The tracing methods of a chain; each refuses with
 /// [`SourceError::NotExecuted`] unless the source takes it.
 pub trait Tracing: Send + Sync {
@@ -31,7 +27,7 @@ pub trait Tracing: Send + Sync {
         config: TraceConfig,
     ) -> impl Future<Output = Result<GethTrace, SourceError>> + Send {
         let _ = (chain, hash, config);
-        refused()
+        crate::not_executed()
     }
 
     /// How `request` would execute after `block`, with the config's
@@ -44,7 +40,7 @@ pub trait Tracing: Send + Sync {
         config: TraceConfig,
     ) -> impl Future<Output = Result<GethTrace, SourceError>> + Send {
         let _ = (chain, request, block, config);
-        refused()
+        crate::not_executed()
     }
 
     /// How each of `block`'s transactions executed, in order.
@@ -55,7 +51,7 @@ pub trait Tracing: Send + Sync {
         config: TraceConfig,
     ) -> impl Future<Output = Result<Vec<BlockTraceResult>, SourceError>> + Send {
         let _ = (chain, block, config);
-        refused()
+        crate::not_executed()
     }
 
     /// The calls the mined transaction `hash` made, in parity's shape;
@@ -66,7 +62,7 @@ pub trait Tracing: Send + Sync {
         hash: Hash32,
     ) -> impl Future<Output = Result<Option<Vec<LocalizedTrace>>, SourceError>> + Send {
         let _ = (chain, hash);
-        refused()
+        crate::not_executed()
     }
 
     /// The calls each of `block`'s transactions made, in order; `None`
@@ -77,7 +73,7 @@ pub trait Tracing: Send + Sync {
         block: BlockRef,
     ) -> impl Future<Output = Result<Option<Vec<LocalizedTrace>>, SourceError>> + Send {
         let _ = (chain, block);
-        refused()
+        crate::not_executed()
     }
 
     /// The calls of the blocks `filter` spans that it matches, paged by
@@ -88,7 +84,7 @@ pub trait Tracing: Send + Sync {
         filter: TraceFilter,
     ) -> impl Future<Output = Result<Vec<LocalizedTrace>, SourceError>> + Send {
         let _ = (chain, filter);
-        refused()
+        crate::not_executed()
     }
 
     /// What `request` would do after `block`, with the `types` of trace asked.
@@ -100,7 +96,7 @@ pub trait Tracing: Send + Sync {
         types: Vec<TraceType>,
     ) -> impl Future<Output = Result<TraceResults, SourceError>> + Send {
         let _ = (chain, request, block, types);
-        refused()
+        crate::not_executed()
     }
 
     /// What the mined transaction `hash` did, run again at its place with
@@ -112,7 +108,7 @@ pub trait Tracing: Send + Sync {
         types: Vec<TraceType>,
     ) -> impl Future<Output = Result<TraceResults, SourceError>> + Send {
         let _ = (chain, hash, types);
-        refused()
+        crate::not_executed()
     }
 
     /// The tree of calls the mined transaction `hash` made, as geth's

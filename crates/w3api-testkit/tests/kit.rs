@@ -79,13 +79,9 @@ async fn a_block_time_keeps_latest_moving_until_the_server_is_dropped() {
     let devnet = server.devnet().clone();
     drop(server);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let stopped = w3api_source::DataSource::latest_block(&devnet, Chain::Eth).await.unwrap();
+    let stopped = w3api_source::Blocks::latest_block(&devnet, Chain::Eth).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(
-        w3api_source::DataSource::latest_block(&devnet, Chain::Eth).await.unwrap(),
-        stopped,
-        "no blocks after drop"
-    );
+    assert_eq!(w3api_source::Blocks::latest_block(&devnet, Chain::Eth).await.unwrap(), stopped, "no blocks after drop");
 }
 
 #[tokio::test]

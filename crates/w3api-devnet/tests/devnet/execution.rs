@@ -185,7 +185,8 @@ mod methods {
     use w3api_contracts::{Collectible, Token};
     use w3api_devnet::{Devnet, Scale};
     use w3api_ledger::Asset;
-    use w3api_source::{BlockRef, Execution, SourceError};
+    use w3api_source::prelude::*;
+    use w3api_source::{BlockRef, SourceError};
     use w3api_types::Chain;
     use w3api_types::rpc::{AccountOverride, StateOverrides, TransactionRequest};
 
@@ -226,8 +227,7 @@ mod methods {
         // A factory's nonce counts the pairs it created, as the EVM keeps it.
         let exchange = &data.world.exchanges[0];
         let pairs = data.world.pairs.iter().filter(|p| p.exchange == 0).count() as u64;
-        let nonce =
-            run(w3api_source::DataSource::transaction_count(&devnet, Chain::Eth, exchange.factory, BlockRef::Latest));
+        let nonce = run(State::transaction_count(&devnet, Chain::Eth, exchange.factory, BlockRef::Latest));
         assert_eq!(nonce.unwrap(), 1 + pairs, "EIP-161: a contract starts at nonce 1");
         // A block past the newest is named.
         let late = run(devnet.call(Chain::Eth, request(token, Vec::new()), BlockRef::Number(latest + 1), None));
@@ -324,7 +324,8 @@ mod sending {
     use alloy_sol_types::{SolCall, SolConstructor};
     use w3api_contracts::{Collectible, Token};
     use w3api_devnet::{DEV_BALANCE, Devnet, Scale, dev_signers};
-    use w3api_source::{BlockRef, DataSource, Execution, SourceError};
+    use w3api_source::prelude::*;
+    use w3api_source::{BlockRef, SourceError};
     use w3api_types::Chain;
     use w3api_types::rpc::{TransactionRequest, TypedData};
 
@@ -733,7 +734,8 @@ mod users_contracts {
     use w3api_devnet::{Devnet, Scale, TokenKind, dev_signers};
     use w3api_ledger::Asset;
     use w3api_ledger::pricing::PriceFilter;
-    use w3api_source::{Execution, PageRequest, TokenPriceQuery, WalletNftsQuery, WalletTokensQuery};
+    use w3api_source::prelude::*;
+    use w3api_source::{PageRequest, TokenPriceQuery, WalletNftsQuery, WalletTokensQuery};
     use w3api_types::{Chain, ContractType};
 
     struct User<'a> {

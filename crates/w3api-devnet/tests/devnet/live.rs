@@ -4,7 +4,8 @@
 
 use alloy_primitives::{Address, U256};
 use w3api_devnet::{Asset, BLOCK_TIME, BlockPlan, Devnet, PriceFilter, Scale};
-use w3api_source::{BlockRef, ChainControl, DataSource, PageRequest, SourceError, WalletTokensQuery};
+use w3api_source::prelude::*;
+use w3api_source::{BlockRef, ChainControl, PageRequest, SourceError, WalletTokensQuery};
 use w3api_types::Chain;
 
 use crate::chain::{check_blocks, check_transactions};
@@ -85,7 +86,7 @@ async fn a_set_balance_is_any_amount_written_at_the_start_of_a_new_block() {
         value: Some(U256::from(10u128.pow(29))),
         ..Default::default()
     };
-    w3api_source::Execution::send_transaction(&devnet, Chain::Eth, send).await.unwrap();
+    Signing::send_transaction(&devnet, Chain::Eth, send).await.unwrap();
     let paid = devnet.balance(Chain::Eth, rich, BlockRef::Latest).await.unwrap();
     assert!(paid < U256::from(9 * 10u128.pow(29)), "{paid}");
     // The ledger holds what the EVM holds (up to 2^128 - 1, where it stops).

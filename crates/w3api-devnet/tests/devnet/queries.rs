@@ -8,9 +8,10 @@ use alloy_consensus::Transaction as _;
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::{SolCall, sol};
 use w3api_devnet::{Asset, BLOCKS_PER_DAY, ChainData, ChainRead, Devnet, Scale, TokenKind};
+use w3api_source::prelude::*;
 use w3api_source::{
-    BlockRef, CollectionHolding, Contract, DataSource, NftHolding, Page, PageRequest, SourceError, TokenHolding,
-    TokenPriceQuery, WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
+    BlockRef, CollectionHolding, Contract, NftHolding, Page, PageRequest, SourceError, TokenHolding, TokenPriceQuery,
+    WalletCollectionsQuery, WalletNftsQuery, WalletTokensQuery,
 };
 use w3api_types::{Chain, ContractType, NATIVE_TOKEN_ADDRESS, SyncStatus};
 

@@ -4,7 +4,8 @@
 use alloy_primitives::{Address, U256};
 use alloy_signer_local::PrivateKeySigner;
 use w3api_devnet::{Asset, BlockPlan, Devnet, Moved, NewNftMetadata, NewToken, PriceFilter, Scale};
-use w3api_source::{ChainControl, DataSource, PageRequest, SourceError, WalletNftsQuery, WalletTokensQuery};
+use w3api_source::prelude::*;
+use w3api_source::{ChainControl, PageRequest, SourceError, WalletNftsQuery, WalletTokensQuery};
 use w3api_types::{Chain, ContractType, NATIVE_TOKEN_ADDRESS};
 
 use crate::chain::{check_blocks, check_transactions};

@@ -9,9 +9,7 @@
 use alloy_primitives::B256;
 use serde_json::{Value, json};
 use w3api_rpc::method;
-use w3api_source::{
-    BlockRef, Execution, SourceError, Tracing, geth_call_tree, geth_call_trees, parity_tree, parity_trees,
-};
+use w3api_source::{BlockRef, SourceError, Tracing, geth_call_tree, geth_call_trees, parity_tree, parity_trees};
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, CallFrame, FilterChanges, FilterId, GethTrace, Hash32,
     LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType,
@@ -48,36 +46,21 @@ async fn bring_into_view(followed: &Followed, changes: &FilterChanges) -> Result
     Ok(())
 }
 
-impl Execution for NodeSource {
-    async fn call(
-        &self,
-        chain: Chain,
-        request: TransactionRequest,
-        block: BlockRef,
-        overrides: Option<StateOverrides>,
-    ) -> Result<Bytes, SourceError> {
-        let after = overrides_param(overrides);
-        at_block(self.chain(chain)?, method::ETH_CALL, vec![json!(request)], block, after).await
+impl w3api_source::State for NodeSource {
+    async fn balance(&self, chain: Chain, address: Address, block: BlockRef) -> Result<U256, SourceError> {
+        super::forward::account_state(self.chain(chain)?, "eth_getBalance", address, block).await
     }
 
-    async fn estimate_gas(
-        &self,
-        chain: Chain,
-        request: TransactionRequest,
-        block: BlockRef,
-        overrides: Option<StateOverrides>,
-    ) -> Result<U256, SourceError> {
-        let after = overrides_param(overrides);
-        at_block(self.chain(chain)?, method::ETH_ESTIMATE_GAS, vec![json!(request)], block, after).await
-    }
-
-    async fn create_access_list(
-        &self,
-        chain: Chain,
-        request: TransactionRequest,
-        block: BlockRef,
-    ) -> Result<AccessListResult, SourceError> {
-        at_block(self.chain(chain)?, method::ETH_CREATE_ACCESS_LIST, vec![json!(request)], block, Vec::new()).await
+    async fn transaction_count(&self, chain: Chain, address: Address, block: BlockRef) -> Result<u64, SourceError> {
+        let followed = self.chain(chain)?;
+        // The next nonce to use counts the node's pool, which the index
+        // does not see: a wallet sending twice in a row needs two nonces.
+        let count: U256 = if block == BlockRef::Pending {
+            request(followed, "eth_getTransactionCount", serde_json::json!([address, "pending"])).await?
+        } else {
+            super::forward::account_state(followed, "eth_getTransactionCount", address, block).await?
+        };
+        u64::try_from(count).map_err(|_| SourceError::Unavailable(format!("the node counts {count} transactions")))
     }
 
     async fn code(&self, chain: Chain, address: Address, block: BlockRef) -> Result<Bytes, SourceError> {
@@ -108,11 +91,53 @@ impl Execution for NodeSource {
         let before = vec![json!(address), json!(keys)];
         at_block(self.chain(chain)?, method::ETH_GET_PROOF, before, block, Vec::new()).await
     }
+}
 
+impl w3api_source::Calls for NodeSource {
+    async fn call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> Result<Bytes, SourceError> {
+        let after = overrides_param(overrides);
+        at_block(self.chain(chain)?, method::ETH_CALL, vec![json!(request)], block, after).await
+    }
+
+    async fn estimate_gas(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> Result<U256, SourceError> {
+        let after = overrides_param(overrides);
+        at_block(self.chain(chain)?, method::ETH_ESTIMATE_GAS, vec![json!(request)], block, after).await
+    }
+
+    async fn create_access_list(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+    ) -> Result<AccessListResult, SourceError> {
+        at_block(self.chain(chain)?, method::ETH_CREATE_ACCESS_LIST, vec![json!(request)], block, Vec::new()).await
+    }
+}
+
+impl w3api_source::Sending for NodeSource {
     async fn send_raw_transaction(&self, chain: Chain, transaction: Bytes) -> Result<B256, SourceError> {
         request(self.chain(chain)?, method::ETH_SEND_RAW_TRANSACTION, json!([transaction])).await
     }
 
+    async fn pool_content(&self, chain: Chain) -> Result<TxpoolContent, SourceError> {
+        let method = method::TXPOOL_CONTENT;
+        request(self.chain(chain)?, method, json!([])).await.map_err(lacks(method))
+    }
+}
+
+impl w3api_source::Filters for NodeSource {
     /// Kept by the node, which bounds them as it does.
     async fn new_filter(&self, chain: Chain, _owner: &str, filter: LogFilter) -> Result<FilterId, SourceError> {
         request(self.chain(chain)?, method::ETH_NEW_FILTER, json!([filter])).await
@@ -124,11 +149,6 @@ impl Execution for NodeSource {
 
     async fn new_pending_transaction_filter(&self, chain: Chain, _owner: &str) -> Result<FilterId, SourceError> {
         request(self.chain(chain)?, method::ETH_NEW_PENDING_TRANSACTION_FILTER, json!([])).await
-    }
-
-    async fn pool_content(&self, chain: Chain) -> Result<TxpoolContent, SourceError> {
-        let method = method::TXPOOL_CONTENT;
-        request(self.chain(chain)?, method, json!([])).await.map_err(lacks(method))
     }
 
     async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {
@@ -145,7 +165,9 @@ impl Execution for NodeSource {
     async fn uninstall_filter(&self, chain: Chain, id: FilterId) -> Result<bool, SourceError> {
         request(self.chain(chain)?, method::ETH_UNINSTALL_FILTER, json!([id])).await
     }
+}
 
+impl w3api_source::Signing for NodeSource {
     async fn signing_accounts(&self, chain: Chain) -> Result<Vec<Address>, SourceError> {
         request(self.chain(chain)?, method::ETH_ACCOUNTS, json!([])).await
     }

@@ -48,7 +48,7 @@ async fn wallet_tokens<S: Backend>(
     uri: Uri,
     Request(request): Request<WalletTokensRequest>,
 ) -> Result<Response, ApiError> {
-    // Read before the answer: see `DataSource::revision`.
+    // Read before the answer: see `Blocks::revision`.
     let revision = app.source.revision(request.query.chain);
     let source = (&*app.source, &app.cursors);
     let (walk, block) = tokens::begin(source, &request).await?;

@@ -17,7 +17,7 @@ use w3api_types::Chain;
 
 use crate::answer_cache::Answers;
 
-/// The chain's revision (see `DataSource::revision`).
+/// The chain's revision (see `Blocks::revision`).
 pub(super) type Revision = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 /// Wraps a chain's JSON-RPC service in the cache.

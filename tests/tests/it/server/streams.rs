@@ -10,7 +10,7 @@ use uuid::Uuid;
 use w3api_devnet::BlockPlan;
 use w3api_rest::Error as RestError;
 use w3api_server::ServerConfig;
-use w3api_source::{ChainControl, DataSource, NewToken};
+use w3api_source::{Blocks, ChainControl, NewToken};
 use w3api_streams::StreamsConfig;
 use w3api_testkit::{Received, Webhooks};
 use w3api_tests::local::{Local, Session, Setup};

@@ -1,0 +1,49 @@
+//! Executing a transaction without sending it: `eth_call`,
+//! `eth_estimateGas` and `eth_createAccessList`. A backend that does not
+//! execute keeps the provided methods, which refuse.
+
+use std::future::Future;
+
+use w3api_types::rpc::{AccessListResult, Bytes, StateOverrides, TransactionRequest};
+use w3api_types::{Chain, U256};
+
+use crate::{BlockRef, SourceError};
+
+/// Calls executed against a block's state.
+pub trait Calls: Send + Sync {
+    /// The return data of executing `request` after `block`, with
+    /// `overrides` assumed where the chain takes them.
+    fn call(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> impl Future<Output = Result<Bytes, SourceError>> + Send {
+        let _ = (chain, request, block, overrides);
+        crate::not_executed()
+    }
+
+    /// The gas `request` needs after `block`.
+    fn estimate_gas(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+        overrides: Option<StateOverrides>,
+    ) -> impl Future<Output = Result<U256, SourceError>> + Send {
+        let _ = (chain, request, block, overrides);
+        crate::not_executed()
+    }
+
+    /// The accounts and slots `request` touches after `block`.
+    fn create_access_list(
+        &self,
+        chain: Chain,
+        request: TransactionRequest,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<AccessListResult, SourceError>> + Send {
+        let _ = (chain, request, block);
+        crate::not_executed()
+    }
+}
