@@ -94,7 +94,7 @@ impl w3api_source::Blocks for Observed {
         chain: Chain,
         count: u64,
         newest: BlockRef,
-        percentiles: &[f64],
+        percentiles: Vec<f64>,
     ) -> Result<FeeHistory, SourceError> {
         self.reach("fee_history").await.fee_history(chain, count, newest, percentiles).await
     }
@@ -147,7 +147,7 @@ impl w3api_source::DataApi for Observed {
     async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
         self.reach("token_price").await.token_price(query).await
     }
-    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
+    async fn contracts(&self, chain: Chain, addresses: Vec<Address>) -> Result<Vec<Contract>, SourceError> {
         self.reach("contracts").await.contracts(chain, addresses).await
     }
 }

@@ -12,6 +12,7 @@
 pub mod block;
 pub mod contract_nfts;
 pub mod date_to_block;
+mod dyn_backend;
 mod error;
 #[cfg(test)]
 mod fixtures;
@@ -35,6 +36,7 @@ pub mod wallet_tokens;
 pub mod wallet_transactions;
 pub mod window;
 
+pub use dyn_backend::DynBackend;
 pub use error::AnswerError;
 pub use paging::{Cursors, Paging};
 pub use window::Window;

@@ -97,7 +97,7 @@ pub async fn with_receipts<S: Backend>(
     chain: Chain,
     hashes: &[B256],
 ) -> Result<Vec<(Transaction, Receipt)>, SourceError> {
-    let read = source.transactions_with_receipts(chain, hashes).await?;
+    let read = source.transactions_with_receipts(chain, hashes.to_vec()).await?;
     read.into_iter().zip(hashes).map(|(found, hash)| found.ok_or(SourceError::NoTransaction(*hash))).collect()
 }
 

@@ -213,16 +213,16 @@ impl w3api_source::Sending for Devnet {
 }
 
 impl w3api_source::Filters for Devnet {
-    async fn new_filter(&self, chain: Chain, owner: &str, filter: LogFilter) -> Result<FilterId, SourceError> {
-        self.inner.filters.install(&*self.ready(chain).await?, owner, Some(filter))
+    async fn new_filter(&self, chain: Chain, owner: String, filter: LogFilter) -> Result<FilterId, SourceError> {
+        self.inner.filters.install(&*self.ready(chain).await?, &owner, Some(filter))
     }
 
-    async fn new_block_filter(&self, chain: Chain, owner: &str) -> Result<FilterId, SourceError> {
-        self.inner.filters.install(&*self.ready(chain).await?, owner, None)
+    async fn new_block_filter(&self, chain: Chain, owner: String) -> Result<FilterId, SourceError> {
+        self.inner.filters.install(&*self.ready(chain).await?, &owner, None)
     }
 
-    async fn new_pending_transaction_filter(&self, chain: Chain, owner: &str) -> Result<FilterId, SourceError> {
-        self.inner.filters.install_pending(&*self.ready(chain).await?, owner)
+    async fn new_pending_transaction_filter(&self, chain: Chain, owner: String) -> Result<FilterId, SourceError> {
+        self.inner.filters.install_pending(&*self.ready(chain).await?, &owner)
     }
 
     async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {

@@ -530,9 +530,9 @@ impl w3api_source::Blocks for Devnet {
         chain: Chain,
         count: u64,
         newest: BlockRef,
-        percentiles: &[f64],
+        percentiles: Vec<f64>,
     ) -> Result<FeeHistory, SourceError> {
-        self.ready(chain).await?.fee_history(count, newest, percentiles)
+        self.ready(chain).await?.fee_history(count, newest, &percentiles)
     }
 
     async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
@@ -592,7 +592,7 @@ impl w3api_source::DataApi for Devnet {
         self.ready(query.chain).await?.token_price(&query)
     }
 
-    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
-        Ok(self.ready(chain).await?.contracts(addresses))
+    async fn contracts(&self, chain: Chain, addresses: Vec<Address>) -> Result<Vec<Contract>, SourceError> {
+        Ok(self.ready(chain).await?.contracts(&addresses))
     }
 }

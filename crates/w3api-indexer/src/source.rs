@@ -176,10 +176,10 @@ impl w3api_source::Blocks for NodeSource {
     async fn transactions_with_receipts(
         &self,
         chain: Chain,
-        hashes: &[Hash32],
+        hashes: Vec<Hash32>,
     ) -> Result<Vec<Option<(Transaction, Receipt)>>, SourceError> {
         let followed = self.chain(chain)?;
-        let found = followed.node.transactions_with_receipts(hashes).await.map_err(forward::passed_on)?;
+        let found = followed.node.transactions_with_receipts(&hashes).await.map_err(forward::passed_on)?;
         let mut read = Vec::with_capacity(found.len());
         for pair in found {
             let mined = pair.0.zip(pair.1);
@@ -201,9 +201,9 @@ impl w3api_source::Blocks for NodeSource {
         chain: Chain,
         count: u64,
         newest: BlockRef,
-        percentiles: &[f64],
+        percentiles: Vec<f64>,
     ) -> Result<FeeHistory, SourceError> {
-        forward::fee_history(self.chain(chain)?, count, newest, percentiles).await
+        forward::fee_history(self.chain(chain)?, count, newest, &percentiles).await
     }
 
     async fn fee_suggestion(&self, chain: Chain) -> Result<FeeSuggestion, SourceError> {
@@ -258,7 +258,7 @@ impl w3api_source::DataApi for NodeSource {
         wallet_tokens::token_price(self.chain(query.chain)?, &query)
     }
 
-    async fn contracts(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<Contract>, SourceError> {
+    async fn contracts(&self, chain: Chain, addresses: Vec<Address>) -> Result<Vec<Contract>, SourceError> {
         let followed = self.chain(chain)?;
         let index = followed.index.read();
         let head = index.head().unwrap_or(0);

@@ -44,7 +44,7 @@ pub mod wallet_history;
 pub mod wallet_tokens;
 pub mod wallet_transactions;
 
-pub use ask::{Asks, Question};
+pub use ask::{AnyQuestion, Asks, Question};
 pub use view::{ChainView, CollectionFacts, Exchange, TokenFacts, TokenId, TransactionFacts};
 
 /// Seconds in the day that 24-hour changes and inactivity count in.

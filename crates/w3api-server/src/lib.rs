@@ -51,7 +51,7 @@ use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 /// What the server answers from: a data source for the chain and node
 /// methods, whose views the query core reads for the Data API.
-pub use w3api_answers::Backend;
+pub use w3api_answers::{Backend, DynBackend};
 
 pub use auth::{API_KEY_HEADER, ApiKeys};
 pub use cors::{CorsOrigins, InvalidOrigin};
@@ -157,7 +157,15 @@ pub type HttpService = BoxCloneSyncService<Request, Response, Infallible>;
 /// The whole interface over `source`: the routes, and around them, once,
 /// the layers every request passes (request ids, logs, panics, body limit,
 /// CORS).
-pub fn service<S: Backend>(source: S, config: ServerConfig) -> HttpService {
+pub fn service<B: Backend>(source: B, config: ServerConfig) -> HttpService {
+    service_over(DynBackend::new(source), config)
+}
+
+/// [`service`] over the one backend type the server is compiled for: the
+/// server and the streams, generic over their backend, are instantiated
+/// here alone, not once per backend in every crate that starts a server.
+fn service_over(source: DynBackend, config: ServerConfig) -> HttpService {
+    type S = DynBackend;
     let source = Arc::new(source);
     let keys = ApiKeys::new(&config.api_keys);
     // One budget of bytes for the REST and the JSON-RPC answers.

@@ -413,7 +413,7 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         if percentiles.windows(2).any(|pair| pair[0] > pair[1]) {
             return Err(invalid_params("rewardPercentiles: the percentiles must increase"));
         }
-        self.source.fee_history(self.chain, count, newest_block.into(), &percentiles).await.map_err(source_error)
+        self.source.fee_history(self.chain, count, newest_block.into(), percentiles).await.map_err(source_error)
     }
 
     async fn call(
@@ -472,17 +472,17 @@ impl<S: Backend> EthApiServer for Gateway<S> {
 
     async fn new_filter(&self, ext: &Extensions, filter: LogFilter) -> RpcResult<FilterId> {
         check_filter_size(&filter)?;
-        let answer = self.source.new_filter(self.chain, caller_key(ext)?, filter).await;
+        let answer = self.source.new_filter(self.chain, caller_key(ext)?.to_owned(), filter).await;
         answer.map_err(|e| execution_error(method::ETH_NEW_FILTER, e))
     }
 
     async fn new_block_filter(&self, ext: &Extensions) -> RpcResult<FilterId> {
-        let answer = self.source.new_block_filter(self.chain, caller_key(ext)?).await;
+        let answer = self.source.new_block_filter(self.chain, caller_key(ext)?.to_owned()).await;
         answer.map_err(|e| execution_error(method::ETH_NEW_BLOCK_FILTER, e))
     }
 
     async fn new_pending_transaction_filter(&self, ext: &Extensions) -> RpcResult<FilterId> {
-        let answer = self.source.new_pending_transaction_filter(self.chain, caller_key(ext)?).await;
+        let answer = self.source.new_pending_transaction_filter(self.chain, caller_key(ext)?.to_owned()).await;
         answer.map_err(|e| execution_error(method::ETH_NEW_PENDING_TRANSACTION_FILTER, e))
     }
 

@@ -86,11 +86,11 @@ pub trait Blocks: Send + Sync {
     fn transactions_with_receipts(
         &self,
         chain: Chain,
-        hashes: &[Hash32],
+        hashes: Vec<Hash32>,
     ) -> impl Future<Output = Result<Vec<Option<(Transaction, Receipt)>>, SourceError>> + Send {
         async move {
             let mut read = Vec::with_capacity(hashes.len());
-            for hash in hashes {
+            for hash in &hashes {
                 let transaction = self.transaction_by_hash(chain, *hash).await?;
                 let receipt = match transaction {
                     Some(_) => self.receipt(chain, *hash).await?,
@@ -122,7 +122,7 @@ pub trait Blocks: Send + Sync {
         chain: Chain,
         count: u64,
         newest: BlockRef,
-        percentiles: &[f64],
+        percentiles: Vec<f64>,
     ) -> impl Future<Output = Result<FeeHistory, SourceError>> + Send;
 
     /// The fees a new transaction should offer.

@@ -64,6 +64,6 @@ pub trait DataApi: Send + Sync {
     fn contracts(
         &self,
         chain: Chain,
-        addresses: &[Address],
+        addresses: Vec<Address>,
     ) -> impl Future<Output = Result<Vec<Contract>, SourceError>> + Send;
 }

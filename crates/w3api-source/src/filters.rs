@@ -15,7 +15,7 @@ pub trait Filters: Send + Sync {
     fn new_filter(
         &self,
         chain: Chain,
-        owner: &str,
+        owner: String,
         filter: LogFilter,
     ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
         let _ = (chain, owner, filter);
@@ -26,7 +26,7 @@ pub trait Filters: Send + Sync {
     fn new_block_filter(
         &self,
         chain: Chain,
-        owner: &str,
+        owner: String,
     ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
         let _ = (chain, owner);
         crate::not_executed()
@@ -36,7 +36,7 @@ pub trait Filters: Send + Sync {
     fn new_pending_transaction_filter(
         &self,
         chain: Chain,
-        owner: &str,
+        owner: String,
     ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
         let _ = (chain, owner);
         crate::not_executed()

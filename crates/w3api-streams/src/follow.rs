@@ -209,7 +209,7 @@ pub(crate) async fn block_data<S: DataSource>(
     let Some(block) = source.block(chain, BlockRef::Number(number), true).await? else { return Ok(None) };
     let Some(receipts) = source.block_receipts(chain, BlockRef::Number(number)).await? else { return Ok(None) };
     let addresses = BlockData::log_addresses(&receipts);
-    let contracts = source.contracts(chain, &addresses).await?;
+    let contracts = source.contracts(chain, addresses).await?;
     let contracts = contracts
         .into_iter()
         .map(|contract| {

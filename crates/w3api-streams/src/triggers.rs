@@ -113,7 +113,7 @@ async fn read<S: DataSource>(
     function: &str,
     holder: Option<Address>,
 ) -> Result<Value, StreamsError> {
-    let Some(Contract::Token(token)) = source.contracts(data.chain, &[contract]).await?.into_iter().next() else {
+    let Some(Contract::Token(token)) = source.contracts(data.chain, vec![contract]).await?.into_iter().next() else {
         return Ok(Value::Null);
     };
     Ok(match function {

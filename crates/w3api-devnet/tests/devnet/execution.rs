@@ -533,7 +533,7 @@ mod sending {
         use w3api_types::rpc::{AddressFilter, FilterChanges, LogFilter};
         let devnet = Devnet::new(5, Scale::TINY);
         let signer = &dev_signers()[7];
-        let blocks = run(devnet.new_block_filter(Chain::Eth, "a key")).unwrap();
+        let blocks = run(devnet.new_block_filter(Chain::Eth, "a key".to_owned())).unwrap();
         let constructor = Token::constructorCall {
             name_: "Polled".into(),
             symbol_: "POLL".into(),
@@ -545,7 +545,7 @@ mod sending {
         let deploy = Tx { to: TxKind::Create, input: code, gas: 3_000_000, ..transfer(0, signer.address(), 0) };
         let token = signer.address().create(0);
         let filter = LogFilter { address: Some(AddressFilter::One(token)), ..LogFilter::default() };
-        let logs = run(devnet.new_filter(Chain::Eth, "a key", filter)).unwrap();
+        let logs = run(devnet.new_filter(Chain::Eth, "a key".to_owned(), filter)).unwrap();
         assert_ne!(logs, blocks);
         run(devnet.send_raw_transaction(Chain::Eth, signed(signer, deploy))).unwrap();
         let send = Token::transferCall { to: Address::repeat_byte(1), amount: U256::from(10) }.abi_encode();

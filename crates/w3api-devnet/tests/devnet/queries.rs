@@ -344,7 +344,7 @@ async fn the_data_source_answers_through_the_trait() {
     let (token_address, collection_address) = (token.address, collection.address);
     let (token_symbol, collection_name) = (token.symbol.clone(), collection.name.clone());
     drop(data);
-    let known = devnet.contracts(Chain::Linea, &[wallet, collection_address, token_address]).await.unwrap();
+    let known = devnet.contracts(Chain::Linea, vec![wallet, collection_address, token_address]).await.unwrap();
     assert!(
         matches!(&known[..], [Contract::Collection(c), Contract::Token(t)]
             if c.address == collection_address && c.name == collection_name

@@ -139,15 +139,15 @@ impl w3api_source::Sending for NodeSource {
 
 impl w3api_source::Filters for NodeSource {
     /// Kept by the node, which bounds them as it does.
-    async fn new_filter(&self, chain: Chain, _owner: &str, filter: LogFilter) -> Result<FilterId, SourceError> {
+    async fn new_filter(&self, chain: Chain, _owner: String, filter: LogFilter) -> Result<FilterId, SourceError> {
         request(self.chain(chain)?, method::ETH_NEW_FILTER, json!([filter])).await
     }
 
-    async fn new_block_filter(&self, chain: Chain, _owner: &str) -> Result<FilterId, SourceError> {
+    async fn new_block_filter(&self, chain: Chain, _owner: String) -> Result<FilterId, SourceError> {
         request(self.chain(chain)?, method::ETH_NEW_BLOCK_FILTER, json!([])).await
     }
 
-    async fn new_pending_transaction_filter(&self, chain: Chain, _owner: &str) -> Result<FilterId, SourceError> {
+    async fn new_pending_transaction_filter(&self, chain: Chain, _owner: String) -> Result<FilterId, SourceError> {
         request(self.chain(chain)?, method::ETH_NEW_PENDING_TRANSACTION_FILTER, json!([])).await
     }
 

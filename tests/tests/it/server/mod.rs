@@ -4,6 +4,7 @@
 
 mod cheats;
 mod cors;
+mod dyn_backend;
 mod faults;
 mod fuzz;
 mod lifecycle;
