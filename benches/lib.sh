@@ -114,23 +114,28 @@ percent() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b
 # Size in bytes of $WORK/NAME.json.
 bytes() { wc -c <"$WORK/$1.json" | tr -d ' '; }
 
+# The cargo profile the benches build and measure: `dist` unless PROFILE
+# names another (`PROFILE=release`, for a quicker build of two commits to
+# compare side by side).
+PROFILE=${PROFILE:-dist}
+
 # start_baseline NAME...: the baseline server (benches/baseline, built with
-# the dist profile by the caller) answering `/` with 10 bytes and
+# $PROFILE by the caller) answering `/` with 10 bytes and
 # `/body/NAME` with a copy of $WORK/NAME.json, so that it moves as many
 # bytes as the answer measured; sets BASELINE.
 start_baseline() {
     local bodies=() name
     for name in "$@"; do bodies+=("$name=$WORK/$name.json"); done
-    start baseline target/dist/w3api-load-baseline 127.0.0.1:0 "${bodies[@]}"
+    start baseline "target/$PROFILE/w3api-load-baseline" 127.0.0.1:0 "${bodies[@]}"
     BASELINE=$URL
 }
 
 # Sets W3API to the binary measured: the one named, as it is (nothing is
-# built), or else the dist build, built now.
+# built), or else the $PROFILE build, built now.
 w3api_build() {
     if [ -z "${W3API:-}" ]; then
-        cargo build --profile dist --quiet -p w3api-cli
-        W3API=target/dist/w3api
+        cargo build --profile "$PROFILE" --quiet -p w3api-cli
+        W3API=target/$PROFILE/w3api
     fi
 }
 

@@ -9,6 +9,7 @@
 #   ROUNDS=9 benches/load.sh        # more cold wallet-token rounds (median checked)
 #   SAMPLES=101 benches/load.sh     # more answers to choose the cold runs' baseline body from
 #   W3API=/path/to/w3api benches/load.sh  # another build of w3api against the same baseline
+#   PROFILE=release benches/load.sh # the release build (and baseline) instead of dist
 #   SERVE_ARGS="--block-time 1s" benches/load.sh  # the cached runs' server with these options too
 #
 # Two kinds of runs. Cached: one URL (or one RPC body) asked again and again,
@@ -55,8 +56,8 @@ source benches/lib.sh
 
 need_wrk
 
-cargo build --profile dist --quiet -p w3api-cli -p w3api-load-baseline
-W3API=${W3API:-target/dist/w3api}
+cargo build --profile "$PROFILE" --quiet -p w3api-load-baseline
+w3api_build
 
 now_ms() { date +%s%3N; }
 

@@ -208,23 +208,20 @@ impl ChainData {
         for block in &mut blocks {
             self.state.archive_mut().set_block_hash(block.header.number, block.hash);
             block.first_tx += bases.0;
-            self.block_by_hash.insert(block.hash, block.header.number);
         }
-        self.tx_by_hash.extend(super::positions(&blocks, &transactions, bases.0));
+        self.indexes.add_blocks(&blocks, &transactions, bases.0);
+        self.indexes.add_sales(&sales, self.sales.len() as u32);
         self.blocks.extend(blocks);
         self.transactions.extend(transactions);
         self.receipts.extend(receipts);
         self.logs.extend(logs);
-        for sale in sales {
-            self.sales_by_collection.entry(sale.collection).or_default().push(self.sales.len() as u32);
-            self.sales.push(sale);
-        }
+        self.sales.extend(sales);
         self.index_prices_of(number);
         // What the block took leaves the pool, and what it refused too.
         let left_out: Vec<_> = waiting
             .iter()
             .map(|signed| *signed.envelope.tx_hash())
-            .filter(|hash| !self.tx_by_hash.contains_key(hash))
+            .filter(|hash| self.indexes.transaction_position(hash).is_none())
             .collect();
         let archive = self.state.archive();
         self.producer.pool.settle(|sender| archive.account(sender, number).nonce, &left_out);

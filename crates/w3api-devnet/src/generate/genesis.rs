@@ -4,8 +4,6 @@
 //! forks active at it add, hashed as geth hashes it. It has no tokens, NFTs
 //! or DEXes of its own; the Data API follows what users deploy on it.
 
-use std::collections::HashMap;
-
 use alloy_consensus::{BlockBody, EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, Header, TxEnvelope};
 use alloy_eips::eip4895::Withdrawals;
 use alloy_eips::eip7685::EMPTY_REQUESTS_HASH;
@@ -19,7 +17,7 @@ use w3api_types::Chain;
 use super::extend::Producer;
 use super::model::{BlockRecord, ChainData};
 use super::simulation::Memory;
-use crate::query::prices::PriceIndex;
+use crate::query::indexes::ChainIndexes;
 use crate::world::World;
 
 /// The base fee of a genesis that starts in London or later and names
@@ -53,23 +51,23 @@ pub(crate) fn generate(chain: Chain, seed: u64, genesis: &Genesis) -> ChainData 
     let hash = header.hash_slow();
     state.archive_mut().set_block_hash(0, hash);
     let size = block_size(&header);
+    let genesis_block = BlockRecord { header, hash, first_tx: 0, tx_count: 0, size };
+    let mut indexes = ChainIndexes::default();
+    indexes.add_blocks(std::slice::from_ref(&genesis_block), &[], 0);
     let mut data = ChainData {
         chain,
         world: World::bare(chain, genesis.coinbase, genesis.gas_limit),
-        blocks: vec![BlockRecord { header, hash, first_tx: 0, tx_count: 0, size }],
+        blocks: vec![genesis_block],
         transactions: Vec::new(),
         receipts: Vec::new(),
         logs: Vec::new(),
         sales: Vec::new(),
         ledger,
         state,
-        price_index: PriceIndex::default(),
-        block_by_hash: [(hash, 0)].into_iter().collect(),
-        tx_by_hash: Default::default(),
-        sales_by_collection: HashMap::new(),
+        indexes,
         producer: Producer::new(Memory::new(seed, chain)),
     };
-    data.price_index = data.build_price_index();
+    data.indexes.prices = data.build_price_index();
     data
 }
 

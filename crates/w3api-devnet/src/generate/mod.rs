@@ -14,8 +14,6 @@ mod model;
 mod sealing;
 mod simulation;
 
-use std::collections::HashMap;
-
 use w3api_types::Chain;
 
 pub(crate) use execution::signed_tx_env;
@@ -30,7 +28,7 @@ pub use simulation::swap_output;
 pub(crate) use simulation::{Action, SignedTransaction};
 
 use crate::accounts::Accounts;
-use crate::query::prices::PriceIndex;
+use crate::query::indexes::ChainIndexes;
 use crate::scale::Scale;
 use crate::world::World;
 use sealing::{seal, sign};
@@ -50,42 +48,11 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
         state.archive_mut().set_block_hash(block.header.number, block.hash);
     }
     let producer = Producer::new(memory);
-    let block_by_hash = blocks.iter().map(|b| (b.hash, b.header.number)).collect();
-    let tx_by_hash = positions(&blocks, &transactions, 0).collect();
-    let mut sales_by_collection: HashMap<u16, Vec<u32>> = HashMap::new();
-    for (index, sale) in sales.iter().enumerate() {
-        sales_by_collection.entry(sale.collection).or_default().push(index as u32);
-    }
-    let mut data = ChainData {
-        chain,
-        world,
-        blocks,
-        transactions,
-        receipts,
-        logs,
-        sales,
-        ledger,
-        state,
-        price_index: PriceIndex::default(),
-        block_by_hash,
-        tx_by_hash,
-        sales_by_collection,
-        producer,
-    };
-    data.price_index = data.build_price_index();
+    let mut indexes = ChainIndexes::default();
+    indexes.add_blocks(&blocks, &transactions, 0);
+    indexes.add_sales(&sales, 0);
+    let mut data =
+        ChainData { chain, world, blocks, transactions, receipts, logs, sales, ledger, state, indexes, producer };
+    data.indexes.prices = data.build_price_index();
     data
-}
-
-/// Each transaction's hash and position, for the blocks holding them;
-/// `transactions` are the chain's from index `base` on.
-pub(super) fn positions<'a>(
-    blocks: &'a [BlockRecord],
-    transactions: &'a [TxRecord],
-    base: u32,
-) -> impl Iterator<Item = (alloy_primitives::B256, TxPosition)> + 'a {
-    blocks.iter().flat_map(move |block| {
-        let number = block.header.number as u32;
-        (block.first_tx..block.first_tx + block.tx_count)
-            .map(move |index| (transactions[(index - base) as usize].hash, TxPosition { index, block: number }))
-    })
 }

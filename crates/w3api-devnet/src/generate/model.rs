@@ -1,13 +1,12 @@
 //! What a generated chain is made of: blocks, transactions, receipts and
-//! sales as stored, and the chain that holds them with its indexes.
-
-use std::collections::HashMap;
+//! sales as stored, and the chain that holds them, beside the lookups the
+//! query side keeps over it and the producer of its next block.
 
 use alloy_consensus::{Header, TxEnvelope};
-use alloy_primitives::map::B256HashMap;
 use alloy_primitives::{Address, B256, Log};
 use w3api_types::Chain;
 
+use crate::query::indexes::ChainIndexes;
 use crate::world::World;
 use w3api_chain::ChainState;
 use w3api_ledger::Asset;
@@ -85,6 +84,11 @@ pub struct SaleRecord {
 
 /// A chain: generated, then grown by live blocks and cheat methods.
 /// Cloning copies it whole (a snapshot).
+///
+/// Three parts: the chain as stored (its world, blocks, transactions,
+/// receipts, logs, sales, ledger and state), the query side's
+/// [`ChainIndexes`] derived from it, and the [`Producer`](super::Producer)
+/// of what the next block holds (the pool, the clock, impersonation).
 #[derive(Clone, Debug)]
 pub struct ChainData {
     /// The chain.
@@ -105,13 +109,8 @@ pub struct ChainData {
     pub ledger: Ledger,
     /// The EVM's state after every block.
     pub state: ChainState,
-    pub(crate) price_index: crate::query::prices::PriceIndex,
-    /// Hashes are uniformly distributed already: the maps index them with
-    /// alloy's fixed-bytes hasher, not SipHash.
-    pub(super) block_by_hash: B256HashMap<u64>,
-    pub(super) tx_by_hash: B256HashMap<TxPosition>,
-    /// Indexes in `sales` of each collection's sales, in order.
-    pub(crate) sales_by_collection: HashMap<u16, Vec<u32>>,
+    /// Blocks and transactions by hash, sales by collection, prices by block.
+    pub(crate) indexes: ChainIndexes,
     /// What the next block starts from.
     pub(crate) producer: super::extend::Producer,
 }
@@ -138,7 +137,7 @@ impl ChainData {
 
     /// The number of the block with this hash.
     pub fn block_number(&self, hash: &B256) -> Option<u64> {
-        self.block_by_hash.get(hash).copied()
+        self.indexes.block_number(hash)
     }
 
     /// The transactions of a block.
@@ -154,7 +153,7 @@ impl ChainData {
 
     /// Where the transaction with this hash is, and its block.
     pub(crate) fn transaction_position(&self, hash: &B256) -> Option<TxPosition> {
-        self.tx_by_hash.get(hash).copied()
+        self.indexes.transaction_position(hash)
     }
 
     /// The logs of one transaction.

@@ -3,6 +3,7 @@
 pub(crate) mod blocks;
 mod contracts;
 mod execution;
+pub(crate) mod indexes;
 pub(crate) mod nfts;
 pub(crate) mod node;
 pub(crate) mod parity_traces;

@@ -66,7 +66,7 @@ impl ChainData {
     pub fn price(&self, asset: Asset, block: u64, filter: PriceFilter) -> Option<Price> {
         let asset = if asset == Asset::NATIVE { Asset::WRAPPED } else { asset };
         if filter == PriceFilter::default() {
-            self.price_index.price(asset, block)
+            self.indexes.prices.price(asset, block)
         } else {
             self.compute_price(asset, block, filter)
         }
@@ -76,7 +76,7 @@ impl ChainData {
     pub fn usd_price(&self, asset: Asset, block: u64, filter: PriceFilter) -> Option<f64> {
         let asset = if asset == Asset::NATIVE { Asset::WRAPPED } else { asset };
         if filter == PriceFilter::default() {
-            self.price_index.usd(asset, block)
+            self.indexes.prices.usd(asset, block)
         } else {
             self.compute_price(asset, block, filter).map(|p| p.usd)
         }
@@ -127,7 +127,7 @@ impl ChainData {
             .into_iter()
             .map(|asset| (asset, self.compute_price(asset, number, PriceFilter::default())))
             .collect();
-        let index = &mut self.price_index;
+        let index = &mut self.indexes.prices;
         for (asset, price) in prices {
             let column = usize::from(if asset == Asset::NATIVE { Asset::WRAPPED } else { asset }.0);
             if index.assets.len() <= column {

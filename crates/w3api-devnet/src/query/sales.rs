@@ -21,8 +21,8 @@ impl ChainData {
     pub fn nft_prices(&self, block: u64, token_address: Address, token_id: Option<U256>) -> Option<NftPrices> {
         let collection = self.world.collection_at(token_address)?;
         let sales: Vec<&SaleRecord> = self
-            .sales_by_collection
-            .get(&collection)?
+            .indexes
+            .sales_of(collection)?
             .iter()
             .map(|index| &self.sales[*index as usize])
             .take_while(|sale| u64::from(sale.block) <= block)
