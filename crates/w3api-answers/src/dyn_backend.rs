@@ -6,7 +6,10 @@
 //! The price is a boxed future per call to the backend, small beside what
 //! any call does. Each method is listed once below: the object's method,
 //! its implementation for any [`Backend`], and the concern's trait
-//! implemented for the handle all come from that line.
+//! implemented for the handle all come from that line. A method missing
+//! from the list would still compile where its trait provides it, and the
+//! server would answer with that default: list every method added to a
+//! backend trait.
 
 use std::any::Any;
 use std::future::Future;

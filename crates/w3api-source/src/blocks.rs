@@ -116,7 +116,7 @@ pub trait Blocks: Send + Sync {
 
     /// Fees of `count` blocks ending at `newest` (fewer where the chain is
     /// shorter), with the tip at each of `percentiles` (increasing, 0 to 100);
-    /// a missing `newest` is an error, as for [`State::balance`].
+    /// a missing `newest` is an error, as for [`State::balance`](crate::State::balance).
     fn fee_history(
         &self,
         chain: Chain,

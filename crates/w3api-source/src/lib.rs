@@ -15,6 +15,11 @@
 //! ([`TokenHolding`] and the rest): the server decides how they are
 //! written. Code that calls a concrete backend brings the traits into
 //! scope with [`prelude`].
+//!
+//! The server holds its backend as `w3api_answers::DynBackend`, which
+//! lists every method of these traits: a method added here must be listed
+//! there too, or the server keeps the provided method (a refusal, for most)
+//! whatever the backend does.
 
 mod blocks;
 mod calls;
