@@ -8,8 +8,8 @@
 //! its implementation for any [`Backend`], and the concern's trait
 //! implemented for the handle all come from that line. A method missing
 //! from the list would still compile where its trait provides it, and the
-//! server would answer with that default: list every method added to a
-//! backend trait.
+//! server would answer with that default: a test reads the traits' files
+//! and fails on a method the list leaves out.
 
 use std::any::Any;
 use std::future::Future;
@@ -212,5 +212,52 @@ erased! {
         async parity_replay(chain: Chain, hash: Hash32, types: Vec<TraceType>) -> TraceResults;
         async call_tree(chain: Chain, hash: Hash32) -> Option<CallFrame>;
         async call_trees(chain: Chain, block: Hash32) -> Option<Vec<(Hash32, CallFrame)>>;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The files declaring the backend's traits, each holding one.
+    const TRAITS: [&str; 9] = [
+        include_str!("../../w3api-source/src/blocks.rs"),
+        include_str!("../../w3api-source/src/state.rs"),
+        include_str!("../../w3api-source/src/calls.rs"),
+        include_str!("../../w3api-source/src/sending.rs"),
+        include_str!("../../w3api-source/src/filters.rs"),
+        include_str!("../../w3api-source/src/signing.rs"),
+        include_str!("../../w3api-source/src/data_api.rs"),
+        include_str!("../../w3api-source/src/control.rs"),
+        include_str!("../../w3api-source/src/traces.rs"),
+    ];
+
+    /// The names of the methods a file's `pub trait` declares.
+    fn declared(source: &str) -> Vec<&str> {
+        let start = source.find("\npub trait ").expect("the file declares a trait");
+        let body = &source[start..];
+        let body = &body[..body.find("\n}\n").expect("the trait ends")];
+        body.lines()
+            .filter_map(|line| line.strip_prefix("    fn "))
+            .map(|rest| rest.split(['(', '<']).next().expect("a name"))
+            .collect()
+    }
+
+    /// A method the list leaves out would compile, and the server would
+    /// answer with the trait's default whatever the backend does.
+    #[test]
+    fn every_method_of_the_backend_traits_is_listed() {
+        let own = include_str!("dyn_backend.rs");
+        let list = &own[own.find("\nerased! {").expect("the list")..];
+        let list = &list[..list.find("\n}\n").expect("the list ends")];
+        let mut names = 0;
+        for source in TRAITS {
+            for name in declared(source) {
+                let listed = list.contains(&format!("async {name}(")) || list.contains(&format!("fn {name}("));
+                assert!(listed, "{name} is declared by a backend trait but not listed in erased!");
+                names += 1;
+            }
+        }
+        let entry = |line: &str| line.trim_start().starts_with("async ") || line.trim_start().starts_with("fn ");
+        let entries = list.lines().filter(|line| entry(line)).count();
+        assert_eq!(names, entries, "the traits declare {names} methods and the list has {entries}");
     }
 }

@@ -19,7 +19,7 @@
 //! The server holds its backend as `w3api_answers::DynBackend`, which
 //! lists every method of these traits: a method added here must be listed
 //! there too, or the server keeps the provided method (a refusal, for most)
-//! whatever the backend does.
+//! whatever the backend does; a test of that list says which is missing.
 
 mod blocks;
 mod calls;
