@@ -41,8 +41,9 @@ impl Observed {
 /// its refusals.
 impl ChainControl for Observed {}
 
-/// Nor does it execute contract code, send, sign, keep filters or trace:
-/// it reads the chain's code, storage and proofs of no account.
+/// Nor does it execute contract code, send, sign, keep filters or trace;
+/// of an account's state it reads the balance and nonce alone (`State`'s
+/// code, storage and proofs keep their refusals).
 impl w3api_source::Calls for Observed {}
 impl w3api_source::Sending for Observed {}
 impl w3api_source::Filters for Observed {}

@@ -1,7 +1,7 @@
 //! The query side's lookups over a chain: blocks and transactions by hash,
 //! each collection's sales and token prices by block. None of it is the
-//! chain itself: each is derived from the stored blocks, kept in step as
-//! blocks are appended, and built again with them.
+//! chain itself: each is derived from the stored blocks and kept in step
+//! as blocks are appended.
 
 use std::collections::HashMap;
 
