@@ -92,25 +92,54 @@ impl<S: Backend> Feeds<S> {
     }
 
     /// The events of `chain` from now on, starting its feed if none runs.
-    pub(crate) fn subscribe(&self, chain: Chain) -> broadcast::Receiver<Arc<Event>> {
-        let mut chains = self.chains.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    ///
+    /// A new feed reads the head before this returns, so before the
+    /// subscription is answered: a block mined after the answer is news to
+    /// the subscriber, never the feed's starting point (which a feed that
+    /// took its first reading later, from its own task, would swallow).
+    pub(crate) async fn subscribe(&self, chain: Chain) -> broadcast::Receiver<Arc<Event>> {
+        if let Some(receiver) = self.join(chain) {
+            return receiver;
+        }
+        let (events, receiver) = broadcast::channel(EVENTS);
+        let mut followed = Followed { recent: VecDeque::new(), syncing: None };
+        // The first reading announces nothing; a failed one is taken again by the feed.
+        if let Err(error) = followed.advance(self.source.as_ref(), chain, &events).await {
+            tracing::warn!(%chain, %error, "a subscription feed could not read the chain's head; it tries again");
+        }
+        let mut chains = self.lock();
+        // Another subscriber may have started the chain's feed meanwhile: its
+        // first reading came before this one's answer too.
         if let Some(running) = chains.get(&chain).filter(|running| !running.task.is_finished()) {
             return running.events.subscribe();
         }
-        let (events, receiver) = broadcast::channel(EVENTS);
-        let task = tokio::spawn(follow(self.source.clone(), chain, events.clone())).abort_handle();
+        let task = tokio::spawn(follow(self.source.clone(), chain, events.clone(), followed)).abort_handle();
         chains.insert(chain, Running { events, task });
         receiver
     }
+
+    /// A receiver of the chain's running feed, if one runs.
+    fn join(&self, chain: Chain) -> Option<broadcast::Receiver<Arc<Event>>> {
+        let chains = self.lock();
+        chains.get(&chain).filter(|running| !running.task.is_finished()).map(|running| running.events.subscribe())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Chain, Running>> {
+        self.chains.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
-/// Follows `chain` for as long as the feed runs.
-async fn follow<S: Backend>(source: Arc<S>, chain: Chain, events: broadcast::Sender<Arc<Event>>) {
+/// Follows `chain` for as long as the feed runs, from where `followed` is.
+async fn follow<S: Backend>(
+    source: Arc<S>,
+    chain: Chain,
+    events: broadcast::Sender<Arc<Event>>,
+    mut followed: Followed,
+) {
     let mut heads = source.heads();
     let poll = if heads.is_some() { POLL_ANNOUNCED } else { POLL_SILENT };
     let mut ticks = tokio::time::interval(poll);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut followed = Followed { recent: VecDeque::new(), syncing: None };
     loop {
         let head = async {
             match heads.as_mut() {
@@ -253,4 +282,31 @@ fn header_json(block: &Block) -> Box<str> {
         }
     }
     value.to_string().into_boxed_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use w3api_devnet::{Devnet, Scale};
+    use w3api_source::prelude::*;
+
+    /// On one thread a feed's task cannot run until the test waits: a block
+    /// mined as soon as `subscribe` returns is the first one announced, not
+    /// the head the feed starts from.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_block_mined_as_soon_as_subscribe_returns_is_announced() {
+        let devnet = Devnet::new(7, Scale::TINY);
+        let feeds = Feeds::new(Arc::new(devnet.clone()));
+        let before = devnet.latest_block(Chain::Eth).await.expect("the devnet has a head");
+        let mut events = feeds.subscribe(Chain::Eth).await;
+        let mined = devnet.mine(Chain::Eth, 1, None).await.expect("the devnet mines");
+        assert_eq!(mined, before + 1);
+        let event = tokio::time::timeout(Duration::from_secs(10), events.recv())
+            .await
+            .expect("the mined block is announced")
+            .expect("the feed runs");
+        let Event::Block { header, .. } = event.as_ref() else { panic!("a block's event: {event:?}") };
+        let header: serde_json::Value = serde_json::from_str(header).expect("a header is JSON");
+        assert_eq!(header["number"], format!("{mined:#x}"), "{header}");
+    }
 }

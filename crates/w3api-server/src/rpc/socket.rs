@@ -210,7 +210,7 @@ impl<S: Backend> Connection<S> {
                 Err((code, message)) => error_response(&id, code, &message),
             });
         }
-        match self.subscribe(shared, params) {
+        match self.subscribe(shared, params).await {
             Ok((subscription, listening)) => {
                 // Held before its id is answered (an eth_unsubscribe may follow at
                 // once), and silent until then (its first notification follows its id).
@@ -256,14 +256,14 @@ impl<S: Backend> Connection<S> {
     }
 
     /// A new subscription's id, and what it listens to from now on.
-    fn subscribe(&self, shared: &Shared, params: Value) -> Result<(String, Listening), (i32, String)> {
+    async fn subscribe(&self, shared: &Shared, params: Value) -> Result<(String, Listening), (i32, String)> {
         let (kind, options) = read_subscribe(params)?;
         let listening = match (kind, options) {
             (SubscriptionKind::NewHeads | SubscriptionKind::Syncing, Some(_)) => {
                 return Err(invalid(format!("options: a {} subscription takes no second parameter", kind_name(kind))));
             }
             (SubscriptionKind::NewHeads | SubscriptionKind::Syncing, None) => {
-                Listening::Feed(self.feeds.subscribe(self.chain), kind, LogFilter::default())
+                Listening::Feed(self.feeds.subscribe(self.chain).await, kind, LogFilter::default())
             }
             (SubscriptionKind::Logs, options) => {
                 let filter = match options {
@@ -275,7 +275,7 @@ impl<S: Backend> Connection<S> {
                         ));
                     }
                 };
-                Listening::Feed(self.feeds.subscribe(self.chain), kind, filter)
+                Listening::Feed(self.feeds.subscribe(self.chain).await, kind, filter)
             }
             (SubscriptionKind::NewPendingTransactions, Some(SubscriptionOptions::Filter(_))) => {
                 return Err(invalid("options: newPendingTransactions takes true or false, not a filter".into()));
