@@ -98,7 +98,7 @@ impl<S: Backend> Feeds<S> {
     /// the subscriber, never the feed's starting point (which a feed that
     /// took its first reading later, from its own task, would swallow).
     pub(crate) async fn subscribe(&self, chain: Chain) -> broadcast::Receiver<Arc<Event>> {
-        if let Some(receiver) = self.join(chain) {
+        if let Some(receiver) = listen(&self.lock(), chain) {
             return receiver;
         }
         let (events, receiver) = broadcast::channel(EVENTS);
@@ -110,23 +110,22 @@ impl<S: Backend> Feeds<S> {
         let mut chains = self.lock();
         // Another subscriber may have started the chain's feed meanwhile: its
         // first reading came before this one's answer too.
-        if let Some(running) = chains.get(&chain).filter(|running| !running.task.is_finished()) {
-            return running.events.subscribe();
+        if let Some(receiver) = listen(&chains, chain) {
+            return receiver;
         }
         let task = tokio::spawn(follow(self.source.clone(), chain, events.clone(), followed)).abort_handle();
         chains.insert(chain, Running { events, task });
         receiver
     }
 
-    /// A receiver of the chain's running feed, if one runs.
-    fn join(&self, chain: Chain) -> Option<broadcast::Receiver<Arc<Event>>> {
-        let chains = self.lock();
-        chains.get(&chain).filter(|running| !running.task.is_finished()).map(|running| running.events.subscribe())
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Chain, Running>> {
         self.chains.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// A receiver of `chain`'s feed, if one runs.
+fn listen(chains: &HashMap<Chain, Running>, chain: Chain) -> Option<broadcast::Receiver<Arc<Event>>> {
+    chains.get(&chain).filter(|running| !running.task.is_finished()).map(|running| running.events.subscribe())
 }
 
 /// Follows `chain` for as long as the feed runs, from where `followed` is.

@@ -206,29 +206,6 @@ fn new_heads_announce_each_new_block_once_in_order_and_end_when_unsubscribed() {
 }
 
 #[test]
-fn a_block_mined_by_the_call_after_eth_subscribe_is_announced() {
-    // The next call of the same batch mines a block: the chain's feed must
-    // have read its starting head before the subscription was answered, or
-    // it would take that block for where it starts and never announce it.
-    let local = server();
-    let session = local.session();
-    local.run(async {
-        let mut socket = Socket::open(&session).await;
-        let batch = json!([
-            { "jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": [] },
-            { "jsonrpc": "2.0", "id": 2, "method": "eth_subscribe", "params": ["newHeads"] },
-            { "jsonrpc": "2.0", "id": 3, "method": "evm_mine", "params": [] }
-        ]);
-        socket.send_text(batch.to_string()).await;
-        let answers = socket.receive().await;
-        let before = hex_number(&answers[0]["result"]);
-        let header = socket.notification(&answers[1]["result"]).await;
-        assert_eq!(hex_number(&header["number"]), before + 1, "{header}");
-        socket.quiet().await;
-    });
-}
-
-#[test]
 fn logs_pass_their_filter_and_a_reverted_blocks_logs_come_again_removed() {
     let local = server();
     let session = local.session();
