@@ -19,10 +19,10 @@ use std::sync::Arc;
 use tokio::sync::broadcast::Receiver;
 use w3api_query::{AnyQuestion, Asks, Question};
 use w3api_source::{
-    BlockRef, Blocks, Calls, ChainControl, Contract, CreatedWallet, DataApi, FeeSuggestion, Filters, Head, LogQuery,
-    Moved, NewCollection, NewNftMetadata, NewToken, NftHolding, PageRequest, PendingTransaction, Sending, Signing,
-    SourceError, State, TokenPriceQuery, Tracing, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage,
-    WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
+    BlockRef, Blocks, Calls, ChainControl, ChangeFilter, Contract, CreatedWallet, DataApi, FeeSuggestion, Filters,
+    Head, LogQuery, Moved, NewCollection, NewNftMetadata, NewToken, NftHolding, PageRequest, PendingTransaction,
+    Sending, Signing, SourceError, State, TokenPriceQuery, Tracing, WalletCollectionsPage, WalletCollectionsQuery,
+    WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, FeeHistory, FilterChanges, FilterId,
@@ -151,8 +151,7 @@ erased! {
     }
     Filters {
         async new_filter(chain: Chain, owner: String, filter: LogFilter) -> FilterId;
-        async new_block_filter(chain: Chain, owner: String) -> FilterId;
-        async new_pending_transaction_filter(chain: Chain, owner: String) -> FilterId;
+        async new_change_filter(chain: Chain, owner: String, kind: ChangeFilter) -> FilterId;
         async filter_changes(chain: Chain, id: FilterId) -> FilterChanges;
         async filter_logs(chain: Chain, id: FilterId) -> Vec<Log>;
         async uninstall_filter(chain: Chain, id: FilterId) -> bool;

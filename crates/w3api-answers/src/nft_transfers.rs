@@ -70,14 +70,14 @@ pub async fn nft_transfers<S: Backend>(
 fn nft_transfer(transfer: NftTransfer, format: TokenIdFormat) -> Result<w3api_types::NftTransfer, SourceError> {
     let place = transfer.place;
     Ok(w3api_types::NftTransfer {
-        token_address: transfer.collection,
+        token_address: transfer.collection.address,
         token_id: format.write(transfer.token_id),
-        token_name: transfer.name,
-        token_symbol: transfer.symbol,
+        token_name: transfer.collection.name,
+        token_symbol: transfer.collection.symbol,
         parties: TransferParties::unlabelled(transfer.from, transfer.to),
         value: place.transaction.value,
         amount: transfer.amount,
-        contract_type: transfer.kind,
+        contract_type: transfer.collection.contract_type,
         block_number: place.block_number,
         block_timestamp: block_time(place.block_timestamp)?,
         block_hash: place.block_hash,
@@ -86,8 +86,8 @@ fn nft_transfer(transfer: NftTransfer, format: TokenIdFormat) -> Result<w3api_ty
         transaction_index: u64::from(place.transaction_index),
         log_index: u64::from(place.log_index),
         operator: transfer.operator,
-        possible_spam: transfer.possible_spam,
-        verified_collection: transfer.verified,
+        possible_spam: transfer.collection.possible_spam,
+        verified_collection: transfer.collection.verified,
         last_sale: transfer.last_sale,
     })
 }

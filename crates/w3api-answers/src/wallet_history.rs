@@ -121,7 +121,7 @@ async fn nft_metadata_of<S: Backend>(
     entries: &[HistoryEntry],
 ) -> Result<HashMap<(Address, U256), NormalizedMetadata>, SourceError> {
     let tokens: BTreeSet<(Address, U256)> =
-        entries.iter().flat_map(|e| &e.nfts).map(|n| (n.collection, n.token_id)).collect();
+        entries.iter().flat_map(|e| &e.nfts).map(|n| (n.collection.address, n.token_id)).collect();
     if tokens.is_empty() {
         return Ok(HashMap::new());
     }
@@ -150,7 +150,8 @@ fn history_transaction(
     let receipt_facts =
         ReceiptFacts { approvals: approvals.iter().map(named).collect(), method, created: receipt.contract_address };
     let (category, summary) = history_category::describe(wallet, entry, context.native, &receipt_facts);
-    let possible_spam = entry.tokens.iter().any(|t| t.possible_spam) || entry.nfts.iter().any(|n| n.possible_spam);
+    let possible_spam =
+        entry.tokens.iter().any(|t| t.possible_spam) || entry.nfts.iter().any(|n| n.collection.possible_spam);
     Ok(HistoryTransaction {
         transaction: fields(transaction, receipt, time)?,
         transaction_fee: format_units(fee, 18),
@@ -192,23 +193,23 @@ fn erc20_transfer(wallet: Address, transfer: &TokenTransfer) -> Result<HistoryEr
 
 fn nft_transfer(context: &Context<'_>, transfer: &NftTransfer) -> HistoryNftTransfer {
     HistoryNftTransfer {
-        token_address: transfer.collection,
+        token_address: transfer.collection.address,
         token_id: transfer.token_id.to_string(),
-        token_name: transfer.name.clone(),
-        token_symbol: transfer.symbol.clone(),
+        token_name: transfer.collection.name.clone(),
+        token_symbol: transfer.collection.symbol.clone(),
         parties: TransferParties::unlabelled(transfer.from, transfer.to),
         value: transfer.place.transaction.value,
         amount: transfer.amount,
-        contract_type: transfer.kind.clone(),
+        contract_type: transfer.collection.contract_type.clone(),
         transaction_type: if transfer.batch { NftTransactionType::Batch } else { NftTransactionType::Single },
         log_index: u64::from(transfer.place.log_index),
         operator: transfer.operator,
-        possible_spam: transfer.possible_spam,
-        verified_collection: transfer.verified,
+        possible_spam: transfer.collection.possible_spam,
+        verified_collection: transfer.collection.verified,
         direction: direction(context.wallet, transfer.from),
-        collection_logo: transfer.logo.clone(),
-        collection_banner_image: transfer.banner.clone(),
-        normalized_metadata: context.metadata.get(&(transfer.collection, transfer.token_id)).cloned(),
+        collection_logo: transfer.collection.logo.clone(),
+        collection_banner_image: transfer.collection.banner.clone(),
+        normalized_metadata: context.metadata.get(&(transfer.collection.address, transfer.token_id)).cloned(),
     }
 }
 

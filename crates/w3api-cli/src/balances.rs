@@ -7,7 +7,7 @@ use w3api_types::{Address, Chain, ChainNativeBalances, Erc20TokenBalance, NetWor
 
 use crate::error::CliError;
 use crate::output::{self, Table};
-use crate::wallet::{HoldingsOf, set};
+use crate::wallet::{HoldingsOf, holdings, set};
 
 /// `w3api balance <address>`: a wallet's native balance.
 #[derive(Args, Debug)]
@@ -111,15 +111,7 @@ pub(crate) fn render_balances(chain: &ChainNativeBalances) -> String {
 }
 
 pub(crate) async fn erc20(client: &Client, args: Erc20Args, json: bool) -> Result<(), CliError> {
-    let HoldingsOf { address, chain, to_block, token_addresses, exclude_spam } = args.of;
-    let mut request = client.data().get_wallet_token_balances().address(address);
-    set!(
-        request,
-        chain = chain,
-        to_block = to_block,
-        token_addresses = (!token_addresses.is_empty()).then_some(token_addresses),
-        exclude_spam = exclude_spam,
-    );
+    let request = holdings!(client, get_wallet_token_balances, args.of);
     let answer = request.send().await?.into_inner();
     output::emit(json, &answer, |tokens| render_erc20(tokens))
 }

@@ -6,8 +6,9 @@ use w3api_rest::Client;
 use w3api_types::{Address, Chain, MultipleNftsRequest, Nft, NftPage, NftTokenId, NftTokenItem, TokenIdFormat};
 
 use crate::error::CliError;
+use crate::listing::{PagingArgs, fetch, footer, list_pages, show};
 use crate::output::{self, Table};
-use crate::wallet::{PagingArgs, fetch, footer, set, show};
+use crate::wallet::set;
 
 /// `w3api nft <collection> <token-id>`: one NFT with its metadata.
 #[derive(Args, Debug)]
@@ -113,27 +114,25 @@ pub(crate) async fn collection_nfts(client: &Client, args: CollectionNftsArgs, j
         range = args.range,
         total_ranges = args.total_ranges,
         limit = args.paging.limit,
-        cursor = args.paging.cursor.clone(),
     );
-    let pages = fetch(request, args.paging.all).await?;
-    show(pages, args.paging.all, json, |pages| output::out!("{}", render_held(pages)))
+    list_pages(request, &args.paging, json, render_held).await
 }
 
 pub(crate) async fn nft_owners(client: &Client, args: NftOwnersArgs, json: bool) -> Result<(), CliError> {
-    let (limit, cursor, all) = (args.paging.limit, args.paging.cursor.clone(), args.paging.all);
+    let limit = args.paging.limit;
     let pages = match args.token_id {
         Some(token_id) => {
             let mut request = client.data().get_nft_token_id_owners().address(args.collection).token_id(token_id);
-            set!(request, chain = args.chain, format = args.format, limit = limit, cursor = cursor);
-            fetch(request, all).await?
+            set!(request, chain = args.chain, format = args.format, limit = limit);
+            fetch(request, &args.paging).await?
         }
         None => {
             let mut request = client.data().get_nft_owners().address(args.collection);
-            set!(request, chain = args.chain, format = args.format, limit = limit, cursor = cursor);
-            fetch(request, all).await?
+            set!(request, chain = args.chain, format = args.format, limit = limit);
+            fetch(request, &args.paging).await?
         }
     };
-    show(pages, all, json, |pages| output::out!("{}", render_held(pages)))
+    show(pages, args.paging.all, json, render_held)
 }
 
 fn render_nft(nft: &Nft) -> String {

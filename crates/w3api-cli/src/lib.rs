@@ -23,6 +23,7 @@ mod connection;
 mod demo;
 mod devnet;
 mod error;
+mod listing;
 mod output;
 mod prices;
 mod rpc;

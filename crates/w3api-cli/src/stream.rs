@@ -6,11 +6,9 @@ use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Subcommand};
-use futures::TryStreamExt;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
-use w3api_rest::{Client, Page, Paginated};
+use w3api_rest::{Client, Page};
 use w3api_types::{
     AbiItem, AbiParameter, Address, AddressList, Chain, DeliveryStatus, EvmStream, EvmStreamCreate, EvmStreamUpdate,
     EvmStreamsPage, SettingsRegion, StreamAddressChange, StreamAddressResponse, StreamAddressesPage,
@@ -19,7 +17,8 @@ use w3api_types::{
 };
 
 use crate::error::CliError;
-use crate::output::{self, Progress, Table, out};
+use crate::listing::{Paging, list_pages};
+use crate::output::{self, Table};
 
 /// The streams management operations, one subcommand each.
 #[derive(Subcommand, Debug)]
@@ -123,6 +122,16 @@ pub(crate) struct PageArgs {
     /// Follow cursors to the last page and show every item.
     #[arg(long)]
     all: bool,
+}
+
+impl Paging for PageArgs {
+    fn cursor(&self) -> Option<String> {
+        self.cursor.clone()
+    }
+
+    fn all(&self) -> bool {
+        self.all
+    }
 }
 
 /// What a stream matches: the options `create`, `update` and `preview` share.
@@ -346,26 +355,25 @@ fn chain_id(text: &str) -> Result<String, String> {
     chain.hex_id().ok_or_else(|| format!("no known chain id for {text:?}; give the hex id, such as 0x1"))
 }
 
-/// Shows the listing `paging` asks for: `$request` is the request of its
-/// first page, [`walk`] fetches, [`show`] shows.
-macro_rules! listing {
-    ($paging:expr, $json:expr, $render:expr, $request:expr) => {{
-        let paging: &PageArgs = $paging;
-        show(walk(paging, $request).await?, paging.all, $json, $render)
-    }};
-}
-
 /// Runs a streams command.
 pub(crate) async fn run(client: &Client, command: StreamsCommand, json: bool) -> Result<(), CliError> {
     let streams = client.streams();
     match command {
-        StreamsCommand::List { status, paging } => listing!(&paging, json, render_streams, {
-            let request = streams.get_streams().limit(paging.limit);
-            match status.clone() {
-                Some(status) => request.status(status),
-                None => request,
-            }
-        }),
+        StreamsCommand::List { status, paging } => {
+            list_pages(
+                {
+                    let request = streams.get_streams().limit(paging.limit);
+                    match status.clone() {
+                        Some(status) => request.status(status),
+                        None => request,
+                    }
+                },
+                &paging,
+                json,
+                render_streams,
+            )
+            .await
+        }
         StreamsCommand::Get { id } => {
             output::emit(json, &streams.get_stream().id(id).send().await?.into_inner(), render_stream)
         }
@@ -381,7 +389,7 @@ pub(crate) async fn run(client: &Client, command: StreamsCommand, json: bool) ->
             output::emit(json, &streams.duplicate_stream().id(id).send().await?.into_inner(), render_stream)
         }
         StreamsCommand::Addresses { id, paging } => {
-            listing!(&paging, json, render_addresses, streams.get_stream_addresses().id(id).limit(paging.limit))
+            list_pages(streams.get_stream_addresses().id(id).limit(paging.limit), &paging, json, render_addresses).await
         }
         StreamsCommand::AddAddress(args) => {
             let answer = streams.add_address_to_stream().id(args.id).body(address_change(&args.addresses));
@@ -403,24 +411,36 @@ pub(crate) async fn run(client: &Client, command: StreamsCommand, json: bool) ->
             output::emit(json, &streams.set_settings().body(change).send().await?.into_inner(), render_settings)
         }
         StreamsCommand::History(HistoryArgs { stream, with_payload, filter, paging }) => {
-            listing!(&paging, json, render_history, {
-                let request = streams.get_history().limit(paging.limit).exclude_payload(!with_payload);
-                let request = filtered!(request, &filter);
-                match stream {
-                    Some(stream) => request.stream_id(stream),
-                    None => request,
-                }
-            })
+            list_pages(
+                {
+                    let request = streams.get_history().limit(paging.limit).exclude_payload(!with_payload);
+                    let request = filtered!(request, &filter);
+                    match stream {
+                        Some(stream) => request.stream_id(stream),
+                        None => request,
+                    }
+                },
+                &paging,
+                json,
+                render_history,
+            )
+            .await
         }
         StreamsCommand::Logs(LogsArgs { stream, outcomes, filter, paging }) => {
-            listing!(&paging, json, render_logs, {
-                let request = filtered!(streams.get_delivery_logs().limit(paging.limit), &filter);
-                let request = if outcomes.is_empty() { request } else { request.delivery_status(outcomes.clone()) };
-                match stream {
-                    Some(stream) => request.stream_id(stream),
-                    None => request,
-                }
-            })
+            list_pages(
+                {
+                    let request = filtered!(streams.get_delivery_logs().limit(paging.limit), &filter);
+                    let request = if outcomes.is_empty() { request } else { request.delivery_status(outcomes.clone()) };
+                    match stream {
+                        Some(stream) => request.stream_id(stream),
+                        None => request,
+                    }
+                },
+                &paging,
+                json,
+                render_logs,
+            )
+            .await
         }
         StreamsCommand::Replay { stream_id, delivery_id } => {
             let replayed = streams.replay_history().stream_id(stream_id).id(delivery_id).send().await?.into_inner();
@@ -538,39 +558,6 @@ fn read_abi(path: &Path) -> Result<Vec<AbiItem>, CliError> {
         item => serde_json::from_value(item).map(|item| vec![item]),
     }
     .map_err(|e| CliError::Input(format!("{}: not an ABI (an array of ABI items): {e}", path.display())))
-}
-
-/// The page `paging` asks for, or with `--all` every page from the first
-/// to the last, following cursors.
-async fn walk<R: Paginated>(paging: &PageArgs, request: R) -> Result<Vec<R::Page>, CliError> {
-    if !paging.all {
-        let request = match paging.cursor.clone() {
-            Some(cursor) => request.at_cursor(cursor),
-            None => request,
-        };
-        return Ok(vec![request.fetch().await?]);
-    }
-    let mut progress = Progress::new();
-    let pages = request.pages().inspect_ok(|page| progress.page(page.items().len())).try_collect().await?;
-    progress.finish();
-    Ok(pages)
-}
-
-/// JSON: the page, or with `--all` one array of every item; text: `render`.
-fn show<P: Page<Item: Serialize> + Serialize>(
-    pages: Vec<P>,
-    all: bool,
-    json: bool,
-    render: impl FnOnce(&[P]) -> String,
-) -> Result<(), CliError> {
-    match (json, all) {
-        (true, true) => output::print_json(&pages.into_iter().flat_map(Page::into_items).collect::<Vec<_>>()),
-        (true, false) => output::print_json(&pages[0]),
-        (false, _) => {
-            out!("{}", render(&pages));
-            Ok(())
-        }
-    }
 }
 
 /// Where a listing stops: how many of how many, and how to get the next page.

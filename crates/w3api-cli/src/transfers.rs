@@ -11,10 +11,11 @@ use w3api_types::{
 };
 
 use crate::error::CliError;
-use crate::output::{self, Table};
+use crate::output::Table;
 use w3api_rest::Page;
 
-use crate::wallet::{PagingArgs, fetch, footer, set, show};
+use crate::listing::{PagingArgs, fetch, footer, list_pages, show};
+use crate::wallet::set;
 
 /// Which blocks and which way: what both listings share.
 #[derive(Args, Debug)]
@@ -111,35 +112,32 @@ macro_rules! windowed {
             to_date = w.to_date.clone(),
             order = w.order,
             limit = w.paging.limit,
-            cursor = w.paging.cursor.clone(),
         );
     }};
 }
 
 pub(crate) async fn transfers(client: &Client, args: TransfersArgs, json: bool) -> Result<(), CliError> {
-    let all = args.window.paging.all;
     let pages = if args.token {
         let mut request = client.data().get_token_transfers().address(args.address);
         windowed!(request, &args.window);
-        fetch(request, all).await?
+        fetch(request, &args.window.paging).await?
     } else {
         let mut request = client.data().get_wallet_token_transfers().address(args.address);
         windowed!(request, &args.window);
         if !args.contracts.is_empty() {
             request = request.contract_addresses(args.contracts);
         }
-        fetch(request, all).await?
+        fetch(request, &args.window.paging).await?
     };
-    show(pages, all, json, |pages| output::out!("{}", render_erc20(pages)))
+    show(pages, args.window.paging.all, json, render_erc20)
 }
 
 pub(crate) async fn nft_transfers(client: &Client, args: NftTransfersArgs, json: bool) -> Result<(), CliError> {
-    let all = args.window.paging.all;
     let pages = if args.collection {
         let mut request = client.data().get_nft_contract_transfers().address(args.address);
         windowed!(request, &args.window);
         set!(request, format = args.format);
-        fetch(request, all).await?
+        fetch(request, &args.window.paging).await?
     } else {
         let mut request = client.data().get_wallet_nft_transfers().address(args.address);
         windowed!(request, &args.window);
@@ -147,28 +145,24 @@ pub(crate) async fn nft_transfers(client: &Client, args: NftTransfersArgs, json:
         if !args.contracts.is_empty() {
             request = request.contract_addresses(args.contracts);
         }
-        fetch(request, all).await?
+        fetch(request, &args.window.paging).await?
     };
-    show(pages, all, json, |pages| output::out!("{}", render_nfts(pages)))
+    show(pages, args.window.paging.all, json, render_nfts)
 }
 
 pub(crate) async fn transactions(client: &Client, args: TransactionsArgs, json: bool) -> Result<(), CliError> {
-    let all = args.window.paging.all;
     let mut request = client.data().get_wallet_transactions().address(args.address);
     windowed!(request, &args.window);
-    let pages = fetch(request, all).await?;
-    show(pages, all, json, |pages| output::out!("{}", render_transactions(pages)))
+    list_pages(request, &args.window.paging, json, render_transactions).await
 }
 
 pub(crate) async fn history(client: &Client, args: HistoryArgs, json: bool) -> Result<(), CliError> {
-    let all = args.window.paging.all;
     let mut request = client.data().get_wallet_history().address(args.address);
     if args.methods {
         request = request.include_input_data(true);
     }
     windowed!(request, &args.window);
-    let pages = fetch(request, all).await?;
-    show(pages, all, json, |pages| output::out!("{}", render_history(pages)))
+    list_pages(request, &args.window.paging, json, render_history).await
 }
 
 fn render_history(pages: &[WalletHistoryPage]) -> String {

@@ -1,29 +1,12 @@
 //! `w3api tokens`, `w3api nfts`, `w3api collections`: the wallet-data group.
 
-use std::pin::pin;
-
 use clap::Args;
-use futures::TryStreamExt;
-use serde::Serialize;
-use w3api_rest::{Client, Page, Paginated};
+use w3api_rest::Client;
 use w3api_types::{Address, Chain, NftCollectionPage, NftPage, TokenBalancePage, TokenIdFormat};
 
 use crate::error::CliError;
-use crate::output::{self, Progress, Table};
-
-/// Paging options of the three wallet-data operations.
-#[derive(Args, Debug)]
-pub(crate) struct PagingArgs {
-    /// Page size, 1 to 100 (0 or absent: 100).
-    #[arg(long)]
-    pub(crate) limit: Option<i64>,
-    /// Cursor of the page to fetch (from a previous answer).
-    #[arg(long, conflicts_with = "all")]
-    pub(crate) cursor: Option<String>,
-    /// Follow cursors to the last page and show every item.
-    #[arg(long)]
-    pub(crate) all: bool,
-}
+use crate::listing::{PagingArgs, footer, list_pages};
+use crate::output::{self, Table};
 
 /// Whose token balances to read, where, when and of which tokens:
 /// `w3api tokens` and `w3api erc20`.
@@ -127,24 +110,35 @@ macro_rules! set {
 }
 pub(crate) use set;
 
+/// The request of `$operation` for the wallet, chain, block and tokens of `$of` (a [`HoldingsOf`]).
+macro_rules! holdings {
+    ($client:expr, $operation:ident, $of:expr) => {{
+        let HoldingsOf { address, chain, to_block, token_addresses, exclude_spam } = $of;
+        let mut request = $client.data().$operation().address(address);
+        let token_addresses = (!token_addresses.is_empty()).then_some(token_addresses);
+        set!(
+            request,
+            chain = chain,
+            to_block = to_block,
+            token_addresses = token_addresses,
+            exclude_spam = exclude_spam
+        );
+        request
+    }};
+}
+pub(crate) use holdings;
+
 pub(crate) async fn tokens(client: &Client, args: TokensArgs, json: bool) -> Result<(), CliError> {
-    let HoldingsOf { address, chain, to_block, token_addresses, exclude_spam } = args.of;
-    let mut request = client.data().get_wallet_token_balances_price().address(address);
+    let mut request = holdings!(client, get_wallet_token_balances_price, args.of);
     set!(
         request,
-        chain = chain,
-        to_block = to_block,
-        token_addresses = (!token_addresses.is_empty()).then_some(token_addresses),
-        exclude_spam = exclude_spam,
         exclude_unverified_contracts = args.exclude_unverified_contracts,
         exclude_native = args.exclude_native,
         max_token_inactivity = args.max_token_inactivity,
         min_pair_side_liquidity_usd = args.min_pair_side_liquidity_usd,
         limit = args.paging.limit,
-        cursor = args.paging.cursor.clone(),
     );
-    let pages = fetch(request, args.paging.all).await?;
-    show(pages, args.paging.all, json, |pages| output::out!("{}", render_tokens(pages)))
+    list_pages(request, &args.paging, json, render_tokens).await
 }
 
 pub(crate) async fn nfts(client: &Client, args: NftsArgs, json: bool) -> Result<(), CliError> {
@@ -159,10 +153,8 @@ pub(crate) async fn nfts(client: &Client, args: NftsArgs, json: bool) -> Result<
         media_items = args.media_items,
         include_prices = args.include_prices,
         limit = args.paging.limit,
-        cursor = args.paging.cursor.clone(),
     );
-    let pages = fetch(request, args.paging.all).await?;
-    show(pages, args.paging.all, json, |pages| output::out!("{}", render_nfts(pages)))
+    list_pages(request, &args.paging, json, render_nfts).await
 }
 
 pub(crate) async fn collections(client: &Client, args: CollectionsArgs, json: bool) -> Result<(), CliError> {
@@ -174,52 +166,8 @@ pub(crate) async fn collections(client: &Client, args: CollectionsArgs, json: bo
         exclude_spam = args.exclude_spam,
         include_prices = args.include_prices,
         limit = args.paging.limit,
-        cursor = args.paging.cursor.clone(),
     );
-    let pages = fetch(request, args.paging.all).await?;
-    show(pages, args.paging.all, json, |pages| output::out!("{}", render_collections(pages)))
-}
-
-/// The page asked for, or with `all` every page from it to the last.
-pub(crate) async fn fetch<R: Paginated>(request: R, all: bool) -> Result<Vec<R::Page>, CliError> {
-    if !all {
-        return Ok(vec![request.fetch().await?]);
-    }
-    let mut progress = Progress::new();
-    let mut pages = Vec::new();
-    let mut stream = pin!(request.pages());
-    while let Some(page) = stream.try_next().await? {
-        progress.page(page.items().len());
-        pages.push(page);
-    }
-    progress.finish();
-    Ok(pages)
-}
-
-/// JSON: the page, or with `--all` one array of every item; text: `render`.
-pub(crate) fn show<P>(pages: Vec<P>, all: bool, json: bool, render: impl FnOnce(&[P])) -> Result<(), CliError>
-where
-    P: Page + Serialize,
-    P::Item: Serialize,
-{
-    match (json, all) {
-        (true, true) => output::print_json(&pages.into_iter().flat_map(Page::into_items).collect::<Vec<_>>()),
-        (true, false) => output::print_json(&pages[0]),
-        (false, _) => {
-            render(&pages);
-            Ok(())
-        }
-    }
-}
-
-/// Where a listing stops: the page shown and how to get the next.
-pub(crate) fn footer(first_page: u64, pages: usize, items: usize, cursor: Option<&str>) -> String {
-    let shown = if pages == 1 { format!("page {first_page}") } else { format!("{pages} pages") };
-    let more = match cursor.filter(|c| !c.is_empty()) {
-        Some(cursor) => format!("; next page: --cursor {cursor} (or --all)"),
-        None => String::new(),
-    };
-    format!("{items} items, {shown}{more}\n")
+    list_pages(request, &args.paging, json, render_collections).await
 }
 
 pub(crate) fn render_tokens(pages: &[TokenBalancePage]) -> String {

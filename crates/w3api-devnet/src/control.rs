@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use w3api_chain::trace::Tracer;
 use w3api_source::{
-    BlockRef, ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError, Tracing,
+    BlockRef, ChainControl, ChangeFilter, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken, SourceError,
+    Tracing,
 };
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, DEFAULT_TRACE_TIMEOUT, FilterChanges, FilterId, GethTrace,
@@ -217,12 +218,17 @@ impl w3api_source::Filters for Devnet {
         self.inner.filters.install(&*self.ready(chain).await?, &owner, Some(filter))
     }
 
-    async fn new_block_filter(&self, chain: Chain, owner: String) -> Result<FilterId, SourceError> {
-        self.inner.filters.install(&*self.ready(chain).await?, &owner, None)
-    }
-
-    async fn new_pending_transaction_filter(&self, chain: Chain, owner: String) -> Result<FilterId, SourceError> {
-        self.inner.filters.install_pending(&*self.ready(chain).await?, &owner)
+    async fn new_change_filter(
+        &self,
+        chain: Chain,
+        owner: String,
+        kind: ChangeFilter,
+    ) -> Result<FilterId, SourceError> {
+        let data = self.ready(chain).await?;
+        match kind {
+            ChangeFilter::Blocks => self.inner.filters.install(&data, &owner, None),
+            ChangeFilter::PendingTransactions => self.inner.filters.install_pending(&data, &owner),
+        }
     }
 
     async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {

@@ -166,30 +166,14 @@ pub fn decode(topics: &[B256], data: &Bytes) -> Option<Event> {
         }
         erc1155::TransferSingle::SIGNATURE_HASH => {
             let e = erc1155::TransferSingle::decode_raw_log(topics(), data).ok()?;
-            let tokens = vec![(e.id, e.value)];
-            Event::NftTransfers {
-                operator: Some(e.operator),
-                from: e.from,
-                to: e.to,
-                tokens,
-                erc1155: true,
-                batch: false,
-            }
+            erc1155_transfers(e.operator, e.from, e.to, vec![(e.id, e.value)], false)
         }
         erc1155::TransferBatch::SIGNATURE_HASH => {
             let e = erc1155::TransferBatch::decode_raw_log(topics(), data).ok()?;
             if e.ids.len() != e.values.len() {
                 return None;
             }
-            let tokens = e.ids.into_iter().zip(e.values).collect();
-            Event::NftTransfers {
-                operator: Some(e.operator),
-                from: e.from,
-                to: e.to,
-                tokens,
-                erc1155: true,
-                batch: true,
-            }
+            erc1155_transfers(e.operator, e.from, e.to, e.ids.into_iter().zip(e.values).collect(), true)
         }
         pair::PairCreated::SIGNATURE_HASH => {
             let e = pair::PairCreated::decode_raw_log(topics(), data).ok()?;
@@ -202,6 +186,11 @@ pub fn decode(topics: &[B256], data: &Bytes) -> Option<Event> {
         _ => return None,
     };
     Some(event)
+}
+
+/// ERC1155's transfers, of one id (`TransferSingle`) or of a batch.
+fn erc1155_transfers(operator: Address, from: Address, to: Address, tokens: Vec<(U256, U256)>, batch: bool) -> Event {
+    Event::NftTransfers { operator: Some(operator), from, to, tokens, erc1155: true, batch }
 }
 
 #[cfg(test)]

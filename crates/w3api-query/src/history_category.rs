@@ -303,8 +303,8 @@ fn amount(transfer: &TokenTransfer) -> String {
 
 fn nft(transfer: &NftTransfer) -> String {
     match transfer.amount {
-        1 => format!("{} #{}", transfer.name, transfer.token_id),
-        many => format!("{many} {} #{}", transfer.name, transfer.token_id),
+        1 => format!("{} #{}", transfer.collection.name, transfer.token_id),
+        many => format!("{many} {} #{}", transfer.collection.name, transfer.token_id),
     }
 }
 

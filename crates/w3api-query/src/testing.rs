@@ -9,6 +9,16 @@ use w3api_types::ContractType;
 
 use crate::{ChainView, CollectionFacts, Exchange, TokenFacts, TransactionFacts};
 
+/// The cast of the core's tests: wallets (A, B, and C, which some tests
+/// call an operator), ERC20 tokens, and NFT collections.
+pub(crate) const A: Address = Address::repeat_byte(0x0a);
+pub(crate) const B: Address = Address::repeat_byte(0x0b);
+pub(crate) const C: Address = Address::repeat_byte(0x0c);
+pub(crate) const COIN: Address = Address::repeat_byte(0xa1);
+pub(crate) const OTHER_COIN: Address = Address::repeat_byte(0xa2);
+pub(crate) const ART: Address = Address::repeat_byte(0xc0);
+pub(crate) const ITEMS: Address = Address::repeat_byte(0xc1);
+
 /// Blocks from `first` on, at the given timestamps, each with
 /// [`Times::TRANSACTIONS`] transactions; the tokens of `tokens` (asset =
 /// position here plus one), the collections of `collections` (index in the

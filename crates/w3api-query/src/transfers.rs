@@ -10,8 +10,8 @@
 
 use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::{Asset, Movement};
-use w3api_source::{Page, PageRequest, SourceError};
-use w3api_types::{ContractType, NftLastSale};
+use w3api_source::{CollectionInfo, Page, PageRequest, SourceError};
+use w3api_types::NftLastSale;
 
 use crate::ChainView;
 use crate::ask::Question;
@@ -166,22 +166,8 @@ pub struct NftTransfers {
 /// One NFT transfer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NftTransfer {
-    /// The collection's contract.
-    pub collection: Address,
-    /// ERC721 or ERC1155.
-    pub kind: ContractType,
-    /// Its name.
-    pub name: String,
-    /// Its symbol.
-    pub symbol: String,
-    /// Whether it is flagged as spam.
-    pub possible_spam: bool,
-    /// Whether its contract is verified.
-    pub verified: bool,
-    /// Its logo, where the backend has one.
-    pub logo: Option<String>,
-    /// Its banner, where the backend has one.
-    pub banner: Option<String>,
+    /// The collection.
+    pub collection: CollectionInfo,
     /// The token.
     pub token_id: U256,
     /// Sender (the zero address for a mint).
@@ -268,22 +254,15 @@ pub(crate) fn nft_transfer<V: ChainView>(
     if !lists_nft(view, movement) {
         return None;
     }
-    let facts = view.collection(collection)?;
+    let collection = crate::nfts::collection_info(view, collection)?;
     let token_id = id.to_u256();
     let last_sale = match include_prices {
-        true => view.nft_prices(u64::from(at.block), facts.address, Some(token_id)).last_sale,
+        true => view.nft_prices(u64::from(at.block), collection.address, Some(token_id)).last_sale,
         false => None,
     };
     let ledger = view.ledger();
     Some(NftTransfer {
-        collection: facts.address,
-        kind: facts.kind.clone(),
-        name: facts.name.to_string(),
-        symbol: facts.symbol.to_string(),
-        possible_spam: facts.possible_spam,
-        verified: facts.verified,
-        logo: facts.logo.map(str::to_string),
-        banner: facts.banner.map(str::to_string),
+        collection,
         token_id,
         from: ledger.address(from),
         to: ledger.address(to),

@@ -110,11 +110,8 @@ mod tests {
 
     use super::*;
     use crate::listing::{Order, Span};
-    use crate::testing::Times;
+    use crate::testing::{A, B, Times};
     use crate::transfers::{NftTransfers, NftTransfersOf, TokenTransfers, TokenTransfersOf};
-
-    const A: Address = Address::repeat_byte(0x0a);
-    const B: Address = Address::repeat_byte(0x0b);
 
     /// Blocks 10 to 12: A is sent a transaction and COIN in 10, an NFT of
     /// each collection in 11 (the ERC1155 one by a genesis-like mint that no

@@ -87,10 +87,7 @@ mod tests {
     use w3api_source::{PagePosition, PageRequest, SourceError};
 
     use super::*;
-    use crate::testing::Times;
-
-    const A: Address = Address::repeat_byte(0x0a);
-    const B: Address = Address::repeat_byte(0x0b);
+    use crate::testing::{A, B, Times};
 
     /// Blocks 10 to 13: A sends B a transaction in 10 (index 0) and 12
     /// (index 3), B sends A one in 11 (index 1), A creates a contract in 13.

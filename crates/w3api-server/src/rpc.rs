@@ -29,7 +29,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use jsonrpsee::Extensions;
 use jsonrpsee::core::{RpcResult, async_trait};
-use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
+use jsonrpsee::server::middleware::rpc::{MethodResponse, RpcServiceBuilder, RpcServiceT};
 use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, ServerHandle, TowerService, stop_channel};
 use jsonrpsee::types::ErrorObjectOwned;
 use tower::ServiceExt;
@@ -39,7 +39,7 @@ use w3api_answers::wallet_erc20::erc20_balances;
 use w3api_answers::{AnswerError, Cursors};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS, method};
-use w3api_source::{BlockRef, LogQuery, SourceError, TokenPriceQuery, WalletTokensQuery};
+use w3api_source::{BlockRef, ChangeFilter, LogQuery, SourceError, TokenPriceQuery, WalletTokensQuery};
 use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
@@ -79,6 +79,29 @@ pub struct Gateway<S> {
     source: Arc<S>,
     /// The REST listings' cursors: the extended methods page as their twins.
     cursors: Cursors,
+}
+
+/// What our JSON-RPC middleware wraps: jsonrpsee's service beneath, which
+/// answers calls, batches and notifications alike with a `MethodResponse`.
+trait InnerService:
+    RpcServiceT<MethodResponse = MethodResponse, NotificationResponse = MethodResponse, BatchResponse = MethodResponse>
+    + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S> InnerService for S where
+    S: RpcServiceT<
+            MethodResponse = MethodResponse,
+            NotificationResponse = MethodResponse,
+            BatchResponse = MethodResponse,
+        > + Clone
+        + Send
+        + Sync
+        + 'static
+{
 }
 
 fn rpc_error(code: ErrorCode, message: impl Into<String>) -> ErrorObjectOwned {
@@ -193,6 +216,12 @@ impl<S: Backend> Gateway<S> {
     /// a view of `txpool_content`, so that the four never disagree.
     async fn pool(&self, name: &str) -> RpcResult<TxpoolContent> {
         self.source.pool_content(self.chain).await.map_err(|e| execution_error(name, e))
+    }
+
+    /// A filter of blocks or pending transactions for the caller's key, for the method `name`.
+    async fn new_change_filter(&self, ext: &Extensions, kind: ChangeFilter, name: &str) -> RpcResult<FilterId> {
+        let answer = self.source.new_change_filter(self.chain, caller_key(ext)?.to_owned(), kind).await;
+        answer.map_err(|e| execution_error(name, e))
     }
 
     /// The number of a block the caller named; an error when it does not exist.
@@ -477,13 +506,12 @@ impl<S: Backend> EthApiServer for Gateway<S> {
     }
 
     async fn new_block_filter(&self, ext: &Extensions) -> RpcResult<FilterId> {
-        let answer = self.source.new_block_filter(self.chain, caller_key(ext)?.to_owned()).await;
-        answer.map_err(|e| execution_error(method::ETH_NEW_BLOCK_FILTER, e))
+        self.new_change_filter(ext, ChangeFilter::Blocks, method::ETH_NEW_BLOCK_FILTER).await
     }
 
     async fn new_pending_transaction_filter(&self, ext: &Extensions) -> RpcResult<FilterId> {
-        let answer = self.source.new_pending_transaction_filter(self.chain, caller_key(ext)?.to_owned()).await;
-        answer.map_err(|e| execution_error(method::ETH_NEW_PENDING_TRANSACTION_FILTER, e))
+        let kind = ChangeFilter::PendingTransactions;
+        self.new_change_filter(ext, kind, method::ETH_NEW_PENDING_TRANSACTION_FILTER).await
     }
 
     async fn get_filter_changes(&self, filter_id: FilterId) -> RpcResult<FilterChanges> {

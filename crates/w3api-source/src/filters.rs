@@ -8,6 +8,16 @@ use w3api_types::rpc::{FilterChanges, FilterId, Log, LogFilter};
 
 use crate::SourceError;
 
+/// What a filter of changes reports: `eth_newBlockFilter`'s blocks or
+/// `eth_newPendingTransactionFilter`'s transactions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeFilter {
+    /// The hash of each new block.
+    Blocks,
+    /// The hash of each transaction the chain accepts.
+    PendingTransactions,
+}
+
 /// Filters of logs, blocks and pending transactions.
 pub trait Filters: Send + Sync {
     /// A new log filter, kept for the API key `owner` (a source may cap
@@ -22,23 +32,15 @@ pub trait Filters: Send + Sync {
         crate::not_executed()
     }
 
-    /// A new filter of blocks, kept for the API key `owner`.
-    fn new_block_filter(
+    /// A new filter of blocks or of the transactions the chain accepts, as
+    /// `kind` says, kept for the API key `owner`.
+    fn new_change_filter(
         &self,
         chain: Chain,
         owner: String,
+        kind: ChangeFilter,
     ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
-        let _ = (chain, owner);
-        crate::not_executed()
-    }
-
-    /// A new filter of the transactions the chain accepts, kept for the API key `owner`.
-    fn new_pending_transaction_filter(
-        &self,
-        chain: Chain,
-        owner: String,
-    ) -> impl Future<Output = Result<FilterId, SourceError>> + Send {
-        let _ = (chain, owner);
+        let _ = (chain, owner, kind);
         crate::not_executed()
     }
 

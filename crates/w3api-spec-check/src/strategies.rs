@@ -763,51 +763,28 @@ fn typed_fields() -> impl Strategy<Value = TypedFields> {
             legacy_chain,
         )| {
             let y_parity = u8::from(parity);
-            match tx_type {
-                0 => TypedFields {
-                    tx_type,
-                    to,
-                    gas_price: Some(fee_a),
-                    max_fee_per_gas: None,
-                    max_priority_fee_per_gas: None,
-                    max_fee_per_blob_gas: None,
-                    access_list: None,
-                    // EIP-155 folds the chain id into v; earlier transactions have v of 27 or 28.
-                    chain_id: legacy_chain,
-                    blob_versioned_hashes: None,
-                    v: Some(match legacy_chain {
-                        Some(id) => U256::from(id) * U256::from(2) + U256::from(35 + u64::from(y_parity)),
-                        None => U256::from(27 + u64::from(y_parity)),
-                    }),
-                    y_parity: None,
-                },
-                1 => TypedFields {
-                    tx_type,
-                    to,
-                    gas_price: Some(fee_a),
-                    max_fee_per_gas: None,
-                    max_priority_fee_per_gas: None,
-                    max_fee_per_blob_gas: None,
-                    access_list: Some(access_list),
-                    chain_id: Some(chain_id),
-                    blob_versioned_hashes: None,
-                    v: Some(U256::from(y_parity)),
-                    y_parity: Some(y_parity),
-                },
-                _ => TypedFields {
-                    tx_type,
-                    // A blob transaction cannot create a contract.
-                    to: if tx_type == 3 { Some(to.unwrap_or_default()) } else { to },
-                    gas_price: effective_price,
-                    max_fee_per_gas: Some(fee_a),
-                    max_priority_fee_per_gas: Some(fee_b),
-                    max_fee_per_blob_gas: (tx_type == 3).then_some(blob_fee),
-                    access_list: Some(access_list),
-                    chain_id: Some(chain_id),
-                    blob_versioned_hashes: (tx_type == 3).then_some(blobs),
-                    v: Some(U256::from(y_parity)),
-                    y_parity: Some(y_parity),
-                },
+            // Legacy (0) and access-list (1) transactions pay a gas price,
+            // dynamic-fee (2) and blob (3) ones a fee cap and a tip.
+            let (legacy, fee_capped, blob) = (tx_type == 0, tx_type >= 2, tx_type == 3);
+            TypedFields {
+                tx_type,
+                // A blob transaction cannot create a contract.
+                to: if blob { Some(to.unwrap_or_default()) } else { to },
+                gas_price: if fee_capped { effective_price } else { Some(fee_a) },
+                max_fee_per_gas: fee_capped.then_some(fee_a),
+                max_priority_fee_per_gas: fee_capped.then_some(fee_b),
+                max_fee_per_blob_gas: blob.then_some(blob_fee),
+                access_list: (!legacy).then_some(access_list),
+                chain_id: if legacy { legacy_chain } else { Some(chain_id) },
+                blob_versioned_hashes: blob.then_some(blobs),
+                // EIP-155 folds the chain id into v; earlier transactions have
+                // v of 27 or 28, typed ones the y-parity.
+                v: Some(match legacy_chain {
+                    Some(id) if legacy => U256::from(id) * U256::from(2) + U256::from(35 + u64::from(y_parity)),
+                    None if legacy => U256::from(27 + u64::from(y_parity)),
+                    _ => U256::from(y_parity),
+                }),
+                y_parity: (!legacy).then_some(y_parity),
             }
         },
     )

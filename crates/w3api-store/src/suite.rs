@@ -68,6 +68,42 @@ fn now_millis() -> DateTime<Utc> {
     DateTime::from_timestamp_millis(Utc::now().timestamp_millis()).unwrap()
 }
 
+/// `seconds` after `at`.
+fn secs(at: DateTime<Utc>, seconds: i64) -> DateTime<Utc> {
+    at + Duration::seconds(seconds)
+}
+
+/// A chain named with `prefix` that no other test (or earlier run on a
+/// shared database) named, so that what a store keeps of it is the test's.
+fn fresh_chain(prefix: &str) -> Chain {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let run = Utc::now().timestamp_nanos_opt().unwrap_or_default();
+    let name = format!("{prefix}{run:x}n{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    let chain: Chain = name.parse().unwrap();
+    assert!(matches!(chain, Chain::Other(_)), "{name} is no chain of the table");
+    chain
+}
+
+/// What each of `count` tasks running at once returned, in order: the
+/// `i`th runs `task(i, store)`, as replicas sharing a database would.
+async fn concurrently<T, F>(store: &Arc<dyn Store>, count: usize, task: impl Fn(usize, Arc<dyn Store>) -> F) -> Vec<T>
+where
+    T: Send + 'static,
+    F: Future<Output = T> + Send + 'static,
+{
+    let tasks: Vec<_> = (0..count).map(|i| tokio::spawn(task(i, store.clone()))).collect();
+    let mut returned = Vec::with_capacity(count);
+    for task in tasks {
+        returned.push(task.await.unwrap());
+    }
+    returned
+}
+
+/// How many of `answers` are `Ok(true)`; an error fails the test.
+fn successes(answers: Vec<Result<bool, StoreError>>) -> usize {
+    answers.into_iter().map(|answer| usize::from(answer.unwrap())).sum()
+}
+
 /// A challenge with a nonce no other test (or earlier run on a shared
 /// database) used.
 fn challenge(expires_at: DateTime<Utc>) -> Challenge {
@@ -125,17 +161,12 @@ async fn of_fifty_concurrent_verifies_exactly_one_succeeds() {
     for (name, store, _dir) in stores().await {
         let issued = challenge(Utc::now() + Duration::seconds(60));
         store.insert_challenge(&issued).await.unwrap();
-        let attempts: Vec<_> = (0..50)
-            .map(|_| {
-                let (store, nonce) = (store.clone(), issued.nonce.clone());
-                tokio::spawn(async move { store.mark_verified(&nonce, Utc::now()).await })
-            })
-            .collect();
-        let mut successes = 0;
-        for attempt in attempts {
-            successes += usize::from(attempt.await.unwrap().unwrap());
-        }
-        assert_eq!(successes, 1, "{name}");
+        let verifies = concurrently(&store, 50, |_, store| {
+            let nonce = issued.nonce.clone();
+            async move { store.mark_verified(&nonce, Utc::now()).await }
+        })
+        .await;
+        assert_eq!(successes(verifies), 1, "{name}");
     }
 }
 
@@ -219,18 +250,12 @@ async fn concurrent_starts_of_one_collection_agree_on_one_time() {
     for (name, store, _dir) in stores().await {
         let contested = collection();
         let base = now_millis();
-        let starts: Vec<_> = (0..20)
-            .map(|i| {
-                let store = store.clone();
-                tokio::spawn(async move {
-                    store.start_nft_sync(Chain::Polygon, &[contested], base + Duration::milliseconds(i)).await
-                })
-            })
-            .collect();
-        let mut seen = Vec::new();
-        for start in starts {
-            seen.extend(start.await.unwrap().unwrap());
-        }
+        let starts = concurrently(&store, 20, |i, store| async move {
+            let at = base + Duration::milliseconds(i64::try_from(i).unwrap());
+            store.start_nft_sync(Chain::Polygon, &[contested], at).await
+        })
+        .await;
+        let mut seen: Vec<_> = starts.into_iter().flat_map(Result::unwrap).collect();
         seen.dedup();
         assert_eq!(seen.len(), 1, "{name}: every caller reads the one kept start: {seen:?}");
     }

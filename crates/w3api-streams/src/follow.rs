@@ -9,9 +9,8 @@ use std::sync::Arc;
 
 use alloy_primitives::{Address, B256};
 use chrono::Utc;
-use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
-use w3api_source::{BlockRef, DataSource, SourceError, value_transfers};
+use w3api_source::{BlockRef, DataSource, HeadWatch, SourceError, Wake, value_transfers};
 use w3api_store::{NewDelivery, Records, StoredStream};
 use w3api_types::rpc::CallFrame;
 use w3api_types::{Chain, StreamNativeBalance, StreamWebhook};
@@ -29,29 +28,15 @@ const MAX_CATCH_UP: u64 = 1_000;
 /// Follows heads until the task is aborted.
 pub(crate) async fn run<S: DataSource>(inner: Arc<Inner<S>>) {
     let mut follower = Follower { inner, handled: HashMap::new() };
-    let mut heads = follower.inner.source.heads();
-    let mut ticks = tokio::time::interval(follower.inner.config.poll);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut watch = HeadWatch::new(follower.inner.source.heads(), follower.inner.config.poll);
     loop {
-        let head = async {
-            match heads.as_mut() {
-                Some(heads) => heads.recv().await,
-                None => std::future::pending().await,
+        let outcome = match watch.next().await {
+            Wake::Head(head) => follower.on_head(head.chain, head.number).await,
+            Wake::Missed(missed) => {
+                tracing::warn!(missed, "the stream follower fell behind the heads; it reads them again");
+                follower.check_chains().await
             }
-        };
-        let outcome = tokio::select! {
-            head = head => match head {
-                Ok(head) => follower.on_head(head.chain, head.number).await,
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "the stream follower fell behind the heads; it reads them again");
-                    follower.check_chains().await
-                }
-                Err(RecvError::Closed) => {
-                    heads = None;
-                    Ok(())
-                }
-            },
-            _ = ticks.tick() => follower.check_chains().await,
+            Wake::Tick => follower.check_chains().await,
         };
         if let Err(error) = outcome {
             tracing::error!(%error, "stream deliveries could not be queued; the follower tries again");

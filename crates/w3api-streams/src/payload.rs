@@ -225,11 +225,21 @@ fn hex(address: Address) -> String {
     format!("{address:#x}")
 }
 
+/// The transaction hash and the index of `log`, as every record of it
+/// writes them.
+fn emitted(log: &Log) -> (String, String) {
+    (
+        log.transaction_hash.map(|hash| format!("{hash:#x}")).unwrap_or_default(),
+        log.log_index.unwrap_or_default().to_string(),
+    )
+}
+
 fn stream_log(log: &Log) -> StreamLog {
     let topic = |i: usize| log.topics.get(i).map(|topic| format!("{topic:#x}"));
+    let (transaction_hash, log_index) = emitted(log);
     StreamLog {
-        log_index: log.log_index.unwrap_or_default().to_string(),
-        transaction_hash: log.transaction_hash.map(|hash| format!("{hash:#x}")).unwrap_or_default(),
+        log_index,
+        transaction_hash,
         address: hex(log.address),
         data: log.data.to_string(),
         topic0: topic(0),
@@ -276,13 +286,35 @@ fn internal_transaction(moved: &InternalTransfer, transaction_hash: String) -> S
     }
 }
 
-/// Name, symbol and decimals of a token; empty when the contract is not a known token.
-fn token_metadata(contract: Option<&Contract>) -> (String, String, Option<u8>, Option<bool>) {
-    match contract {
-        Some(Contract::Token(token)) => {
-            (token.name.clone(), token.symbol.clone(), Some(token.decimals), Some(token.possible_spam))
+/// An ERC20 event's token and value as its record writes them; the token's
+/// fields are empty when the contract is not a known token.
+struct Erc20Amount {
+    token_name: String,
+    token_symbol: String,
+    token_decimals: String,
+    value: String,
+    value_with_decimals: String,
+    possible_spam: Option<bool>,
+}
+
+impl Erc20Amount {
+    /// `value` of the token `contract`; a stream that filters spam never
+    /// sees a spam flag, as it gets no spam.
+    fn of(contract: Option<&Contract>, value: U256, spam_filtered: bool) -> Erc20Amount {
+        let (token_name, token_symbol, decimals, possible_spam) = match contract {
+            Some(Contract::Token(token)) => {
+                (token.name.clone(), token.symbol.clone(), Some(token.decimals), Some(token.possible_spam))
+            }
+            _ => (String::new(), String::new(), None, None),
+        };
+        Erc20Amount {
+            token_name,
+            token_symbol,
+            token_decimals: decimals.map(|d| d.to_string()).unwrap_or_default(),
+            value: value.to_string(),
+            value_with_decimals: decimals.map_or_else(|| value.to_string(), |decimals| format_units(value, decimals)),
+            possible_spam: possible_spam.filter(|_| !spam_filtered),
         }
-        _ => (String::new(), String::new(), None, None),
     }
 }
 
@@ -300,50 +332,51 @@ fn collection_metadata(contract: Option<&Contract>, erc1155: bool) -> (String, S
     }
 }
 
-fn with_decimals(value: U256, decimals: Option<u8>) -> String {
-    decimals.map_or_else(|| value.to_string(), |decimals| format_units(value, decimals))
+/// What an NFT approval lets its operator move.
+enum Approved {
+    /// One token (ERC721 `Approval`).
+    Token(U256),
+    /// Every token of the owner, or none any more (`ApprovalForAll`).
+    All(bool),
 }
 
 fn add_token_event(webhook: &mut StreamWebhook, log: &Log, contracts: &HashMap<Address, Contract>, spec: &StreamSpec) {
     let Some(event) = token_event(&log.topics, &log.data) else { return };
     let contract = contracts.get(&log.address);
     let spam_filtered = StreamSpec::flag(spec.api.filter_possible_spam_addresses);
-    let (transaction_hash, log_index) = (
-        log.transaction_hash.map(|hash| format!("{hash:#x}")).unwrap_or_default(),
-        log.log_index.unwrap_or_default().to_string(),
-    );
+    let (transaction_hash, log_index) = emitted(log);
     match event {
         TokenEvent::Erc20Transfer { from, to, value } => {
-            let (token_name, token_symbol, decimals, possible_spam) = token_metadata(contract);
+            let amount = Erc20Amount::of(contract, value, spam_filtered);
             webhook.erc20_transfers.push(StreamErc20Transfer {
                 transaction_hash,
                 log_index,
                 contract: hex(log.address),
                 from: hex(from),
                 to: hex(to),
-                value: value.to_string(),
-                token_name,
-                token_symbol,
-                token_decimals: decimals.map(|d| d.to_string()).unwrap_or_default(),
-                value_with_decimals: with_decimals(value, decimals),
-                possible_spam: possible_spam.filter(|_| !spam_filtered),
+                value: amount.value,
+                token_name: amount.token_name,
+                token_symbol: amount.token_symbol,
+                token_decimals: amount.token_decimals,
+                value_with_decimals: amount.value_with_decimals,
+                possible_spam: amount.possible_spam,
                 triggers: None,
             });
         }
         TokenEvent::Erc20Approval { owner, spender, value } => {
-            let (token_name, token_symbol, decimals, possible_spam) = token_metadata(contract);
+            let amount = Erc20Amount::of(contract, value, spam_filtered);
             webhook.erc20_approvals.push(StreamErc20Approval {
                 transaction_hash,
                 log_index,
                 contract: hex(log.address),
                 owner: hex(owner),
                 spender: hex(spender),
-                value: value.to_string(),
-                token_name,
-                token_symbol,
-                token_decimals: decimals.map(|d| d.to_string()).unwrap_or_default(),
-                value_with_decimals: with_decimals(value, decimals),
-                possible_spam: possible_spam.filter(|_| !spam_filtered),
+                value: amount.value,
+                token_name: amount.token_name,
+                token_symbol: amount.token_symbol,
+                token_decimals: amount.token_decimals,
+                value_with_decimals: amount.value_with_decimals,
+                possible_spam: amount.possible_spam,
                 triggers: None,
             });
         }
@@ -368,34 +401,49 @@ fn add_token_event(webhook: &mut StreamWebhook, log: &Log, contracts: &HashMap<A
             }
         }
         TokenEvent::NftApproval { owner, approved, token_id } => {
-            let (token_name, token_symbol, standard, _) = collection_metadata(contract, false);
+            add_nft_approval(webhook, log, contract, owner, approved, Approved::Token(token_id));
+        }
+        TokenEvent::ApprovalForAll { owner, operator, approved } => {
+            add_nft_approval(webhook, log, contract, owner, operator, Approved::All(approved));
+        }
+        TokenEvent::Deposit { .. }
+        | TokenEvent::Withdrawal { .. }
+        | TokenEvent::PairCreated { .. }
+        | TokenEvent::Sync { .. } => {}
+    }
+}
+
+/// Lists `owner`'s approval of `operator`, emitted by `log`, with the
+/// ERC721 or the ERC1155 approvals, and with the token approvals, which
+/// list both.
+fn add_nft_approval(
+    webhook: &mut StreamWebhook,
+    log: &Log,
+    contract: Option<&Contract>,
+    owner: Address,
+    operator: Address,
+    approved: Approved,
+) {
+    let (transaction_hash, log_index) = emitted(log);
+    let erc1155 = matches!(approved, Approved::All(_))
+        && matches!(contract, Some(Contract::Collection(c)) if c.contract_type.to_string() == "ERC1155");
+    let (token_name, token_symbol, standard, _) = collection_metadata(contract, erc1155);
+    let (approved_all, token_id) = match approved {
+        Approved::Token(token_id) => {
             webhook.nft_approvals.erc721.push(StreamNftApproval {
                 transaction_hash: transaction_hash.clone(),
                 log_index: log_index.clone(),
                 contract: hex(log.address),
                 owner: hex(owner),
-                approved: hex(approved),
+                approved: hex(operator),
                 token_id: token_id.to_string(),
                 token_contract_type: standard.clone(),
                 token_name: token_name.clone(),
                 token_symbol: token_symbol.clone(),
             });
-            webhook.nft_token_approvals.push(StreamNftTokenApproval {
-                transaction_hash,
-                log_index,
-                contract: hex(log.address),
-                account: hex(owner),
-                operator: hex(approved),
-                approved_all: false,
-                token_id: Some(token_id.to_string()),
-                token_contract_type: standard,
-                token_name,
-                token_symbol,
-            });
+            (false, Some(token_id.to_string()))
         }
-        TokenEvent::ApprovalForAll { owner, operator, approved } => {
-            let erc1155 = matches!(contract, Some(Contract::Collection(c)) if c.contract_type.to_string() == "ERC1155");
-            let (token_name, token_symbol, standard, _) = collection_metadata(contract, erc1155);
+        Approved::All(approved) => {
             webhook.nft_approvals.erc1155.push(StreamNftApprovalForAll {
                 transaction_hash: transaction_hash.clone(),
                 log_index: log_index.clone(),
@@ -407,24 +455,21 @@ fn add_token_event(webhook: &mut StreamWebhook, log: &Log, contracts: &HashMap<A
                 token_name: token_name.clone(),
                 token_symbol: token_symbol.clone(),
             });
-            webhook.nft_token_approvals.push(StreamNftTokenApproval {
-                transaction_hash,
-                log_index,
-                contract: hex(log.address),
-                account: hex(owner),
-                operator: hex(operator),
-                approved_all: approved,
-                token_id: None,
-                token_contract_type: standard,
-                token_name,
-                token_symbol,
-            });
+            (approved, None)
         }
-        TokenEvent::Deposit { .. }
-        | TokenEvent::Withdrawal { .. }
-        | TokenEvent::PairCreated { .. }
-        | TokenEvent::Sync { .. } => {}
-    }
+    };
+    webhook.nft_token_approvals.push(StreamNftTokenApproval {
+        transaction_hash,
+        log_index,
+        contract: hex(log.address),
+        account: hex(owner),
+        operator: hex(operator),
+        approved_all,
+        token_id,
+        token_contract_type: standard,
+        token_name,
+        token_symbol,
+    });
 }
 
 /// The accounts `getNativeBalances` names in a payload.
@@ -451,49 +496,29 @@ fn balance_addresses(spec: &StreamSpec, webhook: &StreamWebhook) -> Vec<Address>
 
 /// The values a selector picks from the records of one kind.
 fn selected<'a>(webhook: &'a StreamWebhook, kind: &StreamNativeBalanceType, selector: &str) -> Vec<&'a str> {
-    match (kind, selector) {
-        (StreamNativeBalanceType::Tx, "$fromAddress") => {
-            webhook.txs.iter().map(|tx| tx.from_address.as_str()).collect()
+    let Some(slot) = selectors_of(kind).iter().position(|known| *known == selector) else { return Vec::new() };
+    // Each record's addresses in the order of its kind's selectors, so that
+    // their names are written once, in `selectors_of`.
+    fn pick<'a, T>(records: &'a [T], slot: usize, addresses: impl Fn(&'a T) -> [Option<&'a str>; 3]) -> Vec<&'a str> {
+        records.iter().filter_map(|record| addresses(record)[slot]).collect()
+    }
+    match kind {
+        StreamNativeBalanceType::Tx => {
+            pick(&webhook.txs, slot, |tx| [Some(&tx.from_address), tx.to_address.as_deref(), None])
         }
-        (StreamNativeBalanceType::Tx, "$toAddress") => {
-            webhook.txs.iter().filter_map(|tx| tx.to_address.as_deref()).collect()
+        StreamNativeBalanceType::Log => pick(&webhook.logs, slot, |log| [Some(&log.address), None, None]),
+        StreamNativeBalanceType::Erc20transfer => {
+            pick(&webhook.erc20_transfers, slot, |t| [Some(&t.from), Some(&t.to), Some(&t.contract)])
         }
-        (StreamNativeBalanceType::Log, "$address") => webhook.logs.iter().map(|log| log.address.as_str()).collect(),
-        (StreamNativeBalanceType::Erc20transfer, _) => webhook
-            .erc20_transfers
-            .iter()
-            .map(|t| match selector {
-                "$from" => t.from.as_str(),
-                "$to" => t.to.as_str(),
-                _ => t.contract.as_str(),
-            })
-            .collect(),
-        (StreamNativeBalanceType::Nfttransfer, _) => webhook
-            .nft_transfers
-            .iter()
-            .map(|t| match selector {
-                "$from" => t.from.as_str(),
-                "$to" => t.to.as_str(),
-                _ => t.contract.as_str(),
-            })
-            .collect(),
-        (StreamNativeBalanceType::InternalTx, _) => webhook
-            .txs_internal
-            .iter()
-            .filter_map(|t| match selector {
-                "$from" => t.from.as_deref(),
-                _ => t.to.as_deref(),
-            })
-            .collect(),
-        (StreamNativeBalanceType::Erc20approval, _) => webhook
-            .erc20_approvals
-            .iter()
-            .map(|a| match selector {
-                "$owner" => a.owner.as_str(),
-                "$spender" => a.spender.as_str(),
-                _ => a.contract.as_str(),
-            })
-            .collect(),
+        StreamNativeBalanceType::Nfttransfer => {
+            pick(&webhook.nft_transfers, slot, |t| [Some(&t.from), Some(&t.to), Some(&t.contract)])
+        }
+        StreamNativeBalanceType::Erc20approval => {
+            pick(&webhook.erc20_approvals, slot, |a| [Some(&a.owner), Some(&a.spender), Some(&a.contract)])
+        }
+        StreamNativeBalanceType::InternalTx => {
+            pick(&webhook.txs_internal, slot, |t| [t.from.as_deref(), t.to.as_deref(), None])
+        }
         _ => Vec::new(),
     }
 }

@@ -87,7 +87,7 @@ impl<S: DataSource> Streams<S> {
 
     /// One stream.
     pub async fn get(&self, id: Uuid) -> Result<EvmStream, StreamsError> {
-        let stored = self.store().await?.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
+        let stored = self.stored(id).await?;
         self.read(stored).await
     }
 
@@ -115,24 +115,21 @@ impl<S: DataSource> Streams<S> {
 
     /// Changes a stream's settings, once its (new) webhook answered the test webhook.
     pub async fn update(&self, id: Uuid, change: EvmStreamUpdate) -> Result<EvmStream, StreamsError> {
-        let store = self.store().await?;
-        let stored = store.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
-        let kept = kept_of(&stored)?;
+        let kept = kept_of(&self.stored(id).await?)?;
         let spec = StreamSpec::parse(apply(kept.api.clone(), change))?;
         spec.check_deliverable(&self.inner.config.webhook_hosts)?;
         let starts = self.starts(&spec, &kept).await?;
         self.send_test_webhook(&spec.api.webhook_url).await?;
         let settings = serde_json::to_string(&Kept { api: spec.api, starts }).expect("settings encode");
+        let store = self.store().await?;
         let updated = store.update_stream(id, &settings, Utc::now()).await?.ok_or(StreamsError::StreamNotFound(id))?;
         self.read(updated).await
     }
 
     /// Deletes a stream: deliveries not yet made are dropped, its history is kept.
     pub async fn delete(&self, id: Uuid) -> Result<EvmStream, StreamsError> {
-        let store = self.store().await?;
-        let stored = store.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
-        let shown = self.read(stored).await?;
-        store.delete_stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
+        let shown = self.read(self.stored(id).await?).await?;
+        self.store().await?.delete_stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
         Ok(shown)
     }
 
@@ -155,20 +152,11 @@ impl<S: DataSource> Streams<S> {
 
     /// A new stream with the settings and addresses of stream `id`.
     pub async fn duplicate(&self, id: Uuid) -> Result<EvmStream, StreamsError> {
-        let store = self.store().await?;
-        let stored = store.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
-        let api = settings_of(&stored)?;
+        let api = settings_of(&self.stored(id).await?)?;
         let starts = self.starts(&StreamSpec::parse(api.clone())?, &Kept::default()).await?;
+        let store = self.store().await?;
         let copy = store.create_stream(&new_stream(Kept { api, starts })).await?;
-        let mut after = None;
-        loop {
-            let page = store.addresses(id, after, 1000).await?;
-            store.add_addresses(copy.id, &page.items).await?;
-            match page.items.last() {
-                Some(last) if page.items.len() == 1000 => after = Some(*last),
-                _ => break,
-            }
-        }
+        store.add_addresses(copy.id, &self.every_address(id).await?).await?;
         self.read(copy).await
     }
 
@@ -179,8 +167,7 @@ impl<S: DataSource> Streams<S> {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<StreamAddressesPage, StreamsError> {
-        let store = self.store().await?;
-        store.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
+        self.stored(id).await?;
         // The cursor names its stream: one from another stream's listing is refused.
         let after = cursor
             .map(|c| {
@@ -193,7 +180,7 @@ impl<S: DataSource> Streams<S> {
                 address.parse::<Address>().map_err(|_| wrong())
             })
             .transpose()?;
-        let mut listing = store.addresses(id, after, limit + 1).await?;
+        let mut listing = self.store().await?.addresses(id, after, limit + 1).await?;
         let next = cut(&mut listing.items, limit).copied();
         Ok(StreamAddressesPage {
             result: listing.items.iter().map(|a| StreamAddress { address: format!("{a:#x}") }).collect(),
@@ -204,37 +191,24 @@ impl<S: DataSource> Streams<S> {
 
     /// Adds addresses to a stream.
     pub async fn add_addresses(&self, id: Uuid, list: AddressList) -> Result<StreamAddressResponse, StreamsError> {
-        let addresses = parse_addresses(&list)?;
-        let store = self.store().await?;
-        store.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
-        store.add_addresses(id, &addresses).await?;
+        let addresses = self.listed_for(id, &list).await?;
+        self.store().await?.add_addresses(id, &addresses).await?;
         Ok(StreamAddressResponse { stream_id: id, address: list })
     }
 
     /// Removes addresses from a stream.
     pub async fn remove_addresses(&self, id: Uuid, list: AddressList) -> Result<StreamAddressResponse, StreamsError> {
-        let addresses = parse_addresses(&list)?;
-        let store = self.store().await?;
-        store.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
-        store.remove_addresses(id, &addresses).await?;
+        let addresses = self.listed_for(id, &list).await?;
+        self.store().await?.remove_addresses(id, &addresses).await?;
         Ok(StreamAddressResponse { stream_id: id, address: list })
     }
 
     /// Makes a stream watch exactly the addresses sent.
     pub async fn replace_addresses(&self, id: Uuid, list: AddressList) -> Result<StreamAddressResponse, StreamsError> {
-        let wanted: HashSet<Address> = parse_addresses(&list)?.into_iter().collect();
+        let wanted: HashSet<Address> = self.listed_for(id, &list).await?.into_iter().collect();
+        let mut gone = self.every_address(id).await?;
+        gone.retain(|a| !wanted.contains(a));
         let store = self.store().await?;
-        store.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
-        let mut gone = Vec::new();
-        let mut after = None;
-        loop {
-            let page = store.addresses(id, after, 1000).await?;
-            gone.extend(page.items.iter().filter(|a| !wanted.contains(*a)));
-            match page.items.last() {
-                Some(last) if page.items.len() == 1000 => after = Some(*last),
-                _ => break,
-            }
-        }
         store.remove_addresses(id, &gone).await?;
         store.add_addresses(id, &wanted.into_iter().collect::<Vec<_>>()).await?;
         Ok(StreamAddressResponse { stream_id: id, address: list })
@@ -337,7 +311,7 @@ impl<S: DataSource> Streams<S> {
     pub async fn stats(&self, stream: Option<Uuid>) -> Result<StreamUsageStats, StreamsError> {
         let store = self.store().await?;
         if let Some(id) = stream {
-            store.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))?;
+            self.stored(id).await?;
         }
         let per_stream = store.stream_stats(stream).await?;
         let mut stats = StreamUsageStats::default();
@@ -448,5 +422,33 @@ impl<S: DataSource> Streams<S> {
     async fn read(&self, stored: StoredStream) -> Result<EvmStream, StreamsError> {
         let amount = self.store().await?.addresses(stored.id, None, 1).await?.total;
         shown(&stored, amount)
+    }
+
+    /// The stream `id`, which must exist.
+    async fn stored(&self, id: Uuid) -> Result<StoredStream, StreamsError> {
+        self.store().await?.stream(id).await?.ok_or(StreamsError::StreamNotFound(id))
+    }
+
+    /// The addresses of `list`, sent to change those of the stream `id`: an
+    /// invalid list is refused before a missing stream.
+    async fn listed_for(&self, id: Uuid, list: &AddressList) -> Result<Vec<Address>, StreamsError> {
+        let addresses = parse_addresses(list)?;
+        self.stored(id).await?;
+        Ok(addresses)
+    }
+
+    /// Every address the stream `id` watches, read in pages a store answers
+    /// at once.
+    async fn every_address(&self, id: Uuid) -> Result<Vec<Address>, StreamsError> {
+        let store = self.store().await?;
+        let mut every = Vec::new();
+        loop {
+            let page = store.addresses(id, every.last().copied(), 1000).await?;
+            let full = page.items.len() == 1000;
+            every.extend(page.items);
+            if !full {
+                return Ok(every);
+            }
+        }
     }
 }

@@ -204,11 +204,10 @@ pub(crate) fn selectors_of(kind: &StreamNativeBalanceType) -> &'static [&'static
 fn check_native_balances(api: &EvmStreamCreate, problems: &mut Vec<String>) {
     for (i, balances) in api.get_native_balances.iter().flatten().enumerate() {
         if !balances.kind.is_known() {
-            let kinds: Vec<&str> = StreamNativeBalanceType::KNOWN.iter().map(StreamNativeBalanceType::as_str).collect();
-            problems.push(format!(
-                "getNativeBalances[{i}].type: {:?} is not one of {}",
-                balances.kind.as_str(),
-                kinds.join(", ")
+            problems.push(not_one_of(
+                &format!("getNativeBalances[{i}].type"),
+                &balances.kind,
+                StreamNativeBalanceType::KNOWN,
             ));
             continue;
         }
@@ -229,17 +228,19 @@ fn check_native_balances(api: &EvmStreamCreate, problems: &mut Vec<String>) {
 fn check_triggers(api: &EvmStreamCreate, problems: &mut Vec<String>) {
     for (i, trigger) in api.triggers.iter().flatten().enumerate() {
         if !trigger.kind.is_known() {
-            let kinds: Vec<&str> = StreamTriggerType::KNOWN.iter().map(StreamTriggerType::as_str).collect();
-            problems.push(format!(
-                "triggers[{i}].type: {:?} is not one of {}",
-                trigger.kind.as_str(),
-                kinds.join(", ")
-            ));
+            problems.push(not_one_of(&format!("triggers[{i}].type"), &trigger.kind, StreamTriggerType::KNOWN));
         }
         if let Err(problem) = crate::triggers::check(trigger) {
             problems.push(format!("triggers[{i}].functionAbi: {problem}"));
         }
     }
+}
+
+/// The problem of `field` when its `value` is none of the `known` ones: an
+/// open enum reads any text, so an unknown value is refused here.
+fn not_one_of<T: std::fmt::Display>(field: &str, value: &T, known: &[T]) -> String {
+    let known: Vec<String> = known.iter().map(T::to_string).collect();
+    format!("{field}: {:?} is not one of {}", value.to_string(), known.join(", "))
 }
 
 #[cfg(test)]

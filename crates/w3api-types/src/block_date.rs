@@ -7,7 +7,7 @@ use alloy_primitives::B256;
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 #[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
 
 use crate::wire;
@@ -66,22 +66,6 @@ impl FromStr for DateInput {
     }
 }
 
-impl TryFrom<&str> for DateInput {
-    type Error = InvalidDate;
-
-    fn try_from(text: &str) -> Result<Self, Self::Error> {
-        text.parse()
-    }
-}
-
-impl TryFrom<String> for DateInput {
-    type Error = InvalidDate;
-
-    fn try_from(text: String) -> Result<Self, Self::Error> {
-        text.parse()
-    }
-}
-
 impl From<DateTime<Utc>> for DateInput {
     fn from(date: DateTime<Utc>) -> Self {
         DateInput(date.fixed_offset())
@@ -95,17 +79,7 @@ impl fmt::Display for DateInput {
     }
 }
 
-impl Serialize for DateInput {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for DateInput {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_from_str(deserializer)
-    }
-}
+wire::text_form!(DateInput);
 
 #[cfg(feature = "schema")]
 impl JsonSchema for DateInput {

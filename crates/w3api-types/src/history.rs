@@ -10,29 +10,13 @@ use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
 
 use crate::nft::NormalizedMetadata;
+use crate::page::NumberedPage;
 use crate::transactions::{InternalTransaction, LogVerbose, MinedTransaction};
 use crate::transfers::{NftTransactionType, TransferParties};
 use crate::{ContractType, wire};
 
 /// One page of a wallet's history.
-#[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct WalletHistoryPage {
-    /// Number of this page, from 0.
-    #[serde_as(as = "wire::NumOrStr")]
-    #[serde(default)]
-    pub page: u64,
-    /// Number of items a full page holds.
-    #[serde_as(as = "wire::NumOrStr")]
-    #[serde(default)]
-    pub page_size: u64,
-    /// Cursor of the next page; `None` on the last page.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// The transactions of this page.
-    pub result: Vec<HistoryTransaction>,
-}
+pub type WalletHistoryPage = NumberedPage<HistoryTransaction>;
 
 /// What a transaction was, for the wallet whose history lists it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -20,6 +20,7 @@ mod lenient;
 mod nft;
 mod open_enum;
 pub mod openapi;
+mod page;
 pub mod params;
 pub mod rpc;
 mod stream;
@@ -62,6 +63,7 @@ pub use nft::{
     NftTokenId, NftTokenItem, NormalizedMetadata, SyncStatus, TokenIdFormat, TraitValue, media_category,
     nft_token_hash,
 };
+pub use page::{CountedPage, NumberedPage};
 pub use rpc::{NativePrice, TokenPrice, TokenPriceInclude};
 pub use stream::{
     AbiItem, AbiParameter, EvmStream, StreamAdvancedOption, StreamNativeBalanceType, StreamNativeBalances,
@@ -79,9 +81,9 @@ pub use stream_webhook::{
     StreamTransaction, StreamTriggerOutput, StreamWebhook,
 };
 pub use transactions::{
-    BlockNumberOrHash, BlockTransaction, BlockTransactionVerbose, ChainBlock, DecodedCall, DecodedEvent, DecodedParam,
-    InternalTransaction, InvalidBlockNumberOrHash, LogVerbose, MinedTransaction, TransactionInclude, TransactionLog,
-    WalletTransaction, WalletTransactionPage,
+    BlockNumberOrHash, BlockTransaction, BlockTransactionVerbose, ChainBlock, DecodedCall, DecodedEvent, DecodedItem,
+    DecodedParam, InternalTransaction, InvalidBlockNumberOrHash, LogVerbose, MinedTransaction, TransactionInclude,
+    TransactionLog, WalletTransaction, WalletTransactionPage,
 };
 pub use transfers::{
     Erc20Transfer, Erc20TransferPage, InvalidListingOrder, ListingOrder, NftTransactionType, NftTransfer,

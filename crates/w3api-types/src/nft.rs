@@ -547,22 +547,6 @@ impl std::str::FromStr for NftTokenId {
     }
 }
 
-impl TryFrom<&str> for NftTokenId {
-    type Error = InvalidTokenId;
-
-    fn try_from(text: &str) -> Result<Self, Self::Error> {
-        text.parse()
-    }
-}
-
-impl TryFrom<String> for NftTokenId {
-    type Error = InvalidTokenId;
-
-    fn try_from(text: String) -> Result<Self, Self::Error> {
-        text.parse()
-    }
-}
-
 impl From<U256> for NftTokenId {
     fn from(id: U256) -> Self {
         NftTokenId(id)
@@ -576,17 +560,7 @@ impl std::fmt::Display for NftTokenId {
     }
 }
 
-impl Serialize for NftTokenId {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for NftTokenId {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_from_str(deserializer)
-    }
-}
+wire::text_form!(NftTokenId);
 
 #[cfg(feature = "schema")]
 impl JsonSchema for NftTokenId {

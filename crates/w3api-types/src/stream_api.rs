@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::open_enum::open_enum;
+use crate::page::CountedPage;
 use crate::stream::{AbiItem, EvmStream, StreamAdvancedOption, StreamNativeBalances, StreamTrigger};
 use crate::stream_webhook::StreamWebhook;
 
@@ -171,17 +172,7 @@ pub struct StreamBlockRequest {
 }
 
 /// A page of streams, oldest first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct EvmStreamsPage {
-    /// The streams.
-    pub result: Vec<EvmStream>,
-    /// The next page's cursor; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    /// How many streams the project has.
-    pub total: u64,
-}
+pub type EvmStreamsPage = CountedPage<EvmStream>;
 
 /// A new status for a stream.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,17 +233,7 @@ pub struct StreamAddress {
 }
 
 /// A page of a stream's addresses, in ascending order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct StreamAddressesPage {
-    /// The addresses.
-    pub result: Vec<StreamAddress>,
-    /// The next page's cursor; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    /// How many addresses the stream watches.
-    pub total: u64,
-}
+pub type StreamAddressesPage = CountedPage<StreamAddress>;
 
 open_enum! {
     /// Where production posts webhooks from.
@@ -323,17 +304,7 @@ pub struct StreamHistoryItem {
 }
 
 /// A page of deliveries, newest first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct StreamHistoryPage {
-    /// The deliveries.
-    pub result: Vec<StreamHistoryItem>,
-    /// The next page's cursor; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    /// How many deliveries there are.
-    pub total: u64,
-}
+pub type StreamHistoryPage = CountedPage<StreamHistoryItem>;
 
 open_enum! {
     /// How an attempt ended.
@@ -382,17 +353,7 @@ pub struct StreamDeliveryLog {
 }
 
 /// A page of attempts, newest first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct StreamDeliveryLogsPage {
-    /// The attempts.
-    pub result: Vec<StreamDeliveryLog>,
-    /// The next page's cursor; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    /// How many attempts there are.
-    pub total: u64,
-}
+pub type StreamDeliveryLogsPage = CountedPage<StreamDeliveryLog>;
 
 /// Delivery totals of one stream.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

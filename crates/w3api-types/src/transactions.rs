@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
 
+use crate::page::NumberedPage;
 use crate::wire;
 
 /// A block with every transaction, each with its receipt and logs.
@@ -235,35 +236,28 @@ pub struct LogVerbose {
     pub decoded_event: Option<DecodedEvent>,
 }
 
-/// An event, decoded.
+/// An event or a function call, decoded: the spec's `DecodedEvent` and
+/// `DecodedCall` have the same fields, and `kind` tells them apart.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct DecodedEvent {
-    /// Its signature, such as `Transfer(address,address,uint256)`.
+pub struct DecodedItem {
+    /// Its signature, such as `Transfer(address,address,uint256)` or
+    /// `transfer(address,uint256)`.
     pub signature: Cow<'static, str>,
     /// Its name.
     pub label: Cow<'static, str>,
-    /// `event`.
+    /// `event` or `function`.
     #[serde(rename = "type")]
     pub kind: Cow<'static, str>,
-    /// Its parameters, in order.
+    /// Its parameters (a call's arguments), in order.
     pub params: Vec<DecodedParam>,
 }
 
-/// A function call, decoded.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct DecodedCall {
-    /// Its signature, such as `transfer(address,uint256)`.
-    pub signature: Cow<'static, str>,
-    /// Its name.
-    pub label: Cow<'static, str>,
-    /// `function`.
-    #[serde(rename = "type")]
-    pub kind: Cow<'static, str>,
-    /// Its arguments, in order.
-    pub params: Vec<DecodedParam>,
-}
+/// An event, decoded (`kind` is `event`).
+pub type DecodedEvent = DecodedItem;
+
+/// A function call, decoded (`kind` is `function`).
+pub type DecodedCall = DecodedItem;
 
 /// One decoded parameter.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -311,22 +305,6 @@ impl std::str::FromStr for BlockNumberOrHash {
     }
 }
 
-impl TryFrom<&str> for BlockNumberOrHash {
-    type Error = InvalidBlockNumberOrHash;
-
-    fn try_from(text: &str) -> Result<Self, Self::Error> {
-        text.parse()
-    }
-}
-
-impl TryFrom<String> for BlockNumberOrHash {
-    type Error = InvalidBlockNumberOrHash;
-
-    fn try_from(text: String) -> Result<Self, Self::Error> {
-        text.parse()
-    }
-}
-
 impl From<u64> for BlockNumberOrHash {
     fn from(number: u64) -> Self {
         BlockNumberOrHash::Number(number)
@@ -348,17 +326,7 @@ impl std::fmt::Display for BlockNumberOrHash {
     }
 }
 
-impl Serialize for BlockNumberOrHash {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for BlockNumberOrHash {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_from_str(deserializer)
-    }
-}
+wire::text_form!(BlockNumberOrHash);
 
 #[cfg(feature = "schema")]
 impl JsonSchema for BlockNumberOrHash {
@@ -388,24 +356,7 @@ mod tests {
 
 /// One page of a wallet's transactions (`GET /api/v2.2/{address}`, and
 /// `eth_getTransactions` on the gateway).
-#[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct WalletTransactionPage {
-    /// Number of this page, from 0.
-    #[serde_as(as = "wire::NumOrStr")]
-    #[serde(default)]
-    pub page: u64,
-    /// Number of items a full page holds.
-    #[serde_as(as = "wire::NumOrStr")]
-    #[serde(default)]
-    pub page_size: u64,
-    /// Cursor of the next page; `None` on the last page.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// The transactions of this page.
-    pub result: Vec<WalletTransaction>,
-}
+pub type WalletTransactionPage = NumberedPage<WalletTransaction>;
 
 /// A mined transaction with its receipt and the fee paid, without its logs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_with::serde_as;
 
 use crate::nft::{ContractType, NftLastSale};
+use crate::page::NumberedPage;
 use crate::wire;
 
 /// Which way a listing runs (`order` query parameter).
@@ -103,24 +104,7 @@ impl TransferParties {
 }
 
 /// One page of ERC20 transfers.
-#[serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct Erc20TransferPage {
-    /// Number of this page, from 0.
-    #[serde_as(as = "wire::NumOrStr")]
-    #[serde(default)]
-    pub page: u64,
-    /// Number of items a full page holds.
-    #[serde_as(as = "wire::NumOrStr")]
-    #[serde(default)]
-    pub page_size: u64,
-    /// Cursor of the next page; `None` on the last page.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// The transfers of this page.
-    pub result: Vec<Erc20Transfer>,
-}
+pub type Erc20TransferPage = NumberedPage<Erc20Transfer>;
 
 /// One ERC20 transfer, as one log tells it.
 #[serde_as]

@@ -516,6 +516,44 @@ where
     text.parse().map_err(de::Error::custom)
 }
 
+/// Implements, for types written as their `Display` text and read through
+/// their `FromStr`, `TryFrom<&str>` and `TryFrom<String>` (which request
+/// builders take values through) and serde, decoding with
+/// [`deserialize_from_str`] so that errors name the accepted forms.
+macro_rules! text_form {
+    ($($ty:ty),* $(,)?) => {$(
+        impl TryFrom<&str> for $ty {
+            type Error = <$ty as std::str::FromStr>::Err;
+
+            fn try_from(text: &str) -> Result<Self, Self::Error> {
+                text.parse()
+            }
+        }
+
+        impl TryFrom<String> for $ty {
+            type Error = <$ty as std::str::FromStr>::Err;
+
+            fn try_from(text: String) -> Result<Self, Self::Error> {
+                text.parse()
+            }
+        }
+
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                $crate::wire::deserialize_from_str(deserializer)
+            }
+        }
+    )*};
+}
+
+pub(crate) use text_form;
+
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;

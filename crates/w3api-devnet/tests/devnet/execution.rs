@@ -533,7 +533,8 @@ mod sending {
         use w3api_types::rpc::{AddressFilter, FilterChanges, LogFilter};
         let devnet = Devnet::new(5, Scale::TINY);
         let signer = &dev_signers()[7];
-        let blocks = run(devnet.new_block_filter(Chain::Eth, "a key".to_owned())).unwrap();
+        let blocks =
+            run(devnet.new_change_filter(Chain::Eth, "a key".to_owned(), w3api_source::ChangeFilter::Blocks)).unwrap();
         let constructor = Token::constructorCall {
             name_: "Polled".into(),
             symbol_: "POLL".into(),

@@ -9,7 +9,9 @@
 use alloy_primitives::B256;
 use serde_json::{Value, json};
 use w3api_rpc::method;
-use w3api_source::{BlockRef, SourceError, Tracing, geth_call_tree, geth_call_trees, parity_tree, parity_trees};
+use w3api_source::{
+    BlockRef, ChangeFilter, SourceError, Tracing, geth_call_tree, geth_call_trees, parity_tree, parity_trees,
+};
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, CallFrame, FilterChanges, FilterId, GethTrace, Hash32,
     LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType,
@@ -143,12 +145,17 @@ impl w3api_source::Filters for NodeSource {
         request(self.chain(chain)?, method::ETH_NEW_FILTER, json!([filter])).await
     }
 
-    async fn new_block_filter(&self, chain: Chain, _owner: String) -> Result<FilterId, SourceError> {
-        request(self.chain(chain)?, method::ETH_NEW_BLOCK_FILTER, json!([])).await
-    }
-
-    async fn new_pending_transaction_filter(&self, chain: Chain, _owner: String) -> Result<FilterId, SourceError> {
-        request(self.chain(chain)?, method::ETH_NEW_PENDING_TRANSACTION_FILTER, json!([])).await
+    async fn new_change_filter(
+        &self,
+        chain: Chain,
+        _owner: String,
+        kind: ChangeFilter,
+    ) -> Result<FilterId, SourceError> {
+        let method = match kind {
+            ChangeFilter::Blocks => method::ETH_NEW_BLOCK_FILTER,
+            ChangeFilter::PendingTransactions => method::ETH_NEW_PENDING_TRANSACTION_FILTER,
+        };
+        request(self.chain(chain)?, method, json!([])).await
     }
 
     async fn filter_changes(&self, chain: Chain, id: FilterId) -> Result<FilterChanges, SourceError> {

@@ -1,4 +1,5 @@
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
+use w3api_source::CollectionInfo;
 use w3api_types::rpc::Log;
 use w3api_types::{ContractType, HistoryCategory as C};
 
@@ -61,14 +62,16 @@ fn entry(
     let nfts = nfts
         .iter()
         .map(|&(from, to, id)| NftTransfer {
-            collection: ART,
-            kind: ContractType::Erc721,
-            name: "Art".into(),
-            symbol: "ART".into(),
-            possible_spam: false,
-            verified: false,
-            logo: None,
-            banner: None,
+            collection: CollectionInfo {
+                address: ART,
+                contract_type: ContractType::Erc721,
+                name: "Art".into(),
+                symbol: "ART".into(),
+                possible_spam: false,
+                verified: false,
+                logo: None,
+                banner: None,
+            },
             token_id: U256::from(id),
             from,
             to,

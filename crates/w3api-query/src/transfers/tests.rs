@@ -4,15 +4,7 @@ use w3api_source::{PagePosition, PageRequest, SourceError};
 use w3api_types::ContractType;
 
 use super::*;
-use crate::testing::Times;
-
-const A: Address = Address::repeat_byte(0x0a);
-const B: Address = Address::repeat_byte(0x0b);
-const OPERATOR: Address = Address::repeat_byte(0x0c);
-const COIN: Address = Address::repeat_byte(0xa1);
-const OTHER: Address = Address::repeat_byte(0xa2);
-const ART: Address = Address::repeat_byte(0xc0);
-const ITEMS: Address = Address::repeat_byte(0xc1);
+use crate::testing::{A, ART, B, C as OPERATOR, COIN, ITEMS, OTHER_COIN as OTHER, Times};
 
 /// Blocks 10 to 14, 10 s apart from 100:
 /// - 10: COIN minted to A (tx 0, log 0);
@@ -152,7 +144,7 @@ fn nft_transfers_list_each_token_of_a_batch_with_its_operator() {
         .page
         .items
         .iter()
-        .map(|t| (t.place.block_number, t.collection, t.token_id, t.amount, t.operator, t.batch))
+        .map(|t| (t.place.block_number, t.collection.address, t.token_id, t.amount, t.operator, t.batch))
         .collect();
     assert_eq!(
         listed,
@@ -163,7 +155,7 @@ fn nft_transfers_list_each_token_of_a_batch_with_its_operator() {
         ],
         "the mints at block 10 are outside any transaction"
     );
-    assert_eq!(answer.page.items[2].kind, ContractType::Erc721);
+    assert_eq!(answer.page.items[2].collection.contract_type, ContractType::Erc721);
     let art = nfts(NftTransfersOf::Collection(ART)).answer(&view).unwrap();
     assert_eq!(art.page.items.iter().map(|t| (t.from, t.to)).collect::<Vec<_>>(), [(Address::ZERO, A)]);
     let only_items = nfts(NftTransfersOf::Wallet { address: B, contracts: vec![ITEMS] }).answer(&view).unwrap();

@@ -4,13 +4,7 @@ use w3api_source::{PagePosition, PageRequest};
 use w3api_types::ContractType;
 
 use super::*;
-use crate::testing::Times;
-
-const A: Address = Address::repeat_byte(0x0a);
-const B: Address = Address::repeat_byte(0x0b);
-const C: Address = Address::repeat_byte(0x0c);
-const COIN: Address = Address::repeat_byte(0xa1);
-const ITEMS: Address = Address::repeat_byte(0xc1);
+use crate::testing::{A, B, C, COIN, ITEMS, Times};
 
 /// Blocks 10 to 13, 10 s apart from 100:
 /// - 10: A sends B a transaction (tx 0) that moves nothing of theirs;
@@ -65,7 +59,10 @@ fn each_entry_carries_the_wallets_own_transfers_of_its_transaction() {
     let sent = &a.page.items[3 - 1];
     assert_eq!((sent.block, sent.facts.hash), (12, Times::hash(12, Some(3))));
     assert_eq!(sent.tokens.iter().map(|t| (t.from, t.to, t.value)).collect::<Vec<_>>(), [(A, B, 2)]);
-    assert_eq!(sent.nfts.iter().map(|n| (n.collection, n.token_id)).collect::<Vec<_>>(), [(ITEMS, U256::from(1))]);
+    assert_eq!(
+        sent.nfts.iter().map(|n| (n.collection.address, n.token_id)).collect::<Vec<_>>(),
+        [(ITEMS, U256::from(1))]
+    );
     assert_eq!(sent.nfts[0].place.log_index, 5);
     // C's share of the same mint is C's, not A's.
     let minted = &a.page.items[1];

@@ -71,42 +71,13 @@ pub(super) struct Budgeted<S> {
     timeout: Duration,
 }
 
-impl<S> RpcServiceT for Budgeted<S>
-where
-    S: RpcServiceT<
-            MethodResponse = MethodResponse,
-            NotificationResponse = MethodResponse,
-            BatchResponse = MethodResponse,
-        > + Clone
-        + Send
-        + Sync
-        + 'static,
-{
+impl<S: super::InnerService> RpcServiceT for Budgeted<S> {
     type MethodResponse = MethodResponse;
     type NotificationResponse = MethodResponse;
     type BatchResponse = MethodResponse;
 
     fn call<'a>(&self, request: Request<'a>) -> impl Future<Output = MethodResponse> + Send + 'a {
-        let this = self.clone();
-        async move {
-            let budget = request.extensions().get::<RequestBudget>().cloned();
-            let budget = budget.unwrap_or_else(|| RequestBudget::starting_now(this.timeout));
-            let response = if let Some(deadline) = budget.deadline
-                && method::EXECUTES.contains(&request.method_name())
-            {
-                let id = request.id().into_owned();
-                match tokio::time::timeout_at(deadline.into(), this.inner.call(request)).await {
-                    Ok(response) => response,
-                    Err(_) => MethodResponse::error(id, timed_out(this.timeout)),
-                }
-            } else {
-                this.inner.call(request).await
-            };
-            if response.as_error_code() == Some(ErrorCode::RateLimited.code()) {
-                budget.busy.store(true, Ordering::Relaxed);
-            }
-            response
-        }
+        self.clone().within_budget(request)
     }
 
     fn batch<'a>(&self, batch: Batch<'a>) -> impl Future<Output = MethodResponse> + Send + 'a {
@@ -115,6 +86,28 @@ where
 
     fn notification<'a>(&self, notification: Notification<'a>) -> impl Future<Output = MethodResponse> + Send + 'a {
         self.inner.notification(notification)
+    }
+}
+
+impl<S: super::InnerService> Budgeted<S> {
+    async fn within_budget(self, request: Request<'_>) -> MethodResponse {
+        let budget = request.extensions().get::<RequestBudget>().cloned();
+        let budget = budget.unwrap_or_else(|| RequestBudget::starting_now(self.timeout));
+        let response = if let Some(deadline) = budget.deadline
+            && method::EXECUTES.contains(&request.method_name())
+        {
+            let id = request.id().into_owned();
+            match tokio::time::timeout_at(deadline.into(), self.inner.call(request)).await {
+                Ok(response) => response,
+                Err(_) => MethodResponse::error(id, timed_out(self.timeout)),
+            }
+        } else {
+            self.inner.call(request).await
+        };
+        if response.as_error_code() == Some(ErrorCode::RateLimited.code()) {
+            budget.busy.store(true, Ordering::Relaxed);
+        }
+        response
     }
 }
 

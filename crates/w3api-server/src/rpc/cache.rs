@@ -51,17 +51,7 @@ pub(super) struct Cached<S> {
     layer: CacheLayer,
 }
 
-impl<S> RpcServiceT for Cached<S>
-where
-    S: RpcServiceT<
-            MethodResponse = MethodResponse,
-            NotificationResponse = MethodResponse,
-            BatchResponse = MethodResponse,
-        > + Clone
-        + Send
-        + Sync
-        + 'static,
-{
+impl<S: super::InnerService> RpcServiceT for Cached<S> {
     type MethodResponse = MethodResponse;
     type NotificationResponse = MethodResponse;
     type BatchResponse = MethodResponse;

@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::broadcast;
-use tokio::sync::broadcast::error::RecvError;
-use w3api_source::{BlockRef, SourceError};
+
+use w3api_source::{BlockRef, HeadWatch, SourceError, Wake};
 use w3api_types::rpc::{Block, Log, SyncingStatus};
 use w3api_types::{Address, B256, Chain};
 
@@ -135,24 +135,14 @@ async fn follow<S: Backend>(
     events: broadcast::Sender<Arc<Event>>,
     mut followed: Followed,
 ) {
-    let mut heads = source.heads();
+    let heads = source.heads();
     let poll = if heads.is_some() { POLL_ANNOUNCED } else { POLL_SILENT };
-    let mut ticks = tokio::time::interval(poll);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut watch = HeadWatch::new(heads, poll);
     loop {
-        let head = async {
-            match heads.as_mut() {
-                Some(heads) => heads.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            head = head => match head {
-                Ok(head) if head.chain != chain => continue,
-                Ok(_) | Err(RecvError::Lagged(_)) => {}
-                Err(RecvError::Closed) => heads = None,
-            },
-            _ = ticks.tick() => {}
+        if let Wake::Head(head) = watch.next().await
+            && head.chain != chain
+        {
+            continue;
         }
         if let Err(error) = followed.advance(source.as_ref(), chain, &events).await {
             tracing::warn!(%chain, %error, "a subscription feed could not read the chain; it tries again");

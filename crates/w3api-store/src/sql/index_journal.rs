@@ -74,12 +74,39 @@ pub(super) async fn lead_in<DB: Sql>(
     Ok(store.execute(upsert).await? == 1)
 }
 
-/// Whether `holder` holds `chain`'s lease at `now` (it expires after
-/// `expires_at`), checked in `tx` by a write to the lease's row that
-/// changes nothing: see the module's documentation for what it locks.
-async fn hold<DB: Sql>(tx: &mut Tx<DB>, chain: Chain, holder: Uuid, now: DateTime<Utc>) -> Result<bool, StoreError> {
+/// A transaction that writes `chain`'s journal, if `holder` holds its
+/// lease at `now` (it expires after `expires_at`): checked first thing by a
+/// write to the lease's row that changes nothing, which is what orders
+/// writers (see the module's documentation).
+async fn hold<DB: Sql>(
+    store: &SqlStore<DB>,
+    chain: Chain,
+    holder: Uuid,
+    now: DateTime<Utc>,
+) -> Result<Option<Tx<DB>>, StoreError> {
+    let mut tx = store.begin().await?;
     let touch = "UPDATE index_leases SET holder = holder WHERE chain = $1 AND holder = $2 AND expires_at >= $3";
-    Ok(tx.execute(Statement::new(touch).bind(chain.as_str()).bind(holder).bind(now)).await? == 1)
+    let held = tx.execute(Statement::new(touch).bind(chain.as_str()).bind(holder).bind(now)).await? == 1;
+    Ok(held.then_some(tx))
+}
+
+/// Runs `statements` in one transaction while `holder` holds `chain`'s
+/// lease; `false`, and nothing written, if it does not.
+async fn while_held<DB: Sql>(
+    store: &SqlStore<DB>,
+    chain: Chain,
+    holder: Uuid,
+    now: DateTime<Utc>,
+    statements: impl IntoIterator<Item = Statement>,
+) -> Result<bool, StoreError> {
+    let Some(mut tx) = hold(store, chain, holder, now).await? else {
+        return Ok(false);
+    };
+    for statement in statements {
+        tx.execute(statement).await?;
+    }
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// Appends `blocks` to `chain`'s journal while `holder` holds its lease,
@@ -99,10 +126,9 @@ pub(super) async fn append<DB: Sql>(
     if let Some(pair) = blocks.windows(2).find(|pair| !follows(&pair[1], pair[0].number, pair[0].hash)) {
         return Err(StoreError::IndexOutOfOrder { chain, newest: Some(pair[0].number), got: pair[1].number });
     }
-    let mut tx = store.begin().await?;
-    if !hold(&mut tx, chain, holder, now).await? {
+    let Some(mut tx) = hold(store, chain, holder, now).await? else {
         return Ok(false);
-    }
+    };
     let Some(first) = blocks.first() else {
         return Ok(true);
     };
@@ -146,14 +172,8 @@ pub(super) async fn truncate<DB: Sql>(
     now: DateTime<Utc>,
     after: u64,
 ) -> Result<bool, StoreError> {
-    let mut tx = store.begin().await?;
-    if !hold(&mut tx, chain, holder, now).await? {
-        return Ok(false);
-    }
     let delete = "DELETE FROM index_blocks WHERE chain = $1 AND number > $2";
-    tx.execute(Statement::new(delete).bind(chain.as_str()).bind(after)).await?;
-    tx.commit().await?;
-    Ok(true)
+    while_held(store, chain, holder, now, [Statement::new(delete).bind(chain.as_str()).bind(after)]).await
 }
 
 /// Forgets `chain`'s whole journal and its lease while `holder` holds it,
@@ -164,14 +184,8 @@ pub(super) async fn clear<DB: Sql>(
     holder: Uuid,
     now: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
-    let mut tx = store.begin().await?;
-    if !hold(&mut tx, chain, holder, now).await? {
-        return Ok(false);
-    }
-    tx.execute(Statement::new("DELETE FROM index_blocks WHERE chain = $1").bind(chain.as_str())).await?;
-    tx.execute(Statement::new("DELETE FROM index_leases WHERE chain = $1").bind(chain.as_str())).await?;
-    tx.commit().await?;
-    Ok(true)
+    let forget = ["DELETE FROM index_blocks WHERE chain = $1", "DELETE FROM index_leases WHERE chain = $1"];
+    while_held(store, chain, holder, now, forget.map(|delete| Statement::new(delete).bind(chain.as_str()))).await
 }
 
 /// Up to `limit` of `chain`'s kept blocks numbered `from` on, ascending,

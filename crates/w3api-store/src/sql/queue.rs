@@ -24,23 +24,24 @@ pub(super) async fn enqueue<DB: Sql>(store: &SqlStore<DB>, deliveries: &[NewDeli
         return Ok(0);
     }
     let mut tx = store.begin().await?;
-    let mut enqueued = 0;
-    for batch in deliveries.chunks(MOST_VALUES / ENQUEUED) {
-        let insert = format!(
-            "INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, payload, \
-             logs, txs, txs_internal, webhook_url, tag, created_at, due_at, state, attempts) \
-             SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9, column10, \
-             column11, column12, column13, column14, 'pending', 0 FROM (VALUES {}) AS enqueued WHERE TRUE \
-             ON CONFLICT (stream_id, block_hash, confirmed) DO NOTHING",
-            tuples(batch.len(), ENQUEUED, 1)
-        );
-        enqueued += tx.execute(batch.iter().fold(Statement::batch(insert), bind_new)).await?;
-    }
+    let enqueued = tx
+        .execute_batches(deliveries, MOST_VALUES / ENQUEUED, |batch| {
+            let insert = format!(
+                "INSERT INTO deliveries (id, stream_id, chain_id, block_number, block_hash, confirmed, payload, \
+                 logs, txs, txs_internal, webhook_url, tag, created_at, due_at, state, attempts) \
+                 SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9, column10, \
+                 column11, column12, column13, column14, 'pending', 0 FROM (VALUES {}) AS enqueued WHERE TRUE \
+                 ON CONFLICT (stream_id, block_hash, confirmed) DO NOTHING",
+                tuples(batch.len(), ENQUEUED, 1)
+            );
+            batch.iter().fold(Statement::batch(insert), bind_new)
+        })
+        .await?;
     let carried: Vec<(Uuid, &str)> = deliveries
         .iter()
         .flat_map(|delivery| delivery.transactions.iter().map(move |hash| (delivery.id, hash.as_str())))
         .collect();
-    for batch in carried.chunks(MOST_VALUES / 2) {
+    tx.execute_batches(&carried, MOST_VALUES / 2, |batch| {
         // Only for deliveries enqueued here: one another replica enqueued
         // first kept its own id, and recorded its own transactions.
         let insert = format!(
@@ -49,11 +50,9 @@ pub(super) async fn enqueue<DB: Sql>(store: &SqlStore<DB>, deliveries: &[NewDeli
              ON CONFLICT DO NOTHING",
             tuples(batch.len(), 2, 1)
         );
-        tx.execute(
-            batch.iter().fold(Statement::batch(insert), |statement, (id, hash)| statement.bind(*id).bind(*hash)),
-        )
-        .await?;
-    }
+        batch.iter().fold(Statement::batch(insert), |statement, (id, hash)| statement.bind(*id).bind(*hash))
+    })
+    .await?;
     tx.commit().await?;
     Ok(enqueued)
 }

@@ -296,10 +296,7 @@ impl<DB: Engine> SqlStore<DB> {
             return Ok(0);
         }
         let mut tx = self.begin().await?;
-        let mut changed = 0;
-        for batch in items.chunks(size) {
-            changed += tx.execute(statement(batch)).await?;
-        }
+        let changed = tx.execute_batches(items, size, statement).await?;
         tx.commit().await?;
         Ok(changed)
     }
@@ -322,6 +319,21 @@ impl<DB: Sql> Tx<DB> {
     /// Runs `statement` in the transaction: the rows it changed.
     pub(crate) async fn execute(&mut self, statement: Statement) -> Result<u64, StoreError> {
         DB::execute(&mut self.0, statement).await
+    }
+
+    /// Runs the statement `statement` makes of each batch of `items`, at
+    /// most `size` long, in the transaction: the rows they changed.
+    pub(crate) async fn execute_batches<T: Sync>(
+        &mut self,
+        items: &[T],
+        size: usize,
+        statement: impl Fn(&[T]) -> Statement + Sync,
+    ) -> Result<u64, StoreError> {
+        let mut changed = 0;
+        for batch in items.chunks(size) {
+            changed += self.execute(statement(batch)).await?;
+        }
+        Ok(changed)
     }
 
     /// Runs `statement` in the transaction: the rows it returned.

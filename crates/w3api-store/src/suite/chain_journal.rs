@@ -3,20 +3,16 @@
 //! Each test writes chains no other test (or earlier run on a shared
 //! database) named ([`chain`]), so that journals are its own.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use chrono::Utc;
 use w3api_types::Chain;
 
-use super::stores;
+use super::{fresh_chain, stores};
 use crate::{KeptChange, StoreError};
 
 /// A chain no other test (or earlier run on a shared database) wrote.
 fn chain() -> Chain {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let run = Utc::now().timestamp_nanos_opt().unwrap_or_default();
-    format!("cj{run:x}n{}", NEXT.fetch_add(1, Ordering::Relaxed)).parse().unwrap()
+    fresh_chain("cj")
 }
 
 fn change(seq: u64) -> KeptChange {

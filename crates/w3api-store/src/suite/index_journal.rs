@@ -4,24 +4,27 @@
 //! database) named ([`chain`]), so that journals and leases are its own.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
 
 use w3api_types::Chain;
 use w3api_types::rpc::Hash32;
 
-use super::{fresh_id, now_millis, stores};
+use super::{concurrently, fresh_chain, fresh_id, now_millis, secs, stores, successes};
 use crate::{IndexBlock, Store, StoreError};
 
 /// A chain no other test (or earlier run on a shared database) indexed.
 fn chain() -> Chain {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let run = Utc::now().timestamp_nanos_opt().unwrap_or_default();
-    let name = format!("ij{run:x}n{}", NEXT.fetch_add(1, Ordering::Relaxed));
-    let chain: Chain = name.parse().unwrap();
-    assert!(matches!(chain, Chain::Other(_)), "{name} is no chain of the table");
-    chain
+    fresh_chain("ij")
+}
+
+/// A chain of the caller's own whose lease a new leader took now, for a
+/// minute: the chain, the leader, and now.
+async fn led(store: &Arc<dyn Store>) -> (Chain, Uuid, DateTime<Utc>) {
+    let (chain, leader, t) = (chain(), fresh_id(), now_millis());
+    assert!(store.lead_index(chain, leader, t, secs(t, 60)).await.unwrap(), "a new chain's lease is free");
+    (chain, leader, t)
 }
 
 /// The hash of block `number` on branch `branch`.
@@ -70,11 +73,6 @@ async fn journal(store: &Arc<dyn Store>, chain: Chain) -> Vec<IndexBlock> {
         }
         read.extend(page);
     }
-}
-
-/// `seconds` after `at`.
-fn secs(at: DateTime<Utc>, seconds: i64) -> DateTime<Utc> {
-    at + Duration::seconds(seconds)
 }
 
 /// Whether `error` is [`StoreError::IndexOutOfOrder`] for `chain`, with
@@ -127,10 +125,7 @@ async fn an_append_without_the_lease_writes_nothing() {
 #[tokio::test]
 async fn appends_follow_the_newest_block_or_are_refused_whole() {
     for (name, store, _dir) in stores().await {
-        let chain = chain();
-        let leader = fresh_id();
-        let t = now_millis();
-        assert!(store.lead_index(chain, leader, t, secs(t, 60)).await.unwrap());
+        let (chain, leader, t) = led(&store).await;
         let append = |blocks: Vec<IndexBlock>| {
             let store = store.clone();
             async move { store.append_index_blocks(chain, leader, t, &blocks).await }
@@ -171,10 +166,8 @@ async fn appends_follow_the_newest_block_or_are_refused_whole() {
 #[tokio::test]
 async fn kept_blocks_read_back_with_their_payloads() {
     for (name, store, _dir) in stores().await {
-        let (chain, unindexed) = (chain(), chain());
-        let leader = fresh_id();
-        let t = now_millis();
-        assert!(store.lead_index(chain, leader, t, secs(t, 60)).await.unwrap());
+        let unindexed = chain();
+        let (chain, leader, t) = led(&store).await;
         let mut blocks = line(7, hash(7, 0), 1, 6, 0);
         for (block, size) in blocks.iter_mut().zip([0, 1, 100_000, 3_000, 0, 255]) {
             block.payload = line(7, hash(7, 0), block.number, 1, size).remove(0).payload;
@@ -194,10 +187,7 @@ async fn kept_blocks_read_back_with_their_payloads() {
 #[tokio::test]
 async fn index_hashes_list_a_range_without_payloads() {
     for (name, store, _dir) in stores().await {
-        let chain = chain();
-        let leader = fresh_id();
-        let t = now_millis();
-        assert!(store.lead_index(chain, leader, t, secs(t, 60)).await.unwrap());
+        let (chain, leader, t) = led(&store).await;
         let blocks = line(4, hash(4, 19), 20, 10, 1_000);
         assert!(store.append_index_blocks(chain, leader, t, &blocks).await.unwrap(), "{name}");
         let hashes = |from: u64, to: u64| (from..=to).map(|n| (n, hash(4, n))).collect::<Vec<_>>();
@@ -213,10 +203,8 @@ async fn index_hashes_list_a_range_without_payloads() {
 #[tokio::test]
 async fn a_reorg_truncates_the_journal_and_appends_the_new_branch() {
     for (name, store, _dir) in stores().await {
-        let chain = chain();
-        let (leader, other) = (fresh_id(), fresh_id());
-        let t = now_millis();
-        assert!(store.lead_index(chain, leader, t, secs(t, 60)).await.unwrap());
+        let (chain, leader, t) = led(&store).await;
+        let other = fresh_id();
         let old = line(1, hash(1, 0), 1, 9, 128);
         assert!(store.append_index_blocks(chain, leader, t, &old).await.unwrap(), "{name}");
 
@@ -279,56 +267,33 @@ async fn of_replicas_taking_a_lease_at_once_one_gets_it() {
     for (name, store, _dir) in stores().await {
         let chain = chain();
         let t = now_millis();
-        let takers: Vec<_> = (0..20)
-            .map(|_| {
-                let store = store.clone();
-                tokio::spawn(async move { store.lead_index(chain, fresh_id(), t, secs(t, 30)).await })
+        // Free, and again once expired, it is taken by one of many.
+        for (at, lease) in [(t, "a free lease"), (secs(t, 31), "an expired lease")] {
+            let takers = concurrently(&store, 20, |_, store| async move {
+                store.lead_index(chain, fresh_id(), at, secs(at, 30)).await
             })
-            .collect();
-        let mut taken = 0;
-        for taker in takers {
-            taken += usize::from(taker.await.unwrap().unwrap());
+            .await;
+            assert_eq!(successes(takers), 1, "{name}: {lease}");
         }
-        assert_eq!(taken, 1, "{name}: a free lease");
-        // Expired, it is again taken by one of many.
-        let later = secs(t, 31);
-        let takers: Vec<_> = (0..20)
-            .map(|_| {
-                let store = store.clone();
-                tokio::spawn(async move { store.lead_index(chain, fresh_id(), later, secs(later, 30)).await })
-            })
-            .collect();
-        let mut taken = 0;
-        for taker in takers {
-            taken += usize::from(taker.await.unwrap().unwrap());
-        }
-        assert_eq!(taken, 1, "{name}: an expired lease");
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn of_concurrent_appends_of_one_height_one_is_kept() {
     for (name, store, _dir) in stores().await {
-        let chain = chain();
-        let leader = fresh_id();
-        let t = now_millis();
-        assert!(store.lead_index(chain, leader, t, secs(t, 60)).await.unwrap());
+        let (chain, leader, t) = led(&store).await;
         let base = line(1, hash(1, 0), 1, 2, 32);
         assert!(store.append_index_blocks(chain, leader, t, &base).await.unwrap(), "{name}");
         // Ten writers (the leader's tasks, say) each append its own block 3
         // and 4 after block 2: one line wins, the others follow nothing.
-        let writers: Vec<_> = (10..20u8)
-            .map(|branch| {
-                let store = store.clone();
-                tokio::spawn(async move {
-                    let blocks = line(branch, hash(1, 2), 3, 2, 2_048);
-                    (store.append_index_blocks(chain, leader, t, &blocks).await, blocks)
-                })
-            })
-            .collect();
+        let writers = concurrently(&store, 10, |i, store| async move {
+            let blocks = line(10 + u8::try_from(i).unwrap(), hash(1, 2), 3, 2, 2_048);
+            (store.append_index_blocks(chain, leader, t, &blocks).await, blocks)
+        })
+        .await;
         let mut kept = Vec::new();
         for writer in writers {
-            match writer.await.unwrap() {
+            match writer {
                 (Ok(true), blocks) => kept.push(blocks),
                 (Err(error), _) => assert!(out_of_order(&error, chain, Some(4), 3), "{name}: {error}"),
                 (Ok(false), _) => panic!("{name}: the leader lost its lease"),
@@ -343,10 +308,7 @@ async fn of_concurrent_appends_of_one_height_one_is_kept() {
 #[tokio::test]
 async fn a_batch_of_500_blocks_appends_at_once() {
     for (name, store, _dir) in stores().await {
-        let chain = chain();
-        let leader = fresh_id();
-        let t = now_millis();
-        assert!(store.lead_index(chain, leader, t, secs(t, 60)).await.unwrap());
+        let (chain, leader, t) = led(&store).await;
         let blocks = line(5, hash(5, 17_999_999), 18_000_000, 500, 4_096);
         let started = std::time::Instant::now();
         assert!(store.append_index_blocks(chain, leader, t, &blocks).await.unwrap(), "{name}");

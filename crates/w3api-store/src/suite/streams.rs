@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use w3api_types::Address;
 
-use super::{collection, fresh_id, now_millis, shared, stores};
+use super::{collection, concurrently, fresh_id, now_millis, shared, stores};
 use crate::{NewStream, Settings, Store, StoredStream};
 
 /// Held by the tests of the project's settings: one row, which a shared
@@ -232,18 +232,12 @@ async fn settings_are_initialized_once_and_then_set() {
 async fn replicas_starting_together_agree_on_one_secret() {
     let _settings = SETTINGS.lock().await;
     for (name, store, _dir) in stores().await {
-        let starts: Vec<_> = (0..20)
-            .map(|i| {
-                let store = store.clone();
-                let settings =
-                    Settings { secret_key: format!("secret-{i}-{}", fresh_id()), region: "us-east-1".into() };
-                tokio::spawn(async move { store.init_settings(&settings).await })
-            })
-            .collect();
-        let mut kept = Vec::new();
-        for start in starts {
-            kept.push(start.await.unwrap().unwrap());
-        }
+        let starts = concurrently(&store, 20, |i, store| {
+            let settings = Settings { secret_key: format!("secret-{i}-{}", fresh_id()), region: "us-east-1".into() };
+            async move { store.init_settings(&settings).await }
+        })
+        .await;
+        let mut kept: Vec<Settings> = starts.into_iter().map(Result::unwrap).collect();
         kept.dedup();
         assert_eq!(kept.len(), 1, "{name}: {kept:?}");
         assert_eq!(store.settings().await.unwrap(), kept.pop(), "{name}");

@@ -204,7 +204,7 @@ impl Block {
     /// This block as alloy's RPC type, for re-deriving its hash and roots.
     /// Fails when a field holds malformed text.
     pub fn to_alloy(&self) -> Result<alloy_rpc_types_eth::Block, serde_json::Error> {
-        serde_json::to_value(self).and_then(serde_json::from_value)
+        super::via_json(self)
     }
 }
 
@@ -213,7 +213,7 @@ impl TryFrom<&alloy_rpc_types_eth::Block> for Block {
 
     /// Carries alloy's own JSON encoding over, so the two cannot disagree.
     fn try_from(block: &alloy_rpc_types_eth::Block) -> Result<Self, Self::Error> {
-        serde_json::to_value(block).and_then(serde_json::from_value)
+        super::via_json(block)
     }
 }
 

@@ -245,17 +245,7 @@ impl std::fmt::Display for StorageKey {
     }
 }
 
-impl Serialize for StorageKey {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for StorageKey {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        crate::wire::deserialize_from_str(deserializer)
-    }
-}
+crate::wire::text_form!(StorageKey);
 
 #[cfg(feature = "schema")]
 impl JsonSchema for StorageKey {

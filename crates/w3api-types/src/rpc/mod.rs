@@ -60,7 +60,7 @@ pub use crate::{
     Erc20Metadata, Erc20TokenBalance, TokenImplementation, TokenLinks, WalletTransaction, WalletTransactionPage,
 };
 pub use transaction::{AccessListItem, Transaction};
-pub use txpool::{ByNonce, TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
+pub use txpool::{ByNonce, TxpoolBySender, TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
 pub use wallet_nfts::{
     HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage, WalletNftParams,
     WalletTransactionsParams,
@@ -78,3 +78,10 @@ pub use alloy_primitives::Bytes;
 pub type Bytes8 = alloy_primitives::B64;
 /// An unsigned integer written as a hex quantity (`Uint` in the spec).
 pub type Uint = alloy_primitives::U256;
+
+/// `value` as a type with the same JSON: how the types here and alloy's RPC
+/// types convert, carrying each one's own encoding over so the two cannot
+/// disagree.
+fn via_json<T: serde::Serialize, U: serde::de::DeserializeOwned>(value: &T) -> Result<U, serde_json::Error> {
+    serde_json::to_value(value).and_then(serde_json::from_value)
+}

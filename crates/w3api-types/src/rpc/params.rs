@@ -86,17 +86,7 @@ impl From<u64> for BlockNumberOrTag {
     }
 }
 
-impl Serialize for BlockNumberOrTag {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for BlockNumberOrTag {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_from_str(deserializer)
-    }
-}
+wire::text_form!(BlockNumberOrTag);
 
 #[cfg(feature = "schema")]
 impl JsonSchema for BlockNumberOrTag {

@@ -114,13 +114,13 @@ impl Receipt {
     /// This receipt as alloy's RPC type, for re-deriving receipts roots and
     /// blooms.
     pub fn to_alloy(&self) -> Result<alloy_rpc_types_eth::TransactionReceipt, serde_json::Error> {
-        serde_json::to_value(self).and_then(serde_json::from_value)
+        super::via_json(self)
     }
 }
 
 impl Log {
     /// This log as alloy's RPC type.
     pub fn to_alloy(&self) -> Result<alloy_rpc_types_eth::Log, serde_json::Error> {
-        serde_json::to_value(self).and_then(serde_json::from_value)
+        super::via_json(self)
     }
 }

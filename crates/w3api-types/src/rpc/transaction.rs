@@ -116,7 +116,7 @@ impl Transaction {
     /// recovery. Fails when a field holds malformed text or the fields do not
     /// make a transaction of the stated type.
     pub fn to_alloy(&self) -> Result<alloy_rpc_types_eth::Transaction, serde_json::Error> {
-        serde_json::to_value(self).and_then(serde_json::from_value)
+        super::via_json(self)
     }
 }
 
@@ -125,6 +125,6 @@ impl TryFrom<&alloy_rpc_types_eth::Transaction> for Transaction {
 
     /// Carries alloy's own JSON encoding over, so the two cannot disagree.
     fn try_from(tx: &alloy_rpc_types_eth::Transaction) -> Result<Self, Self::Error> {
-        serde_json::to_value(tx).and_then(serde_json::from_value)
+        super::via_json(tx)
     }
 }

@@ -16,18 +16,31 @@ use crate::wire::Hex;
 /// One sender's waiting transactions, by nonce (decimal, as geth keys them).
 pub type ByNonce<T> = BTreeMap<String, T>;
 
-/// `txpool_content`: every waiting transaction, by sender and nonce.
+/// Every waiting transaction, by sender and nonce, each as a `T`: what
+/// `txpool_content` (whole transactions) and `txpool_inspect` (one line
+/// each) both answer.
 #[serde_as]
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct TxpoolContent {
+#[serde(bound(serialize = "T: Serialize", deserialize = "T: Deserialize<'de>"))]
+pub struct TxpoolBySender<T> {
     /// Transactions the next block may take.
     #[serde_as(as = "BTreeMap<Hex, _>")]
-    pub pending: BTreeMap<Address, ByNonce<Transaction>>,
+    pub pending: BTreeMap<Address, ByNonce<T>>,
     /// Transactions waiting for a gap below their nonce to fill.
     #[serde_as(as = "BTreeMap<Hex, _>")]
-    pub queued: BTreeMap<Address, ByNonce<Transaction>>,
+    pub queued: BTreeMap<Address, ByNonce<T>>,
 }
+
+/// An empty pool, whatever `T` is (derived, it would need `T: Default`).
+impl<T> Default for TxpoolBySender<T> {
+    fn default() -> Self {
+        TxpoolBySender { pending: BTreeMap::new(), queued: BTreeMap::new() }
+    }
+}
+
+/// `txpool_content`: every waiting transaction, by sender and nonce.
+pub type TxpoolContent = TxpoolBySender<Transaction>;
 
 /// `txpool_contentFrom`: one sender's waiting transactions, by nonce.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -53,19 +66,9 @@ pub struct TxpoolStatus {
 }
 
 /// `txpool_inspect`: each waiting transaction in one line, by sender and nonce.
-#[serde_as]
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct TxpoolInspect {
-    /// Pending transactions.
-    #[serde_as(as = "BTreeMap<Hex, _>")]
-    pub pending: BTreeMap<Address, ByNonce<String>>,
-    /// Queued transactions.
-    #[serde_as(as = "BTreeMap<Hex, _>")]
-    pub queued: BTreeMap<Address, ByNonce<String>>,
-}
+pub type TxpoolInspect = TxpoolBySender<String>;
 
-impl TxpoolContent {
+impl TxpoolBySender<Transaction> {
     /// How many wait, of each kind.
     pub fn status(&self) -> TxpoolStatus {
         let count = |side: &BTreeMap<Address, ByNonce<Transaction>>| side.values().map(|t| t.len() as u64).sum();
