@@ -101,6 +101,23 @@ impl Devnet {
         self.execute_at(chain, prepare, move |call, state, stop| run(&call, state, stop)).await
     }
 
+    /// Runs a call as [`Devnet::execute`] does, but first right here, for
+    /// as long as [`crate::executions::Executions::run_quick`] allows: most calls end well
+    /// within it, and would spend more on the hop to a slot's thread than
+    /// on the EVM.
+    async fn execute_quick<T: Send + 'static>(
+        &self,
+        chain: Chain,
+        prepare: impl FnOnce(&ChainData, u64) -> Result<Prepared, SourceError>,
+        run: impl Fn(&Prepared, &SharedState, &dyn Fn() -> bool) -> Result<T, SourceError> + Send + 'static,
+    ) -> Result<T, SourceError> {
+        let live = self.ready_live(chain).await?;
+        live.check(chain)?;
+        let call = prepare(&live.read(), self.inner.executions.limits().gas_cap)?;
+        let state = live.shared_state(call.block());
+        self.inner.executions.run_quick(move |stop| run(&call, &state, stop)).await
+    }
+
     /// Runs work in an execution slot: `prepare` reads what it needs off
     /// the chain under a short hold (with the gas cap), and names the block
     /// after which `run` reads the state, value by value while blocks are
@@ -156,7 +173,7 @@ impl w3api_source::State for Devnet {
 }
 
 /// Calls, estimates and access lists are the EVM's over the chain's state
-/// after the block, each in an execution slot.
+/// after the block: at once when they are quick, else in an execution slot.
 impl w3api_source::Calls for Devnet {
     async fn call(
         &self,
@@ -166,7 +183,7 @@ impl w3api_source::Calls for Devnet {
         overrides: Option<StateOverrides>,
     ) -> Result<Bytes, SourceError> {
         let prepare = |data: &ChainData, cap| data.prepare(&request, block, overrides.as_ref(), cap);
-        self.execute(chain, prepare, |call, state, stop| call.call(state, stop)).await
+        self.execute_quick(chain, prepare, |call, state, stop| call.call(state, stop)).await
     }
 
     async fn estimate_gas(
@@ -177,7 +194,7 @@ impl w3api_source::Calls for Devnet {
         overrides: Option<StateOverrides>,
     ) -> Result<U256, SourceError> {
         let prepare = |data: &ChainData, cap| data.prepare(&request, block, overrides.as_ref(), cap);
-        self.execute(chain, prepare, |call, state, stop| call.estimate_gas(state, stop)).await
+        self.execute_quick(chain, prepare, |call, state, stop| call.estimate_gas(state, stop)).await
     }
 
     async fn create_access_list(
@@ -187,7 +204,7 @@ impl w3api_source::Calls for Devnet {
         block: BlockRef,
     ) -> Result<AccessListResult, SourceError> {
         let prepare = |data: &ChainData, cap| data.prepare(&request, block, None, cap);
-        self.execute(chain, prepare, |call, state, stop| call.access_list(state, stop)).await
+        self.execute_quick(chain, prepare, |call, state, stop| call.access_list(state, stop)).await
     }
 }
 
@@ -200,8 +217,9 @@ impl w3api_source::Sending for Devnet {
 
     /// Mined at once into a block of its own, as Anvil and Hardhat automine.
     async fn send_raw_transaction(&self, chain: Chain, transaction: Bytes) -> Result<Hash32, SourceError> {
-        // Refused before the chain's journal is taken when it cannot be decoded.
-        decode_signed(&transaction)?;
+        // Refused before the chain's journal is taken when it cannot be
+        // decoded; the signer is recovered once, as the change is made.
+        decode_envelope(&transaction)?;
         let change = Change::SendRawTransaction { raw: transaction, automine: self.inner.automine };
         let hash = self.commit(chain, change).await?.hash()?;
         self.announce_pending(chain, hash);
@@ -455,16 +473,24 @@ fn tracing_of(config: &TraceConfig, target: TraceTarget) -> Result<(Tracer, Dura
 }
 
 /// A raw transaction as the chain takes it: decoded, and its sender
-/// recovered; blob and set-code transactions are not taken.
+/// recovered.
 pub(crate) fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError> {
+    let envelope = decode_envelope(raw)?;
+    let sender =
+        envelope.recover_signer().map_err(|e| SourceError::TransactionRefused(format!("invalid sender: {e}")))?;
+    Ok(SignedTransaction { envelope, sender, impersonated: false })
+}
+
+/// A raw transaction decoded, its signer not yet recovered (the costly
+/// part); blob and set-code transactions are not taken.
+fn decode_envelope(raw: &[u8]) -> Result<TxEnvelope, SourceError> {
     let refused = SourceError::TransactionRefused;
     let envelope = TxEnvelope::decode_2718_exact(raw).map_err(|e| refused(format!("rlp: {e}")))?;
     if matches!(envelope.tx_type(), TxType::Eip4844 | TxType::Eip7702) {
         let kind = envelope.tx_type();
         return Err(refused(format!("transaction type not supported: the devnet takes no {kind} transactions")));
     }
-    let sender = envelope.recover_signer().map_err(|e| refused(format!("invalid sender: {e}")))?;
-    Ok(SignedTransaction { envelope, sender, impersonated: false })
+    Ok(envelope)
 }
 
 /// Every change is made and kept through the chain's journal ([`Devnet::commit`]).

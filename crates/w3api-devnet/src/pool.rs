@@ -11,7 +11,7 @@
 //! cap and its tip, as geth's pool asks.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use alloy_consensus::Transaction;
 use alloy_primitives::{Address, B256};
@@ -35,8 +35,10 @@ pub(crate) struct Waiting {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pool {
     by_sender: BTreeMap<Address, BTreeMap<u64, Waiting>>,
+    /// Where each waiting transaction is kept, by hash: a lookup by hash
+    /// (each send asks whether it is known) is then not a scan of the pool.
+    by_hash: HashMap<B256, (Address, u64)>,
     arrivals: u64,
-    count: usize,
 }
 
 /// What the pool holds for one sender, at the sender's nonce.
@@ -58,18 +60,20 @@ impl Pool {
             return Err(refused("already known".into()));
         }
         let arrival = self.arrivals;
+        let full = self.by_hash.len() >= POOL_LIMIT;
         let waiting = self.by_sender.entry(sender).or_default();
         match waiting.get(&nonce) {
             Some(old) if !pays_enough_more(&old.signed, &signed) => {
                 return Err(refused("replacement transaction underpriced".into()));
             }
             Some(_) => {}
-            None if self.count >= POOL_LIMIT => {
-                return Err(refused(format!("txpool is full: it holds {POOL_LIMIT} transactions")));
-            }
-            None => self.count += 1,
+            None if full => return Err(refused(format!("txpool is full: it holds {POOL_LIMIT} transactions"))),
+            None => {}
         }
-        waiting.insert(nonce, Waiting { signed, arrival });
+        if let Some(replaced) = waiting.insert(nonce, Waiting { signed, arrival }) {
+            self.by_hash.remove(replaced.signed.envelope.tx_hash());
+        }
+        self.by_hash.insert(hash, (sender, nonce));
         self.arrivals += 1;
         Ok(())
     }
@@ -86,19 +90,13 @@ impl Pool {
     }
 
     pub(crate) fn find(&self, hash: &B256) -> Option<&SignedTransaction> {
-        self.all().find(|signed| signed.envelope.tx_hash() == hash)
-    }
-
-    fn all(&self) -> impl Iterator<Item = &SignedTransaction> {
-        self.by_sender.values().flat_map(BTreeMap::values).map(|waiting| &waiting.signed)
+        let (sender, nonce) = self.by_hash.get(hash)?;
+        Some(&self.by_sender.get(sender)?.get(nonce)?.signed)
     }
 
     /// Removes a transaction; whether it was waiting.
     pub(crate) fn drop_transaction(&mut self, hash: &B256) -> bool {
-        let found = self.by_sender.iter().find_map(|(sender, waiting)| {
-            waiting.iter().find(|(_, w)| w.signed.envelope.tx_hash() == hash).map(|(nonce, _)| (*sender, *nonce))
-        });
-        let Some((sender, nonce)) = found else { return false };
+        let Some(&(sender, nonce)) = self.by_hash.get(hash) else { return false };
         self.remove(sender, nonce);
         true
     }
@@ -109,8 +107,8 @@ impl Pool {
 
     fn remove(&mut self, sender: Address, nonce: u64) {
         if let Some(waiting) = self.by_sender.get_mut(&sender) {
-            if waiting.remove(&nonce).is_some() {
-                self.count -= 1;
+            if let Some(removed) = waiting.remove(&nonce) {
+                self.by_hash.remove(removed.signed.envelope.tx_hash());
             }
             if waiting.is_empty() {
                 self.by_sender.remove(&sender);
@@ -119,7 +117,7 @@ impl Pool {
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.count == 0
+        self.by_hash.is_empty()
     }
 
     /// What the pool holds by sender, pending and queued, where each

@@ -55,10 +55,18 @@ async fn in_memory(capacity: usize) -> Result<SqlStore<Sqlite>, StoreError> {
     let anchor = options.connect().await.map_err(open_error)?;
     // One connection: connections to a shared cache lock whole tables
     // against each other.
-    let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await.map_err(open_error)?;
+    let pool = embedded_pool(1).connect_with(options).await.map_err(open_error)?;
     let store = migrated(pool, "memory".into()).await?;
     let held = Held { challenges: 0, syncs: Vec::new() };
     Ok(store.only_writer(capacity, held, Anchor::MemoryConnection(Mutex::new(anchor))))
+}
+
+/// A pool of up to `connections` to an embedded database. Such a
+/// connection cannot go stale as a network's can, so it is not pinged
+/// before each use: that ping was a round trip to the connection's thread
+/// on every statement.
+fn embedded_pool(connections: u32) -> SqlitePoolOptions {
+    SqlitePoolOptions::new().max_connections(connections).test_before_acquire(false)
 }
 
 /// What must live as long as an embedded store.
@@ -81,8 +89,7 @@ async fn in_directory(dir: &Path, capacity: usize) -> Result<SqlStore<Sqlite>, S
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full)
         .busy_timeout(Duration::from_secs(5));
-    let pool = SqlitePoolOptions::new()
-        .max_connections(4)
+    let pool = embedded_pool(4)
         .connect_with(options)
         .await
         .map_err(|source| StoreError::Open { what: what.clone(), source })?;

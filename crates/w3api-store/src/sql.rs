@@ -53,8 +53,9 @@ struct OnlyWriter {
     limit: usize,
     /// Challenges held now.
     held: AtomicUsize,
-    /// Each devnet chain's turn to write its journal.
-    chain_turns: Mutex<HashMap<String, std::sync::Arc<tokio::sync::Mutex<()>>>>,
+    /// Each devnet chain's turn to write its journal, with what the turns
+    /// before learnt of it.
+    chain_turns: Mutex<HashMap<String, std::sync::Arc<tokio::sync::Mutex<chain_journal::Known>>>>,
     _anchor: Anchor,
 }
 
@@ -144,7 +145,7 @@ impl<DB: Engine> SqlStore<DB> {
     /// For a store this process alone writes, `chain`'s turn to write its
     /// journal; `None` for a shared database, where the database orders
     /// writers.
-    pub(crate) fn chain_turn(&self, chain: Chain) -> Option<std::sync::Arc<tokio::sync::Mutex<()>>> {
+    pub(crate) fn chain_turn(&self, chain: Chain) -> Option<std::sync::Arc<tokio::sync::Mutex<chain_journal::Known>>> {
         let alone = self.alone.as_ref()?;
         let mut turns = alone.chain_turns.lock().unwrap_or_else(PoisonError::into_inner);
         Some(turns.entry(chain.as_str().to_owned()).or_default().clone())

@@ -163,9 +163,10 @@ impl Devnet {
         // The turn below catches up with what others kept: no read of the head first.
         let live = self.restored_live(chain).await?;
         let Some(journal) = &self.inner.journal else {
+            let before = live.standing();
             let (result, after) = self.make(chain, &live, change).await?;
             if result.is_ok() {
-                self.announce(chain, after.number);
+                self.announce_moved(chain, &before, &after);
             }
             return result;
         };
@@ -198,8 +199,17 @@ impl Devnet {
         }
         position.note(kept.seq, &change, &result);
         followed.settle(&position);
-        self.announce(chain, after.number);
+        self.announce_moved(chain, &before, &after);
         result
+    }
+
+    /// Tells the chain's followers of its head when a change moved it: a
+    /// transaction that only joined the pool, or a setting, makes no head
+    /// to announce (and wakes nobody).
+    fn announce_moved(&self, chain: Chain, before: &Standing, after: &Standing) {
+        if after.hash != before.hash {
+            self.announce(chain, after.number);
+        }
     }
 
     /// Makes `change` off the async runtime's threads: its answer, and

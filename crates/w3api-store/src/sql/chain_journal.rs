@@ -20,6 +20,17 @@ use crate::sql::columns::Columns;
 use crate::sql::run::{Sql, Statement, Tx};
 use crate::{ChainWrite, KeptChange, StoreError};
 
+/// What this process knows of a chain's journal that it alone writes,
+/// learnt by the writers before: exact, as nothing else changes it, and
+/// spared a statement each time a writer would ask it again.
+#[derive(Debug, Default)]
+pub(crate) struct Known {
+    /// The origin found or created in the journal's row.
+    origin: Option<String>,
+    /// The newest change kept.
+    newest: Option<u64>,
+}
+
 /// A change's columns, as [`change_from`] reads them.
 const CHANGE: &str = "seq, change, outcome";
 
@@ -72,10 +83,13 @@ pub(super) async fn write<DB: Sql>(
 ) -> Result<Box<dyn ChainWrite>, StoreError> {
     let held = match store.chain_turn(chain) {
         Some(turn) => {
-            let turn = turn.lock_owned().await;
-            check_origin::<DB>(&mut *store.pool().acquire().await.map_err(StoreError::from_driver)?, chain, origin)
-                .await?;
-            Held::Alone { pool: store.pool().clone(), appended: Vec::new(), _turn: turn }
+            let mut turn = turn.lock_owned().await;
+            if turn.origin.as_deref() != Some(origin) {
+                let connection = &mut *store.pool().acquire().await.map_err(StoreError::from_driver)?;
+                check_origin::<DB>(connection, chain, origin).await?;
+                turn.origin = Some(origin.to_owned());
+            }
+            Held::Alone { pool: store.pool().clone(), appended: Vec::new(), turn }
         }
         None => {
             let mut tx = store.begin().await?;
@@ -103,9 +117,17 @@ async fn check_origin<DB: Sql>(connection: &mut DB::Connection, chain: Chain, or
 
 /// Forgets `chain`'s journal and its origin.
 pub(super) async fn forget<DB: Sql>(store: &SqlStore<DB>, chain: Chain) -> Result<(), StoreError> {
+    let turn = store.chain_turn(chain);
+    let mut known = match &turn {
+        Some(turn) => Some(turn.lock().await),
+        None => None,
+    };
     let mut tx = store.begin().await?;
     tx.execute(Statement::new("DELETE FROM chain_journals WHERE chain = $1").bind(chain.as_str())).await?;
     tx.execute(Statement::new("DELETE FROM chain_changes WHERE chain = $1").bind(chain.as_str())).await?;
+    if let Some(known) = &mut known {
+        **known = Known::default();
+    }
     tx.commit().await
 }
 
@@ -119,7 +141,7 @@ enum Held<DB: Sql> {
     /// In a transaction that wrote the journal's row first.
     Shared(Tx<DB>),
     /// By this process's turn; the changes to write when it commits.
-    Alone { pool: Pool<DB>, appended: Vec<(KeptChange, Option<u64>)>, _turn: OwnedMutexGuard<()> },
+    Alone { pool: Pool<DB>, appended: Vec<(KeptChange, Option<u64>)>, turn: OwnedMutexGuard<Known> },
 }
 
 impl<DB: Sql> Writer<DB> {
@@ -134,23 +156,32 @@ impl<DB: Sql> Writer<DB> {
 
     /// The newest change kept, or appended in this turn.
     async fn newest(&mut self) -> Result<u64, StoreError> {
-        if let Held::Alone { appended, .. } = &self.held
-            && let Some((last, _)) = appended.last()
+        if let Held::Alone { appended, turn, .. } = &self.held
+            && let Some(newest) = appended.last().map(|(last, _)| last.seq).or(turn.newest)
         {
-            return Ok(last.seq);
+            return Ok(newest);
         }
         let newest = "SELECT COALESCE(MAX(seq), 0) FROM chain_changes WHERE chain = $1";
         let rows = self.fetch(Statement::new(newest).bind(self.chain.as_str())).await?;
-        match rows.first() {
-            Some(row) => Columns::<DB>::of(row, "chain journal").number(0),
-            None => Ok(0),
+        let newest = match rows.first() {
+            Some(row) => Columns::<DB>::of(row, "chain journal").number(0)?,
+            None => 0,
+        };
+        if let Held::Alone { turn, .. } = &mut self.held {
+            turn.newest = Some(newest);
         }
+        Ok(newest)
     }
 }
 
 impl<DB: Sql> ChainWrite for Writer<DB> {
     fn changes_after(&mut self, after: u64) -> BoxFuture<'_, Result<Vec<KeptChange>, StoreError>> {
         Box::pin(async move {
+            if let Held::Alone { turn, .. } = &self.held
+                && turn.newest.is_some_and(|newest| newest <= after)
+            {
+                return Ok(Vec::new());
+            }
             let since = format!("SELECT {CHANGE} FROM chain_changes WHERE chain = $1 AND seq > $2 ORDER BY seq");
             let rows = self.fetch(Statement::new(since).bind(self.chain.as_str()).bind(after)).await?;
             rows.iter().map(change_from::<DB>).collect()
@@ -182,15 +213,24 @@ impl<DB: Sql> ChainWrite for Writer<DB> {
         Box::pin(async move {
             match self.held {
                 Held::Shared(tx) => tx.commit().await,
-                Held::Alone { pool, appended, _turn } => {
-                    if appended.is_empty() {
-                        return Ok(());
+                Held::Alone { pool, appended, mut turn } => {
+                    let Some((last, _)) = appended.last() else { return Ok(()) };
+                    let newest = last.seq;
+                    // Unknown until it is seen kept.
+                    turn.newest = None;
+                    if let [(change, None)] = appended.as_slice() {
+                        // One statement alone is a transaction already.
+                        let connection = &mut *pool.acquire().await.map_err(StoreError::from_driver)?;
+                        DB::execute(connection, insert(chain, change)).await?;
+                    } else {
+                        let mut tx = pool.begin().await.map(Tx).map_err(StoreError::from_driver)?;
+                        for (change, forget_after) in &appended {
+                            write_change(&mut tx, chain, change, *forget_after).await?;
+                        }
+                        tx.commit().await?;
                     }
-                    let mut tx = pool.begin().await.map(Tx).map_err(StoreError::from_driver)?;
-                    for (change, forget_after) in &appended {
-                        write_change(&mut tx, chain, change, *forget_after).await?;
-                    }
-                    tx.commit().await
+                    turn.newest = Some(newest);
+                    Ok(())
                 }
             }
         })
@@ -208,14 +248,18 @@ async fn write_change<DB: Sql>(
         let forget = "DELETE FROM chain_changes WHERE chain = $1 AND seq > $2";
         tx.execute(Statement::new(forget).bind(chain.as_str()).bind(after)).await?;
     }
+    tx.execute(insert(chain, change)).await?;
+    Ok(())
+}
+
+/// The statement that keeps `change`.
+fn insert(chain: Chain, change: &KeptChange) -> Statement {
     let insert = "INSERT INTO chain_changes (chain, seq, change, outcome) VALUES ($1, $2, $3, $4)";
-    let insert = Statement::new(insert)
+    Statement::new(insert)
         .bind(chain.as_str())
         .bind(change.seq)
         .bind(change.change.as_str())
-        .bind(change.outcome.as_str());
-    tx.execute(insert).await?;
-    Ok(())
+        .bind(change.outcome.as_str())
 }
 
 /// A change, read as [`CHANGE`] lists its columns.

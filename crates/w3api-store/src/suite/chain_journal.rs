@@ -85,8 +85,14 @@ async fn an_uncommitted_write_keeps_nothing_and_forgetting_drops_the_obsolete_ch
         store.forget_chain(chain).await.unwrap();
         assert_eq!(store.chain_head(chain).await.unwrap(), 0, "{name}");
         assert!(!store.kept_chains().await.unwrap().iter().any(|(kept, _)| *kept == chain), "{name}");
-        // Forgotten, the chain takes another origin.
-        store.write_chain(chain, "another").await.unwrap().commit().await.unwrap();
+        // Forgotten, the chain takes another origin, and its numbers start again.
+        let mut write = store.write_chain(chain, "another").await.unwrap();
+        assert!(write.changes_after(0).await.unwrap().is_empty(), "{name}");
+        write.append(&change(1), None).await.unwrap();
+        write.commit().await.unwrap();
+        assert_eq!(store.chain_head(chain).await.unwrap(), 1, "{name}");
+        let refused = store.write_chain(chain, "o").await.err();
+        assert!(matches!(refused, Some(StoreError::ChainOriginDiffers { .. })), "{name}: {refused:?}");
     }
 }
 
