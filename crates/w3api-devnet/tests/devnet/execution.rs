@@ -403,6 +403,30 @@ mod sending {
     }
 
     #[test]
+    fn a_transaction_whose_sender_cannot_be_recovered_is_refused_and_changes_nothing() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let unsigned = TxEip1559 {
+            chain_id: 1,
+            nonce: 0,
+            gas_limit: 21_000,
+            max_fee_per_gas: 100_000_000_000,
+            max_priority_fee_per_gas: 1_000_000_000,
+            to: TxKind::Call(Address::repeat_byte(0x48)),
+            value: U256::from(1),
+            access_list: Default::default(),
+            input: Default::default(),
+        };
+        // A signature whose r is zero decodes, but names no public key.
+        let nameless = alloy_primitives::Signature::new(U256::ZERO, U256::from(1), false);
+        let raw: Bytes = TxEnvelope::from(unsigned.into_signed(nameless)).encoded_2718().into();
+        let latest = devnet.chain(Chain::Eth).latest();
+        let refused = run(devnet.send_raw_transaction(Chain::Eth, raw)).unwrap_err();
+        assert!(refused.to_string().contains("invalid sender"), "{refused}");
+        assert_eq!(devnet.chain(Chain::Eth).latest(), latest, "no block was made");
+        assert_eq!(run(devnet.pool_content(Chain::Eth)).unwrap(), Default::default(), "nothing waits");
+    }
+
+    #[test]
     fn with_automine_a_nonce_ahead_waits_for_its_gap_and_then_both_are_mined() {
         let devnet = Devnet::new(5, Scale::TINY);
         let signer = &dev_signers()[7];
