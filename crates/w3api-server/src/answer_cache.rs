@@ -19,11 +19,13 @@
 //! reused.
 
 use std::hash::BuildHasher;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
+use serde_json::value::RawValue;
 
 /// The key of a REST answer: the request target exactly as sent (path and
 /// query, cursor included), the block it was read at and the chain's
@@ -35,12 +37,32 @@ pub(crate) fn key(uri: &http::Uri, block: u64, revision: u64) -> String {
     format!("{target}|{block}|{revision}")
 }
 
+/// An answer as kept.
+#[derive(Clone, Debug)]
+enum Answer {
+    /// The body a REST answer sent.
+    Body(Bytes),
+    /// A JSON-RPC call's result, kept as the JSON value it was read as:
+    /// reading it again from bytes on every hit was most of the work of
+    /// answering a cached block.
+    Result(Arc<RawValue>),
+}
+
+impl Answer {
+    fn len(&self) -> usize {
+        match self {
+            Answer::Body(body) => body.len(),
+            Answer::Result(result) => result.get().len(),
+        }
+    }
+}
+
 /// Weighs an answer by its size.
 #[derive(Clone)]
 struct BySize;
 
-impl Weighter<String, Bytes> for BySize {
-    fn weight(&self, key: &String, answer: &Bytes) -> u64 {
+impl Weighter<String, Answer> for BySize {
+    fn weight(&self, key: &String, answer: &Answer) -> u64 {
         (key.len() + answer.len()) as u64
     }
 }
@@ -52,7 +74,7 @@ const TYPICAL_ANSWER: u64 = 4096;
 /// Encoded answers by key.
 pub(crate) struct Answers {
     /// `None` when the cache holds nothing (a size of 0).
-    cache: Option<Cache<String, Bytes, BySize>>,
+    cache: Option<Cache<String, Answer, BySize>>,
     /// Hashes of keys asked for once, by slot (0: empty).
     seen_once: Box<[AtomicU64]>,
     hasher: foldhash::fast::RandomState,
@@ -78,16 +100,42 @@ impl Answers {
         }
     }
 
-    /// The answer kept under `key`.
+    /// The REST answer kept under `key`.
     pub(crate) fn get(&self, key: &str) -> Option<Bytes> {
+        match self.find(key)? {
+            Answer::Body(body) => Some(body),
+            Answer::Result(_) => None,
+        }
+    }
+
+    /// The JSON-RPC result kept under `key`.
+    pub(crate) fn get_result(&self, key: &str) -> Option<Arc<RawValue>> {
+        match self.find(key)? {
+            Answer::Result(result) => Some(result),
+            Answer::Body(_) => None,
+        }
+    }
+
+    fn find(&self, key: &str) -> Option<Answer> {
         let answer = self.cache.as_ref()?.get(key);
         let counter = if answer.is_some() { &self.hits } else { &self.misses };
         counter.fetch_add(1, Ordering::Relaxed);
         answer
     }
 
-    /// Offers an answer: kept when its key was asked for recently already.
+    /// Offers a REST answer: kept when its key was asked for recently already.
     pub(crate) fn insert(&self, key: String, answer: Bytes) {
+        self.offer(key, || Answer::Body(answer));
+    }
+
+    /// Offers a JSON-RPC result, as [`Answers::insert`] does.
+    pub(crate) fn insert_result(&self, key: String, result: impl FnOnce() -> Box<RawValue>) {
+        self.offer(key, || Answer::Result(Arc::from(result())));
+    }
+
+    /// Keeps the answer `answer` makes when `key` was asked for recently
+    /// already (it is made only then).
+    fn offer(&self, key: String, answer: impl FnOnce() -> Answer) {
         let Some(cache) = &self.cache else { return };
         // 0 marks an empty slot, so no key may hash to it.
         let hash = self.hasher.hash_one(key.as_str()).max(1);
@@ -96,7 +144,7 @@ impl Answers {
             return;
         }
         self.kept.fetch_add(1, Ordering::Relaxed);
-        cache.insert(key, answer);
+        cache.insert(key, answer());
     }
 }
 
@@ -128,6 +176,18 @@ mod tests {
         assert_eq!(answers.get("a"), None, "a key asked for once is not kept");
         answers.insert("a".into(), answer.clone());
         assert_eq!(answers.get("a"), Some(answer));
+        assert!(answers.get_result("a").is_none(), "a REST answer is no JSON-RPC result");
+    }
+
+    #[test]
+    fn keeps_a_json_rpc_result_as_its_json() {
+        let answers = Answers::new(1 << 20);
+        let result = || RawValue::from_string(r#"{"number":"0x6"}"#.into()).unwrap();
+        answers.insert_result("b".into(), result);
+        assert!(answers.get_result("b").is_none(), "a key asked for once is not kept");
+        answers.insert_result("b".into(), result);
+        assert_eq!(answers.get_result("b").unwrap().get(), r#"{"number":"0x6"}"#);
+        assert_eq!(answers.get("b"), None, "a JSON-RPC result is no REST answer");
     }
 
     #[test]

@@ -8,7 +8,6 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use jsonrpsee::server::middleware::rpc::{Batch, BatchEntry, MethodResponse, Notification, Request, RpcServiceT};
 use jsonrpsee::server::{BatchResponseBuilder, ResponsePayload};
 use serde_json::value::RawValue;
@@ -62,10 +61,8 @@ impl<S: super::InnerService> RpcServiceT for Cached<S> {
             let Some(key) = unchanging_key(this.layer.chain, (this.layer.revision)(), &request) else {
                 return this.inner.call(request).await;
             };
-            if let Some(result) = this.layer.answers.get(&key)
-                && let Some(response) = this.layer.answer(&request, &result)
-            {
-                return response;
+            if let Some(result) = this.layer.answers.get_result(&key) {
+                return this.layer.answer(&request, &result);
             }
             let response = this.inner.call(request).await;
             this.layer.remember(key, &response);
@@ -114,10 +111,9 @@ impl<S: super::InnerService> RpcServiceT for Cached<S> {
 
 impl CacheLayer {
     /// The response to `request` with a result kept earlier.
-    fn answer(&self, request: &Request<'_>, result: &Bytes) -> Option<MethodResponse> {
-        let result: &RawValue = serde_json::from_slice(result).ok()?;
+    fn answer(&self, request: &Request<'_>, result: &RawValue) -> MethodResponse {
         let response = MethodResponse::response(request.id(), ResponsePayload::success(result), self.max_response_size);
-        Some(response.with_extensions(request.extensions().clone()))
+        response.with_extensions(request.extensions().clone())
     }
 
     /// Keeps the result of a response, unless it is an error or null.
@@ -131,7 +127,7 @@ impl CacheLayer {
             && let Ok(Answer { result: Some(result) }) = serde_json::from_str::<Answer>(response.as_json().get())
             && result.get() != "null"
         {
-            self.answers.insert(key, Bytes::copy_from_slice(result.get().as_bytes()));
+            self.answers.insert_result(key, || result.to_owned());
         }
     }
 }
