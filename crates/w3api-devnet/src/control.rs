@@ -102,19 +102,17 @@ impl Devnet {
     }
 
     /// Runs a call as [`Devnet::execute`] does, but first right here, for
-    /// as long as [`crate::executions::Executions::run_quick`] allows: most calls end well
-    /// within it, and would spend more on the hop to a slot's thread than
-    /// on the EVM.
+    /// as long as [`crate::executions::Executions::run_quick`] allows: most
+    /// calls end well within it, and would spend more on the hop to a
+    /// slot's thread than on the EVM.
     async fn execute_quick<T: Send + 'static>(
         &self,
         chain: Chain,
         prepare: impl FnOnce(&ChainData, u64) -> Result<Prepared, SourceError>,
         run: impl Fn(&Prepared, &SharedState, &dyn Fn() -> bool) -> Result<T, SourceError> + Send + 'static,
     ) -> Result<T, SourceError> {
-        let live = self.ready_live(chain).await?;
-        live.check(chain)?;
-        let call = prepare(&live.read(), self.inner.executions.limits().gas_cap)?;
-        let state = live.shared_state(call.block());
+        let prepare = |data: &ChainData, cap| prepare(data, cap).map(|call| (call.block(), call));
+        let (call, state) = self.prepared(chain, prepare).await?;
         self.inner.executions.run_quick(move |stop| run(&call, &state, stop)).await
     }
 
@@ -128,11 +126,21 @@ impl Devnet {
         prepare: impl FnOnce(&ChainData, u64) -> Result<(u64, P), SourceError>,
         run: impl FnOnce(P, &SharedState, &dyn Fn() -> bool) -> Result<T, SourceError> + Send + 'static,
     ) -> Result<T, SourceError> {
+        let (prepared, state) = self.prepared(chain, prepare).await?;
+        self.inner.executions.run(move |stop| run(prepared, &state, stop)).await?
+    }
+
+    /// What `prepare` reads off the chain under a short hold (with the gas
+    /// cap), and the state after the block it names.
+    async fn prepared<P>(
+        &self,
+        chain: Chain,
+        prepare: impl FnOnce(&ChainData, u64) -> Result<(u64, P), SourceError>,
+    ) -> Result<(P, SharedState), SourceError> {
         let live = self.ready_live(chain).await?;
         live.check(chain)?;
         let (block, prepared) = prepare(&live.read(), self.inner.executions.limits().gas_cap)?;
-        let state = live.shared_state(block);
-        self.inner.executions.run(move |stop| run(prepared, &state, stop)).await?
+        Ok((prepared, live.shared_state(block)))
     }
 }
 

@@ -79,11 +79,6 @@ impl<S: DataSource> Follower<S> {
     }
 
     async fn on_head(&mut self, chain: Chain, head: u64) -> Result<(), StreamsError> {
-        if self.handled.get(&chain).is_some_and(|&previous| head <= previous) {
-            // The head again, or one back (a revert): no block to deliver,
-            // so the streams need not be read.
-            return self.handle(chain, head, &[]).await;
-        }
         let active = self.active().await?;
         self.handle(chain, head, &active).await
     }
