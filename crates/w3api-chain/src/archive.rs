@@ -81,6 +81,15 @@ impl<T> Default for History<T> {
 struct AccountRecord {
     info: History<Account>,
     storage: HashMap<U256, History<U256>>,
+    /// Whether the account exists while empty: only before EIP-161
+    /// (Spurious Dragon), when a call or a zero transfer made it.
+    kept_empty: History<bool>,
+}
+
+impl AccountRecord {
+    fn exists_at(&self, block: u64) -> bool {
+        !self.info.at(block).is_empty() || self.kept_empty.at(block)
+    }
 }
 
 /// What a block changed, for the state root: the accounts, and which of
@@ -122,8 +131,19 @@ impl Archive {
     pub fn accounts_at(&self, block: u64) -> impl Iterator<Item = (Address, Account)> + '_ {
         self.accounts
             .iter()
+            .filter(move |(_, record)| record.exists_at(block))
             .map(move |(address, record)| (*address, record.info.at(block)))
-            .filter(|(_, a)| !a.is_empty())
+    }
+
+    /// Whether `address` exists at `block`: it is not empty, or it was
+    /// made empty before EIP-161 and is kept.
+    pub fn exists(&self, address: Address, block: u64) -> bool {
+        self.accounts.get(&address).is_some_and(|record| record.exists_at(block))
+    }
+
+    /// Whether `address` exists as the newest write left it.
+    pub(crate) fn exists_latest(&self, address: Address) -> bool {
+        self.accounts.get(&address).is_some_and(|record| !record.info.latest().is_empty() || record.kept_empty.latest())
     }
 
     /// The non-zero slots of `address` at `block`.
@@ -157,6 +177,13 @@ impl Archive {
 
     /// Writes what a transaction executed in `block` changed.
     pub fn commit(&mut self, block: u64, changes: EvmState) {
+        self.commit_by(block, changes, true);
+    }
+
+    /// Writes what a transaction executed in `block` changed, by a fork's
+    /// rule for empty accounts: from Spurious Dragon (`clear_empty`) an
+    /// account left empty is gone; before it, a touched one is kept.
+    pub(crate) fn commit_by(&mut self, block: u64, changes: EvmState, clear_empty: bool) {
         for (address, account) in changes {
             if !account.is_touched() {
                 continue;
@@ -175,6 +202,9 @@ impl Archive {
             if self.account(address, block) != next {
                 self.set_account(block, address, next);
             }
+            if next.is_empty() {
+                self.keep_empty(block, address, !clear_empty);
+            }
             for (slot, value) in account.storage {
                 if value.is_changed() {
                     self.set_storage(block, address, slot, value.present_value);
@@ -191,6 +221,16 @@ impl Archive {
             self.set_storage(block, address, slot, U256::ZERO);
         }
         self.set_account(block, address, Account::default());
+        self.keep_empty(block, address, false);
+    }
+
+    /// Records whether the empty account `address` exists from `block` on.
+    fn keep_empty(&mut self, block: u64, address: Address, kept: bool) {
+        let now = self.accounts.get(&address).is_some_and(|record| record.kept_empty.at(block));
+        if now != kept {
+            self.accounts.entry(address).or_default().kept_empty.set(block, kept);
+            self.touched.entry(address).or_default();
+        }
     }
 
     /// Takes what changed since it was last taken.
@@ -212,6 +252,7 @@ impl Archive {
     pub fn truncate_after(&mut self, block: u64) {
         self.accounts.retain(|_, record| {
             record.storage.retain(|_, history| history.truncate_after(block));
+            record.kept_empty.truncate_after(block);
             let info = record.info.truncate_after(block);
             info || !record.storage.is_empty()
         });
@@ -248,7 +289,7 @@ impl DatabaseRef for StateAt<'_> {
 
     fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Infallible> {
         let account = self.archive.account(address, self.block);
-        if account.is_empty() {
+        if account.is_empty() && !self.archive.exists(address, self.block) {
             return Ok(None);
         }
         let info = AccountInfo::default().with_code_and_hash(self.archive.code(account.code_hash), account.code_hash);

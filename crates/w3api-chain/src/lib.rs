@@ -9,6 +9,9 @@
 
 mod archive;
 mod evm;
+pub mod forks;
+pub mod genesis;
+pub mod import;
 mod overrides;
 mod roots;
 pub mod trace;

@@ -40,7 +40,7 @@ impl StateTries {
                 roots.set(block, storage_root);
             }
             let key = keccak256(address);
-            if account.is_empty() && storage_root == EMPTY_ROOT_HASH {
+            if !archive.exists_latest(address) && storage_root == EMPTY_ROOT_HASH {
                 self.accounts.remove(key);
                 self.storage.remove(&address);
             } else {

@@ -51,12 +51,22 @@ pub(crate) fn transact_moving<D: DatabaseRef>(
     tx: TxEnv,
     checks: Checks,
 ) -> Result<(Outcome, Inside), Refused<D::Error>> {
-    let mut frames =
-        TracingInspector::new(TracingInspectorConfig { record_inputs: true, ..TracingInspectorConfig::none() });
+    let mut frames = record_frames();
     let outcome = context(state, chain_id, block, checks).build_mainnet_with_inspector(&mut frames).inspect_tx(tx)?;
+    Ok((outcome, inside(&frames)))
+}
+
+/// An inspector that records each frame with its input, and nothing else:
+/// what [`inside`] reads.
+pub(crate) fn record_frames() -> TracingInspector {
+    TracingInspector::new(TracingInspectorConfig { record_inputs: true, ..TracingInspectorConfig::none() })
+}
+
+/// What the transaction `frames` recorded did inside.
+pub(crate) fn inside(frames: &TracingInspector) -> Inside {
     let nodes = frames.traces().nodes();
     let console = nodes.iter().filter(|node| node.trace.address == CONSOLE).map(|node| node.trace.data.clone());
-    Ok((outcome, Inside { transfers: inner_transfers(nodes), console: console.collect() }))
+    Inside { transfers: inner_transfers(nodes), console: console.collect() }
 }
 
 /// The value moved by the frames below the top one that took effect, and

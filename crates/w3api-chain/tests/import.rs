@@ -1,0 +1,101 @@
+//! Importing `ethereum/execution-apis`' test chain (`tests/chain.rlp` over
+//! its `genesis.json`, Homestead through the merge to Osaka and its blob
+//! forks): every block executes to the header its producer sealed, and a
+//! chain with one byte changed is refused, naming the block and the field.
+
+// The library's own dependencies, named so that `unused_crate_dependencies`
+// keeps watching this suite's.
+use {
+    alloy_eips as _, alloy_evm as _, alloy_hardforks as _, alloy_rpc_types_trace as _, alloy_trie as _, revm as _,
+    revm_inspectors as _, thiserror as _, w3api_trie as _,
+};
+
+use alloy_consensus::Header;
+use alloy_genesis::Genesis;
+use alloy_primitives::{B256, b256};
+use w3api_chain::ChainState;
+use w3api_chain::import::{Block, ImportError, decode_chain, forks_of};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/execution-apis");
+
+/// The head the suite's `headfcu.json` names.
+const HEAD: B256 = b256!("0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7");
+
+fn genesis() -> Genesis {
+    let text = std::fs::read_to_string(format!("{FIXTURES}/genesis.json")).expect("the fixture's genesis.json");
+    serde_json::from_str(&text).expect("a geth genesis")
+}
+
+fn chain_bytes() -> Vec<u8> {
+    std::fs::read(format!("{FIXTURES}/chain.rlp")).expect("the fixture's chain.rlp")
+}
+
+/// Imports `bytes` over the fixture's genesis; the state and the last header.
+fn import(bytes: &[u8]) -> Result<(ChainState, Header), ImportError> {
+    let genesis = genesis();
+    let (mut state, mut parent) = w3api_chain::genesis::start(&genesis);
+    let blocks = decode_chain(bytes)?;
+    let forks = forks_of(&genesis.config, &parent, &blocks);
+    for block in &blocks {
+        state.import_block(&forks, &parent, block)?;
+        parent = block.header.clone();
+    }
+    Ok((state, parent))
+}
+
+#[test]
+fn the_suites_chain_executes_to_every_header_it_holds() {
+    let bytes = chain_bytes();
+    let blocks = decode_chain(&bytes).unwrap();
+    assert_eq!(blocks.len(), 54);
+    // Each block's state root, receipts root, bloom and gas are checked as it is imported.
+    let (_, head) = import(&bytes).unwrap_or_else(|refused| panic!("{refused}"));
+    assert_eq!(head.hash_slow(), HEAD);
+    assert_eq!(head.number, 54);
+    let transactions: usize = blocks.iter().map(|block: &Block| block.body.transactions.len()).sum();
+    assert!(transactions > 50, "the chain has transactions to execute: {transactions}");
+}
+
+/// The file with the first occurrence of `field` (32 bytes or more of a
+/// header) changed in its last byte.
+fn tampered(bytes: &[u8], field: &[u8]) -> Vec<u8> {
+    let at = bytes.windows(field.len()).position(|window| window == field).expect("the field is in the file");
+    let mut changed = bytes.to_vec();
+    changed[at + field.len() - 1] ^= 1;
+    changed
+}
+
+#[test]
+fn a_chain_with_one_byte_of_a_receipt_field_changed_is_refused_naming_block_and_field() {
+    let bytes = chain_bytes();
+    let blocks = decode_chain(&bytes).unwrap();
+    let busy = blocks.iter().find(|block| block.header.number >= 30 && !block.body.transactions.is_empty()).unwrap();
+    let number = busy.header.number;
+    for (field, value) in [
+        ("receiptsRoot", busy.header.receipts_root.to_vec()),
+        ("logsBloom", busy.header.logs_bloom.to_vec()),
+        ("stateRoot", busy.header.state_root.to_vec()),
+    ] {
+        let refused = import(&tampered(&bytes, &value)).expect_err(field);
+        match &refused {
+            ImportError::Mismatch { number: at, field: named, .. } => {
+                assert_eq!((*at, *named), (number, field), "{refused}");
+            }
+            other => panic!("{field}: {other}"),
+        }
+        let message = refused.to_string();
+        assert!(message.starts_with(&format!("block {number} (0x")), "{message}");
+    }
+}
+
+#[test]
+fn a_file_that_is_not_rlp_blocks_is_refused_at_the_block_that_does_not_decode() {
+    let mut bytes = chain_bytes();
+    let first = decode_chain(&bytes).unwrap()[0].clone();
+    let length = alloy_rlp::Encodable::length(&first);
+    bytes.truncate(length + 10);
+    match decode_chain(&bytes) {
+        Err(ImportError::Decode { index: 1, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
