@@ -107,6 +107,23 @@ pub struct Executed {
     pub receipts: Vec<ReceiptEnvelope>,
     /// What each transaction did inside.
     pub inside: Vec<Inside>,
+    /// The native balances each transaction changed (its value, its fees,
+    /// what its calls moved).
+    pub balances: Vec<Vec<BalanceChange>>,
+    /// The balances the block changed outside its transactions: mining
+    /// rewards, withdrawals, system calls.
+    pub block_balances: Vec<BalanceChange>,
+}
+
+/// A native balance changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BalanceChange {
+    /// Whose.
+    pub address: Address,
+    /// What it was.
+    pub before: U256,
+    /// What it is.
+    pub after: U256,
 }
 
 impl ChainState {
@@ -145,7 +162,13 @@ impl ChainState {
         let env = EvmEnv::for_eth_block(header, forks, self.chain_id, blobs);
         let spec = forks.spec_at(number, header.timestamp);
         let clear_empty = spec >= SpecId::SPURIOUS_DRAGON;
-        let making = Making { archive: &mut self.archive, tries: &mut self.tries, block: number, clear_empty };
+        let making = Making {
+            archive: &mut self.archive,
+            tries: &mut self.tries,
+            block: number,
+            clear_empty,
+            moved: Vec::new(),
+        };
         // Before Byzantium a receipt holds the state root after its transaction, not a status.
         let roots_in_receipts = spec < SpecId::BYZANTIUM;
         let evm = EthEvmFactory::default().create_evm_with_inspector(making, env, record_frames());
@@ -160,13 +183,16 @@ impl ChainState {
         };
         let mut executor = EthBlockExecutor::new(evm, context, forks, AlloyReceiptBuilder::default());
         executor.apply_pre_execution_changes().map_err(|error| invalid(error.to_string()))?;
+        let mut block_balances = std::mem::take(&mut executor.evm_mut().db_mut().moved);
         let mut inner = Vec::with_capacity(senders.len());
+        let mut balances = Vec::with_capacity(senders.len());
         for (tx, sender) in block.body.transactions.iter().zip(&senders) {
             executor.evm_mut().inspector_mut().fuse();
             executor
                 .execute_transaction(Recovered::new_unchecked(tx, *sender))
                 .map_err(|error| invalid(format!("transaction {}: {error}", tx.tx_hash())))?;
             inner.push(inside(executor.evm_mut().inspector_mut()));
+            balances.push(std::mem::take(&mut executor.evm_mut().db_mut().moved));
             if roots_in_receipts {
                 let root = executor.evm_mut().db_mut().root();
                 if let Some(ReceiptEnvelope::Legacy(receipt)) = executor.receipts.last_mut() {
@@ -174,7 +200,8 @@ impl ChainState {
                 }
             }
         }
-        let (_, result) = executor.finish().map_err(|error| invalid(error.to_string()))?;
+        let (evm, result) = executor.finish().map_err(|error| invalid(error.to_string()))?;
+        block_balances.extend(evm.into_db().moved);
         same(number, hash, "gasUsed", header.gas_used, result.gas_used)?;
         same(number, hash, "receiptsRoot", header.receipts_root, calculate_receipt_root(&result.receipts))?;
         let bloom = result.receipts.iter().fold(Bloom::ZERO, |bloom, receipt| bloom | receipt.bloom());
@@ -185,7 +212,7 @@ impl ChainState {
         if let Some(requests) = header.requests_hash {
             same(number, hash, "requestsHash", requests, result.requests.requests_hash())?;
         }
-        Ok(Executed { senders, receipts: result.receipts, inside: inner })
+        Ok(Executed { senders, receipts: result.receipts, inside: inner, balances, block_balances })
     }
 }
 
@@ -238,6 +265,8 @@ struct Making<'a> {
     block: u64,
     /// Whether accounts left empty are removed (EIP-161).
     clear_empty: bool,
+    /// The balances changed since this was last taken.
+    moved: Vec<BalanceChange>,
 }
 
 impl Making<'_> {
@@ -270,6 +299,12 @@ impl Database for Making<'_> {
 
 impl DatabaseCommit for Making<'_> {
     fn commit(&mut self, changes: EvmState) {
+        for (address, account) in &changes {
+            let before = self.archive.account(*address, self.block).balance;
+            if account.is_touched() && account.info.balance != before {
+                self.moved.push(BalanceChange { address: *address, before, after: account.info.balance });
+            }
+        }
         self.archive.commit_by(self.block, changes, self.clear_empty);
     }
 }

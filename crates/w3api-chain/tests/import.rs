@@ -12,9 +12,11 @@ use {
 
 use alloy_consensus::Header;
 use alloy_genesis::Genesis;
-use alloy_primitives::{B256, b256};
+use std::collections::HashMap;
+
+use alloy_primitives::{Address, B256, U256, b256};
 use w3api_chain::ChainState;
-use w3api_chain::import::{Block, ImportError, decode_chain, forks_of};
+use w3api_chain::import::{Block, Executed, ImportError, decode_chain, forks_of};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/execution-apis");
 
@@ -30,17 +32,19 @@ fn chain_bytes() -> Vec<u8> {
     std::fs::read(format!("{FIXTURES}/chain.rlp")).expect("the fixture's chain.rlp")
 }
 
-/// Imports `bytes` over the fixture's genesis; the state and the last header.
-fn import(bytes: &[u8]) -> Result<(ChainState, Header), ImportError> {
+/// Imports `bytes` over the fixture's genesis; the state, the last header,
+/// and what each block's execution answered.
+fn import(bytes: &[u8]) -> Result<(ChainState, Header, Vec<Executed>), ImportError> {
     let genesis = genesis();
     let (mut state, mut parent) = w3api_chain::genesis::start(&genesis);
     let blocks = decode_chain(bytes)?;
     let forks = forks_of(&genesis.config, &parent, &blocks);
+    let mut executed = Vec::new();
     for block in &blocks {
-        state.import_block(&forks, &parent, block)?;
+        executed.push(state.import_block(&forks, &parent, block)?);
         parent = block.header.clone();
     }
-    Ok((state, parent))
+    Ok((state, parent, executed))
 }
 
 #[test]
@@ -49,9 +53,24 @@ fn the_suites_chain_executes_to_every_header_it_holds() {
     let blocks = decode_chain(&bytes).unwrap();
     assert_eq!(blocks.len(), 54);
     // Each block's state root, receipts root, bloom and gas are checked as it is imported.
-    let (_, head) = import(&bytes).unwrap_or_else(|refused| panic!("{refused}"));
+    let (state, head, executed) = import(&bytes).unwrap_or_else(|refused| panic!("{refused}"));
     assert_eq!(head.hash_slow(), HEAD);
     assert_eq!(head.number, 54);
+    // The balance changes each block reports, followed from the genesis's
+    // allocations, end at the balances the head's state holds.
+    let mut balances: HashMap<Address, U256> =
+        genesis().alloc.iter().map(|(address, account)| (*address, account.balance)).collect();
+    let changes = executed.iter().flat_map(|block| block.balances.iter().flatten().chain(&block.block_balances));
+    for change in changes {
+        let now = balances.entry(change.address).or_default();
+        assert_eq!(*now, change.before, "{change:?}");
+        *now = change.after;
+    }
+    for (address, account) in state.archive().accounts_at(54) {
+        assert_eq!(balances.get(&address).copied().unwrap_or_default(), account.balance, "{address}");
+    }
+    let rewarded = executed[0].block_balances.iter().find(|change| change.address == blocks[0].header.beneficiary);
+    assert!(rewarded.is_some_and(|change| change.after > change.before), "block 1's miner is paid its reward");
     let transactions: usize = blocks.iter().map(|block: &Block| block.body.transactions.len()).sum();
     assert!(transactions > 50, "the chain has transactions to execute: {transactions}");
 }

@@ -73,6 +73,12 @@ pub(crate) struct ServeArgs {
     /// geth init and anvil --init do; the other chains are the seed's.
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
+    /// Continue the chain of --init with another node's blocks (chain.rlp: RLP blocks one after
+    /// another, as geth export writes them), each executed by the rules of its fork in the
+    /// genesis's config and checked against its header; the server refuses to start at the first
+    /// block that disagrees, naming it and the field.
+    #[arg(long, value_name = "FILE", requires = "init")]
+    import: Option<PathBuf>,
     /// Shape the devnet at start with the steps of a scenario file (YAML: wallets, tokens,
     /// collections, mints, transfers, prices, blocks), before the first request is served.
     #[arg(long, value_name = "FILE")]
@@ -264,7 +270,9 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .init();
     if args.upstream.enabled() && (args.scenario.is_some() || args.block_time.is_some() || args.init.is_some()) {
         return Err(CliError::Input(
-            "--scenario, --block-time and --init shape the devnet; with --upstream the chains are the nodes'".into(),
+            "--scenario, --block-time, --init and --import shape the devnet; with --upstream the chains are the \
+             nodes'"
+                .into(),
         ));
     }
     let location = args.store_location();
@@ -312,11 +320,20 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
         .with_store(store.clone())
         .with_automine(args.block_time.is_none())
         .with_execution_limits(ExecutionLimits { gas_cap: gas_cap(args.rpc_gas_cap), ..ExecutionLimits::default() });
-    let devnet = match &args.init {
-        Some(path) => devnet
+    let mut import_took = None;
+    let devnet = match (&args.init, &args.import) {
+        (Some(path), None) => devnet
             .with_genesis(read_genesis(path)?)
             .map_err(|e| CliError::Input(format!("--init {}: {e}", path.display())))?,
-        None => devnet,
+        (Some(genesis), Some(path)) => {
+            let failed = |why: String| CliError::Input(format!("--import {}: {why}", path.display()));
+            let blocks = std::fs::read(path).map_err(|e| failed(e.to_string()))?;
+            let started = std::time::Instant::now();
+            let devnet = devnet.with_chain(read_genesis(genesis)?, &blocks).map_err(failed)?;
+            import_took = Some(started.elapsed());
+            devnet
+        }
+        (None, _) => devnet,
     };
     let restored = devnet.restore().await.map_err(|e| CliError::Server(e.to_string()))?;
     let carried = match &args.state {
@@ -333,6 +350,9 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     announce(&args, address, generated.as_deref(), store.as_ref());
     if let (Some(path), Some(chain)) = (&args.init, devnet.genesis_chain()) {
         outln!("chain {chain}: starts from the genesis in {}", path.display());
+        if let (Some(blocks), Some(took)) = (&args.import, import_took) {
+            outln!("chain {chain}: the blocks of {} imported in {:.2} s", blocks.display(), took.as_secs_f64());
+        }
     }
     for chain in &restored {
         let took = chain.took.as_secs_f64();

@@ -122,7 +122,7 @@ struct Inner {
     /// Where what users did to the chains is kept, with a store.
     journal: Option<journal::Journal>,
     /// The chain that starts from a genesis instead of the seed's world.
-    genesis: Option<(Chain, Arc<Genesis>)>,
+    genesis: Option<Origin>,
     /// Set once the task making interval blocks runs.
     interval_miner: OnceLock<()>,
 }
@@ -133,7 +133,16 @@ struct Settings {
     automine: bool,
     limits: ExecutionLimits,
     /// The chain `--init` starts from a genesis, and that genesis.
-    genesis: Option<(Chain, Arc<Genesis>)>,
+    genesis: Option<Origin>,
+}
+
+/// The chain that starts from a genesis instead of the seed's world.
+#[derive(Clone)]
+struct Origin {
+    chain: Chain,
+    genesis: Arc<Genesis>,
+    /// The blocks another node made after it (`--import`), imported.
+    imported: Option<Arc<ChainData>>,
 }
 
 /// Head changes a slow follower may fall behind by before it is told it
@@ -214,13 +223,35 @@ impl Devnet {
             return Err("config.chainId: a genesis names its chain id (0 is none)".into());
         }
         let chain = Chain::from_id(id).map_or_else(|| format!("{id:#x}").parse().map_err(|e| format!("{e}")), Ok)?;
-        let settings = Settings { genesis: Some((chain, Arc::new(genesis))), ..self.settings() };
+        let origin = Origin { chain, genesis: Arc::new(genesis), imported: None };
+        let settings = Settings { genesis: Some(origin), ..self.settings() };
         Ok(self.rebuilt(settings))
+    }
+
+    /// The same devnet (nothing generated yet), whose chain of `genesis`
+    /// (as [`Devnet::with_genesis`] takes it) goes on with the blocks of
+    /// `chain_rlp`, another node's chain after its genesis as `geth export`
+    /// writes it: each block is executed by the rules of its fork in the
+    /// genesis's schedule and checked against its header, and the Data API
+    /// follows what they did. Refused, naming the block and the field, at
+    /// the first block whose header its body or execution does not give.
+    pub fn with_chain(self, genesis: Genesis, chain_rlp: &[u8]) -> Result<Devnet, String> {
+        let devnet = self.with_genesis(genesis)?;
+        let Some(origin) = devnet.inner.genesis.clone() else { unreachable!("with_genesis sets the origin") };
+        let blocks = w3api_chain::import::decode_chain(chain_rlp).map_err(|refused| refused.to_string())?;
+        let scale = devnet.inner.scale;
+        let parts = (&scale, devnet.accounts());
+        let seed = devnet.inner.seed;
+        let imported = generate::from_chain(origin.chain, seed, parts, &origin.genesis, &blocks);
+        let imported = imported.map_err(|refused| refused.to_string())?;
+        let origin = Origin { imported: Some(Arc::new(imported)), ..origin };
+        let settings = Settings { genesis: Some(origin), ..devnet.settings() };
+        Ok(devnet.rebuilt(settings))
     }
 
     /// The chain that starts from a genesis (`with_genesis`), if one does.
     pub fn genesis_chain(&self) -> Option<Chain> {
-        self.inner.genesis.as_ref().map(|(chain, _)| *chain)
+        self.inner.genesis.as_ref().map(|origin| origin.chain)
     }
 
     fn rebuilt(self, settings: Settings) -> Devnet {
@@ -304,7 +335,10 @@ impl Devnet {
 
     fn generate(&self, chain: Chain) -> ChainData {
         match &self.inner.genesis {
-            Some((from, genesis)) if *from == chain => generate::from_genesis(chain, self.inner.seed, genesis),
+            Some(Origin { chain: from, imported: Some(imported), .. }) if *from == chain => ChainData::clone(imported),
+            Some(Origin { chain: from, genesis, .. }) if *from == chain => {
+                generate::from_genesis(chain, self.inner.seed, genesis)
+            }
             _ => generate::generate(chain, self.inner.seed, &self.inner.scale, self.accounts()),
         }
     }

@@ -384,3 +384,59 @@ fn a_chain_from_a_genesis_has_the_genesis_block_geth_makes_and_is_kept_on_top_of
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && stderr.contains("--init"), "{stderr}");
 }
+
+#[test]
+fn an_imported_chain_is_served_from_its_head_and_a_tampered_one_stops_the_start_naming_block_and_field() {
+    let genesis = execution_apis().join("genesis.json");
+    let chain = execution_apis().join("chain.rlp");
+    let args = ["--scale", "tiny", "--api-key", "k", "--init", genesis.to_str().unwrap()];
+    fn with_chain<'a>(args: &[&'a str], path: &'a std::path::Path) -> Vec<&'a str> {
+        [args, &["--import", path.to_str().unwrap()]].concat()
+    }
+    let runtime = runtime();
+    let mut server = Server::start(&with_chain(&args, &chain), &[]);
+    let from = line_starting(&mut server, "chain 0xc72dd9d5e883e:");
+    assert!(from.contains("starts from the genesis"), "{from}");
+    let imported = line_starting(&mut server, "chain 0xc72dd9d5e883e:");
+    assert!(imported.contains("chain.rlp imported in"), "{imported}");
+    let block = |number: &str| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "eth_getBlockByNumber", "params": [number, false]});
+        runtime.block_on(async {
+            let url = format!("{}/0xc72dd9d5e883e/k", server.base);
+            w3api_tests::http_client().post(url).json(&body).send().await.unwrap().json::<Value>().await.unwrap()
+        })["result"]
+            .clone()
+    };
+    let head = block("latest");
+    assert_eq!(head["number"], "0x36", "{head}");
+    assert_eq!(head["hash"], "0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7");
+    // One byte of block 20's receipts root changed.
+    let root = block("0x14")["receiptsRoot"].as_str().unwrap().to_owned();
+    drop(server);
+    let root: Vec<u8> =
+        (2..root.len()).step_by(2).map(|at| u8::from_str_radix(&root[at..at + 2], 16).unwrap()).collect();
+    let mut bytes = std::fs::read(&chain).unwrap();
+    let at = bytes.windows(32).position(|window| window == root.as_slice()).unwrap();
+    bytes[at + 31] ^= 1;
+    let dir = tempfile::tempdir().unwrap();
+    let tampered = dir.path().join("chain.rlp");
+    std::fs::write(&tampered, bytes).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_w3api"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(with_chain(&args, &tampered))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--import") && stderr.contains("block 20 (0x") && stderr.contains("receiptsRoot"),
+        "{stderr}"
+    );
+    // --import continues the chain of --init, and needs it.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_w3api"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--import", chain.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("--init"), "{stderr}");
+}

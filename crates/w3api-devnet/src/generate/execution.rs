@@ -121,21 +121,32 @@ impl Simulation<'_> {
     /// (a token breaking its standard) is left out, as an indexer leaves it.
     fn include(&mut self, state: EvmState, (result, inner): (&ExecutionResult, &[InnerTransfer]), user: bool) {
         let block = self.block;
-        // The transaction's receipt follows the block's receipts so far.
-        let transaction = self.block_receipts.len() as u32;
-        let first_log: usize = self.block_receipts.iter().map(|r| r.logs().len()).sum();
-        let value = Place { block, transaction: Some(transaction), log: None };
+        let value = self.next_transaction();
         for (address, account) in &state {
             self.follow_native_balance(value, *address, account.info.balance);
         }
         self.chain.commit(u64::from(block), state);
-        if !result.is_success() {
-            return;
+        if result.is_success() {
+            self.follow_inside(result.logs(), inner, user);
         }
+    }
+
+    /// Where the next transaction of the block in progress is: its receipt
+    /// follows the block's receipts so far.
+    pub(super) fn next_transaction(&self) -> Place {
+        Place { block: self.block, transaction: Some(self.block_receipts.len() as u32), log: None }
+    }
+
+    /// What the next transaction of the block in progress, which
+    /// succeeded, moved inside the EVM and told in its logs.
+    pub(super) fn follow_inside(&mut self, logs: &[alloy_primitives::Log], inner: &[InnerTransfer], user: bool) {
+        let block = self.block;
+        let transaction = self.block_receipts.len() as u32;
+        let first_log: usize = self.block_receipts.iter().map(|r| r.logs().len()).sum();
         for moved in inner {
             self.ledger.record_inner_transfer((block, transaction), moved.from, moved.to, moved.value);
         }
-        for (position, log) in result.logs().iter().enumerate() {
+        for (position, log) in logs.iter().enumerate() {
             let Some(event) = events::decode(log.topics(), &log.data.data) else { continue };
             let at = Place::log(block, transaction, (first_log + position) as u32);
             if user {
@@ -198,28 +209,44 @@ impl Simulation<'_> {
 
     /// The receipt of the transaction just included (sent by `from` to
     /// `to`): what the EVM did. The ledger lists it for its two parties.
-    fn keep_receipt(&mut self, tx_type: TxType, (from, to): (Address, TxKind), result: &ExecutionResult) {
-        let index = self.block_receipts.len() as u32;
-        self.ledger.record_transaction(self.block, index, from, to.to().copied());
-        self.gas_used += result.tx_gas_used();
+    fn keep_receipt(&mut self, tx_type: TxType, parties: (Address, TxKind), result: &ExecutionResult) {
         let logs = if result.is_success() { result.logs().to_vec() } else { Vec::new() };
         let status = Eip658Value::Eip658(result.is_success());
-        let receipt = Receipt { status, cumulative_gas_used: self.gas_used, logs }.with_bloom();
-        self.block_receipts.push(match tx_type {
-            TxType::Legacy => ReceiptEnvelope::Legacy(receipt),
-            TxType::Eip2930 => ReceiptEnvelope::Eip2930(receipt),
-            TxType::Eip1559 => ReceiptEnvelope::Eip1559(receipt),
-            TxType::Eip4844 => ReceiptEnvelope::Eip4844(receipt),
-            TxType::Eip7702 => ReceiptEnvelope::Eip7702(receipt),
-        });
+        let cumulative_gas_used = self.gas_used + result.tx_gas_used();
+        let receipt = Receipt { status, cumulative_gas_used, logs }.with_bloom();
+        self.keep(
+            parties,
+            match tx_type {
+                TxType::Legacy => ReceiptEnvelope::Legacy(receipt),
+                TxType::Eip2930 => ReceiptEnvelope::Eip2930(receipt),
+                TxType::Eip1559 => ReceiptEnvelope::Eip1559(receipt),
+                TxType::Eip4844 => ReceiptEnvelope::Eip4844(receipt),
+                TxType::Eip7702 => ReceiptEnvelope::Eip7702(receipt),
+            },
+        );
+    }
+
+    /// Keeps the receipt of the transaction just included, which `from`
+    /// sent to `to`; the ledger lists it for its two parties.
+    pub(super) fn keep(&mut self, (from, to): (Address, TxKind), receipt: ReceiptEnvelope) {
+        let index = self.block_receipts.len() as u32;
+        self.ledger.record_transaction(self.block, index, from, to.to().copied());
+        self.gas_used = receipt.cumulative_gas_used();
+        self.block_receipts.push(receipt);
         self.executed += 1;
     }
 
     /// Moves the ledger's native balance of `address` to what the EVM now
     /// holds, `after` (the ledger counts up to 2^128 - 1 of it).
     pub(super) fn follow_native_balance(&mut self, at: Place, address: Address, after: U256) {
-        let before = self.chain.archive().account(address, u64::from(at.block)).balance.saturating_to::<u128>();
-        let after = after.saturating_to::<u128>();
+        let before = self.chain.archive().account(address, u64::from(at.block)).balance;
+        self.follow_native_change(at, address, (before, after));
+    }
+
+    /// Moves the ledger's native balance of `address` as the EVM moved it,
+    /// from `before` to `after` (the ledger counts up to 2^128 - 1 of it).
+    pub(super) fn follow_native_change(&mut self, at: Place, address: Address, (before, after): (U256, U256)) {
+        let (before, after) = (before.saturating_to::<u128>(), after.saturating_to::<u128>());
         if before != after {
             let holder = self.ledger.holder(address);
             let (from, to) = if after > before { (Holder::NOBODY, holder) } else { (holder, Holder::NOBODY) };

@@ -10,6 +10,7 @@ mod execution;
 mod extend;
 mod found;
 mod genesis;
+mod import;
 mod model;
 mod sealing;
 mod simulation;
@@ -20,6 +21,7 @@ pub(crate) use execution::signed_tx_env;
 pub(crate) use extend::Producer;
 pub use extend::{BlockPlan, LAST_TIMESTAMP, StateEdit};
 pub(crate) use genesis::generate as from_genesis;
+pub(crate) use import::import as from_chain;
 pub(crate) use model::TxPosition;
 pub use model::{
     BLOCK_TIME, BlockRecord, ChainData, GAS_LIMIT, GENESIS_TIMESTAMP, ReceiptRecord, SaleRecord, TxRecord,

@@ -128,7 +128,7 @@ impl Simulation<'_> {
 
     /// Keeps what the RPC needs of a block's receipts: gas and logs (the
     /// blooms are cheap to recompute and would cost 256 bytes a transaction).
-    fn keep_receipts(&mut self, receipts: Vec<ReceiptEnvelope>) {
+    pub(super) fn keep_receipts(&mut self, receipts: Vec<ReceiptEnvelope>) {
         let mut previous = 0;
         for receipt in receipts {
             let cumulative_gas_used = receipt.cumulative_gas_used();

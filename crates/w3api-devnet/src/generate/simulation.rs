@@ -484,7 +484,7 @@ impl<'a> Simulation<'a> {
         self.close_block(number);
     }
 
-    fn open_block(&mut self, number: u32, timestamp: u64) {
+    pub(super) fn open_block(&mut self, number: u32, timestamp: u64) {
         let (parent_gas_used, parent_base_fee) = self.parent;
         self.base_fee =
             calc_next_block_base_fee(parent_gas_used, self.world.gas_limit, parent_base_fee, BaseFeeParams::ethereum());

@@ -4,13 +4,14 @@
 // targets of the package use: named so that `unused_crate_dependencies` keeps
 // watching the rest.
 use {
-    alloy_genesis as _, alloy_rlp as _, alloy_signer as _, alloy_signer_local as _, bs58 as _, chrono as _,
-    criterion as _, ed25519_dalek as _, fastrand as _, parking_lot as _, rayon as _, serde as _, tracing as _,
-    uuid as _, w3api_ledger as _, w3api_query as _, w3api_store as _,
+    alloy_rlp as _, alloy_signer as _, alloy_signer_local as _, bs58 as _, chrono as _, criterion as _,
+    ed25519_dalek as _, fastrand as _, parking_lot as _, rayon as _, serde as _, tracing as _, uuid as _,
+    w3api_query as _, w3api_store as _,
 };
 
 mod chain;
 mod execution;
+mod import;
 mod journal;
 mod ledger;
 mod live;

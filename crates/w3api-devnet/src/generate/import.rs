@@ -1,0 +1,94 @@
+//! A chain another node made, served as the devnet's own (`w3api serve
+//! --init genesis.json --import chain.rlp`): its blocks are executed on top
+//! of the genesis's block 0 by their forks' rules, each checked against its
+//! header (`w3api_chain::import`), and what they did is followed as the
+//! devnet's own blocks are: native balances by the ledger, the ERC20 and
+//! NFT movements their logs tell, the contracts those logs reveal.
+
+use alloy_consensus::Transaction;
+use alloy_genesis::Genesis;
+use w3api_chain::import::{Block, Executed, ImportError, forks_of};
+use w3api_ledger::Place;
+use w3api_types::Chain;
+
+use super::model::{BlockRecord, ChainData, TxRecord};
+use super::simulation::Simulation;
+use crate::accounts::{Accounts, Signers};
+use crate::scale::Scale;
+
+/// The chain of `genesis` that `blocks` continue, as `chain`. Refused at
+/// the first block whose header its body or execution does not give.
+pub(crate) fn import(
+    chain: Chain,
+    seed: u64,
+    (scale, accounts): (&Scale, &Accounts),
+    genesis: &Genesis,
+    blocks: &[Block],
+) -> Result<ChainData, ImportError> {
+    let mut data = super::genesis::generate(chain, seed, genesis);
+    let genesis_header = data.blocks[0].header.clone();
+    let forks = forks_of(&genesis.config, &genesis_header, blocks);
+    let parts = (std::mem::take(&mut data.ledger), std::mem::replace(&mut data.state, w3api_chain::ChainState::new(0)));
+    let memory = data.producer.memory.clone();
+    let signers = Signers::new(accounts, &[]);
+    let mut simulation =
+        Simulation::resume(chain, seed, scale, signers, &data.world, parts, memory, (0, 0), &genesis_header);
+    let mut records = Vec::with_capacity(blocks.len());
+    let mut transactions = Vec::new();
+    let mut parent = genesis_header;
+    for block in blocks {
+        let executed = simulation.chain.import_block(&forks, &parent, block)?;
+        simulation.follow_imported(block, &executed);
+        let first_tx = transactions.len() as u32;
+        let body = block.body.transactions.iter().zip(executed.senders);
+        transactions.extend(body.map(|(envelope, sender)| TxRecord {
+            hash: *envelope.tx_hash(),
+            envelope: envelope.clone(),
+            sender,
+        }));
+        records.push(BlockRecord {
+            header: block.header.clone(),
+            hash: block.header.hash_slow(),
+            first_tx,
+            tx_count: block.body.transactions.len() as u32,
+            size: alloy_rlp::Encodable::length(block) as u64,
+        });
+        parent = block.header.clone();
+    }
+    let Simulation { ledger, chain: state, receipts, logs, found, .. } = simulation;
+    (data.ledger, data.state) = (ledger, state);
+    found.into_world(&mut data.world);
+    data.indexes.add_blocks(&records, &transactions, 0);
+    data.blocks.extend(records);
+    data.transactions = transactions;
+    data.receipts = receipts;
+    data.logs = logs;
+    data.indexes.prices = data.build_price_index();
+    Ok(data)
+}
+
+impl Simulation<'_> {
+    /// Follows what imported `block`, already executed, did: each
+    /// transaction's balances, inner transfers and logs, then the balances
+    /// the block moved outside them (rewards, withdrawals).
+    fn follow_imported(&mut self, block: &Block, executed: &Executed) {
+        let number = block.header.number as u32;
+        self.open_block(number, block.header.timestamp);
+        let each = executed.receipts.iter().zip(&executed.balances).zip(&executed.inside).zip(&executed.senders);
+        for ((((receipt, balances), inside), sender), tx) in each.zip(&block.body.transactions) {
+            let at = self.next_transaction();
+            for change in balances {
+                self.follow_native_change(at, change.address, (change.before, change.after));
+            }
+            if receipt.status() {
+                self.follow_inside(receipt.logs(), &inside.transfers, true);
+            }
+            self.keep((*sender, tx.kind()), receipt.clone());
+        }
+        for change in &executed.block_balances {
+            self.follow_native_change(Place::block(number), change.address, (change.before, change.after));
+        }
+        let receipts = std::mem::take(&mut self.block_receipts);
+        self.keep_receipts(receipts);
+    }
+}
