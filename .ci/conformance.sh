@@ -4,8 +4,9 @@
 #   1. schemathesis with spec/openapi.yaml: every phase, positive and
 #      negative data, every check, a fixed seed (.ci/schemathesis.toml), and
 #      hooks for what a schema cannot say (.ci/schemathesis_hooks.py);
-#   2. the Ethereum execution-API fixtures replayed against the RPC gateway,
-#      each result validated against spec/openrpc.json
+#   2. the execution clients' suite (tests/fixtures/execution-apis) replayed
+#      against the RPC gateway of its own chain, imported at start, each
+#      result validated against spec/openrpc.json
 #      (.ci/replay_execution_apis.py).
 # Extra arguments go to schemathesis. Fails on any failure.
 set -euo pipefail
@@ -26,7 +27,8 @@ export W3API_API_KEY=conformance-key
 
 . .ci/serve.sh
 # Webhooks go to loopback only: positive cases create streams.
-start_w3api "$work" --seed 0 --api-key "$W3API_API_KEY" --index-delay 1s --webhook-host 127.0.0.1
+start_w3api "$work" --seed 0 --api-key "$W3API_API_KEY" --index-delay 1s --webhook-host 127.0.0.1 \
+  --init "$fixtures/execution-apis/genesis.json" --import "$fixtures/execution-apis/chain.rlp"
 
 # A receiver answering 200, for the streams positive cases create; its log
 # of requests grows only as streams deliver, and stops with this script.
@@ -48,6 +50,6 @@ curl -sf -X PUT "$W3API_URL/streams/evm" -H "X-API-Key: $W3API_API_KEY" -H 'Cont
 PYTHONPATH=.ci "$venv/bin/schemathesis" --config-file .ci/schemathesis.toml run spec/openapi.yaml \
   --no-color --report junit --report-dir "$work/report" "$@"
 
-echo "--- execution-API fixtures replayed against $W3API_URL/eth/..."
-"$venv/bin/python" .ci/replay_execution_apis.py "$fixtures/execution-apis" spec/openrpc.json \
-  "$W3API_URL/eth/$W3API_API_KEY"
+echo "--- the execution clients' suite replayed against $W3API_URL/0xc72dd9d5e883e/..."
+"$venv/bin/python" .ci/replay_execution_apis.py "$fixtures/execution-apis" \
+  tests/tests/it/contract/execution_apis_open.txt spec/openrpc.json "$W3API_URL/0xc72dd9d5e883e/$W3API_API_KEY"

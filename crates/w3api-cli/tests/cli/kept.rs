@@ -339,7 +339,7 @@ fn execution_apis() -> std::path::PathBuf {
 #[test]
 fn a_chain_from_a_genesis_has_the_genesis_block_geth_makes_and_is_kept_on_top_of_it() {
     let genesis = execution_apis().join("genesis.json");
-    let case = std::fs::read_to_string(execution_apis().join("eth_getBlockByNumber__get-genesis.io")).unwrap();
+    let case = std::fs::read_to_string(execution_apis().join("eth_getBlockByNumber/get-genesis.io")).unwrap();
     let expected: Value =
         case.lines().find_map(|line| line.strip_prefix("<< ")).map(serde_json::from_str).unwrap().unwrap();
     let dir = tempfile::tempdir().unwrap();

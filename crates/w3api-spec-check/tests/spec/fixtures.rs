@@ -140,8 +140,8 @@ fn method_schemas(method: &str) -> (Vec<Value>, Value) {
 #[test]
 fn execution_api_results_decode_reencode_identically_and_match_the_spec() {
     let dir = fixtures::fixtures_dir();
-    let cases = fixtures::execution_apis(&dir);
-    assert!(!cases.is_empty(), "no execution-API cases under {}", dir.display());
+    let cases = fixtures::typed_execution_apis(&dir);
+    assert!(cases.len() >= 12, "{} execution-API cases under {}", cases.len(), dir.display());
     let mut failures = Vec::new();
     for case in &cases {
         let at = case.path.display();
