@@ -223,6 +223,7 @@ pub static RPC: &[RustType] = rust_types! {
     "BlockTransactions" => rpc::BlockTransactions,
     "Withdrawal" => rpc::Withdrawal,
     "AccessListItem" => rpc::AccessListItem,
+    "Authorization" => rpc::Authorization,
     "Transaction" => rpc::Transaction,
     "Uint64" => rpc::Uint64,
     "BlockId" => rpc::BlockId,

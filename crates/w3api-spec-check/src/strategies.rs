@@ -13,9 +13,9 @@ use proptest::option::of as maybe;
 use proptest::prelude::*;
 use proptest::sample::select;
 use w3api_types::rpc::{
-    AccessListItem, AccessListResult, AccountOverride, AccountProof, Block, BlockNumberOrTag, BlockTransactions,
-    FilterChanges, NativePrice, StateOverrides, StorageKey, StorageProof, TokenPrice, TokenPriceInclude,
-    TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, Withdrawal,
+    AccessListItem, AccessListResult, AccountOverride, AccountProof, Authorization, Block, BlockNumberOrTag,
+    BlockTransactions, FilterChanges, NativePrice, StateOverrides, StorageKey, StorageProof, TokenPrice,
+    TokenPriceInclude, TokenPriceParams, Transaction, TransactionIndex, TransactionRequest, Withdrawal,
 };
 use w3api_types::*;
 
@@ -747,29 +747,44 @@ struct TypedFields {
     access_list: Option<Vec<AccessListItem>>,
     chain_id: Option<u64>,
     blob_versioned_hashes: Option<Vec<B256>>,
+    authorization_list: Option<Vec<Authorization>>,
     v: Option<U256>,
     y_parity: Option<u8>,
+}
+
+fn authorization() -> impl Strategy<Value = Authorization> {
+    (u256(), address(), any::<u64>(), any::<bool>(), u256(), u256()).prop_map(
+        |(chain_id, address, nonce, parity, r, s)| Authorization {
+            chain_id,
+            address,
+            nonce,
+            y_parity: u8::from(parity),
+            r,
+            s,
+        },
+    )
 }
 
 fn typed_fields() -> impl Strategy<Value = TypedFields> {
     let fees = (any::<u128>(), any::<u128>(), any::<u128>(), maybe(any::<u128>()));
     let common = (maybe(address()), vec(access_list_item(), 0..2), any::<u64>(), any::<bool>());
-    (0u8..=3, fees, common, vec(b256(), 1..3), maybe(any::<u64>())).prop_map(
+    let lists = (vec(b256(), 1..3), vec(authorization(), 1..3));
+    (0u8..=4, fees, common, lists, maybe(any::<u64>())).prop_map(
         |(
             tx_type,
             (fee_a, fee_b, blob_fee, effective_price),
             (to, access_list, chain_id, parity),
-            blobs,
+            (blobs, authorizations),
             legacy_chain,
         )| {
             let y_parity = u8::from(parity);
             // Legacy (0) and access-list (1) transactions pay a gas price,
-            // dynamic-fee (2) and blob (3) ones a fee cap and a tip.
-            let (legacy, fee_capped, blob) = (tx_type == 0, tx_type >= 2, tx_type == 3);
+            // dynamic-fee (2), blob (3) and set-code (4) ones a fee cap and a tip.
+            let (legacy, fee_capped, blob, set_code) = (tx_type == 0, tx_type >= 2, tx_type == 3, tx_type == 4);
             TypedFields {
                 tx_type,
-                // A blob transaction cannot create a contract.
-                to: if blob { Some(to.unwrap_or_default()) } else { to },
+                // Blob and set-code transactions cannot create a contract.
+                to: if blob || set_code { Some(to.unwrap_or_default()) } else { to },
                 gas_price: if fee_capped { effective_price } else { Some(fee_a) },
                 max_fee_per_gas: fee_capped.then_some(fee_a),
                 max_priority_fee_per_gas: fee_capped.then_some(fee_b),
@@ -777,6 +792,7 @@ fn typed_fields() -> impl Strategy<Value = TypedFields> {
                 access_list: (!legacy).then_some(access_list),
                 chain_id: if legacy { legacy_chain } else { Some(chain_id) },
                 blob_versioned_hashes: blob.then_some(blobs),
+                authorization_list: set_code.then_some(authorizations),
                 // EIP-155 folds the chain id into v; earlier transactions have
                 // v of 27 or 28, typed ones the y-parity.
                 v: Some(match legacy_chain {
@@ -818,6 +834,7 @@ pub fn transaction() -> impl Strategy<Value = Transaction> {
                 access_list: typed.access_list,
                 chain_id: typed.chain_id,
                 blob_versioned_hashes: typed.blob_versioned_hashes,
+                authorization_list: typed.authorization_list,
                 v: typed.v,
                 r,
                 s,

@@ -47,6 +47,7 @@ pub(crate) fn generate(chain: Chain, seed: u64, genesis: &Genesis) -> ChainData 
         state,
         indexes,
         producer: Producer::new(Memory::new(seed, chain)),
+        imported: None,
     };
     data.indexes.prices = data.build_price_index();
     data

@@ -5,8 +5,15 @@
 //! devnet's own blocks are: native balances by the ledger, the ERC20 and
 //! NFT movements their logs tell, the contracts those logs reveal.
 
-use alloy_consensus::Transaction;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use alloy_consensus::{Eip658Value, ReceiptEnvelope, Transaction};
+use alloy_eips::eip4895::Withdrawal;
+use alloy_eips::eip7840::BlobParams;
 use alloy_genesis::Genesis;
+use alloy_primitives::B256;
+use w3api_chain::forks::Forks;
 use w3api_chain::import::{Block, Executed, ImportError, forks_of};
 use w3api_ledger::Place;
 use w3api_types::Chain;
@@ -15,6 +22,49 @@ use super::model::{BlockRecord, ChainData, TxRecord};
 use super::simulation::Simulation;
 use crate::accounts::{Accounts, Signers};
 use crate::scale::Scale;
+
+/// What an imported chain's blocks need beyond the devnet's own.
+#[derive(Debug)]
+pub(crate) struct Imported {
+    /// The rules of each block.
+    pub(crate) forks: Forks,
+    /// The last block imported: blocks up to it are final, as the node
+    /// they came from had them.
+    pub(crate) head: u64,
+    /// The state root in each receipt of the transactions before
+    /// Byzantium (the first ones of the chain), which hold one instead of a
+    /// status.
+    pub(crate) receipt_roots: Vec<B256>,
+    /// Each block's withdrawals, where it has any.
+    pub(crate) withdrawals: BTreeMap<u64, Vec<Withdrawal>>,
+}
+
+impl ChainData {
+    /// The blob parameters in force at `timestamp`: the imported chain's
+    /// schedule, or the devnet's own fork's.
+    pub(crate) fn blob_params_at(&self, timestamp: u64) -> BlobParams {
+        let imported = self.imported.as_ref().and_then(|imported| imported.forks.blob_params_at(timestamp));
+        imported.unwrap_or_else(BlobParams::prague)
+    }
+
+    /// The withdrawals of block `number`.
+    pub(crate) fn withdrawals_of(&self, number: u64) -> &[Withdrawal] {
+        let imported = self.imported.as_ref().and_then(|imported| imported.withdrawals.get(&number));
+        imported.map_or(&[], Vec::as_slice)
+    }
+
+    /// The state root in the receipt of transaction `index` of the chain,
+    /// for one before Byzantium.
+    pub(crate) fn receipt_root(&self, index: u32) -> Option<B256> {
+        self.imported.as_ref().and_then(|imported| imported.receipt_roots.get(index as usize).copied())
+    }
+
+    /// The newest block that is final whatever comes after it: the last
+    /// one imported.
+    pub(crate) fn imported_head(&self) -> Option<u64> {
+        self.imported.as_ref().map(|imported| imported.head)
+    }
+}
 
 /// The chain of `genesis` that `blocks` continue, as `chain`. Refused at
 /// the first block whose header its body or execution does not give.
@@ -34,10 +84,22 @@ pub(crate) fn import(
     let mut simulation =
         Simulation::resume(chain, seed, scale, signers, &data.world, parts, memory, (0, 0), &genesis_header);
     let mut records = Vec::with_capacity(blocks.len());
+    let mut receipt_roots = Vec::new();
+    let mut withdrawals = BTreeMap::new();
     let mut transactions = Vec::new();
     let mut parent = genesis_header;
     for block in blocks {
         let executed = simulation.chain.import_block(&forks, &parent, block)?;
+        receipt_roots.extend(executed.receipts.iter().filter_map(|receipt| match receipt {
+            ReceiptEnvelope::Legacy(receipt) => match receipt.receipt.status {
+                Eip658Value::PostState(root) => Some(root),
+                Eip658Value::Eip658(_) => None,
+            },
+            _ => None,
+        }));
+        if let Some(list) = block.body.withdrawals.as_ref().filter(|list| !list.is_empty()) {
+            withdrawals.insert(block.header.number, list.to_vec());
+        }
         simulation.follow_imported(block, &executed);
         let first_tx = transactions.len() as u32;
         let body = block.body.transactions.iter().zip(executed.senders);
@@ -64,6 +126,8 @@ pub(crate) fn import(
     data.receipts = receipts;
     data.logs = logs;
     data.indexes.prices = data.build_price_index();
+    let head = data.latest();
+    data.imported = Some(Arc::new(Imported { forks, head, receipt_roots, withdrawals }));
     Ok(data)
 }
 

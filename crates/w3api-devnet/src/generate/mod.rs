@@ -53,8 +53,20 @@ pub(crate) fn generate(chain: Chain, seed: u64, scale: &Scale, accounts: &Accoun
     let mut indexes = ChainIndexes::default();
     indexes.add_blocks(&blocks, &transactions, 0);
     indexes.add_sales(&sales, 0);
-    let mut data =
-        ChainData { chain, world, blocks, transactions, receipts, logs, sales, ledger, state, indexes, producer };
+    let mut data = ChainData {
+        chain,
+        world,
+        blocks,
+        transactions,
+        receipts,
+        logs,
+        sales,
+        ledger,
+        state,
+        indexes,
+        producer,
+        imported: None,
+    };
     data.indexes.prices = data.build_price_index();
     data
 }

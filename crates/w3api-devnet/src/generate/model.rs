@@ -113,6 +113,9 @@ pub struct ChainData {
     pub(crate) indexes: ChainIndexes,
     /// What the next block starts from.
     pub(crate) producer: super::extend::Producer,
+    /// For a chain another node made (`--import`), what its blocks need
+    /// beyond the devnet's own.
+    pub(crate) imported: Option<std::sync::Arc<super::import::Imported>>,
 }
 
 /// Where a transaction is: its index in [`ChainData::transactions`] and its

@@ -9,7 +9,7 @@ use alloy_consensus::{Transaction as _, TxEnvelope};
 use alloy_primitives::{Address, B64, B256, U256};
 use w3api_source::{BlockRef, FINALIZED_DEPTH, SAFE_DEPTH};
 use w3api_types::Lenient;
-use w3api_types::rpc::{AccessListItem, Block, BlockTransactions, Transaction};
+use w3api_types::rpc::{AccessListItem, Authorization, Block, BlockTransactions, Transaction, Withdrawal};
 
 use crate::generate::{BlockRecord, ChainData, SignedTransaction, TxRecord};
 
@@ -21,11 +21,18 @@ impl ChainData {
             // off): pending is the newest block.
             BlockRef::Latest | BlockRef::Pending => Some(self.latest()),
             BlockRef::Earliest => Some(0),
-            BlockRef::Safe => Some(self.latest().saturating_sub(SAFE_DEPTH)),
-            BlockRef::Finalized => Some(self.latest().saturating_sub(FINALIZED_DEPTH)),
+            BlockRef::Safe => Some(self.settled(SAFE_DEPTH)),
+            BlockRef::Finalized => Some(self.settled(FINALIZED_DEPTH)),
             BlockRef::Number(number) => (number <= self.latest()).then_some(number),
             BlockRef::Hash(hash) => self.block_number(&hash),
         }
+    }
+
+    /// The block `depth` below the newest, or the last one imported from
+    /// another node if that is newer: its blocks were final there.
+    fn settled(&self, depth: u64) -> u64 {
+        let by_depth = self.latest().saturating_sub(depth);
+        self.imported_head().map_or(by_depth, |head| by_depth.max(head.min(self.latest())))
     }
 
     /// A block in the RPC form.
@@ -67,9 +74,21 @@ impl ChainData {
             transactions_root: header.transactions_root,
             uncles: Vec::new(),
             // From Shanghai on: a genesis from before it has none.
-            withdrawals: header.withdrawals_root.map(|_| Vec::new()),
+            withdrawals: header.withdrawals_root.map(|_| self.rpc_withdrawals(header.number)),
             withdrawals_root: header.withdrawals_root,
         })
+    }
+
+    /// The withdrawals of block `number` in the RPC form.
+    fn rpc_withdrawals(&self, number: u64) -> Vec<Withdrawal> {
+        let each = self.withdrawals_of(number).iter();
+        each.map(|w| Withdrawal {
+            index: w.index,
+            validator_index: w.validator_index,
+            address: w.address,
+            amount: w.amount,
+        })
+        .collect()
     }
 
     /// The transaction at `index` of a block in the RPC form.
@@ -103,6 +122,18 @@ pub(crate) fn rpc_pending_transaction(signed: &SignedTransaction) -> Transaction
     }
 }
 
+/// A set-code transaction's authorization in the RPC form.
+fn rpc_authorization(signed: &alloy_eips::eip7702::SignedAuthorization) -> Authorization {
+    Authorization {
+        chain_id: signed.chain_id,
+        address: signed.address,
+        nonce: signed.nonce,
+        y_parity: signed.y_parity(),
+        r: signed.r(),
+        s: signed.s(),
+    }
+}
+
 /// A transaction's own fields, without the block that holds it.
 fn unplaced(envelope: &TxEnvelope, sender: Address, hash: B256) -> Transaction {
     let signature = envelope.signature();
@@ -127,6 +158,7 @@ fn unplaced(envelope: &TxEnvelope, sender: Address, hash: B256) -> Transaction {
         access_list: None,
         chain_id: envelope.chain_id(),
         blob_versioned_hashes: None,
+        authorization_list: None,
         v: Some(U256::from(u8::from(parity))),
         r: signature.r(),
         s: signature.s(),
@@ -138,13 +170,20 @@ fn unplaced(envelope: &TxEnvelope, sender: Address, hash: B256) -> Transaction {
             tx.y_parity = None;
         }
         _ => {
-            tx.max_fee_per_gas = Some(envelope.max_fee_per_gas());
-            tx.max_priority_fee_per_gas = envelope.max_priority_fee_per_gas();
+            // Fee caps from EIP-1559 on; an EIP-2930 transaction names a gas price.
+            if !matches!(envelope, TxEnvelope::Eip2930(_)) {
+                tx.max_fee_per_gas = Some(envelope.max_fee_per_gas());
+                tx.max_priority_fee_per_gas = envelope.max_priority_fee_per_gas();
+            }
             tx.access_list = envelope.access_list().map(|list| {
                 list.iter()
                     .map(|item| AccessListItem { address: item.address, storage_keys: item.storage_keys.clone() })
                     .collect()
             });
+            tx.max_fee_per_blob_gas = envelope.max_fee_per_blob_gas();
+            tx.blob_versioned_hashes = envelope.blob_versioned_hashes().map(<[B256]>::to_vec);
+            tx.authorization_list =
+                envelope.authorization_list().map(|list| list.iter().map(rpc_authorization).collect());
         }
     }
     tx

@@ -3,7 +3,6 @@
 
 use alloy_consensus::Transaction as _;
 use alloy_eips::eip1559::BaseFeeParams;
-use alloy_eips::eip7840::BlobParams;
 use alloy_primitives::{Address, B256, Bloom, BloomInput, U256, logs_bloom};
 use w3api_source::{BlockRef, FeeSuggestion, LogQuery, SourceError};
 use w3api_types::rpc::{AddressFilter, FeeHistory, Log, LogFilter, Receipt, TopicFilter};
@@ -39,6 +38,7 @@ impl ChainData {
         let logs = self.logs_of(receipt);
         let first_in_block = self.first_log_of(block);
         let envelope = &tx.envelope;
+        let root = self.receipt_root(index);
         Receipt {
             transaction_hash: tx.hash,
             transaction_index: u64::from(index - block.first_tx),
@@ -54,11 +54,13 @@ impl ChainData {
                 .collect(),
             logs_bloom: logs_bloom(logs),
             tx_type: envelope.tx_type() as u8,
-            status: Some(u8::from(receipt.success)),
-            root: None,
+            status: root.is_none().then_some(u8::from(receipt.success)),
+            root,
             effective_gas_price: envelope.effective_gas_price(block.header.base_fee_per_gas),
-            blob_gas_used: None,
-            blob_gas_price: None,
+            blob_gas_used: envelope.blob_gas_used(),
+            blob_gas_price: envelope
+                .blob_gas_used()
+                .and_then(|_| block.header.blob_fee(self.blob_params_at(block.header.timestamp))),
         }
     }
 
@@ -135,13 +137,14 @@ impl ChainData {
         let newest = self.existing_block(newest)?;
         let oldest = (newest + 1).saturating_sub(count);
         let headers: Vec<_> = (oldest..=newest).map(|n| &self.blocks[n as usize]).collect();
-        let blob = BlobParams::prague();
         let last = &headers.last().expect("a run has a block").header;
+        let blobs = |header: &alloy_consensus::Header| self.blob_params_at(header.timestamp);
         let mut base_fees: Vec<u128> =
             headers.iter().map(|b| u128::from(b.header.base_fee_per_gas.unwrap_or_default())).collect();
         base_fees.push(u128::from(last.next_block_base_fee(BaseFeeParams::ethereum()).unwrap_or_default()));
-        let mut blob_fees: Vec<u128> = headers.iter().map(|b| b.header.blob_fee(blob).unwrap_or_default()).collect();
-        blob_fees.push(last.next_block_blob_fee(blob).unwrap_or_default());
+        let mut blob_fees: Vec<u128> =
+            headers.iter().map(|b| b.header.blob_fee(blobs(&b.header)).unwrap_or_default()).collect();
+        blob_fees.push(last.next_block_blob_fee(blobs(last)).unwrap_or_default());
         Ok(FeeHistory {
             oldest_block: oldest,
             base_fee_per_gas: base_fees,
@@ -150,7 +153,10 @@ impl ChainData {
             blob_gas_used_ratio: Some(
                 headers
                     .iter()
-                    .map(|b| b.header.blob_gas_used.unwrap_or_default() as f64 / blob.max_blob_gas_per_block() as f64)
+                    .map(|b| {
+                        let most = blobs(&b.header).max_blob_gas_per_block() as f64;
+                        b.header.blob_gas_used.unwrap_or_default() as f64 / most
+                    })
                     .collect(),
             ),
             reward: (!percentiles.is_empty()).then(|| headers.iter().map(|b| self.rewards(b, percentiles)).collect()),

@@ -59,7 +59,7 @@ pub use crate::{ContractType, DecodedTransactionsParams, HistoryOrder, HistoryTr
 pub use crate::{
     Erc20Metadata, Erc20TokenBalance, TokenImplementation, TokenLinks, WalletTransaction, WalletTransactionPage,
 };
-pub use transaction::{AccessListItem, Transaction};
+pub use transaction::{AccessListItem, Authorization, Transaction};
 pub use txpool::{ByNonce, TxpoolBySender, TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
 pub use wallet_nfts::{
     HeldCollection, NftBalance, NftBalanceMetadata, NftBalancesPage, NftCollectionsPage, WalletNftParams,

@@ -10,7 +10,8 @@ use crate::Lenient;
 use crate::wire::Hex;
 
 /// A transaction of any type: legacy (`0x0`), EIP-2930 (`0x1`), EIP-1559
-/// (`0x2`) or EIP-4844 (`0x3`). Fields that a type does not have are `None`.
+/// (`0x2`), EIP-4844 (`0x3`) or EIP-7702 (`0x4`). Fields that a type does
+/// not have are `None`.
 #[serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
@@ -81,6 +82,9 @@ pub struct Transaction {
     #[serde_as(as = "Option<Vec<Hex>>")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blob_versioned_hashes: Option<Vec<B256>>,
+    /// The authorizations of a set-code transaction (EIP-7702).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization_list: Option<Vec<Authorization>>,
     /// Signature `v`: 27/28 or EIP-155 encoded for legacy, the y parity for typed ones.
     #[serde_as(as = "Option<Hex>")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,6 +113,32 @@ pub struct AccessListItem {
     /// Its storage slots.
     #[serde_as(as = "Vec<Hex>")]
     pub storage_keys: Vec<B256>,
+}
+
+/// One signed authorization of a set-code transaction (EIP-7702).
+#[serde_as]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Authorization {
+    /// The chain it is valid on; 0 for any.
+    #[serde_as(as = "Hex")]
+    pub chain_id: U256,
+    /// The account whose code the signer takes.
+    #[serde_as(as = "Hex")]
+    pub address: Address,
+    /// The signer's nonce it is valid at.
+    #[serde_as(as = "Hex")]
+    pub nonce: u64,
+    /// Signature y parity, 0 or 1.
+    #[serde_as(as = "Hex")]
+    pub y_parity: u8,
+    /// Signature `r`.
+    #[serde_as(as = "Hex")]
+    pub r: U256,
+    /// Signature `s`.
+    #[serde_as(as = "Hex")]
+    pub s: U256,
 }
 
 impl Transaction {
