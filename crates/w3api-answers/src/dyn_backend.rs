@@ -20,9 +20,9 @@ use tokio::sync::broadcast::Receiver;
 use w3api_query::{AnyQuestion, Asks, Question};
 use w3api_source::{
     BlockRef, Blocks, Calls, ChainControl, ChangeFilter, Contract, CreatedWallet, DataApi, FeeSuggestion, Filters,
-    Head, LogQuery, Moved, NewCollection, NewNftMetadata, NewToken, NftHolding, PageRequest, PendingTransaction,
-    Sending, Signing, SourceError, State, TokenPriceQuery, Tracing, WalletCollectionsPage, WalletCollectionsQuery,
-    WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
+    Head, LogQuery, Moved, NewCollection, NewNftMetadata, NewToken, NftHolding, PageRequest, PendingTransaction, Raw,
+    RawEncoding, Sending, Signing, SourceError, State, TokenPriceQuery, Tracing, WalletCollectionsPage,
+    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, FeeHistory, FilterChanges, FilterId,
@@ -120,6 +120,7 @@ erased! {
         async block_transaction_count(chain: Chain, block: BlockRef) -> Option<u64>;
         async transaction_by_hash(chain: Chain, hash: Hash32) -> Option<Transaction>;
         async receipt(chain: Chain, hash: Hash32) -> Option<Receipt>;
+        async raw(chain: Chain, raw: Raw) -> Option<RawEncoding>;
         async transactions_with_receipts(chain: Chain, hashes: Vec<Hash32>) -> Vec<Option<(Transaction, Receipt)>>;
         async block_receipts(chain: Chain, block: BlockRef) -> Option<Vec<Receipt>>;
         async logs(query: LogQuery) -> Vec<Log>;

@@ -551,6 +551,14 @@ impl w3api_source::Blocks for Devnet {
         Ok(self.ready(chain).await?.rpc_receipt(&hash))
     }
 
+    async fn raw(
+        &self,
+        chain: Chain,
+        raw: w3api_source::Raw,
+    ) -> Result<Option<w3api_source::RawEncoding>, SourceError> {
+        Ok(self.ready(chain).await?.raw(raw))
+    }
+
     async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {
         Ok(self.ready(chain).await?.rpc_block_receipts(block))
     }

@@ -173,6 +173,14 @@ impl w3api_source::Blocks for NodeSource {
         Ok(forward::in_view(followed, found, |r| Some((r.block_number, r.block_hash))).await)
     }
 
+    async fn raw(
+        &self,
+        chain: Chain,
+        raw: w3api_source::Raw,
+    ) -> Result<Option<w3api_source::RawEncoding>, SourceError> {
+        forward::raw(self.chain(chain)?, raw).await
+    }
+
     async fn transactions_with_receipts(
         &self,
         chain: Chain,

@@ -286,7 +286,7 @@ Calls `eth_getBlockReceipts` with the positional parameters `block`.
     ) -> jsonrpsee::core::RpcResult<Option<Vec<w3api_types::rpc::Receipt>>>;
     /**Logs matching a filter
 
-The logs of the blocks in the range (or the block with blockHash) that match the addresses and topics, in chain order. A range spans at most 10000 blocks and a result holds at most 10000 logs; past either limit, and for a range whose start is after its end, a blockHash with fromBlock or toBlock, or an unknown blockHash, the call is answered with InvalidParams and a message saying what to change.
+The logs of the blocks in the range (or the block with blockHash) that match the addresses and topics, in chain order. As geth reads a filter, an empty list of addresses, or of topics at a position, names no condition, and a log has at least as many topics as the filter has positions. A range spans at most 10000 blocks and a result holds at most 10000 logs; past either limit, and for a range whose start is after its end, a range that ends past the newest block, a blockHash with fromBlock or toBlock, or an unknown blockHash, the call is answered with InvalidParams and a message saying what to change.
 
 Calls `eth_getLogs` with the positional parameters `filter`.
 
@@ -335,6 +335,31 @@ The next block's base fee plus the suggested tip (eth_maxPriorityFeePerGas).
 Calls `eth_gasPrice`.*/
     #[method(name = "eth_gasPrice", param_kind = array)]
     async fn gas_price(&self) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Uint>;
+    /**The base fee per gas of the next block
+
+What the block after the newest will burn per gas, by EIP-1559 from the newest block's base fee and gas (as the last base fee of eth_feeHistory gives it).
+
+Calls `eth_baseFee`.*/
+    #[method(name = "eth_baseFee", param_kind = array)]
+    async fn base_fee(&self) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Uint>;
+    /**The base fee per blob gas of the next block
+
+What the block after the newest will charge per blob gas (EIP-4844), by the blob parameters of its fork from the newest block's excess blob gas (as the last blob base fee of eth_feeHistory gives it).
+
+Calls `eth_blobBaseFee`.*/
+    #[method(name = "eth_blobBaseFee", param_kind = array)]
+    async fn blob_base_fee(&self) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Uint>;
+    /**Many storage slots of many accounts at one block
+
+The value in each slot asked for, after the block, as 32 bytes, by account and in the order asked; as eth_getStorageAt for each. An empty request, or more than 1024 slots in all, is refused with -32602.
+
+Calls `eth_getStorageValues` with the positional parameters `requests`, `block`.*/
+    #[method(name = "eth_getStorageValues", param_kind = array)]
+    async fn get_storage_values(
+        &self,
+        requests: w3api_types::rpc::StorageRequests,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::StorageValues>;
     /**A suggested tip per gas
 
 The median tip per gas paid in the newest block that has transactions (1 gwei on a chain without any).
@@ -447,7 +472,7 @@ Calls `eth_getStorageAt` with the positional parameters `address`, `slot`, `bloc
     async fn get_storage_at(
         &self,
         address: w3api_types::rpc::Address,
-        slot: w3api_types::rpc::Uint,
+        slot: w3api_types::rpc::StorageKey,
         block: Option<w3api_types::rpc::BlockId>,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Hash32>;
     /**An account and storage slots with Merkle proofs
@@ -465,7 +490,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
         &self,
         address: w3api_types::rpc::Address,
         storage_keys: Vec<w3api_types::rpc::StorageKey>,
-        block: w3api_types::rpc::BlockId,
+        block: Option<w3api_types::rpc::BlockId>,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::AccountProof>;
     /**Sends a signed transaction
 
@@ -736,6 +761,46 @@ Calls `eth_signTypedData_v4` with the positional parameters `address`, `typed_da
         address: w3api_types::rpc::Address,
         typed_data: w3api_types::rpc::TypedData,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Bytes>;
+    /**A block's header as RLP
+
+The header of the block, RLP-encoded as its hash is taken over it. A block after the latest one is null. Node mode passes the method to the node, with the block resolved in the gateway's view; a node without it answers MethodNotSupported.
+
+Calls `debug_getRawHeader` with the positional parameters `block`.*/
+    #[method(name = "debug_getRawHeader", param_kind = array)]
+    async fn debug_get_raw_header(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::Bytes>>;
+    /**A whole block as RLP
+
+The block, RLP-encoded as nodes exchange it: its header, its transactions (EIP-2718), no ommers, and its withdrawals from Shanghai on. A block after the latest one is null. Node mode passes the method to the node, with the block resolved in the gateway's view; a node without it answers MethodNotSupported.
+
+Calls `debug_getRawBlock` with the positional parameters `block`.*/
+    #[method(name = "debug_getRawBlock", param_kind = array)]
+    async fn debug_get_raw_block(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::Bytes>>;
+    /**A block's receipts as EIP-2718
+
+Each receipt of the block, in order, EIP-2718-encoded with its bloom as the block's receipts root hashes them (before Byzantium with the state root after the transaction, from it with a status). A block after the latest one is null. Node mode passes the method to the node, with the block resolved in the gateway's view; a node without it answers MethodNotSupported.
+
+Calls `debug_getRawReceipts` with the positional parameters `block`.*/
+    #[method(name = "debug_getRawReceipts", param_kind = array)]
+    async fn debug_get_raw_receipts(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> jsonrpsee::core::RpcResult<Option<Vec<w3api_types::rpc::Bytes>>>;
+    /**An included transaction as EIP-2718
+
+The signed transaction, EIP-2718-encoded as its hash is taken over it. Null when no included transaction has the hash. Node mode passes the method to the node; a node without it answers MethodNotSupported.
+
+Calls `debug_getRawTransaction` with the positional parameters `transaction`.*/
+    #[method(name = "debug_getRawTransaction", param_kind = array)]
+    async fn debug_get_raw_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> jsonrpsee::core::RpcResult<Option<w3api_types::rpc::Bytes>>;
     /**How a mined transaction executed, step by step or call by call
 
 Re-executes a mined transaction at its place in its block with one of geth's built-in tracers: the struct logger (default), callTracer, prestateTracer, 4byteTracer or noopTracer. The devnet keeps no traces: it runs the block's transactions before this one again over the state before the block, untraced, then this one with the tracer. A call trace's log indexes count in the block, as the receipt's do. A hash no mined transaction has is error -32000 "transaction not found". Past its `timeout` (a Go duration such as "300ms"; 5s when absent, as in geth) one transaction's trace fails with error -32000 "execution timeout"; a struct log of more than 100000 steps, or a trace that would copy more than 64 MiB of memory and data, fails with "trace too large"; and every trace ends within the gateway's time budget (--rpc-evm-timeout). The config is checked: an unknown tracer, or an option of a tracer other than the one named, is refused with -32602 (geth ignores such options). Node mode passes the method to the node, with the block resolved in the gateway's view.
@@ -1123,6 +1188,12 @@ pub mod method {
     pub const ETH_GET_TRANSACTION_COUNT: &str = "eth_getTransactionCount";
     ///`eth_gasPrice`: A gas price for a legacy transaction
     pub const ETH_GAS_PRICE: &str = "eth_gasPrice";
+    ///`eth_baseFee`: The base fee per gas of the next block
+    pub const ETH_BASE_FEE: &str = "eth_baseFee";
+    ///`eth_blobBaseFee`: The base fee per blob gas of the next block
+    pub const ETH_BLOB_BASE_FEE: &str = "eth_blobBaseFee";
+    ///`eth_getStorageValues`: Many storage slots of many accounts at one block
+    pub const ETH_GET_STORAGE_VALUES: &str = "eth_getStorageValues";
     ///`eth_maxPriorityFeePerGas`: A suggested tip per gas
     pub const ETH_MAX_PRIORITY_FEE_PER_GAS: &str = "eth_maxPriorityFeePerGas";
     ///`eth_feeHistory`: Base fees, gas use and tips of recent blocks
@@ -1175,6 +1246,14 @@ pub mod method {
     pub const PERSONAL_SIGN: &str = "personal_sign";
     ///`eth_signTypedData_v4`: Signs EIP-712 typed data with a dev account's key
     pub const ETH_SIGN_TYPED_DATA_V4: &str = "eth_signTypedData_v4";
+    ///`debug_getRawHeader`: A block's header as RLP
+    pub const DEBUG_GET_RAW_HEADER: &str = "debug_getRawHeader";
+    ///`debug_getRawBlock`: A whole block as RLP
+    pub const DEBUG_GET_RAW_BLOCK: &str = "debug_getRawBlock";
+    ///`debug_getRawReceipts`: A block's receipts as EIP-2718
+    pub const DEBUG_GET_RAW_RECEIPTS: &str = "debug_getRawReceipts";
+    ///`debug_getRawTransaction`: An included transaction as EIP-2718
+    pub const DEBUG_GET_RAW_TRANSACTION: &str = "debug_getRawTransaction";
     ///`debug_traceTransaction`: How a mined transaction executed, step by step or call by call
     pub const DEBUG_TRACE_TRANSACTION: &str = "debug_traceTransaction";
     ///`debug_traceCall`: How a call would execute, traced
@@ -1244,6 +1323,9 @@ pub mod method {
         ETH_GET_BALANCE,
         ETH_GET_TRANSACTION_COUNT,
         ETH_GAS_PRICE,
+        ETH_BASE_FEE,
+        ETH_BLOB_BASE_FEE,
+        ETH_GET_STORAGE_VALUES,
         ETH_MAX_PRIORITY_FEE_PER_GAS,
         ETH_FEE_HISTORY,
         ETH_CALL,
@@ -1270,6 +1352,10 @@ pub mod method {
         ETH_SIGN,
         PERSONAL_SIGN,
         ETH_SIGN_TYPED_DATA_V4,
+        DEBUG_GET_RAW_HEADER,
+        DEBUG_GET_RAW_BLOCK,
+        DEBUG_GET_RAW_RECEIPTS,
+        DEBUG_GET_RAW_TRANSACTION,
         DEBUG_TRACE_TRANSACTION,
         DEBUG_TRACE_CALL,
         DEBUG_TRACE_BLOCK_BY_NUMBER,
@@ -1821,7 +1907,7 @@ Calls `eth_getBlockReceipts` with the positional parameters `block`.
     }
     /**Logs matching a filter
 
-The logs of the blocks in the range (or the block with blockHash) that match the addresses and topics, in chain order. A range spans at most 10000 blocks and a result holds at most 10000 logs; past either limit, and for a range whose start is after its end, a blockHash with fromBlock or toBlock, or an unknown blockHash, the call is answered with InvalidParams and a message saying what to change.
+The logs of the blocks in the range (or the block with blockHash) that match the addresses and topics, in chain order. As geth reads a filter, an empty list of addresses, or of topics at a position, names no condition, and a log has at least as many topics as the filter has positions. A range spans at most 10000 blocks and a result holds at most 10000 logs; past either limit, and for a range whose start is after its end, a range that ends past the newest block, a blockHash with fromBlock or toBlock, or an unknown blockHash, the call is answered with InvalidParams and a message saying what to change.
 
 Calls `eth_getLogs` with the positional parameters `filter`.
 
@@ -1877,6 +1963,38 @@ The next block's base fee plus the suggested tip (eth_maxPriorityFeePerGas).
 Calls `eth_gasPrice`.*/
     pub async fn gas_price(&self) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
         EthApiClient::gas_price(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**The base fee per gas of the next block
+
+What the block after the newest will burn per gas, by EIP-1559 from the newest block's base fee and gas (as the last base fee of eth_feeHistory gives it).
+
+Calls `eth_baseFee`.*/
+    pub async fn base_fee(&self) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
+        EthApiClient::base_fee(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**The base fee per blob gas of the next block
+
+What the block after the newest will charge per blob gas (EIP-4844), by the blob parameters of its fork from the newest block's excess blob gas (as the last blob base fee of eth_feeHistory gives it).
+
+Calls `eth_blobBaseFee`.*/
+    pub async fn blob_base_fee(
+        &self,
+    ) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
+        EthApiClient::blob_base_fee(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**Many storage slots of many accounts at one block
+
+The value in each slot asked for, after the block, as 32 bytes, by account and in the order asked; as eth_getStorageAt for each. An empty request, or more than 1024 slots in all, is refused with -32602.
+
+Calls `eth_getStorageValues` with the positional parameters `requests`, `block`.*/
+    pub async fn get_storage_values(
+        &self,
+        requests: w3api_types::rpc::StorageRequests,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> Result<w3api_types::rpc::StorageValues, crate::RpcError> {
+        EthApiClient::get_storage_values(self.transport(), requests, block)
+            .await
+            .map_err(|e| self.error(e))
     }
     /**A suggested tip per gas
 
@@ -2012,7 +2130,7 @@ Calls `eth_getStorageAt` with the positional parameters `address`, `slot`, `bloc
     pub async fn get_storage_at(
         &self,
         address: w3api_types::rpc::Address,
-        slot: w3api_types::rpc::Uint,
+        slot: w3api_types::rpc::StorageKey,
         block: Option<w3api_types::rpc::BlockId>,
     ) -> Result<w3api_types::rpc::Hash32, crate::RpcError> {
         EthApiClient::get_storage_at(self.transport(), address, slot, block)
@@ -2033,7 +2151,7 @@ Calls `eth_getProof` with the positional parameters `address`, `storage_keys`, `
         &self,
         address: w3api_types::rpc::Address,
         storage_keys: Vec<w3api_types::rpc::StorageKey>,
-        block: w3api_types::rpc::BlockId,
+        block: Option<w3api_types::rpc::BlockId>,
     ) -> Result<w3api_types::rpc::AccountProof, crate::RpcError> {
         EthApiClient::get_proof(self.transport(), address, storage_keys, block)
             .await
@@ -2345,6 +2463,58 @@ Calls `eth_signTypedData_v4` with the positional parameters `address`, `typed_da
         typed_data: w3api_types::rpc::TypedData,
     ) -> Result<w3api_types::rpc::Bytes, crate::RpcError> {
         EthApiClient::sign_typed_data_v4(self.transport(), address, typed_data)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A block's header as RLP
+
+The header of the block, RLP-encoded as its hash is taken over it. A block after the latest one is null. Node mode passes the method to the node, with the block resolved in the gateway's view; a node without it answers MethodNotSupported.
+
+Calls `debug_getRawHeader` with the positional parameters `block`.*/
+    pub async fn debug_get_raw_header(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> Result<Option<w3api_types::rpc::Bytes>, crate::RpcError> {
+        EthApiClient::debug_get_raw_header(self.transport(), block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A whole block as RLP
+
+The block, RLP-encoded as nodes exchange it: its header, its transactions (EIP-2718), no ommers, and its withdrawals from Shanghai on. A block after the latest one is null. Node mode passes the method to the node, with the block resolved in the gateway's view; a node without it answers MethodNotSupported.
+
+Calls `debug_getRawBlock` with the positional parameters `block`.*/
+    pub async fn debug_get_raw_block(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> Result<Option<w3api_types::rpc::Bytes>, crate::RpcError> {
+        EthApiClient::debug_get_raw_block(self.transport(), block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**A block's receipts as EIP-2718
+
+Each receipt of the block, in order, EIP-2718-encoded with its bloom as the block's receipts root hashes them (before Byzantium with the state root after the transaction, from it with a status). A block after the latest one is null. Node mode passes the method to the node, with the block resolved in the gateway's view; a node without it answers MethodNotSupported.
+
+Calls `debug_getRawReceipts` with the positional parameters `block`.*/
+    pub async fn debug_get_raw_receipts(
+        &self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> Result<Option<Vec<w3api_types::rpc::Bytes>>, crate::RpcError> {
+        EthApiClient::debug_get_raw_receipts(self.transport(), block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**An included transaction as EIP-2718
+
+The signed transaction, EIP-2718-encoded as its hash is taken over it. Null when no included transaction has the hash. Node mode passes the method to the node; a node without it answers MethodNotSupported.
+
+Calls `debug_getRawTransaction` with the positional parameters `transaction`.*/
+    pub async fn debug_get_raw_transaction(
+        &self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> Result<Option<w3api_types::rpc::Bytes>, crate::RpcError> {
+        EthApiClient::debug_get_raw_transaction(self.transport(), transaction)
             .await
             .map_err(|e| self.error(e))
     }
@@ -3058,6 +3228,31 @@ impl crate::Batch<'_> {
     pub fn gas_price(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint> {
         self.push(method::ETH_GAS_PRICE, |_| { Ok(()) })
     }
+    ///Adds a `eth_baseFee` call to the batch; its result is read back with the returned handle.
+    pub fn base_fee(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint> {
+        self.push(method::ETH_BASE_FEE, |_| { Ok(()) })
+    }
+    ///Adds a `eth_blobBaseFee` call to the batch; its result is read back with the returned handle.
+    pub fn blob_base_fee(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint> {
+        self.push(method::ETH_BLOB_BASE_FEE, |_| { Ok(()) })
+    }
+    ///Adds a `eth_getStorageValues` call to the batch; its result is read back with the returned handle.
+    pub fn get_storage_values(
+        &mut self,
+        requests: w3api_types::rpc::StorageRequests,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> crate::BatchItem<w3api_types::rpc::StorageValues> {
+        self.push(
+            method::ETH_GET_STORAGE_VALUES,
+            |params| {
+                params.insert(requests)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
     ///Adds a `eth_maxPriorityFeePerGas` call to the batch; its result is read back with the returned handle.
     pub fn max_priority_fee_per_gas(
         &mut self,
@@ -3163,7 +3358,7 @@ impl crate::Batch<'_> {
     pub fn get_storage_at(
         &mut self,
         address: w3api_types::rpc::Address,
-        slot: w3api_types::rpc::Uint,
+        slot: w3api_types::rpc::StorageKey,
         block: Option<w3api_types::rpc::BlockId>,
     ) -> crate::BatchItem<w3api_types::rpc::Hash32> {
         self.push(
@@ -3183,14 +3378,16 @@ impl crate::Batch<'_> {
         &mut self,
         address: w3api_types::rpc::Address,
         storage_keys: Vec<w3api_types::rpc::StorageKey>,
-        block: w3api_types::rpc::BlockId,
+        block: Option<w3api_types::rpc::BlockId>,
     ) -> crate::BatchItem<w3api_types::rpc::AccountProof> {
         self.push(
             method::ETH_GET_PROOF,
             |params| {
                 params.insert(address)?;
                 params.insert(storage_keys)?;
-                params.insert(block)?;
+                if let Some(value) = block {
+                    params.insert(value)?;
+                }
                 Ok(())
             },
         )
@@ -3387,6 +3584,58 @@ impl crate::Batch<'_> {
             |params| {
                 params.insert(address)?;
                 params.insert(typed_data)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `debug_getRawHeader` call to the batch; its result is read back with the returned handle.
+    pub fn debug_get_raw_header(
+        &mut self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Bytes>> {
+        self.push(
+            method::DEBUG_GET_RAW_HEADER,
+            |params| {
+                params.insert(block)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `debug_getRawBlock` call to the batch; its result is read back with the returned handle.
+    pub fn debug_get_raw_block(
+        &mut self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Bytes>> {
+        self.push(
+            method::DEBUG_GET_RAW_BLOCK,
+            |params| {
+                params.insert(block)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `debug_getRawReceipts` call to the batch; its result is read back with the returned handle.
+    pub fn debug_get_raw_receipts(
+        &mut self,
+        block: w3api_types::rpc::BlockNumberOrTag,
+    ) -> crate::BatchItem<Option<Vec<w3api_types::rpc::Bytes>>> {
+        self.push(
+            method::DEBUG_GET_RAW_RECEIPTS,
+            |params| {
+                params.insert(block)?;
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `debug_getRawTransaction` call to the batch; its result is read back with the returned handle.
+    pub fn debug_get_raw_transaction(
+        &mut self,
+        transaction: w3api_types::rpc::Hash32,
+    ) -> crate::BatchItem<Option<w3api_types::rpc::Bytes>> {
+        self.push(
+            method::DEBUG_GET_RAW_TRANSACTION,
+            |params| {
+                params.insert(transaction)?;
                 Ok(())
             },
         )

@@ -12,6 +12,7 @@ mod cache;
 mod cheats;
 pub(crate) mod feed;
 mod otterscan;
+mod param_errors;
 mod parity_traces;
 mod socket;
 mod wallet_listings;
@@ -39,7 +40,9 @@ use w3api_answers::wallet_erc20::erc20_balances;
 use w3api_answers::{AnswerError, Cursors};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS, method};
-use w3api_source::{BlockRef, ChangeFilter, LogQuery, SourceError, TokenPriceQuery, WalletTokensQuery};
+use w3api_source::{
+    BlockRef, ChangeFilter, LogQuery, Raw, RawEncoding, SourceError, TokenPriceQuery, WalletTokensQuery,
+};
 use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
@@ -47,11 +50,11 @@ use w3api_types::rpc::{
     BlockNumberOrTag, BlockTraceResult, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, FeeHistory,
     FilterChanges, FilterId, GethTrace, Hash32, HistoryTransaction, LocalizedTrace, Log, LogFilter, NftBalancesPage,
     NftCollectionsPage, OTS_API_LEVEL, OtsBlockDetails, OtsBlockTransactions, OtsContractCreator, OtsInternalOperation,
-    OtsTraceEntry, OtsTransactions, Receipt, StateOverrides, StorageKey, SubscriptionId, SubscriptionKind,
-    SubscriptionOptions, SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude,
-    TokenPriceParams, TopicFilter, TraceConfig, TraceFilter, TraceResults, TraceTarget, TraceType, Transaction,
-    TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage,
-    WalletTransactionsParams,
+    OtsTraceEntry, OtsTransactions, Receipt, StateOverrides, StorageKey, StorageRequests, StorageValues,
+    SubscriptionId, SubscriptionKind, SubscriptionOptions, SyncingStatus, TokenBalancesParams, TokenMetadataParams,
+    TokenPrice, TokenPriceInclude, TokenPriceParams, TopicFilter, TraceConfig, TraceFilter, TraceResults, TraceTarget,
+    TraceType, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64, WalletNftParams,
+    WalletTransactionPage, WalletTransactionsParams,
 };
 use w3api_types::rpc::{TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
 use w3api_types::{Chain, U256};
@@ -71,6 +74,8 @@ const MAX_LOG_RANGE: u64 = 10_000;
 const MAX_LOGS: usize = 10_000;
 /// Most blocks one `eth_feeHistory` call covers, as go-ethereum allows.
 const MAX_FEE_HISTORY: u64 = 1_024;
+/// Most slots one `eth_getStorageValues` reads, as geth allows.
+const MAX_STORAGE_VALUES: usize = 1_024;
 
 /// The API trait, answered from a data source for one chain.
 pub struct Gateway<S> {
@@ -225,6 +230,24 @@ impl<S: Backend> Gateway<S> {
     }
 
     /// The number of a block the caller named; an error when it does not exist.
+    /// A header, block or transaction as consensus encodes it.
+    async fn raw_one(&self, raw: Raw) -> RpcResult<Option<Bytes>> {
+        match self.source.raw(self.chain, raw).await.map_err(source_error)? {
+            Some(RawEncoding::One(one)) => Ok(Some(one)),
+            Some(RawEncoding::Each(_)) => {
+                tracing::error!(?raw, "the data source answered a list for one encoding");
+                Err(rpc_error(ErrorCode::InternalError, "Internal error"))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The fees of the newest block, whose last entries are the next
+    /// block's base fee and blob base fee.
+    async fn next_block_fees(&self) -> RpcResult<FeeHistory> {
+        self.source.fee_history(self.chain, 1, BlockRef::Latest, Vec::new()).await.map_err(source_error)
+    }
+
     async fn existing_block(&self, block: BlockRef, what: &str) -> RpcResult<u64> {
         match self.source.block_number(self.chain, block).await.map_err(source_error)? {
             Some(number) => Ok(number),
@@ -253,7 +276,6 @@ impl<S: Backend> Gateway<S> {
         }
         let bound = |block: Option<BlockNumberOrTag>| async move {
             match block.map_or(BlockRef::Latest, BlockRef::from) {
-                // A range may reach past the newest block, as on a node: there is simply nothing there yet.
                 BlockRef::Number(number) => Ok(number),
                 other => self.existing_block(other, "filter").await,
             }
@@ -269,6 +291,14 @@ impl<S: Backend> Gateway<S> {
         if span > MAX_LOG_RANGE {
             return Err(invalid_params(format!(
                 "filter: the range {from:#x}..{to:#x} spans {span} blocks; at most {MAX_LOG_RANGE} per call"
+            )));
+        }
+        // As geth, and the execution clients' suite with it: a range past the
+        // newest block is refused, not answered with what exists so far.
+        let latest = self.source.latest_block(self.chain).await.map_err(source_error)?;
+        if to > latest {
+            return Err(invalid_params(format!(
+                "block range extends beyond current head block: toBlock {to:#x}, head {latest:#x}"
             )));
         }
         Ok((from, to))
@@ -420,6 +450,17 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         Ok(U256::from(fees.next_base_fee + fees.tip))
     }
 
+    async fn base_fee(&self) -> RpcResult<Uint> {
+        let next = self.next_block_fees().await?;
+        Ok(U256::from(next.base_fee_per_gas.last().copied().unwrap_or_default()))
+    }
+
+    async fn blob_base_fee(&self) -> RpcResult<Uint> {
+        let next = self.next_block_fees().await?;
+        let blob_fees = next.base_fee_per_blob_gas.unwrap_or_default();
+        Ok(U256::from(blob_fees.last().copied().unwrap_or_default()))
+    }
+
     async fn max_priority_fee_per_gas(&self) -> RpcResult<Uint> {
         let fees = self.source.fee_suggestion(self.chain).await.map_err(source_error)?;
         Ok(U256::from(fees.tip))
@@ -479,18 +520,42 @@ impl<S: Backend> EthApiServer for Gateway<S> {
         answer.map_err(|e| execution_error(method::ETH_GET_CODE, e))
     }
 
-    async fn get_storage_at(&self, address: Address, slot: Uint, block: Option<BlockId>) -> RpcResult<Hash32> {
+    async fn get_storage_at(&self, address: Address, slot: StorageKey, block: Option<BlockId>) -> RpcResult<Hash32> {
+        let slot = Uint::from_be_bytes(slot.slot.0);
         let answer = self.source.storage_at(self.chain, address, slot, state_block(block)).await;
         answer.map_err(|e| execution_error(method::ETH_GET_STORAGE_AT, e))
+    }
+
+    async fn get_storage_values(&self, requests: StorageRequests, block: Option<BlockId>) -> RpcResult<StorageValues> {
+        let slots: usize = requests.0.values().map(Vec::len).sum();
+        if slots == 0 {
+            return Err(invalid_params("empty request: name at least one account and one slot"));
+        }
+        if slots > MAX_STORAGE_VALUES {
+            return Err(invalid_params(format!("{slots} slots asked for; at most {MAX_STORAGE_VALUES} per call")));
+        }
+        // One block for every slot: a tag read once, not once per slot.
+        let block = self.existing_block(state_block(block), "block").await?;
+        let mut values = std::collections::BTreeMap::new();
+        for (address, keys) in requests.0 {
+            let mut read = Vec::with_capacity(keys.len());
+            for key in keys {
+                let slot = Uint::from_be_bytes(key.slot.0);
+                let value = self.source.storage_at(self.chain, address, slot, BlockRef::Number(block)).await;
+                read.push(value.map_err(|e| execution_error(method::ETH_GET_STORAGE_VALUES, e))?);
+            }
+            values.insert(address, read);
+        }
+        Ok(StorageValues(values))
     }
 
     async fn get_proof(
         &self,
         address: Address,
         storage_keys: Vec<StorageKey>,
-        block: BlockId,
+        block: Option<BlockId>,
     ) -> RpcResult<AccountProof> {
-        let answer = self.source.proof(self.chain, address, storage_keys, block.into()).await;
+        let answer = self.source.proof(self.chain, address, storage_keys, state_block(block)).await;
         answer.map_err(|e| execution_error(method::ETH_GET_PROOF, e))
     }
 
@@ -577,6 +642,26 @@ impl<S: Backend> EthApiServer for Gateway<S> {
     async fn sign_typed_data_v4(&self, address: Address, typed_data: TypedData) -> RpcResult<Bytes> {
         let answer = self.source.sign_typed_data(self.chain, address, typed_data).await;
         answer.map_err(|e| execution_error(method::ETH_SIGN_TYPED_DATA_V4, e))
+    }
+
+    async fn debug_get_raw_header(&self, block: BlockNumberOrTag) -> RpcResult<Option<Bytes>> {
+        self.raw_one(Raw::Header(block.into())).await
+    }
+
+    async fn debug_get_raw_block(&self, block: BlockNumberOrTag) -> RpcResult<Option<Bytes>> {
+        self.raw_one(Raw::Block(block.into())).await
+    }
+
+    async fn debug_get_raw_receipts(&self, block: BlockNumberOrTag) -> RpcResult<Option<Vec<Bytes>>> {
+        match self.source.raw(self.chain, Raw::Receipts(block.into())).await.map_err(source_error)? {
+            Some(RawEncoding::Each(receipts)) => Ok(Some(receipts)),
+            Some(RawEncoding::One(one)) => Ok(Some(vec![one])),
+            None => Ok(None),
+        }
+    }
+
+    async fn debug_get_raw_transaction(&self, transaction: Hash32) -> RpcResult<Option<Bytes>> {
+        self.raw_one(Raw::Transaction(transaction)).await
     }
 
     async fn debug_trace_transaction(&self, transaction: Hash32, config: Option<TraceConfig>) -> RpcResult<GethTrace> {
@@ -780,9 +865,12 @@ fn methods<S: Backend>(gateway: Gateway<S>, cheats: cheats::Cheats<S>) -> jsonrp
     module
 }
 
-/// jsonrpsee's HTTP service, with the cache around each call and the time
-/// budget within it.
-type Service = TowerService<Stack<budget::BudgetLayer, Stack<cache::CacheLayer, Identity>>, Identity>;
+/// jsonrpsee's HTTP service, with the cache around each call, the time
+/// budget within it, and parameter errors told in their message innermost.
+type Service = TowerService<
+    Stack<param_errors::ParamErrorsLayer, Stack<budget::BudgetLayer, Stack<cache::CacheLayer, Identity>>>,
+    Identity,
+>;
 
 /// jsonrpsee's HTTP service for each chain of the gateway.
 pub(crate) struct RpcServices {
@@ -826,7 +914,10 @@ impl RpcServices {
                 let service = Server::builder()
                     .set_config(config.clone())
                     .set_rpc_middleware(
-                        RpcServiceBuilder::new().layer(cache).layer(budget::BudgetLayer::new(evm_timeout)),
+                        RpcServiceBuilder::new()
+                            .layer(cache)
+                            .layer(budget::BudgetLayer::new(evm_timeout))
+                            .layer(param_errors::ParamErrorsLayer),
                     )
                     .to_service_builder()
                     .max_connections(u32::MAX)

@@ -4,10 +4,32 @@
 
 use std::future::Future;
 
-use w3api_types::Chain;
 use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, Transaction};
+use w3api_types::{Bytes, Chain};
 
 use crate::{BlockRef, FeeSuggestion, Head, LogQuery, SourceError};
+
+/// What `debug_getRaw*` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Raw {
+    /// A block's header, RLP.
+    Header(BlockRef),
+    /// A whole block, RLP: header, transactions, ommers, withdrawals.
+    Block(BlockRef),
+    /// Each receipt of a block, EIP-2718.
+    Receipts(BlockRef),
+    /// An included transaction, EIP-2718.
+    Transaction(Hash32),
+}
+
+/// The encoding [`Raw`] asks for: one value, or one a receipt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RawEncoding {
+    /// A header, a block or a transaction.
+    One(Bytes),
+    /// A block's receipts.
+    Each(Vec<Bytes>),
+}
 
 /// The blocks of a source's chains, and what is in them.
 pub trait Blocks: Send + Sync {
@@ -78,6 +100,15 @@ pub trait Blocks: Send + Sync {
 
     /// The receipt of an included transaction.
     fn receipt(&self, chain: Chain, hash: Hash32) -> impl Future<Output = Result<Option<Receipt>, SourceError>> + Send;
+
+    /// A block's header, whole block or receipts, or an included
+    /// transaction, as consensus encodes them (`debug_getRaw*`); `None`
+    /// when the block or the transaction does not exist. Refused with
+    /// [`SourceError::NotExecuted`] unless the source takes it.
+    fn raw(&self, chain: Chain, raw: Raw) -> impl Future<Output = Result<Option<RawEncoding>, SourceError>> + Send {
+        let _ = (chain, raw);
+        crate::not_executed()
+    }
 
     /// Included transactions with their receipts, in the order of
     /// `hashes`; `None` for one the source has no receipt of (unknown, or

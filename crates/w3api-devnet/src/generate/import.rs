@@ -37,6 +37,8 @@ pub(crate) struct Imported {
     pub(crate) receipt_roots: Vec<B256>,
     /// Each block's withdrawals, where it has any.
     pub(crate) withdrawals: BTreeMap<u64, Vec<Withdrawal>>,
+    /// Each block's ommers (uncles), where it has any: before the merge.
+    pub(crate) ommers: BTreeMap<u64, Vec<alloy_consensus::Header>>,
 }
 
 impl ChainData {
@@ -50,6 +52,12 @@ impl ChainData {
     /// The withdrawals of block `number`.
     pub(crate) fn withdrawals_of(&self, number: u64) -> &[Withdrawal] {
         let imported = self.imported.as_ref().and_then(|imported| imported.withdrawals.get(&number));
+        imported.map_or(&[], Vec::as_slice)
+    }
+
+    /// The ommers (uncles) of block `number`.
+    pub(crate) fn ommers_of(&self, number: u64) -> &[alloy_consensus::Header] {
+        let imported = self.imported.as_ref().and_then(|imported| imported.ommers.get(&number));
         imported.map_or(&[], Vec::as_slice)
     }
 
@@ -86,6 +94,7 @@ pub(crate) fn import(
     let mut records = Vec::with_capacity(blocks.len());
     let mut receipt_roots = Vec::new();
     let mut withdrawals = BTreeMap::new();
+    let mut ommers = BTreeMap::new();
     let mut transactions = Vec::new();
     let mut parent = genesis_header;
     for block in blocks {
@@ -97,6 +106,9 @@ pub(crate) fn import(
             },
             _ => None,
         }));
+        if !block.body.ommers.is_empty() {
+            ommers.insert(block.header.number, block.body.ommers.clone());
+        }
         if let Some(list) = block.body.withdrawals.as_ref().filter(|list| !list.is_empty()) {
             withdrawals.insert(block.header.number, list.to_vec());
         }
@@ -127,7 +139,7 @@ pub(crate) fn import(
     data.logs = logs;
     data.indexes.prices = data.build_price_index();
     let head = data.latest();
-    data.imported = Some(Arc::new(Imported { forks, head, receipt_roots, withdrawals }));
+    data.imported = Some(Arc::new(Imported { forks, head, receipt_roots, withdrawals, ommers }));
     Ok(data)
 }
 

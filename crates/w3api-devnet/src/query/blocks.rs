@@ -72,7 +72,7 @@ impl ChainData {
             total_difficulty: None,
             transactions,
             transactions_root: header.transactions_root,
-            uncles: Vec::new(),
+            uncles: self.ommers_of(header.number).iter().map(alloy_consensus::Header::hash_slow).collect(),
             // From Shanghai on: a genesis from before it has none.
             withdrawals: header.withdrawals_root.map(|_| self.rpc_withdrawals(header.number)),
             withdrawals_root: header.withdrawals_root,

@@ -8,6 +8,7 @@ pub(crate) mod nfts;
 pub(crate) mod node;
 pub(crate) mod parity_traces;
 pub(crate) mod prices;
+pub(crate) mod raw;
 pub(crate) mod sales;
 mod sending;
 pub(crate) mod traces;

@@ -234,12 +234,12 @@ fn bloom_may_match(bloom: &Bloom, filter: &LogFilter) -> bool {
     let address = match &filter.address {
         None => true,
         Some(AddressFilter::One(address)) => has(address.as_slice()),
-        Some(AddressFilter::AnyOf(list)) => list.iter().any(|a| has(a.as_slice())),
+        Some(AddressFilter::AnyOf(list)) => list.is_empty() || list.iter().any(|a| has(a.as_slice())),
     };
     address
         && filter.topics.iter().flatten().all(|topic| match topic {
             TopicFilter::Any => true,
             TopicFilter::One(topic) => has(topic.as_slice()),
-            TopicFilter::AnyOf(list) => list.iter().any(|t| has(t.as_slice())),
+            TopicFilter::AnyOf(list) => list.is_empty() || list.iter().any(|t| has(t.as_slice())),
         })
 }

@@ -5,11 +5,11 @@
 //! that a client reading the gateway and the wallet answers sees one chain.
 //! Block hashes are the node's to resolve.
 
-use alloy_primitives::{B256, U64, U256};
+use alloy_primitives::{B256, Bytes, U64, U256};
 use futures::future::try_join_all;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use w3api_source::{BlockRef, FINALIZED_DEPTH, FeeSuggestion, LogQuery, SAFE_DEPTH, SourceError};
+use w3api_source::{BlockRef, FINALIZED_DEPTH, FeeSuggestion, LogQuery, Raw, RawEncoding, SAFE_DEPTH, SourceError};
 use w3api_types::Address;
 use w3api_types::rpc::{Block, BlockNumberOrTag, BlockTransactions, FeeHistory, Log, LogFilter, Receipt, Transaction};
 
@@ -246,5 +246,31 @@ pub(super) async fn fee_suggestion(followed: &Followed) -> Result<FeeSuggestion,
     Ok(FeeSuggestion {
         next_base_fee: history.base_fee_per_gas.last().copied().unwrap_or(0),
         tip: u128::try_from(tip).unwrap_or(u128::MAX),
+    })
+}
+
+/// `debug_getRaw*` passed to the node, with a block resolved in the
+/// gateway's view; a block the view does not hold is none.
+pub(super) async fn raw(followed: &Followed, raw: Raw) -> Result<Option<RawEncoding>, SourceError> {
+    let at = |block: BlockRef| async move { block_number(followed, block).await };
+    let one = |found: Option<Bytes>| found.map(RawEncoding::One);
+    Ok(match raw {
+        Raw::Header(block) => match at(block).await? {
+            Some(number) => one(request(followed, "debug_getRawHeader", json!([format!("{number:#x}")])).await?),
+            None => None,
+        },
+        Raw::Block(block) => match at(block).await? {
+            Some(number) => one(request(followed, "debug_getRawBlock", json!([format!("{number:#x}")])).await?),
+            None => None,
+        },
+        Raw::Receipts(block) => match at(block).await? {
+            Some(number) => {
+                let each: Option<Vec<Bytes>> =
+                    request(followed, "debug_getRawReceipts", json!([format!("{number:#x}")])).await?;
+                each.map(RawEncoding::Each)
+            }
+            None => None,
+        },
+        Raw::Transaction(hash) => one(request(followed, "debug_getRawTransaction", json!([hash])).await?),
     })
 }

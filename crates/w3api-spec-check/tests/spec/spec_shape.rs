@@ -463,6 +463,10 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "ots_getBlockTransactions",
         "ots_getTransactionBySenderAndNonce",
         "ots_getContractCreator",
+        "debug_getRawHeader",
+        "debug_getRawBlock",
+        "debug_getRawReceipts",
+        "debug_getRawTransaction",
     ]);
     let others = BTreeSet::from([
         "eth_getTokenPrice",
@@ -480,6 +484,8 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_getTransactionCount",
         "eth_gasPrice",
         "eth_maxPriorityFeePerGas",
+        "eth_baseFee",
+        "eth_blobBaseFee",
         "eth_feeHistory",
         "eth_call",
         "eth_estimateGas",
@@ -487,6 +493,7 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_getCode",
         "eth_getStorageAt",
         "eth_getProof",
+        "eth_getStorageValues",
         "eth_sendRawTransaction",
         "eth_newFilter",
         "eth_newBlockFilter",

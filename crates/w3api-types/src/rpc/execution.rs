@@ -142,6 +142,21 @@ impl<'de> Deserialize<'de> for StateOverrides {
     }
 }
 
+/// `eth_getStorageValues`' request: account to the slots to read of it.
+#[serde_as]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(transparent)]
+pub struct StorageRequests(#[serde_as(as = "BTreeMap<Hex, serde_with::Same>")] pub BTreeMap<Address, Vec<StorageKey>>);
+
+/// `eth_getStorageValues`' answer: account to the values of the slots asked
+/// for, in the order asked.
+#[serde_as]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(transparent)]
+pub struct StorageValues(#[serde_as(as = "BTreeMap<Hex, Vec<Hex>>")] pub BTreeMap<Address, Vec<B256>>);
+
 /// `eth_createAccessList`: the accounts and slots a transaction touches,
 /// and the gas it uses with them declared.
 #[serde_as]

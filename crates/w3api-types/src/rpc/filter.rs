@@ -66,7 +66,8 @@ impl AddressFilter {
     pub fn matches(&self, address: &Address) -> bool {
         match self {
             AddressFilter::One(one) => one == address,
-            AddressFilter::AnyOf(any) => any.contains(address),
+            // An empty list names no condition, as geth reads it.
+            AddressFilter::AnyOf(any) => any.is_empty() || any.contains(address),
         }
     }
 }
@@ -77,6 +78,8 @@ impl TopicFilter {
         match self {
             TopicFilter::Any => true,
             TopicFilter::One(one) => topic == Some(one),
+            // An empty list is a wildcard, as geth reads it.
+            TopicFilter::AnyOf(any) if any.is_empty() => true,
             TopicFilter::AnyOf(any) => topic.is_some_and(|t| any.contains(t)),
         }
     }
@@ -85,8 +88,12 @@ impl TopicFilter {
 impl LogFilter {
     /// Whether a log with this address and these topics passes the address
     /// and topic conditions (the block range is the caller's).
+    /// As geth, a log has at least as many topics as the filter has
+    /// positions, wildcards included.
     pub fn matches(&self, address: &Address, topics: &[B256]) -> bool {
+        let positions = self.topics.as_ref().map_or(0, Vec::len);
         self.address.as_ref().is_none_or(|filter| filter.matches(address))
+            && topics.len() >= positions
             && self.topics.iter().flatten().enumerate().all(|(position, filter)| filter.matches(topics.get(position)))
     }
 }

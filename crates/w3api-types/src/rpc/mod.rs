@@ -29,7 +29,7 @@ pub use cheat::{
 };
 pub use execution::{
     AccessListResult, AccountOverride, AccountProof, FilterChanges, FilterId, StateOverrides, StorageKey, StorageProof,
-    TransactionRequest, TypedData,
+    StorageRequests, StorageValues, TransactionRequest, TypedData,
 };
 pub use filter::{AddressFilter, LogFilter, TopicFilter};
 pub use node::{BlockCount, FeeHistory, SyncProgress, SyncingStatus, Uint64};
