@@ -126,7 +126,18 @@ pub(crate) fn context<D: DatabaseRef>(
     block: &BlockSpec,
     checks: Checks,
 ) -> Context<BlockEnv, TxEnv, CfgEnv, WrapDatabaseRef<D>> {
-    Context::mainnet().with_ref_db(state).with_cfg(config(chain_id, checks)).with_block(block.env())
+    Context::mainnet().with_ref_db(state).with_cfg(config(chain_id, checks)).with_block(block_env(block, checks))
+}
+
+/// What a transaction run with `checks` sees of `block`: as geth runs a
+/// call that names no price, BASEFEE reads 0 in it, the base fee it does
+/// not pay.
+pub(crate) fn block_env(block: &BlockSpec, checks: Checks) -> BlockEnv {
+    let mut env = block.env();
+    if checks == (Checks::Call { priced: false }) {
+        env.basefee = 0;
+    }
+    env
 }
 
 /// Runs `tx` as [`transact`] does, asking `stop` as it goes (see

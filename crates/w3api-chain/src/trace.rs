@@ -192,7 +192,7 @@ impl<D: DatabaseRef> Replay<D> {
         let context = Context::mainnet()
             .with_db(&mut self.state)
             .with_cfg(config(self.chain_id, checks))
-            .with_block(self.block.env());
+            .with_block(crate::evm::block_env(&self.block, checks));
         let mut pair = (watch, inspector);
         let run = context.build_mainnet_with_inspector(&mut pair).inspect_tx(tx);
         let watch = &pair.0;
