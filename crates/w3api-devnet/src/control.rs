@@ -277,6 +277,7 @@ impl w3api_source::Signing for Devnet {
     }
 
     async fn send_transaction(&self, chain: Chain, request: TransactionRequest) -> Result<Hash32, SourceError> {
+        crate::query::sending::check_sendable(&request)?;
         // Estimated before the chain is taken, as any call runs: an estimate
         // may run for long, and nothing waits behind it.
         let gas = match request.gas {

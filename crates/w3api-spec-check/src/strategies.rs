@@ -903,13 +903,18 @@ pub fn transaction_request() -> impl Strategy<Value = TransactionRequest> {
     let fees = (maybe(any::<u128>()), maybe(any::<u128>()), maybe(any::<u128>()), maybe(any::<u128>()));
     let body =
         (maybe(0u8..=4), maybe(any::<u64>()), maybe(u256()), maybe(bytes()), maybe(bytes()), maybe(any::<u64>()));
-    let lists = (maybe(any::<u64>()), maybe(vec(access_list_item(), 0..2)), maybe(vec(b256(), 0..2)));
+    let lists = (
+        maybe(any::<u64>()),
+        maybe(vec(access_list_item(), 0..2)),
+        maybe(vec(b256(), 0..2)),
+        maybe(vec(authorization(), 0..2)),
+    );
     (addresses, fees, body, lists).prop_map(
         |(
             (from, to),
             (gas_price, max_fee_per_gas, max_priority_fee_per_gas, max_fee_per_blob_gas),
             (tx_type, gas, value, input, data, nonce),
-            (chain_id, access_list, blob_versioned_hashes),
+            (chain_id, access_list, blob_versioned_hashes, authorization_list),
         )| TransactionRequest {
             tx_type,
             from,
@@ -926,6 +931,7 @@ pub fn transaction_request() -> impl Strategy<Value = TransactionRequest> {
             chain_id,
             access_list,
             blob_versioned_hashes,
+            authorization_list,
         },
     )
 }

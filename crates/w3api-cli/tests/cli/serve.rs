@@ -149,7 +149,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 118] = [
+const CURL_PAGE_ANSWERS: [Answer; 125] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -224,6 +224,8 @@ const CURL_PAGE_ANSWERS: [Answer; 118] = [
     Answer::Rpc("eth_getTransactionCount"),
     Answer::Rpc("eth_gasPrice"),
     Answer::Rpc("eth_maxPriorityFeePerGas"),
+    Answer::Rpc(method::ETH_BASE_FEE),
+    Answer::Rpc(method::ETH_BLOB_BASE_FEE),
     Answer::Rpc("eth_feeHistory"),
     Answer::Rpc(method::ETH_CALL),
     Answer::Rpc(method::ETH_ESTIMATE_GAS),
@@ -231,6 +233,7 @@ const CURL_PAGE_ANSWERS: [Answer; 118] = [
     Answer::Rpc(method::ETH_GET_CODE),
     Answer::Rpc(method::ETH_GET_STORAGE_AT),
     Answer::Rpc(method::ETH_GET_PROOF),
+    Answer::Rpc(method::ETH_GET_STORAGE_VALUES),
     Answer::Rpc(method::ETH_SEND_RAW_TRANSACTION),
     Answer::Rpc(method::ETH_NEW_FILTER),
     Answer::Rpc(method::ETH_NEW_BLOCK_FILTER),
@@ -251,6 +254,10 @@ const CURL_PAGE_ANSWERS: [Answer; 118] = [
     Answer::Rpc(method::DEBUG_TRACE_BLOCK_BY_NUMBER),
     Answer::Rpc(method::DEBUG_TRACE_CALL),
     Answer::Rpc(method::DEBUG_TRACE_BLOCK_BY_HASH),
+    Answer::Rpc(method::DEBUG_GET_RAW_HEADER),
+    Answer::Rpc(method::DEBUG_GET_RAW_BLOCK),
+    Answer::Rpc(method::DEBUG_GET_RAW_RECEIPTS),
+    Answer::Rpc(method::DEBUG_GET_RAW_TRANSACTION),
     Answer::Rpc(method::TRACE_TRANSACTION),
     Answer::Rpc(method::TRACE_BLOCK),
     Answer::Rpc(method::TRACE_FILTER),

@@ -8,9 +8,10 @@
 //! transaction's outcome and is not repeated.
 
 use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, Transaction, TxEip1559, TxEnvelope, TxLegacy, TxType};
-use alloy_primitives::{Address, Bytes, TxKind, U256};
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
+use w3api_chain::revm::context_interface::either::Either;
 use w3api_chain::revm::state::EvmState;
 use w3api_chain::{BlockSpec, Checks, InnerTransfer, describe};
 use w3api_ledger::{Asset, Holder, Place, events};
@@ -276,6 +277,12 @@ pub(crate) fn signed_tx_env(envelope: &TxEnvelope, sender: Address) -> TxEnv {
         nonce: envelope.nonce(),
         chain_id: envelope.chain_id(),
         access_list: envelope.access_list().cloned().unwrap_or_default(),
+        blob_hashes: envelope.blob_versioned_hashes().map(<[B256]>::to_vec).unwrap_or_default(),
+        max_fee_per_blob_gas: envelope.max_fee_per_blob_gas().unwrap_or_default(),
+        authorization_list: envelope
+            .authorization_list()
+            .map(|list| list.iter().cloned().map(Either::Left).collect())
+            .unwrap_or_default(),
         ..TxEnv::default()
     }
 }

@@ -5,18 +5,20 @@
 
 use std::time::Duration;
 
+use alloy_eips::eip7702::SignedAuthorization;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use alloy_sol_types::{Panic, Revert, SolError};
 use w3api_chain::revm::DatabaseRef;
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, HaltReason, OutOfGasError};
 use w3api_chain::revm::context::transaction::{AccessList, AccessListItem as EvmAccessListItem};
+use w3api_chain::revm::context_interface::either::Either;
 use w3api_chain::trace::{Traced, Tracer, Untraced};
 use w3api_chain::{AccountOverride, BlockSpec, Checks, Outcome, Overrides, Refused, Unfinished, describe};
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::rpc::{
-    AccessListItem, AccessListResult, AccountProof, BlockOverrides, StateOverrides, StorageKey, StorageProof,
-    TransactionRequest,
+    AccessListItem, AccessListResult, AccountProof, Authorization, BlockOverrides, StateOverrides, StorageKey,
+    StorageProof, TransactionRequest,
 };
 
 use super::traces;
@@ -150,15 +152,19 @@ impl ChainData {
                 "both gasPrice and maxFeePerGas or maxPriorityFeePerGas are given; send one kind".into(),
             ));
         }
-        if request.blob_versioned_hashes.as_ref().is_some_and(|h| !h.is_empty()) {
-            return Err(invalid("blob transactions are not executed on the devnet".into()));
-        }
         let from = request.from.unwrap_or_default();
         let dynamic = request.max_fee_per_gas.is_some() || request.max_priority_fee_per_gas.is_some();
-        let tx_type = request.tx_type.unwrap_or(match (dynamic, &request.access_list) {
-            (true, _) => 2,
-            (false, Some(_)) => 1,
-            (false, None) => 0,
+        let blobs = request.blob_versioned_hashes.clone().unwrap_or_default();
+        let tx_type = request.tx_type.unwrap_or(if request.authorization_list.is_some() {
+            4
+        } else if !blobs.is_empty() {
+            3
+        } else {
+            match (dynamic, &request.access_list) {
+                (true, _) => 2,
+                (false, Some(_)) => 1,
+                (false, None) => 0,
+            }
         });
         let priority = request.max_priority_fee_per_gas.unwrap_or_default();
         let tx = TxEnv {
@@ -173,7 +179,14 @@ impl ChainData {
             nonce: request.nonce.unwrap_or_else(|| self.state.archive().account(from, number).nonce),
             chain_id: Some(chain_id),
             access_list: request.access_list.as_deref().map(evm_access_list).unwrap_or_default(),
-            ..TxEnv::default()
+            blob_hashes: blobs,
+            max_fee_per_blob_gas: request.max_fee_per_blob_gas.unwrap_or_default(),
+            authorization_list: request
+                .authorization_list
+                .iter()
+                .flatten()
+                .map(|authorization| Either::Left(signed_authorization(authorization)))
+                .collect(),
         };
         let priced = request.gas_price.is_some() || request.max_fee_per_gas.is_some();
         Ok((tx, Checks::Call { priced }))
@@ -420,4 +433,14 @@ fn evm_overrides(overrides: &StateOverrides) -> Result<Overrides, SourceError> {
             Ok((*address, account))
         })
         .collect()
+}
+
+/// An authorization of a request (EIP-7702) as alloy signs and revm applies it.
+pub(crate) fn signed_authorization(authorization: &Authorization) -> SignedAuthorization {
+    let unsigned = alloy_eips::eip7702::Authorization {
+        chain_id: authorization.chain_id,
+        address: authorization.address,
+        nonce: authorization.nonce,
+    };
+    SignedAuthorization::new_unchecked(unsigned, authorization.y_parity, authorization.r, authorization.s)
 }

@@ -10,7 +10,7 @@ pub(crate) mod parity_traces;
 pub(crate) mod prices;
 pub(crate) mod raw;
 pub(crate) mod sales;
-mod sending;
+pub(crate) mod sending;
 pub(crate) mod traces;
 mod view;
 pub(crate) mod wallet_tokens;

@@ -2,18 +2,35 @@
 //! request leaves out is filled in as Anvil fills it, then it is signed
 //! with the account's key and sent as any signed transaction is.
 
-use alloy_consensus::{SignableTransaction, TxEip1559, TxEip2930, TxEnvelope, TxLegacy, TypedTransaction};
+use alloy_consensus::{SignableTransaction, TxEip1559, TxEip2930, TxEip7702, TxEnvelope, TxLegacy, TypedTransaction};
 use alloy_primitives::{Signature, TxKind, U256};
 use alloy_signer::SignerSync;
 use w3api_source::SourceError;
 use w3api_types::rpc::TransactionRequest;
 
-use super::execution::{evm_access_list, input_of};
+use super::execution::{evm_access_list, input_of, signed_authorization};
 use crate::dev_accounts::dev_signer;
 use crate::generate::{ChainData, SignedTransaction};
 
 fn invalid(message: String) -> SourceError {
     SourceError::InvalidRequest(message)
+}
+
+/// Refuses what `eth_sendTransaction` cannot sign, before anything runs:
+/// a blob transaction, whose blobs a request does not carry, and a
+/// set-code transaction priced as a legacy one.
+pub(crate) fn check_sendable(request: &TransactionRequest) -> Result<(), SourceError> {
+    if request.blob_versioned_hashes.as_ref().is_some_and(|hashes| !hashes.is_empty()) {
+        return Err(invalid(
+            "blobVersionedHashes: eth_sendTransaction does not send blob transactions, whose blobs it has not; sign one \
+             with its sidecar and send it with eth_sendRawTransaction"
+                .into(),
+        ));
+    }
+    if request.authorization_list.is_some() && request.gas_price.is_some() {
+        return Err(invalid("authorizationList with gasPrice: a set-code transaction pays by maxFeePerGas".into()));
+    }
+    Ok(())
 }
 
 impl ChainData {
@@ -39,7 +56,11 @@ impl ChainData {
             TypedTransaction::Legacy(tx) => tx.into_signed(signature).into(),
             TypedTransaction::Eip2930(tx) => tx.into_signed(signature).into(),
             TypedTransaction::Eip1559(tx) => tx.into_signed(signature).into(),
-            other => return Err(invalid(format!("transaction type {} is not sent by the devnet", other.tx_type()))),
+            TypedTransaction::Eip7702(tx) => tx.into_signed(signature).into(),
+            // `fill` makes none: blobs come with their sender's sidecar.
+            TypedTransaction::Eip4844(_) => {
+                return Err(invalid("blob transactions are sent signed, with eth_sendRawTransaction".into()));
+            }
         };
         Ok(SignedTransaction { envelope, sender: from, impersonated })
     }
@@ -55,6 +76,7 @@ impl ChainData {
         let to = request.to.map_or(TxKind::Create, TxKind::Call);
         let value = request.value.unwrap_or_default();
         let fees = self.fee_suggestion();
+        check_sendable(request)?;
         if let Some(gas_price) = request.gas_price {
             if request.max_fee_per_gas.is_some() || request.max_priority_fee_per_gas.is_some() {
                 return Err(invalid(
@@ -85,6 +107,23 @@ impl ChainData {
         }
         let max_priority_fee_per_gas = request.max_priority_fee_per_gas.unwrap_or(fees.tip);
         let max_fee_per_gas = request.max_fee_per_gas.unwrap_or(fees.next_base_fee * 2 + max_priority_fee_per_gas);
+        if let Some(list) = &request.authorization_list {
+            let to = request
+                .to
+                .ok_or_else(|| invalid("to: a set-code transaction calls an account; it creates none".into()))?;
+            return Ok(TypedTransaction::Eip7702(TxEip7702 {
+                chain_id,
+                nonce,
+                gas_limit,
+                max_fee_per_gas,
+                max_priority_fee_per_gas,
+                to,
+                value,
+                access_list: evm_access_list(request.access_list.as_deref().unwrap_or_default()),
+                authorization_list: list.iter().map(signed_authorization).collect(),
+                input,
+            }));
+        }
         Ok(TypedTransaction::Eip1559(TxEip1559 {
             chain_id,
             nonce,

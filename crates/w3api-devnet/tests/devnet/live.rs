@@ -181,3 +181,45 @@ async fn time_moves_as_the_cheat_methods_say() {
     assert_eq!(data.day_before(generated), generated.checked_sub(w3api_devnet::BLOCKS_PER_DAY));
     assert!(data.price(Asset::WRAPPED, day_later, PriceFilter::default()).is_some());
 }
+
+/// A dev account sends a set-code transaction (EIP-7702) as Anvil does:
+/// the account that signed the authorization takes the delegate's code.
+#[tokio::test]
+async fn a_dev_account_sends_a_set_code_transaction_and_the_signer_is_delegated() {
+    use alloy_signer::SignerSync;
+    let devnet = tiny();
+    let (sender, authority) = (&w3api_devnet::dev_signers()[0], &w3api_devnet::dev_signers()[1]);
+    let delegate = Address::repeat_byte(0x7d);
+    let chain_id = U256::from(Chain::Eth.id().unwrap());
+    let nonce = devnet.transaction_count(Chain::Eth, authority.address(), BlockRef::Latest).await.unwrap();
+    let unsigned = alloy_eips::eip7702::Authorization { chain_id, address: delegate, nonce };
+    let signature = authority.sign_hash_sync(&unsigned.signature_hash()).unwrap();
+    let authorization = w3api_types::rpc::Authorization {
+        chain_id,
+        address: delegate,
+        nonce,
+        y_parity: u8::from(signature.v()),
+        r: signature.r(),
+        s: signature.s(),
+    };
+    let send = w3api_types::rpc::TransactionRequest {
+        from: Some(sender.address()),
+        to: Some(Address::repeat_byte(0x5e)),
+        authorization_list: Some(vec![authorization.clone()]),
+        ..Default::default()
+    };
+    let hash = Signing::send_transaction(&devnet, Chain::Eth, send).await.unwrap();
+    let mined = devnet.transaction_by_hash(Chain::Eth, hash).await.unwrap().unwrap();
+    assert_eq!((mined.tx_type, mined.authorization_list), (4, Some(vec![authorization])));
+    let code = devnet.code(Chain::Eth, authority.address(), BlockRef::Latest).await.unwrap();
+    assert_eq!(code.as_ref(), [&[0xef, 0x01, 0x00][..], delegate.as_slice()].concat(), "EIP-7702's delegation");
+    // Blob transactions come signed, with their sidecar.
+    let blob = w3api_types::rpc::TransactionRequest {
+        from: Some(sender.address()),
+        to: Some(Address::repeat_byte(0x5e)),
+        blob_versioned_hashes: Some(vec![alloy_primitives::B256::repeat_byte(1)]),
+        ..Default::default()
+    };
+    let refused = Signing::send_transaction(&devnet, Chain::Eth, blob).await.unwrap_err();
+    assert!(refused.to_string().contains("eth_sendRawTransaction"), "{refused}");
+}

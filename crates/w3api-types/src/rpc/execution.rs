@@ -80,6 +80,9 @@ pub struct TransactionRequest {
     #[serde_as(as = "Option<Vec<Hex>>")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blob_versioned_hashes: Option<Vec<B256>>,
+    /// Authorizations of a set-code transaction (EIP-7702).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization_list: Option<Vec<super::Authorization>>,
 }
 
 /// State to assume for one account during an `eth_call` or
