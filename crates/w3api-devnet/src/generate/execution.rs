@@ -283,7 +283,6 @@ pub(crate) fn signed_tx_env(envelope: &TxEnvelope, sender: Address) -> TxEnv {
             .authorization_list()
             .map(|list| list.iter().cloned().map(Either::Left).collect())
             .unwrap_or_default(),
-        ..TxEnv::default()
     }
 }
 
