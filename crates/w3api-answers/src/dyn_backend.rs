@@ -25,9 +25,10 @@ use w3api_source::{
     WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, FeeHistory, FilterChanges, FilterId,
-    GethTrace, Hash32, LocalizedTrace, Log, LogFilter, Receipt, StateOverrides, StorageKey, SyncingStatus, TokenPrice,
-    TraceConfig, TraceFilter, TraceResults, TraceType, Transaction, TransactionRequest, TxpoolContent, TypedData,
+    AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, EthConfig, FeeHistory, FilterChanges,
+    FilterId, GethTrace, Hash32, LocalizedTrace, Log, LogFilter, Receipt, StateOverrides, StorageKey, SyncingStatus,
+    TokenPrice, TraceConfig, TraceFilter, TraceResults, TraceType, Transaction, TransactionRequest, TxpoolContent,
+    TypedData,
 };
 use w3api_types::{Address, Chain, SyncStatus, U256};
 
@@ -121,6 +122,7 @@ erased! {
         async transaction_by_hash(chain: Chain, hash: Hash32) -> Option<Transaction>;
         async receipt(chain: Chain, hash: Hash32) -> Option<Receipt>;
         async raw(chain: Chain, raw: Raw) -> Option<RawEncoding>;
+        async chain_config(chain: Chain) -> EthConfig;
         async transactions_with_receipts(chain: Chain, hashes: Vec<Hash32>) -> Vec<Option<(Transaction, Receipt)>>;
         async block_receipts(chain: Chain, block: BlockRef) -> Option<Vec<Receipt>>;
         async logs(query: LogQuery) -> Vec<Log>;

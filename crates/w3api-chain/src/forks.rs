@@ -3,12 +3,14 @@
 //! alloy-evm's block executor asks of a chain spec (system calls from
 //! Cancun and Prague, pre-merge rewards, deposit requests).
 
+use alloy_eip2124::ForkHash;
 use alloy_eips::eip7840::BlobParams;
 use alloy_eips::eip7892::BlobScheduleBlobParams;
 use alloy_evm::eth::spec::EthExecutorSpec;
 use alloy_genesis::ChainConfig;
 use alloy_hardforks::{EthereumChainHardforks, EthereumHardfork, EthereumHardforks, ForkCondition};
-use alloy_primitives::Address;
+use alloy_primitives::{Address, B256};
+use revm::precompile::{PrecompileSpecId, Precompiles};
 use revm::primitives::hardfork::SpecId;
 
 /// The forks of one chain, by block number (to Gray Glacier), the merge,
@@ -16,6 +18,8 @@ use revm::primitives::hardfork::SpecId;
 #[derive(Clone, Debug)]
 pub struct Forks {
     chain_id: u64,
+    /// Each fork and when it comes, Frontier first.
+    schedule: Vec<(EthereumHardfork, ForkCondition)>,
     hardforks: EthereumChainHardforks,
     deposit_contract: Option<Address>,
     blobs: BlobScheduleBlobParams,
@@ -58,7 +62,9 @@ impl Forks {
         forks.extend(by_block.into_iter().filter_map(|(fork, at)| Some((fork, ForkCondition::Block(at?)))));
         let merge = config.merge_netsplit_block.or(merged_at);
         if let (Some(total_difficulty), Some(activation_block_number)) = (config.terminal_total_difficulty, merge) {
-            let condition = ForkCondition::TTD { activation_block_number, fork_block: None, total_difficulty };
+            // A merge block the config names counts in the fork id (EIP-2124), as geth counts it.
+            let fork_block = config.merge_netsplit_block;
+            let condition = ForkCondition::TTD { activation_block_number, fork_block, total_difficulty };
             forks.push((Fork::Paris, condition));
         } else if config.terminal_total_difficulty_passed
             || config.terminal_total_difficulty == Some(Default::default())
@@ -68,7 +74,8 @@ impl Forks {
         forks.extend(by_time.into_iter().filter_map(|(fork, at)| Some((fork, ForkCondition::Timestamp(at?)))));
         Forks {
             chain_id: config.chain_id,
-            hardforks: EthereumChainHardforks::new(forks),
+            hardforks: EthereumChainHardforks::new(forks.clone()),
+            schedule: forks,
             deposit_contract: config.deposit_contract_address,
             blobs: config.blob_schedule_blob_params(),
         }
@@ -77,6 +84,106 @@ impl Forks {
     /// The chain's id.
     pub fn chain_id(&self) -> u64 {
         self.chain_id
+    }
+
+    /// The rules the devnet's own chains follow: Prague from their genesis.
+    pub fn devnet(chain_id: u64) -> Forks {
+        let mut config = ChainConfig { chain_id, ..ChainConfig::default() };
+        for block in [
+            &mut config.homestead_block,
+            &mut config.eip150_block,
+            &mut config.eip155_block,
+            &mut config.eip158_block,
+            &mut config.byzantium_block,
+            &mut config.constantinople_block,
+            &mut config.petersburg_block,
+            &mut config.istanbul_block,
+            &mut config.berlin_block,
+            &mut config.london_block,
+            &mut config.merge_netsplit_block,
+        ] {
+            *block = Some(0);
+        }
+        config.terminal_total_difficulty = Some(Default::default());
+        config.terminal_total_difficulty_passed = true;
+        (config.shanghai_time, config.cancun_time, config.prague_time) = (Some(0), Some(0), Some(0));
+        Forks::new(&config, None)
+    }
+
+    /// The forks scheduled by time as EIP-7910 lists them: the one in
+    /// force at `timestamp` (the last activated by block when none by time
+    /// is), the next one after it, and the last one scheduled. A chain's
+    /// fork ids start from its genesis's hash and timestamp.
+    pub fn schedule_at(&self, (genesis_hash, genesis_time): (B256, u64), timestamp: u64) -> Schedule {
+        let times = self.fork_times(genesis_time);
+        let current_time = times.iter().copied().filter(|time| *time <= timestamp).max().unwrap_or(0);
+        let point = |time: u64| self.fork_point(time, (genesis_hash, genesis_time));
+        let next = times.iter().copied().find(|time| *time > timestamp);
+        let last = times.iter().copied().max().filter(|time| *time > timestamp);
+        Schedule { current: point(current_time), next: next.map(point), last: last.map(point) }
+    }
+
+    /// When each fork scheduled by time after the genesis comes, in order.
+    fn fork_times(&self, genesis_time: u64) -> Vec<u64> {
+        let mut times: Vec<u64> = self
+            .schedule
+            .iter()
+            .filter_map(|(_, condition)| match condition {
+                ForkCondition::Timestamp(time) if *time > genesis_time => Some(*time),
+                _ => None,
+            })
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        times
+    }
+
+    /// The fork that takes effect at `time`: its rules at that time, after
+    /// every block-numbered fork.
+    fn fork_point(&self, time: u64, (genesis_hash, genesis_time): (B256, u64)) -> ForkPoint {
+        let mut blocks: Vec<u64> = self
+            .schedule
+            .iter()
+            .filter_map(|(_, condition)| match condition {
+                ForkCondition::Block(block) if *block > 0 => Some(*block),
+                ForkCondition::TTD { fork_block: Some(block), .. } if *block > 0 => Some(*block),
+                _ => None,
+            })
+            .collect();
+        blocks.sort_unstable();
+        blocks.dedup();
+        let mut fork_id = ForkHash::from(genesis_hash);
+        for passed in blocks.iter().chain(self.fork_times(genesis_time).iter().filter(|t| **t <= time)) {
+            fork_id += *passed;
+        }
+        // Its rules at that time, past every block-numbered fork.
+        let spec = self.spec_at(u64::MAX, time.max(genesis_time));
+        ForkPoint {
+            activation_time: time,
+            blobs: self.blob_params_at(time.max(genesis_time)),
+            fork_id: fork_id.0,
+            precompiles: precompiles_of(spec),
+            system_contracts: self.system_contracts_of(spec),
+        }
+    }
+
+    /// The system contracts blocks of `spec` call, by EIP-7910's names.
+    fn system_contracts_of(&self, spec: SpecId) -> Vec<(&'static str, Address)> {
+        let mut contracts = Vec::new();
+        if spec >= SpecId::CANCUN {
+            contracts.push(("BEACON_ROOTS_ADDRESS", alloy_eips::eip4788::BEACON_ROOTS_ADDRESS));
+        }
+        if spec >= SpecId::PRAGUE {
+            contracts.push(("HISTORY_STORAGE_ADDRESS", alloy_eips::eip2935::HISTORY_STORAGE_ADDRESS));
+            contracts.push((
+                "WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS",
+                alloy_eips::eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS,
+            ));
+            let consolidations = alloy_eips::eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS;
+            contracts.push(("CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS", consolidations));
+            contracts.push(("DEPOSIT_CONTRACT_ADDRESS", self.deposit_contract.unwrap_or_default()));
+        }
+        contracts
     }
 
     /// The EVM's rules for block `number` at `timestamp`.
@@ -98,6 +205,66 @@ impl Forks {
             None
         }
     }
+}
+
+/// EIP-7910's view of a chain's forks scheduled by time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// The fork in force.
+    pub current: ForkPoint,
+    /// The next one scheduled.
+    pub next: Option<ForkPoint>,
+    /// The last one scheduled, when it is after the current.
+    pub last: Option<ForkPoint>,
+}
+
+/// One fork as `eth_config` describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForkPoint {
+    /// When it takes effect; 0 at the genesis.
+    pub activation_time: u64,
+    /// Its blob parameters, from Cancun on.
+    pub blobs: Option<BlobParams>,
+    /// Its EIP-2124 fork id.
+    pub fork_id: [u8; 4],
+    /// Its precompiles, by name.
+    pub precompiles: Vec<(&'static str, Address)>,
+    /// The system contracts its blocks call, by name.
+    pub system_contracts: Vec<(&'static str, Address)>,
+}
+
+/// The precompiles of `spec`, by EIP-7910's names.
+fn precompiles_of(spec: SpecId) -> Vec<(&'static str, Address)> {
+    const NAMES: [(u16, &str); 18] = [
+        (0x01, "ECREC"),
+        (0x02, "SHA256"),
+        (0x03, "RIPEMD160"),
+        (0x04, "ID"),
+        (0x05, "MODEXP"),
+        (0x06, "BN254_ADD"),
+        (0x07, "BN254_MUL"),
+        (0x08, "BN254_PAIRING"),
+        (0x09, "BLAKE2F"),
+        (0x0a, "KZG_POINT_EVALUATION"),
+        (0x0b, "BLS12_G1ADD"),
+        (0x0c, "BLS12_G1MSM"),
+        (0x0d, "BLS12_G2ADD"),
+        (0x0e, "BLS12_G2MSM"),
+        (0x0f, "BLS12_PAIRING_CHECK"),
+        (0x10, "BLS12_MAP_FP_TO_G1"),
+        (0x11, "BLS12_MAP_FP2_TO_G2"),
+        (0x100, "P256VERIFY"),
+    ];
+    let active = Precompiles::new(PrecompileSpecId::from_spec_id(spec));
+    NAMES
+        .iter()
+        .map(|(low, name)| {
+            let mut bytes = [0u8; 20];
+            bytes[18..].copy_from_slice(&low.to_be_bytes());
+            (*name, Address::from(bytes))
+        })
+        .filter(|(_, address)| active.contains(address))
+        .collect()
 }
 
 impl EthereumHardforks for Forks {

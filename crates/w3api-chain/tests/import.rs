@@ -6,8 +6,8 @@
 // The library's own dependencies, named so that `unused_crate_dependencies`
 // keeps watching this suite's.
 use {
-    alloy_eips as _, alloy_evm as _, alloy_hardforks as _, alloy_rpc_types_trace as _, alloy_trie as _, revm as _,
-    revm_inspectors as _, thiserror as _, w3api_trie as _,
+    alloy_eip2124 as _, alloy_eips as _, alloy_evm as _, alloy_hardforks as _, alloy_rpc_types_trace as _,
+    alloy_trie as _, revm as _, revm_inspectors as _, thiserror as _, w3api_trie as _,
 };
 
 use alloy_consensus::Header;
@@ -117,4 +117,34 @@ fn a_file_that_is_not_rlp_blocks_is_refused_at_the_block_that_does_not_decode() 
         Err(ImportError::Decode { index: 1, .. }) => {}
         other => panic!("{other:?}"),
     }
+}
+
+/// `eth_config` of the suite's chain at its head is the one its
+/// `eth_config` test expects: BPO2 since 540, fork id 0xe272ecbe, Osaka's
+/// precompiles and Prague's system contracts; earlier, the forks to come.
+#[test]
+fn the_suites_chain_schedules_its_forks_as_eth_config_tells_them() {
+    let genesis = genesis();
+    let (_, genesis_header) = w3api_chain::genesis::start(&genesis);
+    let blocks = decode_chain(&chain_bytes()).unwrap();
+    let forks = forks_of(&genesis.config, &genesis_header, &blocks);
+    let origin = (genesis_header.hash_slow(), genesis_header.timestamp);
+    let head = blocks.last().unwrap().header.timestamp;
+    let schedule = forks.schedule_at(origin, head);
+    let current = &schedule.current;
+    assert_eq!((current.activation_time, current.fork_id), (540, [0xe2, 0x72, 0xec, 0xbe]));
+    let blobs = current.blobs.unwrap();
+    assert_eq!((blobs.target_blob_count, blobs.max_blob_count, blobs.update_fraction), (14, 21, 11_684_671));
+    assert_eq!(current.precompiles.len(), 18);
+    let p256 = "0x0000000000000000000000000000000000000100".parse::<Address>().unwrap();
+    assert!(current.precompiles.contains(&("P256VERIFY", p256)), "{:?}", current.precompiles);
+    assert_eq!(current.system_contracts.len(), 5);
+    assert_eq!((schedule.next, schedule.last), (None, None));
+    // At Osaka's time, BPO1 comes next and BPO2 last.
+    let earlier = forks.schedule_at(origin, 500);
+    assert_eq!(earlier.current.activation_time, 480);
+    assert_eq!(earlier.next.map(|fork| fork.activation_time), Some(510));
+    assert_eq!(earlier.last.as_ref().map(|fork| fork.activation_time), Some(540));
+    assert_eq!(earlier.last.unwrap().fork_id, current.fork_id, "the last fork's id is the head's");
+    assert!(!earlier.current.precompiles.is_empty() && earlier.current.fork_id != current.fork_id);
 }

@@ -335,6 +335,13 @@ The next block's base fee plus the suggested tip (eth_maxPriorityFeePerGas).
 Calls `eth_gasPrice`.*/
     #[method(name = "eth_gasPrice", param_kind = array)]
     async fn gas_price(&self) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Uint>;
+    /**The fork in force, and the next and last ones scheduled
+
+EIP-7910: the rules the newest block follows (its fork's activation time, blob parameters, EIP-2124 fork id, precompiles and system contracts), and the same for the next fork scheduled by time and the last one, null when there is none. The devnet's own chains follow Prague from their genesis; a chain imported with --init and --import follows its genesis's schedule. Node mode passes the method to the node; a node without it answers MethodNotSupported.
+
+Calls `eth_config`.*/
+    #[method(name = "eth_config", param_kind = array)]
+    async fn config(&self) -> jsonrpsee::core::RpcResult<w3api_types::rpc::EthConfig>;
     /**The base fee per gas of the next block
 
 What the block after the newest will burn per gas, by EIP-1559 from the newest block's base fee and gas (as the last base fee of eth_feeHistory gives it).
@@ -1188,6 +1195,8 @@ pub mod method {
     pub const ETH_GET_TRANSACTION_COUNT: &str = "eth_getTransactionCount";
     ///`eth_gasPrice`: A gas price for a legacy transaction
     pub const ETH_GAS_PRICE: &str = "eth_gasPrice";
+    ///`eth_config`: The fork in force, and the next and last ones scheduled
+    pub const ETH_CONFIG: &str = "eth_config";
     ///`eth_baseFee`: The base fee per gas of the next block
     pub const ETH_BASE_FEE: &str = "eth_baseFee";
     ///`eth_blobBaseFee`: The base fee per blob gas of the next block
@@ -1323,6 +1332,7 @@ pub mod method {
         ETH_GET_BALANCE,
         ETH_GET_TRANSACTION_COUNT,
         ETH_GAS_PRICE,
+        ETH_CONFIG,
         ETH_BASE_FEE,
         ETH_BLOB_BASE_FEE,
         ETH_GET_STORAGE_VALUES,
@@ -1963,6 +1973,14 @@ The next block's base fee plus the suggested tip (eth_maxPriorityFeePerGas).
 Calls `eth_gasPrice`.*/
     pub async fn gas_price(&self) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
         EthApiClient::gas_price(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**The fork in force, and the next and last ones scheduled
+
+EIP-7910: the rules the newest block follows (its fork's activation time, blob parameters, EIP-2124 fork id, precompiles and system contracts), and the same for the next fork scheduled by time and the last one, null when there is none. The devnet's own chains follow Prague from their genesis; a chain imported with --init and --import follows its genesis's schedule. Node mode passes the method to the node; a node without it answers MethodNotSupported.
+
+Calls `eth_config`.*/
+    pub async fn config(&self) -> Result<w3api_types::rpc::EthConfig, crate::RpcError> {
+        EthApiClient::config(self.transport()).await.map_err(|e| self.error(e))
     }
     /**The base fee per gas of the next block
 
@@ -3227,6 +3245,10 @@ impl crate::Batch<'_> {
     ///Adds a `eth_gasPrice` call to the batch; its result is read back with the returned handle.
     pub fn gas_price(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint> {
         self.push(method::ETH_GAS_PRICE, |_| { Ok(()) })
+    }
+    ///Adds a `eth_config` call to the batch; its result is read back with the returned handle.
+    pub fn config(&mut self) -> crate::BatchItem<w3api_types::rpc::EthConfig> {
+        self.push(method::ETH_CONFIG, |_| { Ok(()) })
     }
     ///Adds a `eth_baseFee` call to the batch; its result is read back with the returned handle.
     pub fn base_fee(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint> {

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 
-use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, Transaction};
+use w3api_types::rpc::{Block, EthConfig, FeeHistory, Hash32, Log, Receipt, SyncingStatus, Transaction};
 use w3api_types::{Bytes, Chain};
 
 use crate::{BlockRef, FeeSuggestion, Head, LogQuery, SourceError};
@@ -100,6 +100,14 @@ pub trait Blocks: Send + Sync {
 
     /// The receipt of an included transaction.
     fn receipt(&self, chain: Chain, hash: Hash32) -> impl Future<Output = Result<Option<Receipt>, SourceError>> + Send;
+
+    /// The fork the chain's newest block follows, and the next and last
+    /// ones scheduled by time (`eth_config`, EIP-7910). Refused with
+    /// [`SourceError::NotExecuted`] unless the source takes it.
+    fn chain_config(&self, chain: Chain) -> impl Future<Output = Result<EthConfig, SourceError>> + Send {
+        let _ = chain;
+        crate::not_executed()
+    }
 
     /// A block's header, whole block or receipts, or an included
     /// transaction, as consensus encodes them (`debug_getRaw*`); `None`

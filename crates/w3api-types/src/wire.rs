@@ -25,7 +25,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::str::FromStr;
 
-use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256};
+use alloy_primitives::{Address, B64, B256, Bloom, Bytes, FixedBytes, U256};
 use chrono::{DateTime, Utc};
 #[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -55,6 +55,8 @@ pub mod pattern {
     pub const HASH32: &str = "^0x[0-9a-fA-F]{64}$";
     /// An 8-byte value (the proof-of-work nonce of a block).
     pub const BYTES8: &str = "^0x[0-9a-fA-F]{16}$";
+    /// Four bytes: 0x and 8 hex digits (an EIP-2124 fork id).
+    pub const BYTES4: &str = "^0x[0-9a-fA-F]{8}$";
     /// A 256-byte logs bloom.
     pub const BLOOM: &str = "^0x[0-9a-fA-F]{512}$";
     /// Arbitrary bytes, two hex digits each.
@@ -103,6 +105,7 @@ hex_via_alloy_serde! {
     Address => pattern::ADDRESS,
     B256 => pattern::HASH32,
     B64 => pattern::BYTES8,
+    FixedBytes<4> => pattern::BYTES4,
     Bloom => pattern::BLOOM,
     Bytes => pattern::BYTES,
     U256 => pattern::QUANTITY,

@@ -1,6 +1,7 @@
 //! Answers to the data-source questions, read from a generated chain at any block.
 
 pub(crate) mod blocks;
+mod chain_config;
 mod contracts;
 mod execution;
 pub(crate) mod indexes;

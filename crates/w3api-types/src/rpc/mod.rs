@@ -7,6 +7,7 @@
 //! converts them to alloy's types for hashing and signature recovery.
 
 mod block;
+mod chain_config;
 mod cheat;
 mod execution;
 mod filter;
@@ -23,6 +24,7 @@ mod txpool;
 mod wallet_nfts;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
+pub use chain_config::{BlobSchedule, EthConfig, ForkConfig};
 pub use cheat::{
     CreatedWallet, ForkingOptions, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity,
     ResetOptions,
