@@ -25,10 +25,10 @@ use w3api_source::{
     WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, EthConfig, FeeHistory, FilterChanges,
-    FilterId, GethTrace, Hash32, LocalizedTrace, Log, LogFilter, Receipt, StateOverrides, StorageKey, SyncingStatus,
-    TokenPrice, TraceConfig, TraceFilter, TraceResults, TraceType, Transaction, TransactionRequest, TxpoolContent,
-    TypedData,
+    AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, EthCapabilities, EthConfig, FeeHistory,
+    FilterChanges, FilterId, GethTrace, Hash32, LocalizedTrace, Log, LogFilter, Receipt, StateOverrides, StorageKey,
+    SyncingStatus, TokenPrice, TraceConfig, TraceFilter, TraceResults, TraceType, Transaction, TransactionRequest,
+    TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, SyncStatus, U256};
 
@@ -123,6 +123,7 @@ erased! {
         async receipt(chain: Chain, hash: Hash32) -> Option<Receipt>;
         async raw(chain: Chain, raw: Raw) -> Option<RawEncoding>;
         async chain_config(chain: Chain) -> EthConfig;
+        async capabilities(chain: Chain) -> EthCapabilities;
         async transactions_with_receipts(chain: Chain, hashes: Vec<Hash32>) -> Vec<Option<(Transaction, Receipt)>>;
         async block_receipts(chain: Chain, block: BlockRef) -> Option<Vec<Receipt>>;
         async logs(query: LogQuery) -> Vec<Log>;

@@ -551,6 +551,10 @@ impl w3api_source::Blocks for Devnet {
         Ok(self.ready(chain).await?.rpc_receipt(&hash))
     }
 
+    async fn capabilities(&self, chain: Chain) -> Result<w3api_types::rpc::EthCapabilities, SourceError> {
+        Ok(self.ready(chain).await?.capabilities())
+    }
+
     async fn chain_config(&self, chain: Chain) -> Result<w3api_types::rpc::EthConfig, SourceError> {
         Ok(self.ready(chain).await?.eth_config())
     }

@@ -173,6 +173,10 @@ impl w3api_source::Blocks for NodeSource {
         Ok(forward::in_view(followed, found, |r| Some((r.block_number, r.block_hash))).await)
     }
 
+    async fn capabilities(&self, chain: Chain) -> Result<w3api_types::rpc::EthCapabilities, SourceError> {
+        forward::request(self.chain(chain)?, "eth_capabilities", serde_json::json!([])).await
+    }
+
     async fn chain_config(&self, chain: Chain) -> Result<w3api_types::rpc::EthConfig, SourceError> {
         forward::request(self.chain(chain)?, "eth_config", serde_json::json!([])).await
     }

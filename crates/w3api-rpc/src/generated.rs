@@ -342,6 +342,15 @@ EIP-7910: the rules the newest block follows (its fork's activation time, blob p
 Calls `eth_config`.*/
     #[method(name = "eth_config", param_kind = array)]
     async fn config(&self) -> jsonrpsee::core::RpcResult<w3api_types::rpc::EthConfig>;
+    /**Which blocks' data the node holds
+
+For routers: the newest block, and for each kind of data (state, transactions, logs, receipts, blocks, state proofs) whether it is served and from which block on, with how old data is dropped where it is. The devnet keeps every block of every kind, from block 0 on. Node mode passes the method to the node; a node without it answers MethodNotSupported.
+
+Calls `eth_capabilities`.*/
+    #[method(name = "eth_capabilities", param_kind = array)]
+    async fn capabilities(
+        &self,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::EthCapabilities>;
     /**The base fee per gas of the next block
 
 What the block after the newest will burn per gas, by EIP-1559 from the newest block's base fee and gas (as the last base fee of eth_feeHistory gives it).
@@ -1197,6 +1206,8 @@ pub mod method {
     pub const ETH_GAS_PRICE: &str = "eth_gasPrice";
     ///`eth_config`: The fork in force, and the next and last ones scheduled
     pub const ETH_CONFIG: &str = "eth_config";
+    ///`eth_capabilities`: Which blocks' data the node holds
+    pub const ETH_CAPABILITIES: &str = "eth_capabilities";
     ///`eth_baseFee`: The base fee per gas of the next block
     pub const ETH_BASE_FEE: &str = "eth_baseFee";
     ///`eth_blobBaseFee`: The base fee per blob gas of the next block
@@ -1333,6 +1344,7 @@ pub mod method {
         ETH_GET_TRANSACTION_COUNT,
         ETH_GAS_PRICE,
         ETH_CONFIG,
+        ETH_CAPABILITIES,
         ETH_BASE_FEE,
         ETH_BLOB_BASE_FEE,
         ETH_GET_STORAGE_VALUES,
@@ -1981,6 +1993,16 @@ EIP-7910: the rules the newest block follows (its fork's activation time, blob p
 Calls `eth_config`.*/
     pub async fn config(&self) -> Result<w3api_types::rpc::EthConfig, crate::RpcError> {
         EthApiClient::config(self.transport()).await.map_err(|e| self.error(e))
+    }
+    /**Which blocks' data the node holds
+
+For routers: the newest block, and for each kind of data (state, transactions, logs, receipts, blocks, state proofs) whether it is served and from which block on, with how old data is dropped where it is. The devnet keeps every block of every kind, from block 0 on. Node mode passes the method to the node; a node without it answers MethodNotSupported.
+
+Calls `eth_capabilities`.*/
+    pub async fn capabilities(
+        &self,
+    ) -> Result<w3api_types::rpc::EthCapabilities, crate::RpcError> {
+        EthApiClient::capabilities(self.transport()).await.map_err(|e| self.error(e))
     }
     /**The base fee per gas of the next block
 
@@ -3249,6 +3271,12 @@ impl crate::Batch<'_> {
     ///Adds a `eth_config` call to the batch; its result is read back with the returned handle.
     pub fn config(&mut self) -> crate::BatchItem<w3api_types::rpc::EthConfig> {
         self.push(method::ETH_CONFIG, |_| { Ok(()) })
+    }
+    ///Adds a `eth_capabilities` call to the batch; its result is read back with the returned handle.
+    pub fn capabilities(
+        &mut self,
+    ) -> crate::BatchItem<w3api_types::rpc::EthCapabilities> {
+        self.push(method::ETH_CAPABILITIES, |_| { Ok(()) })
     }
     ///Adds a `eth_baseFee` call to the batch; its result is read back with the returned handle.
     pub fn base_fee(&mut self) -> crate::BatchItem<w3api_types::rpc::Uint> {

@@ -47,14 +47,14 @@ use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Address, AddressFilter, BalancesBlock, Block, BlockCount, BlockId,
-    BlockNumberOrTag, BlockTraceResult, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance, EthConfig,
-    FeeHistory, FilterChanges, FilterId, GethTrace, Hash32, HistoryTransaction, LocalizedTrace, Log, LogFilter,
-    NftBalancesPage, NftCollectionsPage, OTS_API_LEVEL, OtsBlockDetails, OtsBlockTransactions, OtsContractCreator,
-    OtsInternalOperation, OtsTraceEntry, OtsTransactions, Receipt, StateOverrides, StorageKey, StorageRequests,
-    StorageValues, SubscriptionId, SubscriptionKind, SubscriptionOptions, SyncingStatus, TokenBalancesParams,
-    TokenMetadataParams, TokenPrice, TokenPriceInclude, TokenPriceParams, TopicFilter, TraceConfig, TraceFilter,
-    TraceResults, TraceTarget, TraceType, Transaction, TransactionIndex, TransactionRequest, TypedData, Uint, Uint64,
-    WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
+    BlockNumberOrTag, BlockTraceResult, Bytes, DecodedTransactionsParams, Erc20Metadata, Erc20TokenBalance,
+    EthCapabilities, EthConfig, FeeHistory, FilterChanges, FilterId, GethTrace, Hash32, HistoryTransaction,
+    LocalizedTrace, Log, LogFilter, NftBalancesPage, NftCollectionsPage, OTS_API_LEVEL, OtsBlockDetails,
+    OtsBlockTransactions, OtsContractCreator, OtsInternalOperation, OtsTraceEntry, OtsTransactions, Receipt,
+    StateOverrides, StorageKey, StorageRequests, StorageValues, SubscriptionId, SubscriptionKind, SubscriptionOptions,
+    SyncingStatus, TokenBalancesParams, TokenMetadataParams, TokenPrice, TokenPriceInclude, TokenPriceParams,
+    TopicFilter, TraceConfig, TraceFilter, TraceResults, TraceTarget, TraceType, Transaction, TransactionIndex,
+    TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
 };
 use w3api_types::rpc::{TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
 use w3api_types::{Chain, U256};
@@ -448,6 +448,10 @@ impl<S: Backend> EthApiServer for Gateway<S> {
     async fn gas_price(&self) -> RpcResult<Uint> {
         let fees = self.source.fee_suggestion(self.chain).await.map_err(source_error)?;
         Ok(U256::from(fees.next_base_fee + fees.tip))
+    }
+
+    async fn capabilities(&self) -> RpcResult<EthCapabilities> {
+        self.source.capabilities(self.chain).await.map_err(|e| execution_error(method::ETH_CAPABILITIES, e))
     }
 
     async fn config(&self) -> RpcResult<EthConfig> {

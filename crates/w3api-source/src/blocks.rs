@@ -4,7 +4,9 @@
 
 use std::future::Future;
 
-use w3api_types::rpc::{Block, EthConfig, FeeHistory, Hash32, Log, Receipt, SyncingStatus, Transaction};
+use w3api_types::rpc::{
+    Block, EthCapabilities, EthConfig, FeeHistory, Hash32, Log, Receipt, SyncingStatus, Transaction,
+};
 use w3api_types::{Bytes, Chain};
 
 use crate::{BlockRef, FeeSuggestion, Head, LogQuery, SourceError};
@@ -105,6 +107,13 @@ pub trait Blocks: Send + Sync {
     /// ones scheduled by time (`eth_config`, EIP-7910). Refused with
     /// [`SourceError::NotExecuted`] unless the source takes it.
     fn chain_config(&self, chain: Chain) -> impl Future<Output = Result<EthConfig, SourceError>> + Send {
+        let _ = chain;
+        crate::not_executed()
+    }
+
+    /// Which blocks' data the source holds (`eth_capabilities`). Refused
+    /// with [`SourceError::NotExecuted`] unless the source takes it.
+    fn capabilities(&self, chain: Chain) -> impl Future<Output = Result<EthCapabilities, SourceError>> + Send {
         let _ = chain;
         crate::not_executed()
     }

@@ -149,7 +149,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 126] = [
+const CURL_PAGE_ANSWERS: [Answer; 127] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -227,6 +227,7 @@ const CURL_PAGE_ANSWERS: [Answer; 126] = [
     Answer::Rpc(method::ETH_BASE_FEE),
     Answer::Rpc(method::ETH_BLOB_BASE_FEE),
     Answer::Rpc(method::ETH_CONFIG),
+    Answer::Rpc(method::ETH_CAPABILITIES),
     Answer::Rpc("eth_feeHistory"),
     Answer::Rpc(method::ETH_CALL),
     Answer::Rpc(method::ETH_ESTIMATE_GAS),

@@ -5,11 +5,27 @@
 use std::borrow::Cow;
 
 use w3api_chain::forks::{ForkPoint, Forks};
-use w3api_types::rpc::{BlobSchedule, EthConfig, ForkConfig};
+use w3api_types::rpc::{BlobSchedule, CapabilitiesHead, EthCapabilities, EthConfig, ForkConfig, ResourceCapability};
 
 use crate::generate::ChainData;
 
 impl ChainData {
+    /// `eth_capabilities`: the devnet keeps every kind of data of every
+    /// block, from the genesis on.
+    pub fn capabilities(&self) -> EthCapabilities {
+        let everything = ResourceCapability { disabled: false, oldest_block: Some(0), delete_strategy: None };
+        let newest = &self.blocks[self.latest() as usize];
+        EthCapabilities {
+            head: CapabilitiesHead { number: newest.header.number, hash: newest.hash },
+            state: everything,
+            tx: everything,
+            logs: everything,
+            receipts: everything,
+            blocks: everything,
+            stateproofs: everything,
+        }
+    }
+
     /// The chain's forks as `eth_config` answers them.
     pub fn eth_config(&self) -> EthConfig {
         let chain_id = self.state.chain_id();

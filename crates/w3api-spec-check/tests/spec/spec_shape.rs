@@ -487,6 +487,7 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_baseFee",
         "eth_blobBaseFee",
         "eth_config",
+        "eth_capabilities",
         "eth_feeHistory",
         "eth_call",
         "eth_estimateGas",

@@ -59,3 +59,78 @@ pub struct BlobSchedule {
     /// How fast the blob base fee follows the excess blob gas.
     pub base_fee_update_fraction: u64,
 }
+
+/// `eth_capabilities`: which blocks' data the node holds, for routers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EthCapabilities {
+    /// The newest block.
+    pub head: CapabilitiesHead,
+    /// Accounts and storage (balances, code, calls).
+    pub state: ResourceCapability,
+    /// Transactions by hash and position.
+    pub tx: ResourceCapability,
+    /// Logs.
+    pub logs: ResourceCapability,
+    /// Receipts.
+    pub receipts: ResourceCapability,
+    /// Headers and bodies.
+    pub blocks: ResourceCapability,
+    /// Merkle proofs of state.
+    pub stateproofs: ResourceCapability,
+}
+
+/// The newest block, by number and hash.
+#[serde_as]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CapabilitiesHead {
+    /// Its number.
+    #[serde_as(as = "Hex")]
+    pub number: u64,
+    /// Its hash.
+    #[serde_as(as = "Hex")]
+    pub hash: alloy_primitives::B256,
+}
+
+/// How far back one kind of data goes.
+#[serde_as]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourceCapability {
+    /// Whether the node serves it at all.
+    pub disabled: bool,
+    /// The oldest block it holds it for.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oldest_block: Option<u64>,
+    /// How it drops old blocks' data; none when it keeps them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_strategy: Option<DeleteStrategy>,
+}
+
+/// A node that keeps the newest blocks' data only.
+#[serde_as]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeleteStrategy {
+    /// Always `window`: a sliding window of blocks.
+    #[serde(rename = "type")]
+    pub kind: DeleteStrategyKind,
+    /// How many of the newest blocks it keeps.
+    #[serde_as(as = "Hex")]
+    pub retention_blocks: u64,
+}
+
+/// The kinds of [`DeleteStrategy`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum DeleteStrategyKind {
+    /// The newest blocks only.
+    Window,
+}

@@ -24,7 +24,10 @@ mod txpool;
 mod wallet_nfts;
 
 pub use block::{Block, BlockTransactions, Withdrawal};
-pub use chain_config::{BlobSchedule, EthConfig, ForkConfig};
+pub use chain_config::{
+    BlobSchedule, CapabilitiesHead, DeleteStrategy, DeleteStrategyKind, EthCapabilities, EthConfig, ForkConfig,
+    ResourceCapability,
+};
 pub use cheat::{
     CreatedWallet, ForkingOptions, NewCollection, NewToken, NftMetadataParams, NftStandard, NftTraitParam, Quantity,
     ResetOptions,
