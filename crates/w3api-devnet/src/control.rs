@@ -491,11 +491,11 @@ pub(crate) fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError
 }
 
 /// A raw transaction decoded, its signer not yet recovered (the costly
-/// part); blob and set-code transactions are not taken.
+/// part); blob transactions are not taken: the devnet keeps no blobs.
 fn decode_envelope(raw: &[u8]) -> Result<TxEnvelope, SourceError> {
     let refused = SourceError::TransactionRefused;
     let envelope = TxEnvelope::decode_2718_exact(raw).map_err(|e| refused(format!("rlp: {e}")))?;
-    if matches!(envelope.tx_type(), TxType::Eip4844 | TxType::Eip7702) {
+    if envelope.tx_type() == TxType::Eip4844 {
         let kind = envelope.tx_type();
         return Err(refused(format!("transaction type not supported: the devnet takes no {kind} transactions")));
     }

@@ -440,3 +440,41 @@ fn an_imported_chain_is_served_from_its_head_and_a_tampered_one_stops_the_start_
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && stderr.contains("--init"), "{stderr}");
 }
+
+#[test]
+fn changes_on_an_imported_chain_are_kept_on_top_of_it_and_refused_without_the_import() {
+    let genesis = execution_apis().join("genesis.json");
+    let chain = execution_apis().join("chain.rlp");
+    let dir = tempfile::tempdir().unwrap();
+    let data = ["--scale", "tiny", "--api-key", "k", "--data-dir", dir.path().to_str().unwrap()];
+    let init = [&data[..], &["--init", genesis.to_str().unwrap()]].concat();
+    let imported = [&init[..], &["--import", chain.to_str().unwrap()]].concat();
+    let runtime = runtime();
+    let call = |base: &str, method: &str, params: Value| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        runtime.block_on(async {
+            let response = w3api_tests::http_client().post(format!("{base}/0xc72dd9d5e883e/k")).json(&body).send();
+            response.await.unwrap().json::<Value>().await.unwrap()
+        })
+    };
+    let server = Server::start(&imported, &[]);
+    call(&server.base, "anvil_setBalance", json!([DEPLOYER, "0xde0b6b3a7640000"]));
+    let sent = call(&server.base, "eth_sendTransaction", json!([{"from": DEPLOYER, "to": SECOND, "value": "0x1234"}]));
+    assert!(sent["result"].is_string(), "{sent}");
+    let head = call(&server.base, "eth_getBlockByNumber", json!(["latest", false]))["result"].clone();
+    assert_eq!(head["number"], "0x38", "the imported 54 blocks, a balance set and a transaction: {head}");
+    drop(server);
+    // Started again on the same data with the same import: the same chain.
+    let again = Server::start(&imported, &[]);
+    assert_eq!(call(&again.base, "eth_getBlockByNumber", json!(["latest", false]))["result"], head);
+    assert_eq!(call(&again.base, "eth_getBalance", json!([SECOND, "latest"]))["result"], "0x1234");
+    drop(again);
+    // The genesis alone makes another chain than the one kept: refused, naming what to pass.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_w3api"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(&init)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("--import"), "{stderr}");
+}

@@ -399,8 +399,9 @@ impl Devnet {
         match error {
             StoreError::ChainOriginDiffers { kept, .. } => SourceError::Unavailable(format!(
                 "chain {chain}: the journal kept of it was written by a devnet of another seed, scale, genesis \
-                 (--init) or build ({kept}); this server runs seed {} at {:?}, which makes another chain. Start \
-                 it with the journal's --seed, --scale and --init, or on a new data directory or database",
+                 (--init), imported chain (--import) or build ({kept}); this server runs seed {} at {:?}, which \
+                 makes another chain. Start it with the journal's --seed, --scale, --init and --import, or on a new \
+                 data directory or database",
                 self.seed(),
                 self.scale()
             )),

@@ -213,6 +213,30 @@ async fn a_dev_account_sends_a_set_code_transaction_and_the_signer_is_delegated(
     assert_eq!((mined.tx_type, mined.authorization_list), (4, Some(vec![authorization])));
     let code = devnet.code(Chain::Eth, authority.address(), BlockRef::Latest).await.unwrap();
     assert_eq!(code.as_ref(), [&[0xef, 0x01, 0x00][..], delegate.as_slice()].concat(), "EIP-7702's delegation");
+    // Signed elsewhere and sent raw, as a wallet sends one.
+    let other = &w3api_devnet::dev_signers()[2];
+    let nonce = devnet.transaction_count(Chain::Eth, other.address(), BlockRef::Latest).await.unwrap();
+    let unsigned = alloy_eips::eip7702::Authorization { chain_id, address: delegate, nonce: nonce + 1 };
+    let signature = other.sign_hash_sync(&unsigned.signature_hash()).unwrap();
+    let fees = devnet.fee_suggestion(Chain::Eth).await.unwrap();
+    let tx = alloy_consensus::TxEip7702 {
+        chain_id: Chain::Eth.id().unwrap(),
+        nonce,
+        gas_limit: 100_000,
+        max_fee_per_gas: fees.next_base_fee * 2 + fees.tip,
+        max_priority_fee_per_gas: fees.tip,
+        to: Address::repeat_byte(0x5e),
+        authorization_list: vec![unsigned.into_signed(signature)],
+        ..Default::default()
+    };
+    let signed = alloy_consensus::SignableTransaction::into_signed(
+        tx.clone(),
+        other.sign_hash_sync(&alloy_consensus::SignableTransaction::signature_hash(&tx)).unwrap(),
+    );
+    let raw = alloy_eips::eip2718::Encodable2718::encoded_2718(&alloy_consensus::TxEnvelope::from(signed));
+    Sending::send_raw_transaction(&devnet, Chain::Eth, raw.into()).await.unwrap();
+    let code = devnet.code(Chain::Eth, other.address(), BlockRef::Latest).await.unwrap();
+    assert_eq!(code.as_ref(), [&[0xef, 0x01, 0x00][..], delegate.as_slice()].concat(), "delegated by a raw one too");
     // Blob transactions come signed, with their sidecar.
     let blob = w3api_types::rpc::TransactionRequest {
         from: Some(sender.address()),
