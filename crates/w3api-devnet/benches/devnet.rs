@@ -3,6 +3,8 @@
 //!
 //! `cargo bench -p w3api-devnet` (all), or with a filter:
 //! `cargo bench -p w3api-devnet -- generate/default`, `-- query`,
+//! `-- 'generate/(tiny|import)'` (the tiny chain against importing
+//! `ethereum/execution-apis`' 54-block chain, `--init` and `--import`),
 //! `-- step` (one scenario step: a block made on the default chain).
 //! The large generation takes ten samples of about forty seconds.
 
@@ -10,10 +12,10 @@
 // targets of the package use: named so that `unused_crate_dependencies` keeps
 // watching the rest.
 use {
-    alloy_consensus as _, alloy_dyn_abi as _, alloy_eips as _, alloy_genesis as _, alloy_primitives as _,
+    alloy_consensus as _, alloy_dyn_abi as _, alloy_eips as _, alloy_primitives as _,
     alloy_rlp as _, alloy_rpc_types_eth as _, alloy_signer as _, alloy_signer_local as _, alloy_sol_types as _,
     alloy_trie as _, bs58 as _, chrono as _, ed25519_dalek as _, parking_lot as _, proptest as _, rayon as _,
-    serde as _, serde_json as _, tempfile as _, tracing as _, uuid as _, w3api_chain as _, w3api_contracts as _,
+    serde as _, tempfile as _, tracing as _, uuid as _, w3api_chain as _, w3api_contracts as _,
     w3api_ledger as _, w3api_query as _, w3api_store as _,
 };
 
@@ -30,6 +32,17 @@ use w3api_types::{Address, Chain, U256};
 fn generation(c: &mut Criterion) {
     let mut group = c.benchmark_group("generate");
     group.sample_size(10);
+    group.bench_function("tiny/eth", |b| b.iter(|| black_box(Devnet::new(0, Scale::TINY).chain(Chain::Eth))));
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/execution-apis");
+    let genesis: alloy_genesis::Genesis =
+        serde_json::from_slice(&std::fs::read(format!("{fixtures}/genesis.json")).unwrap()).unwrap();
+    let blocks = std::fs::read(format!("{fixtures}/chain.rlp")).unwrap();
+    group.bench_function("import/execution-apis", |b| {
+        b.iter(|| {
+            let devnet = Devnet::new(0, Scale::TINY).with_chain(genesis.clone(), &blocks).unwrap();
+            black_box(devnet.chain(devnet.genesis_chain().unwrap()))
+        });
+    });
     group.bench_function("default/eth", |b| b.iter(|| black_box(Devnet::new(0, Scale::DEFAULT).chain(Chain::Eth))));
     group.measurement_time(Duration::from_secs(60));
     group.bench_function("large/eth", |b| b.iter(|| black_box(Devnet::new(0, Scale::LARGE).chain(Chain::Eth))));
