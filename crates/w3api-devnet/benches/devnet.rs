@@ -12,11 +12,11 @@
 // targets of the package use: named so that `unused_crate_dependencies` keeps
 // watching the rest.
 use {
-    alloy_consensus as _, alloy_dyn_abi as _, alloy_eips as _, alloy_primitives as _,
-    alloy_rlp as _, alloy_rpc_types_eth as _, alloy_signer as _, alloy_signer_local as _, alloy_sol_types as _,
-    alloy_trie as _, bs58 as _, chrono as _, ed25519_dalek as _, parking_lot as _, proptest as _, rayon as _,
-    serde as _, tempfile as _, tracing as _, uuid as _, w3api_chain as _, w3api_contracts as _,
-    w3api_ledger as _, w3api_query as _, w3api_store as _,
+    alloy_consensus as _, alloy_dyn_abi as _, alloy_eips as _, alloy_primitives as _, alloy_rlp as _,
+    alloy_rpc_types_eth as _, alloy_signer as _, alloy_signer_local as _, alloy_sol_types as _, alloy_trie as _,
+    bs58 as _, chrono as _, ed25519_dalek as _, parking_lot as _, proptest as _, rayon as _, serde as _, tempfile as _,
+    tracing as _, uuid as _, w3api_chain as _, w3api_contracts as _, w3api_ledger as _, w3api_query as _,
+    w3api_store as _,
 };
 
 use std::hint::black_box;
