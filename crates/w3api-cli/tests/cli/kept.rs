@@ -332,6 +332,14 @@ fn replicas_with_a_block_time_make_one_block_a_tick_between_them() {
 }
 
 /// `tests/fixtures/execution-apis/`, where the conformance cases' genesis is.
+/// The whole answer to a JSON-RPC call with the key `k` on the execution
+/// clients' suite's chain (0xc72dd9d5e883e), served from its genesis.
+async fn suite_chain_call(base: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = w3api_tests::http_client().post(format!("{base}/0xc72dd9d5e883e/k")).json(&body).send();
+    response.await.unwrap().json::<Value>().await.unwrap()
+}
+
 fn execution_apis() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/execution-apis")
 }
@@ -349,13 +357,7 @@ fn a_chain_from_a_genesis_has_the_genesis_block_geth_makes_and_is_kept_on_top_of
     let mut server = Server::start(&args, &[]);
     let from = line_starting(&mut server, "chain 0xc72dd9d5e883e:");
     assert!(from.contains("starts from the genesis"), "{from}");
-    let call = |base: &str, method: &str, params: Value| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        runtime.block_on(async {
-            let response = w3api_tests::http_client().post(format!("{base}/0xc72dd9d5e883e/k")).json(&body).send();
-            response.await.unwrap().json::<Value>().await.unwrap()
-        })
-    };
+    let call = |base: &str, method: &str, params: Value| runtime.block_on(suite_chain_call(base, method, params));
     // Block 0, field for field, as the execution clients' suite has it.
     let block = call(&server.base, "eth_getBlockByNumber", json!(["0x0", true]));
     assert_eq!(block["result"], expected["result"], "{block}");
@@ -400,12 +402,8 @@ fn an_imported_chain_is_served_from_its_head_and_a_tampered_one_stops_the_start_
     let imported = line_starting(&mut server, "chain 0xc72dd9d5e883e:");
     assert!(imported.contains("chain.rlp imported in"), "{imported}");
     let block = |number: &str| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "eth_getBlockByNumber", "params": [number, false]});
-        runtime.block_on(async {
-            let url = format!("{}/0xc72dd9d5e883e/k", server.base);
-            w3api_tests::http_client().post(url).json(&body).send().await.unwrap().json::<Value>().await.unwrap()
-        })["result"]
-            .clone()
+        let answer = runtime.block_on(suite_chain_call(&server.base, "eth_getBlockByNumber", json!([number, false])));
+        answer["result"].clone()
     };
     let head = block("latest");
     assert_eq!(head["number"], "0x36", "{head}");
@@ -450,13 +448,7 @@ fn changes_on_an_imported_chain_are_kept_on_top_of_it_and_refused_without_the_im
     let init = [&data[..], &["--init", genesis.to_str().unwrap()]].concat();
     let imported = [&init[..], &["--import", chain.to_str().unwrap()]].concat();
     let runtime = runtime();
-    let call = |base: &str, method: &str, params: Value| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        runtime.block_on(async {
-            let response = w3api_tests::http_client().post(format!("{base}/0xc72dd9d5e883e/k")).json(&body).send();
-            response.await.unwrap().json::<Value>().await.unwrap()
-        })
-    };
+    let call = |base: &str, method: &str, params: Value| runtime.block_on(suite_chain_call(base, method, params));
     let server = Server::start(&imported, &[]);
     call(&server.base, "anvil_setBalance", json!([DEPLOYER, "0xde0b6b3a7640000"]));
     let sent = call(&server.base, "eth_sendTransaction", json!([{"from": DEPLOYER, "to": SECOND, "value": "0x1234"}]));
