@@ -283,6 +283,19 @@ fn replicas_deliver_each_block_once_and_lose_nothing_when_one_is_killed() {
     webhooks.delay(std::time::Duration::ZERO);
     let killed_at = delivered(&webhooks.received()).iter().map(|(_, _, n)| *n).max().unwrap_or(0);
     let last = killed_at + 3;
+    // Blocks come every second: wait for the last one asked about, as a
+    // log range past the head is refused (geth's rule), not answered empty.
+    runtime.block_on(async {
+        let head = || async { rpc(&a.base, "eth_blockNumber", serde_json::json!([])).await };
+        let reached = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+            while u64::from_str_radix(head().await.as_str().unwrap_or("0x0").trim_start_matches("0x"), 16).unwrap_or(0)
+                < last
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+        });
+        reached.await.unwrap_or_else(|_| panic!("block {last} within 30 s"));
+    });
     let transfers = |number: u64| {
         let logs = runtime.block_on(rpc(
             &a.base,
