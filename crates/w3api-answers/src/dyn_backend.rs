@@ -21,8 +21,8 @@ use w3api_query::{AnyQuestion, Asks, Question};
 use w3api_source::{
     BlockRef, Blocks, Calls, ChainControl, ChangeFilter, Contract, CreatedWallet, DataApi, FeeSuggestion, Filters,
     Head, LogQuery, Moved, NewCollection, NewNftMetadata, NewToken, NftHolding, PageRequest, PendingTransaction, Raw,
-    RawEncoding, Sending, Signing, SourceError, State, TokenPriceQuery, Tracing, WalletCollectionsPage,
-    WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
+    Sending, Signing, SourceError, State, TokenPriceQuery, Tracing, WalletCollectionsPage, WalletCollectionsQuery,
+    WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, EthCapabilities, EthConfig, FeeHistory,
@@ -121,7 +121,8 @@ erased! {
         async block_transaction_count(chain: Chain, block: BlockRef) -> Option<u64>;
         async transaction_by_hash(chain: Chain, hash: Hash32) -> Option<Transaction>;
         async receipt(chain: Chain, hash: Hash32) -> Option<Receipt>;
-        async raw(chain: Chain, raw: Raw) -> Option<RawEncoding>;
+        async raw(chain: Chain, raw: Raw) -> Option<Bytes>;
+        async raw_receipts(chain: Chain, block: BlockRef) -> Option<Vec<Bytes>>;
         async chain_config(chain: Chain) -> EthConfig;
         async capabilities(chain: Chain) -> EthCapabilities;
         async transactions_with_receipts(chain: Chain, hashes: Vec<Hash32>) -> Vec<Option<(Transaction, Receipt)>>;

@@ -8,7 +8,7 @@ use alloy_eips::eip7840::BlobParams;
 use alloy_eips::eip7892::BlobScheduleBlobParams;
 use alloy_evm::eth::spec::EthExecutorSpec;
 use alloy_genesis::ChainConfig;
-use alloy_hardforks::{EthereumChainHardforks, EthereumHardfork, EthereumHardforks, ForkCondition};
+use alloy_hardforks::{EthereumHardfork, EthereumHardforks, ForkCondition};
 use alloy_primitives::{Address, B256};
 use revm::precompile::{PrecompileSpecId, Precompiles};
 use revm::primitives::hardfork::SpecId;
@@ -17,10 +17,8 @@ use revm::primitives::hardfork::SpecId;
 /// and by timestamp (from Shanghai).
 #[derive(Clone, Debug)]
 pub struct Forks {
-    chain_id: u64,
     /// Each fork and when it comes, Frontier first.
     schedule: Vec<(EthereumHardfork, ForkCondition)>,
-    hardforks: EthereumChainHardforks,
     deposit_contract: Option<Address>,
     blobs: BlobScheduleBlobParams,
 }
@@ -73,17 +71,10 @@ impl Forks {
         }
         forks.extend(by_time.into_iter().filter_map(|(fork, at)| Some((fork, ForkCondition::Timestamp(at?)))));
         Forks {
-            chain_id: config.chain_id,
-            hardforks: EthereumChainHardforks::new(forks.clone()),
             schedule: forks,
             deposit_contract: config.deposit_contract_address,
             blobs: config.blob_schedule_blob_params(),
         }
-    }
-
-    /// The chain's id.
-    pub fn chain_id(&self) -> u64 {
-        self.chain_id
     }
 
     /// The rules the devnet's own chains follow: Prague from their genesis.
@@ -193,7 +184,7 @@ impl Forks {
 
     /// The blob parameters in force at `timestamp`; none before Cancun.
     pub fn blob_params_at(&self, timestamp: u64) -> Option<BlobParams> {
-        let active = |fork| self.hardforks.is_ethereum_fork_active_at_timestamp(fork, timestamp);
+        let active = |fork| self.is_ethereum_fork_active_at_timestamp(fork, timestamp);
         if active(EthereumHardfork::Osaka) {
             let scheduled = self.blobs.active_scheduled_params_at_timestamp(timestamp);
             Some(*scheduled.unwrap_or(&self.blobs.osaka))
@@ -269,7 +260,7 @@ fn precompiles_of(spec: SpecId) -> Vec<(&'static str, Address)> {
 
 impl EthereumHardforks for Forks {
     fn ethereum_fork_activation(&self, fork: EthereumHardfork) -> ForkCondition {
-        self.hardforks.ethereum_fork_activation(fork)
+        self.schedule.iter().find(|(scheduled, _)| *scheduled == fork).map_or(ForkCondition::Never, |(_, at)| *at)
     }
 }
 
@@ -310,6 +301,14 @@ mod tests {
         assert_eq!(forks.blob_params_at(419), None);
         assert_eq!(forks.blob_params_at(420).map(|blobs| blobs.max_blob_count), Some(6));
         assert_eq!(forks.blob_params_at(460).map(|blobs| blobs.max_blob_count), Some(9));
+    }
+
+    #[test]
+    fn the_devnets_own_forks_are_the_rules_its_evm_runs() {
+        let devnet = Forks::devnet(1);
+        assert_eq!(devnet.spec_at(0, 0), crate::SPEC);
+        assert_eq!(devnet.spec_at(u64::MAX, u64::MAX), crate::SPEC);
+        assert_eq!(devnet.blob_params_at(0), Some(BlobParams::prague()));
     }
 
     #[test]

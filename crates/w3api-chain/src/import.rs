@@ -101,6 +101,8 @@ pub fn decode_chain(mut bytes: &[u8]) -> Result<Vec<Block>, ImportError> {
 /// What executing one block answered, beside the state it left.
 #[derive(Clone, Debug)]
 pub struct Executed {
+    /// The block's hash.
+    pub hash: B256,
     /// Each transaction's sender.
     pub senders: Vec<Address>,
     /// Each transaction's receipt, as the header's receipts root hashes it.
@@ -212,7 +214,7 @@ impl ChainState {
         if let Some(requests) = header.requests_hash {
             same(number, hash, "requestsHash", requests, result.requests.requests_hash())?;
         }
-        Ok(Executed { senders, receipts: result.receipts, inside: inner, balances, block_balances })
+        Ok(Executed { hash, senders, receipts: result.receipts, inside: inner, balances, block_balances })
     }
 }
 

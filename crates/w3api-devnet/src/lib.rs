@@ -57,7 +57,7 @@ use w3api_source::{
     WalletTokensQuery,
 };
 use w3api_store::Store;
-use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
+use w3api_types::rpc::{Block, Bytes, FeeHistory, Hash32, Log, Receipt, SyncingStatus, TokenPrice, Transaction};
 use w3api_types::{Address, Chain, SyncStatus};
 
 pub use accounts::{Accounts, Role};
@@ -145,6 +145,18 @@ struct Origin {
     imported: Option<Arc<ChainData>>,
 }
 
+impl Origin {
+    /// The chain `genesis` starts, by its chain id; refused without one.
+    fn of(genesis: Genesis) -> Result<Origin, String> {
+        let id = genesis.config.chain_id;
+        if id == 0 {
+            return Err("config.chainId: a genesis names its chain id (0 is none)".into());
+        }
+        let chain = Chain::from_id(id).map_or_else(|| format!("{id:#x}").parse().map_err(|e| format!("{e}")), Ok)?;
+        Ok(Origin { chain, genesis: Arc::new(genesis), imported: None })
+    }
+}
+
 /// Head changes a slow follower may fall behind by before it is told it
 /// missed some (and reads the heads again).
 const HEADS_KEPT: usize = 1024;
@@ -218,14 +230,7 @@ impl Devnet {
     /// block 0, hashed as geth hashes it. Blocks after it follow the
     /// devnet's rules. Refused for a genesis without a chain id.
     pub fn with_genesis(self, genesis: Genesis) -> Result<Devnet, String> {
-        let id = genesis.config.chain_id;
-        if id == 0 {
-            return Err("config.chainId: a genesis names its chain id (0 is none)".into());
-        }
-        let chain = Chain::from_id(id).map_or_else(|| format!("{id:#x}").parse().map_err(|e| format!("{e}")), Ok)?;
-        let origin = Origin { chain, genesis: Arc::new(genesis), imported: None };
-        let settings = Settings { genesis: Some(origin), ..self.settings() };
-        Ok(self.rebuilt(settings))
+        Ok(self.with_origin(Origin::of(genesis)?))
     }
 
     /// The same devnet (nothing generated yet), whose chain of `genesis`
@@ -236,17 +241,17 @@ impl Devnet {
     /// follows what they did. Refused, naming the block and the field, at
     /// the first block whose header its body or execution does not give.
     pub fn with_chain(self, genesis: Genesis, chain_rlp: &[u8]) -> Result<Devnet, String> {
-        let devnet = self.with_genesis(genesis)?;
-        let Some(origin) = devnet.inner.genesis.clone() else { unreachable!("with_genesis sets the origin") };
+        let origin = Origin::of(genesis)?;
         let blocks = w3api_chain::import::decode_chain(chain_rlp).map_err(|refused| refused.to_string())?;
-        let scale = devnet.inner.scale;
-        let parts = (&scale, devnet.accounts());
-        let seed = devnet.inner.seed;
-        let imported = generate::from_chain(origin.chain, seed, parts, &origin.genesis, &blocks);
+        let parts = (&self.inner.scale, self.accounts());
+        let imported = generate::from_chain(origin.chain, self.inner.seed, parts, &origin.genesis, &blocks);
         let imported = imported.map_err(|refused| refused.to_string())?;
-        let origin = Origin { imported: Some(Arc::new(imported)), ..origin };
-        let settings = Settings { genesis: Some(origin), ..devnet.settings() };
-        Ok(devnet.rebuilt(settings))
+        Ok(self.with_origin(Origin { imported: Some(Arc::new(imported)), ..origin }))
+    }
+
+    fn with_origin(self, origin: Origin) -> Devnet {
+        let settings = Settings { genesis: Some(origin), ..self.settings() };
+        self.rebuilt(settings)
     }
 
     /// The chain that starts from a genesis (`with_genesis`), if one does.
@@ -559,12 +564,12 @@ impl w3api_source::Blocks for Devnet {
         Ok(self.ready(chain).await?.eth_config())
     }
 
-    async fn raw(
-        &self,
-        chain: Chain,
-        raw: w3api_source::Raw,
-    ) -> Result<Option<w3api_source::RawEncoding>, SourceError> {
+    async fn raw(&self, chain: Chain, raw: w3api_source::Raw) -> Result<Option<Bytes>, SourceError> {
         Ok(self.ready(chain).await?.raw(raw))
+    }
+
+    async fn raw_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Bytes>>, SourceError> {
+        Ok(self.ready(chain).await?.raw_receipts(block))
     }
 
     async fn block_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Receipt>>, SourceError> {

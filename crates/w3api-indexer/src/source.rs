@@ -22,7 +22,9 @@ use w3api_source::{
     TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
     WalletTokensQuery,
 };
-use w3api_types::rpc::{Block, FeeHistory, Hash32, Log, Receipt, SyncProgress, SyncingStatus, TokenPrice, Transaction};
+use w3api_types::rpc::{
+    Block, Bytes, FeeHistory, Hash32, Log, Receipt, SyncProgress, SyncingStatus, TokenPrice, Transaction,
+};
 use w3api_types::{Address, Chain, SyncStatus};
 
 use crate::follow::{FollowConfig, Followed};
@@ -181,12 +183,12 @@ impl w3api_source::Blocks for NodeSource {
         forward::request(self.chain(chain)?, "eth_config", serde_json::json!([])).await
     }
 
-    async fn raw(
-        &self,
-        chain: Chain,
-        raw: w3api_source::Raw,
-    ) -> Result<Option<w3api_source::RawEncoding>, SourceError> {
+    async fn raw(&self, chain: Chain, raw: w3api_source::Raw) -> Result<Option<Bytes>, SourceError> {
         forward::raw(self.chain(chain)?, raw).await
+    }
+
+    async fn raw_receipts(&self, chain: Chain, block: BlockRef) -> Result<Option<Vec<Bytes>>, SourceError> {
+        forward::raw_receipts(self.chain(chain)?, block).await
     }
 
     async fn transactions_with_receipts(

@@ -40,9 +40,7 @@ use w3api_answers::wallet_erc20::erc20_balances;
 use w3api_answers::{AnswerError, Cursors};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS, method};
-use w3api_source::{
-    BlockRef, ChangeFilter, LogQuery, Raw, RawEncoding, SourceError, TokenPriceQuery, WalletTokensQuery,
-};
+use w3api_source::{BlockRef, ChangeFilter, LogQuery, Raw, SourceError, TokenPriceQuery, WalletTokensQuery};
 use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
@@ -229,25 +227,13 @@ impl<S: Backend> Gateway<S> {
         answer.map_err(|e| execution_error(name, e))
     }
 
-    /// The number of a block the caller named; an error when it does not exist.
-    /// A header, block or transaction as consensus encodes it.
-    async fn raw_one(&self, raw: Raw) -> RpcResult<Option<Bytes>> {
-        match self.source.raw(self.chain, raw).await.map_err(source_error)? {
-            Some(RawEncoding::One(one)) => Ok(Some(one)),
-            Some(RawEncoding::Each(_)) => {
-                tracing::error!(?raw, "the data source answered a list for one encoding");
-                Err(rpc_error(ErrorCode::InternalError, "Internal error"))
-            }
-            None => Ok(None),
-        }
-    }
-
     /// The fees of the newest block, whose last entries are the next
     /// block's base fee and blob base fee.
     async fn next_block_fees(&self) -> RpcResult<FeeHistory> {
         self.source.fee_history(self.chain, 1, BlockRef::Latest, Vec::new()).await.map_err(source_error)
     }
 
+    /// The number of a block the caller named; an error when it does not exist.
     async fn existing_block(&self, block: BlockRef, what: &str) -> RpcResult<u64> {
         match self.source.block_number(self.chain, block).await.map_err(source_error)? {
             Some(number) => Ok(number),
@@ -653,23 +639,19 @@ impl<S: Backend> EthApiServer for Gateway<S> {
     }
 
     async fn debug_get_raw_header(&self, block: BlockNumberOrTag) -> RpcResult<Option<Bytes>> {
-        self.raw_one(Raw::Header(block.into())).await
+        self.source.raw(self.chain, Raw::Header(block.into())).await.map_err(source_error)
     }
 
     async fn debug_get_raw_block(&self, block: BlockNumberOrTag) -> RpcResult<Option<Bytes>> {
-        self.raw_one(Raw::Block(block.into())).await
+        self.source.raw(self.chain, Raw::Block(block.into())).await.map_err(source_error)
     }
 
     async fn debug_get_raw_receipts(&self, block: BlockNumberOrTag) -> RpcResult<Option<Vec<Bytes>>> {
-        match self.source.raw(self.chain, Raw::Receipts(block.into())).await.map_err(source_error)? {
-            Some(RawEncoding::Each(receipts)) => Ok(Some(receipts)),
-            Some(RawEncoding::One(one)) => Ok(Some(vec![one])),
-            None => Ok(None),
-        }
+        self.source.raw_receipts(self.chain, block.into()).await.map_err(source_error)
     }
 
     async fn debug_get_raw_transaction(&self, transaction: Hash32) -> RpcResult<Option<Bytes>> {
-        self.raw_one(Raw::Transaction(transaction)).await
+        self.source.raw(self.chain, Raw::Transaction(transaction)).await.map_err(source_error)
     }
 
     async fn debug_trace_transaction(&self, transaction: Hash32, config: Option<TraceConfig>) -> RpcResult<GethTrace> {

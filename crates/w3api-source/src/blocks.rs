@@ -11,26 +11,16 @@ use w3api_types::{Bytes, Chain};
 
 use crate::{BlockRef, FeeSuggestion, Head, LogQuery, SourceError};
 
-/// What `debug_getRaw*` asks for.
+/// What `debug_getRawHeader`, `debug_getRawBlock` and
+/// `debug_getRawTransaction` ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Raw {
     /// A block's header, RLP.
     Header(BlockRef),
     /// A whole block, RLP: header, transactions, ommers, withdrawals.
     Block(BlockRef),
-    /// Each receipt of a block, EIP-2718.
-    Receipts(BlockRef),
     /// An included transaction, EIP-2718.
     Transaction(Hash32),
-}
-
-/// The encoding [`Raw`] asks for: one value, or one a receipt.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RawEncoding {
-    /// A header, a block or a transaction.
-    One(Bytes),
-    /// A block's receipts.
-    Each(Vec<Bytes>),
 }
 
 /// The blocks of a source's chains, and what is in them.
@@ -118,12 +108,25 @@ pub trait Blocks: Send + Sync {
         crate::not_executed()
     }
 
-    /// A block's header, whole block or receipts, or an included
-    /// transaction, as consensus encodes them (`debug_getRaw*`); `None`
-    /// when the block or the transaction does not exist. Refused with
-    /// [`SourceError::NotExecuted`] unless the source takes it.
-    fn raw(&self, chain: Chain, raw: Raw) -> impl Future<Output = Result<Option<RawEncoding>, SourceError>> + Send {
+    /// A block's header or whole block, or an included transaction, as
+    /// consensus encodes it; `None` when the block or the transaction does
+    /// not exist. Refused with [`SourceError::NotExecuted`] unless the
+    /// source takes it.
+    fn raw(&self, chain: Chain, raw: Raw) -> impl Future<Output = Result<Option<Bytes>, SourceError>> + Send {
         let _ = (chain, raw);
+        crate::not_executed()
+    }
+
+    /// Each receipt of a block, EIP-2718-encoded as its receipts root
+    /// hashes it (`debug_getRawReceipts`); `None` when the block does not
+    /// exist. Refused with [`SourceError::NotExecuted`] unless the source
+    /// takes it.
+    fn raw_receipts(
+        &self,
+        chain: Chain,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<Option<Vec<Bytes>>, SourceError>> + Send {
+        let _ = (chain, block);
         crate::not_executed()
     }
 

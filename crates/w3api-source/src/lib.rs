@@ -40,7 +40,7 @@ use std::future::Future;
 use w3api_types::rpc::{BlockId, BlockNumberOrTag, Hash32, LogFilter};
 use w3api_types::{Address, Bytes, Chain, U256};
 
-pub use blocks::{Blocks, Raw, RawEncoding};
+pub use blocks::{Blocks, Raw};
 pub use calls::Calls;
 pub use control::{ChainControl, CreatedWallet, Moved, NewCollection, NewNftMetadata, NewToken};
 pub use data_api::DataApi;

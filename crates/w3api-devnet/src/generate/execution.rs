@@ -7,7 +7,9 @@
 //! contracts do not depend on the gas they are given, so the run is the
 //! transaction's outcome and is not repeated.
 
-use alloy_consensus::{Eip658Value, Receipt, ReceiptEnvelope, Transaction, TxEip1559, TxEnvelope, TxLegacy, TxType};
+use alloy_consensus::{
+    Eip658Value, Receipt, ReceiptEnvelope, ReceiptWithBloom, Transaction, TxEip1559, TxEnvelope, TxLegacy, TxType,
+};
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
@@ -215,16 +217,7 @@ impl Simulation<'_> {
         let status = Eip658Value::Eip658(result.is_success());
         let cumulative_gas_used = self.gas_used + result.tx_gas_used();
         let receipt = Receipt { status, cumulative_gas_used, logs }.with_bloom();
-        self.keep(
-            parties,
-            match tx_type {
-                TxType::Legacy => ReceiptEnvelope::Legacy(receipt),
-                TxType::Eip2930 => ReceiptEnvelope::Eip2930(receipt),
-                TxType::Eip1559 => ReceiptEnvelope::Eip1559(receipt),
-                TxType::Eip4844 => ReceiptEnvelope::Eip4844(receipt),
-                TxType::Eip7702 => ReceiptEnvelope::Eip7702(receipt),
-            },
-        );
+        self.keep(parties, receipt_envelope(tx_type, receipt));
     }
 
     /// Keeps the receipt of the transaction just included, which `from`
@@ -259,6 +252,17 @@ impl Simulation<'_> {
     pub(super) fn move_native(&mut self, at: Place, from: Holder, to: Holder, amount: u128) {
         let moved = self.ledger.move_fungible(at, Asset::NATIVE, from, to, amount);
         moved.unwrap_or_else(|refused| panic!("the ledger disagrees with the EVM's balances: {refused}"));
+    }
+}
+
+/// A receipt in the envelope of its transaction's type.
+pub(crate) fn receipt_envelope(tx_type: TxType, receipt: ReceiptWithBloom) -> ReceiptEnvelope {
+    match tx_type {
+        TxType::Legacy => ReceiptEnvelope::Legacy(receipt),
+        TxType::Eip2930 => ReceiptEnvelope::Eip2930(receipt),
+        TxType::Eip1559 => ReceiptEnvelope::Eip1559(receipt),
+        TxType::Eip4844 => ReceiptEnvelope::Eip4844(receipt),
+        TxType::Eip7702 => ReceiptEnvelope::Eip7702(receipt),
     }
 }
 

@@ -122,7 +122,7 @@ pub(crate) fn import(
         }));
         records.push(BlockRecord {
             header: block.header.clone(),
-            hash: block.header.hash_slow(),
+            hash: executed.hash,
             first_tx,
             tx_count: block.body.transactions.len() as u32,
             size: alloy_rlp::Encodable::length(block) as u64,

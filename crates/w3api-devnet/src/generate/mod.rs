@@ -17,7 +17,7 @@ mod simulation;
 
 use w3api_types::Chain;
 
-pub(crate) use execution::signed_tx_env;
+pub(crate) use execution::{receipt_envelope, signed_tx_env};
 pub(crate) use extend::Producer;
 pub use extend::{BlockPlan, LAST_TIMESTAMP, StateEdit};
 pub(crate) use genesis::generate as from_genesis;

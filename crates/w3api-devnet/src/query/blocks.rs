@@ -35,9 +35,14 @@ impl ChainData {
         self.imported_head().map_or(by_depth, |head| by_depth.max(head.min(self.latest())))
     }
 
+    /// The block a reference names, if it exists.
+    pub(crate) fn record_of(&self, block: BlockRef) -> Option<&BlockRecord> {
+        Some(&self.blocks[self.block_number_of(block)? as usize])
+    }
+
     /// A block in the RPC form.
     pub fn rpc_block(&self, block: BlockRef, full_transactions: bool) -> Option<Block> {
-        let record = &self.blocks[self.block_number_of(block)? as usize];
+        let record = self.record_of(block)?;
         let transactions = self.transactions_of(record);
         let transactions = if full_transactions {
             BlockTransactions::Full(
@@ -93,7 +98,7 @@ impl ChainData {
 
     /// The transaction at `index` of a block in the RPC form.
     pub fn rpc_transaction(&self, block: BlockRef, index: u64) -> Option<Transaction> {
-        let record = &self.blocks[self.block_number_of(block)? as usize];
+        let record = self.record_of(block)?;
         let tx = self.transactions_of(record).get(usize::try_from(index).ok()?)?;
         Some(rpc_transaction(record, index, tx))
     }

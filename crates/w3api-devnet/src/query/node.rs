@@ -28,7 +28,7 @@ impl ChainData {
 
     /// Every receipt of a block.
     pub fn rpc_block_receipts(&self, block: BlockRef) -> Option<Vec<Receipt>> {
-        let record = &self.blocks[self.block_number_of(block)? as usize];
+        let record = self.record_of(block)?;
         Some((record.first_tx..record.first_tx + record.tx_count).map(|index| self.receipt_at(record, index)).collect())
     }
 

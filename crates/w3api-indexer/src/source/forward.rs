@@ -9,7 +9,7 @@ use alloy_primitives::{B256, Bytes, U64, U256};
 use futures::future::try_join_all;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use w3api_source::{BlockRef, FINALIZED_DEPTH, FeeSuggestion, LogQuery, Raw, RawEncoding, SAFE_DEPTH, SourceError};
+use w3api_source::{BlockRef, FINALIZED_DEPTH, FeeSuggestion, LogQuery, Raw, SAFE_DEPTH, SourceError};
 use w3api_types::Address;
 use w3api_types::rpc::{Block, BlockNumberOrTag, BlockTransactions, FeeHistory, Log, LogFilter, Receipt, Transaction};
 
@@ -249,28 +249,25 @@ pub(super) async fn fee_suggestion(followed: &Followed) -> Result<FeeSuggestion,
     })
 }
 
-/// `debug_getRaw*` passed to the node, with a block resolved in the
-/// gateway's view; a block the view does not hold is none.
-pub(super) async fn raw(followed: &Followed, raw: Raw) -> Result<Option<RawEncoding>, SourceError> {
-    let at = |block: BlockRef| async move { block_number(followed, block).await };
-    let one = |found: Option<Bytes>| found.map(RawEncoding::One);
-    Ok(match raw {
-        Raw::Header(block) => match at(block).await? {
-            Some(number) => one(request(followed, "debug_getRawHeader", json!([format!("{number:#x}")])).await?),
-            None => None,
-        },
-        Raw::Block(block) => match at(block).await? {
-            Some(number) => one(request(followed, "debug_getRawBlock", json!([format!("{number:#x}")])).await?),
-            None => None,
-        },
-        Raw::Receipts(block) => match at(block).await? {
-            Some(number) => {
-                let each: Option<Vec<Bytes>> =
-                    request(followed, "debug_getRawReceipts", json!([format!("{number:#x}")])).await?;
-                each.map(RawEncoding::Each)
-            }
-            None => None,
-        },
-        Raw::Transaction(hash) => one(request(followed, "debug_getRawTransaction", json!([hash])).await?),
-    })
+/// `debug_getRawHeader`, `debug_getRawBlock` and `debug_getRawTransaction`
+/// passed to the node, with a block resolved in the gateway's view; a block
+/// the view does not hold is none.
+pub(super) async fn raw(followed: &Followed, raw: Raw) -> Result<Option<Bytes>, SourceError> {
+    let (method, block) = match raw {
+        Raw::Header(block) => ("debug_getRawHeader", block),
+        Raw::Block(block) => ("debug_getRawBlock", block),
+        Raw::Transaction(hash) => return request(followed, "debug_getRawTransaction", json!([hash])).await,
+    };
+    match block_number(followed, block).await? {
+        Some(number) => request(followed, method, json!([format!("{number:#x}")])).await,
+        None => Ok(None),
+    }
+}
+
+/// `debug_getRawReceipts` passed to the node, as [`raw`] passes a block's.
+pub(super) async fn raw_receipts(followed: &Followed, block: BlockRef) -> Result<Option<Vec<Bytes>>, SourceError> {
+    match block_number(followed, block).await? {
+        Some(number) => request(followed, "debug_getRawReceipts", json!([format!("{number:#x}")])).await,
+        None => Ok(None),
+    }
 }
