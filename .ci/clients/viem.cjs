@@ -188,6 +188,32 @@ async function main() {
     const gas = await client.estimateGas({ account: account.address, to, value: 1n });
     return expectSame(gas, await rawResult('eth_estimateGas', [{ from: account.address, to, value: '0x1' }]), 'estimateGas');
   });
+  await check('eth_simulateV1: simulateBlocks (a call, on top of a block)', async () => {
+    const latest = await client.getBlockNumber();
+    const calls = [{ to: fx.token, data: '0x18160ddd' }];
+    const [block] = await client.simulateBlocks({ blockNumber: latest, blocks: [{ calls }] });
+    assert(block.number === latest + 1n, `simulated block ${block.number}, latest ${latest}`);
+    const [raw] = await rawResult('eth_simulateV1', [{ blockStateCalls: [{ calls }] }, hex(latest)]);
+    assert(block.hash === raw.hash, `hash ${block.hash} vs ${raw.hash}`);
+    assert(block.calls[0].status === 'success', `status ${block.calls[0].status}`);
+    return expectSame(block.calls[0].data, raw.calls[0].returnData, 'returnData');
+  });
+  await check('eth_simulateV1: simulateCalls (a transfer, traceAssetChanges)', async () => {
+    const { results, assetChanges } = await client.simulateCalls({
+      account: account.address, calls: [{ to, value: 1234n }], traceAssetChanges: true,
+    });
+    assert(results[0].status === 'success', `status ${results[0].status}`);
+    const eth = assetChanges.find((change) => change.token.address.toLowerCase() === '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee');
+    assert(eth && eth.value.diff === -1234n, `ETH change ${eth && eth.value.diff}`);
+    return `ETH ${eth.value.pre} -> ${eth.value.post}`;
+  });
+  await check('eth_simulateV1: a revert comes back as the call\'s error, with its data', async () => {
+    const [block] = await client.simulateBlocks({
+      blocks: [{ calls: [{ to: fx.token, data: '0xdeadbeef' }] }],
+    });
+    assert(block.calls[0].status === 'failure', `status ${block.calls[0].status}`);
+    return block.calls[0].error.shortMessage || block.calls[0].error.message;
+  });
   await check('eth_sendRawTransaction: sendRawTransaction, then its receipt', async () => {
     const nonce = await client.getTransactionCount({ address: account.address });
     const serializedTransaction = await account.signTransaction({

@@ -26,9 +26,9 @@ use w3api_source::{
 };
 use w3api_types::rpc::{
     AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, EthCapabilities, EthConfig, FeeHistory,
-    FilterChanges, FilterId, GethTrace, Hash32, LocalizedTrace, Log, LogFilter, Receipt, StateOverrides, StorageKey,
-    SyncingStatus, TokenPrice, TraceConfig, TraceFilter, TraceResults, TraceType, Transaction, TransactionRequest,
-    TxpoolContent, TypedData,
+    FilterChanges, FilterId, GethTrace, Hash32, LocalizedTrace, Log, LogFilter, Receipt, SimulatePayload,
+    SimulatedBlock, StateOverrides, StorageKey, SyncingStatus, TokenPrice, TraceConfig, TraceFilter, TraceResults,
+    TraceType, Transaction, TransactionRequest, TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, SyncStatus, U256};
 
@@ -148,6 +148,7 @@ erased! {
             chain: Chain, request: TransactionRequest, block: BlockRef, overrides: Option<StateOverrides>
         ) -> U256;
         async create_access_list(chain: Chain, request: TransactionRequest, block: BlockRef) -> AccessListResult;
+        async simulate(chain: Chain, payload: SimulatePayload, block: BlockRef) -> Vec<SimulatedBlock>;
     }
     Sending {
         async send_raw_transaction(chain: Chain, transaction: Bytes) -> Hash32;

@@ -82,29 +82,29 @@ pub enum Unfinished<E> {
 /// Why the EVM refused a transaction, in geth's words where it has them
 /// (clients match on them: viem's and ethers' nonce and funds errors).
 pub fn describe<E: std::fmt::Display>(refused: &Refused<E>) -> String {
-    use revm::context::result::InvalidTransaction as Invalid;
     match refused {
-        EVMError::Transaction(Invalid::NonceTooLow { tx, state }) => {
-            format!("nonce too low: next nonce {state}, tx nonce {tx}")
-        }
-        EVMError::Transaction(Invalid::NonceTooHigh { tx, state }) => {
-            format!("nonce too high: next nonce {state}, tx nonce {tx}")
-        }
-        EVMError::Transaction(Invalid::LackOfFundForMaxFee { fee, balance }) => {
+        EVMError::Transaction(invalid) => describe_invalid(invalid),
+        other => other.to_string(),
+    }
+}
+
+/// Why a transaction is invalid, in geth's words where it has them.
+pub fn describe_invalid(invalid: &revm::context::result::InvalidTransaction) -> String {
+    use revm::context::result::InvalidTransaction as Invalid;
+    match invalid {
+        Invalid::NonceTooLow { tx, state } => format!("nonce too low: next nonce {state}, tx nonce {tx}"),
+        Invalid::NonceTooHigh { tx, state } => format!("nonce too high: next nonce {state}, tx nonce {tx}"),
+        Invalid::NonceOverflowInTransaction => "nonce has max value".into(),
+        Invalid::LackOfFundForMaxFee { fee, balance } => {
             format!("insufficient funds for gas * price + value: have {balance} want {fee}")
         }
-        EVMError::Transaction(Invalid::CallGasCostMoreThanGasLimit { initial_gas, gas_limit }) => {
+        Invalid::CallGasCostMoreThanGasLimit { initial_gas, gas_limit } => {
             format!("intrinsic gas too low: have {gas_limit}, want {initial_gas}")
         }
-        EVMError::Transaction(Invalid::GasPriceLessThanBasefee) => {
-            "transaction underpriced: max fee per gas less than block base fee".into()
-        }
-        EVMError::Transaction(Invalid::InvalidChainId) => "invalid chain id for signer".into(),
-        EVMError::Transaction(Invalid::PriorityFeeGreaterThanMaxFee) => {
-            "max priority fee per gas higher than max fee per gas".into()
-        }
-        EVMError::Transaction(invalid) => invalid.to_string(),
-        other => other.to_string(),
+        Invalid::GasPriceLessThanBasefee => "transaction underpriced: max fee per gas less than block base fee".into(),
+        Invalid::InvalidChainId => "invalid chain id for signer".into(),
+        Invalid::PriorityFeeGreaterThanMaxFee => "max priority fee per gas higher than max fee per gas".into(),
+        invalid => invalid.to_string(),
     }
 }
 

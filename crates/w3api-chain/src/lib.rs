@@ -14,6 +14,7 @@ pub mod genesis;
 pub mod import;
 mod overrides;
 mod roots;
+pub mod simulate;
 pub mod trace;
 mod transfers;
 pub mod watch;
@@ -21,7 +22,7 @@ pub mod watch;
 use alloy_primitives::{Address, B256};
 
 pub use archive::{Account, Archive, StateAt};
-pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC, Unfinished, describe};
+pub use evm::{BlockSpec, Checks, Outcome, Refused, SPEC, Unfinished, describe, describe_invalid};
 pub use overrides::{AccountOverride, Overrides};
 pub use revm;
 pub use roots::Proof;
@@ -111,6 +112,16 @@ impl ChainState {
     /// An account and some of its slots after `block`, proven against that block's state root.
     pub fn proof(&self, block: u64, address: Address, slots: &[B256]) -> Proof {
         roots::prove(&self.tries, &self.archive, block, address, slots)
+    }
+
+    /// The account trie after `block`.
+    pub(crate) fn account_trie_at(&self, block: u64) -> w3api_trie::Trie {
+        self.tries.account_trie_at(&self.archive, block)
+    }
+
+    /// The storage trie of `address` after `block`.
+    pub(crate) fn storage_trie_at(&self, address: Address, block: u64) -> w3api_trie::Trie {
+        self.tries.storage_trie_at(&self.archive, address, block)
     }
 
     /// Forgets every block after `block`.

@@ -19,6 +19,8 @@ pub(crate) struct StateTries {
     accounts: Trie,
     storage: HashMap<Address, Trie>,
     storage_roots: HashMap<Address, History<B256>>,
+    /// The block the tries hold the state after.
+    sealed: Option<u64>,
 }
 
 impl StateTries {
@@ -47,7 +49,41 @@ impl StateTries {
                 self.accounts.insert(key, leaf(&account, storage_root));
             }
         }
+        self.sealed = Some(block);
         self.accounts.root()
+    }
+
+    /// The account trie after `block`: the one kept when `block` is the
+    /// last sealed, else rebuilt from the archive.
+    pub(crate) fn account_trie_at(&self, archive: &Archive, block: u64) -> Trie {
+        if self.sealed == Some(block) {
+            return self.accounts.clone();
+        }
+        let mut accounts = Trie::default();
+        for (holder, account) in archive.accounts_at(block) {
+            accounts.insert(keccak256(holder), leaf(&account, self.storage_root(holder, block)));
+        }
+        // An account emptied but holding storage is still in the trie.
+        for (holder, _) in self.storage_roots.iter().filter(|(a, _)| archive.account(**a, block).is_empty()) {
+            let root = self.storage_root(*holder, block);
+            if root != EMPTY_ROOT_HASH {
+                accounts.insert(keccak256(holder), leaf(&Account::default(), root));
+            }
+        }
+        accounts
+    }
+
+    /// The storage trie of `address` after `block`, kept or rebuilt as
+    /// [`StateTries::account_trie_at`] is.
+    pub(crate) fn storage_trie_at(&self, archive: &Archive, address: Address, block: u64) -> Trie {
+        if self.sealed == Some(block) {
+            return self.storage.get(&address).cloned().unwrap_or_default();
+        }
+        let mut storage = Trie::default();
+        for (slot, value) in archive.slots_at(address, block) {
+            storage.insert(keccak256(slot.to_be_bytes::<32>()), alloy_rlp::encode(value));
+        }
+        storage
     }
 
     /// The storage root of `address` after `block`.
@@ -73,7 +109,7 @@ impl StateTries {
 }
 
 /// An account's leaf in the state trie.
-fn leaf(account: &Account, storage_root: B256) -> Vec<u8> {
+pub(crate) fn leaf(account: &Account, storage_root: B256) -> Vec<u8> {
     let account =
         TrieAccount { nonce: account.nonce, balance: account.balance, storage_root, code_hash: account.code_hash };
     alloy_rlp::encode(account)
@@ -94,21 +130,8 @@ pub struct Proof {
 
 /// The proof of `address` and `slots` after `block`.
 pub(crate) fn prove(tries: &StateTries, archive: &Archive, block: u64, address: Address, slots: &[B256]) -> Proof {
-    let mut accounts = Trie::default();
-    for (holder, account) in archive.accounts_at(block) {
-        accounts.insert(keccak256(holder), leaf(&account, tries.storage_root(holder, block)));
-    }
-    for (holder, _) in tries.storage_roots.iter().filter(|(a, _)| archive.account(**a, block).is_empty()) {
-        let root = tries.storage_root(*holder, block);
-        if root != EMPTY_ROOT_HASH {
-            accounts.insert(keccak256(holder), leaf(&Account::default(), root));
-        }
-    }
-    let account_proof = accounts.proof(&keccak256(address));
-    let mut storage = Trie::default();
-    for (slot, value) in archive.slots_at(address, block) {
-        storage.insert(keccak256(slot.to_be_bytes::<32>()), alloy_rlp::encode(value));
-    }
+    let account_proof = tries.account_trie_at(archive, block).proof(&keccak256(address));
+    let mut storage = tries.storage_trie_at(archive, address, block);
     let storage = slots
         .iter()
         .map(|key| {

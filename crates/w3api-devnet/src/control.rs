@@ -12,8 +12,8 @@ use w3api_source::{
 };
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, DEFAULT_TRACE_TIMEOUT, FilterChanges, FilterId, GethTrace,
-    Hash32, LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults,
-    TraceTarget, TraceType, TransactionRequest, TxpoolContent, TypedData,
+    Hash32, LocalizedTrace, Log, LogFilter, SimulatePayload, SimulatedBlock, StateOverrides, StorageKey, TraceConfig,
+    TraceFilter, TraceResults, TraceTarget, TraceType, TransactionRequest, TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -214,6 +214,20 @@ impl w3api_source::Calls for Devnet {
         let prepare = |data: &ChainData, cap| data.prepare(&request, block, None, cap);
         self.execute_quick(chain, prepare, |call, state, stop| call.access_list(state, stop)).await
     }
+
+    /// Simulated in an execution slot under a hold of the chain for
+    /// reading: blocks wait for it, for at most its time budget.
+    async fn simulate(
+        &self,
+        chain: Chain,
+        payload: SimulatePayload,
+        block: BlockRef,
+    ) -> Result<Vec<SimulatedBlock>, SourceError> {
+        let live = self.ready_live(chain).await?;
+        live.check(chain)?;
+        let gas_cap = self.inner.executions.limits().gas_cap;
+        self.inner.executions.run(move |stop| live.read().simulate(payload, block, gas_cap, stop)).await?
+    }
 }
 
 /// A sent transaction is mined at once or waits in the pool, as the
@@ -332,6 +346,7 @@ impl Tracing for Devnet {
         config: TraceConfig,
     ) -> Result<GethTrace, SourceError> {
         let (tracer, timeout) = tracing_of(&config, TraceTarget::Call)?;
+        traces::check_call_overrides(config.block_overrides.as_ref())?;
         let prepare = |data: &ChainData, cap| data.prepare(&request, block, config.state_overrides.as_ref(), cap);
         let overrides = config.block_overrides.clone();
         let run = move |call: &Prepared, state: &SharedState, stop: &dyn Fn() -> bool| {

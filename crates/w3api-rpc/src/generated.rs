@@ -441,6 +441,34 @@ Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `
         block: Option<w3api_types::rpc::BlockId>,
         state_overrides: Option<w3api_types::rpc::StateOverrides>,
     ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::Uint>;
+    /**Simulates blocks of calls on top of a block
+
+Each block of blockStateCalls is simulated after the one before, on top of the block asked for (latest when absent), as geth simulates it: the block's number defaults to the one before plus 1 (gaps are filled with empty blocks) and its time to 12 s later; its gas limit and fee recipient to the block before's; its base fee to 0, or with validation to the EIP-1559 successor of the block before's. State overrides (with movePrecompileToAddress) are written before the block's calls and kept by the blocks after. Each call runs as a transaction of its block (no signature, any sender), its gas defaulting to what the block has left, and the server's gas cap (--rpc-gas-cap) bounding all calls together. Each block is answered as eth_getBlockByNumber answers one, with its roots and hash, and with calls: each call's return data, logs, gas and status, and its error (3 for a revert, with the revert data; -32015 for any other stop). traceTransfers adds each native transfer as a Transfer log of 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee (ERC-7528). Nothing is kept. At most 256 blocks, 5000 calls a block and 10000 in all (-38026). A call the block would not take (validation's nonce or fee checks, funds, intrinsic gas) refuses the whole simulation with geth's code (-38010 to -38025); numbers or times out of order are -38020 and -38021. The devnet simulates with revm through alloy-evm's block executor, within the request's time budget; node mode passes the method to the node.
+
+Calls `eth_simulateV1` with the positional parameters `payload`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words
+- `-38010` ([`ErrorCode::NonceTooLow`]): Nonce too low: a simulated call's nonce is below its sender's (eth_simulateV1 with validation)
+- `-38011` ([`ErrorCode::NonceTooHigh`]): Nonce too high: a simulated call's nonce is above its sender's (eth_simulateV1 with validation)
+- `-38012` ([`ErrorCode::BaseFeeTooLow`]): Base fee too low: a simulated call's fee cap is below its block's base fee
+- `-38013` ([`ErrorCode::IntrinsicGasTooLow`]): Intrinsic gas too low: a simulated call's gas does not cover what any transaction costs
+- `-38014` ([`ErrorCode::InsufficientFunds`]): Insufficient funds: a simulated call's sender cannot pay its gas and value
+- `-38015` ([`ErrorCode::BlockGasLimitReached`]): Block gas limit reached: a simulated call asks for more gas than its block has left
+- `-38020` ([`ErrorCode::BlockNumberInvalid`]): Block numbers out of order: each simulated block's number must be above the one before
+- `-38021` ([`ErrorCode::BlockTimestampInvalid`]): Block timestamps out of order: each simulated block's time must be after the one before
+- `-38024` ([`ErrorCode::SenderNotEoa`]): Sender is not an externally owned account
+- `-38025` ([`ErrorCode::InitCodeTooLarge`]): Init code too large: a simulated contract creation's code exceeds EIP-3860's limit
+- `-38026` ([`ErrorCode::ClientLimitExceeded`]): Client limit exceeded: too many simulated blocks or calls*/
+    #[method(name = "eth_simulateV1", param_kind = array)]
+    async fn simulate_v1(
+        &self,
+        payload: w3api_types::rpc::SimulatePayload,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::SimulatedBlock>>;
     /**The accounts and slots a transaction touches
 
 An EIP-2930 access list for the transaction, and the gas it uses with that list declared. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet runs the transaction and lists every account and slot it touched but the sender and the precompiles (the recipient only with its slots), then the gas it uses with them declared.
@@ -1222,6 +1250,8 @@ pub mod method {
     pub const ETH_CALL: &str = "eth_call";
     ///`eth_estimateGas`: Gas a transaction would use
     pub const ETH_ESTIMATE_GAS: &str = "eth_estimateGas";
+    ///`eth_simulateV1`: Simulates blocks of calls on top of a block
+    pub const ETH_SIMULATE_V1: &str = "eth_simulateV1";
     ///`eth_createAccessList`: The accounts and slots a transaction touches
     pub const ETH_CREATE_ACCESS_LIST: &str = "eth_createAccessList";
     ///`eth_getCode`: A contract's code
@@ -1352,6 +1382,7 @@ pub mod method {
         ETH_FEE_HISTORY,
         ETH_CALL,
         ETH_ESTIMATE_GAS,
+        ETH_SIMULATE_V1,
         ETH_CREATE_ACCESS_LIST,
         ETH_GET_CODE,
         ETH_GET_STORAGE_AT,
@@ -1419,6 +1450,7 @@ pub mod method {
     pub const EXECUTES: &[&str] = &[
         ETH_CALL,
         ETH_ESTIMATE_GAS,
+        ETH_SIMULATE_V1,
         ETH_CREATE_ACCESS_LIST,
         DEBUG_TRACE_TRANSACTION,
         DEBUG_TRACE_CALL,
@@ -1442,12 +1474,28 @@ pub mod method {
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
+    ///Base fee too low: a simulated call's fee cap is below its block's base fee
+    BaseFeeTooLow,
+    ///Block gas limit reached: a simulated call asks for more gas than its block has left
+    BlockGasLimitReached,
+    ///Block numbers out of order: each simulated block's number must be above the one before
+    BlockNumberInvalid,
+    ///Block timestamps out of order: each simulated block's time must be after the one before
+    BlockTimestampInvalid,
+    ///Client limit exceeded: too many simulated blocks or calls
+    ClientLimitExceeded,
     ///VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why
     ExecutionHalted,
     ///execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)
     ExecutionReverted,
+    ///Init code too large: a simulated contract creation's code exceeds EIP-3860's limit
+    InitCodeTooLarge,
+    ///Insufficient funds: a simulated call's sender cannot pay its gas and value
+    InsufficientFunds,
     ///Internal error
     InternalError,
+    ///Intrinsic gas too low: a simulated call's gas does not cover what any transaction costs
+    IntrinsicGasTooLow,
     ///Invalid params: the message names the parameter and what was wrong
     InvalidParams,
     ///Invalid request: the JSON is not a JSON-RPC 2.0 request
@@ -1456,12 +1504,18 @@ pub enum ErrorCode {
     MethodNotFound,
     ///Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
     MethodNotSupported,
+    ///Nonce too high: a simulated call's nonce is above its sender's (eth_simulateV1 with validation)
+    NonceTooHigh,
+    ///Nonce too low: a simulated call's nonce is below its sender's (eth_simulateV1 with validation)
+    NonceTooLow,
     ///Parse error: the body is not valid JSON
     ParseError,
     ///No price: no DEX pair prices the token (on the requested exchange, at the requested block)
     PriceNotFound,
     ///Limit exceeded: too many requests (HTTP 429), or every slot that runs calls is busy and its queue is full (Retry-After: 1; HTTP 429 when that call was the whole request)
     RateLimited,
+    ///Sender is not an externally owned account
+    SenderNotEoa,
     ///Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words
     ServerError,
     ///Unauthorized: the API key in the path is unknown (HTTP 401)
@@ -1469,33 +1523,55 @@ pub enum ErrorCode {
 }
 impl ErrorCode {
     /// Every error code, by name.
-    pub const ALL: [ErrorCode; 12usize] = [
+    pub const ALL: [ErrorCode; 23usize] = [
+        ErrorCode::BaseFeeTooLow,
+        ErrorCode::BlockGasLimitReached,
+        ErrorCode::BlockNumberInvalid,
+        ErrorCode::BlockTimestampInvalid,
+        ErrorCode::ClientLimitExceeded,
         ErrorCode::ExecutionHalted,
         ErrorCode::ExecutionReverted,
+        ErrorCode::InitCodeTooLarge,
+        ErrorCode::InsufficientFunds,
         ErrorCode::InternalError,
+        ErrorCode::IntrinsicGasTooLow,
         ErrorCode::InvalidParams,
         ErrorCode::InvalidRequest,
         ErrorCode::MethodNotFound,
         ErrorCode::MethodNotSupported,
+        ErrorCode::NonceTooHigh,
+        ErrorCode::NonceTooLow,
         ErrorCode::ParseError,
         ErrorCode::PriceNotFound,
         ErrorCode::RateLimited,
+        ErrorCode::SenderNotEoa,
         ErrorCode::ServerError,
         ErrorCode::Unauthorized,
     ];
     /// The JSON-RPC error code.
     pub const fn code(self) -> i32 {
         match self {
+            ErrorCode::BaseFeeTooLow => -38012i32,
+            ErrorCode::BlockGasLimitReached => -38015i32,
+            ErrorCode::BlockNumberInvalid => -38020i32,
+            ErrorCode::BlockTimestampInvalid => -38021i32,
+            ErrorCode::ClientLimitExceeded => -38026i32,
             ErrorCode::ExecutionHalted => -32015i32,
             ErrorCode::ExecutionReverted => 3i32,
+            ErrorCode::InitCodeTooLarge => -38025i32,
+            ErrorCode::InsufficientFunds => -38014i32,
             ErrorCode::InternalError => -32603i32,
+            ErrorCode::IntrinsicGasTooLow => -38013i32,
             ErrorCode::InvalidParams => -32602i32,
             ErrorCode::InvalidRequest => -32600i32,
             ErrorCode::MethodNotFound => -32601i32,
             ErrorCode::MethodNotSupported => -32004i32,
+            ErrorCode::NonceTooHigh => -38011i32,
+            ErrorCode::NonceTooLow => -38010i32,
             ErrorCode::ParseError => -32700i32,
             ErrorCode::PriceNotFound => -32001i32,
             ErrorCode::RateLimited => -32005i32,
+            ErrorCode::SenderNotEoa => -38024i32,
             ErrorCode::ServerError => -32000i32,
             ErrorCode::Unauthorized => -32099i32,
         }
@@ -1503,13 +1579,37 @@ impl ErrorCode {
     /// What the spec says the error means.
     pub const fn description(self) -> &'static str {
         match self {
+            ErrorCode::BaseFeeTooLow => {
+                "Base fee too low: a simulated call's fee cap is below its block's base fee"
+            }
+            ErrorCode::BlockGasLimitReached => {
+                "Block gas limit reached: a simulated call asks for more gas than its block has left"
+            }
+            ErrorCode::BlockNumberInvalid => {
+                "Block numbers out of order: each simulated block's number must be above the one before"
+            }
+            ErrorCode::BlockTimestampInvalid => {
+                "Block timestamps out of order: each simulated block's time must be after the one before"
+            }
+            ErrorCode::ClientLimitExceeded => {
+                "Client limit exceeded: too many simulated blocks or calls"
+            }
             ErrorCode::ExecutionHalted => {
                 "VM execution error: the call stopped without reverting (out of gas, an invalid opcode, a stack error); the message says why"
             }
             ErrorCode::ExecutionReverted => {
                 "execution reverted: the call ran a REVERT; data is the revert data, and the message ends with the reason when the data is an Error(string)"
             }
+            ErrorCode::InitCodeTooLarge => {
+                "Init code too large: a simulated contract creation's code exceeds EIP-3860's limit"
+            }
+            ErrorCode::InsufficientFunds => {
+                "Insufficient funds: a simulated call's sender cannot pay its gas and value"
+            }
             ErrorCode::InternalError => "Internal error",
+            ErrorCode::IntrinsicGasTooLow => {
+                "Intrinsic gas too low: a simulated call's gas does not cover what any transaction costs"
+            }
             ErrorCode::InvalidParams => {
                 "Invalid params: the message names the parameter and what was wrong"
             }
@@ -1520,6 +1620,12 @@ impl ErrorCode {
             ErrorCode::MethodNotSupported => {
                 "Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)"
             }
+            ErrorCode::NonceTooHigh => {
+                "Nonce too high: a simulated call's nonce is above its sender's (eth_simulateV1 with validation)"
+            }
+            ErrorCode::NonceTooLow => {
+                "Nonce too low: a simulated call's nonce is below its sender's (eth_simulateV1 with validation)"
+            }
             ErrorCode::ParseError => "Parse error: the body is not valid JSON",
             ErrorCode::PriceNotFound => {
                 "No price: no DEX pair prices the token (on the requested exchange, at the requested block)"
@@ -1527,6 +1633,7 @@ impl ErrorCode {
             ErrorCode::RateLimited => {
                 "Limit exceeded: too many requests (HTTP 429), or every slot that runs calls is busy and its queue is full (Retry-After: 1; HTTP 429 when that call was the whole request)"
             }
+            ErrorCode::SenderNotEoa => "Sender is not an externally owned account",
             ErrorCode::ServerError => {
                 "Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words"
             }
@@ -1538,16 +1645,27 @@ impl ErrorCode {
     /// The error with this code, if the spec declares one.
     pub const fn from_code(code: i32) -> Option<ErrorCode> {
         match code {
+            -38012i32 => Some(ErrorCode::BaseFeeTooLow),
+            -38015i32 => Some(ErrorCode::BlockGasLimitReached),
+            -38020i32 => Some(ErrorCode::BlockNumberInvalid),
+            -38021i32 => Some(ErrorCode::BlockTimestampInvalid),
+            -38026i32 => Some(ErrorCode::ClientLimitExceeded),
             -32015i32 => Some(ErrorCode::ExecutionHalted),
             3i32 => Some(ErrorCode::ExecutionReverted),
+            -38025i32 => Some(ErrorCode::InitCodeTooLarge),
+            -38014i32 => Some(ErrorCode::InsufficientFunds),
             -32603i32 => Some(ErrorCode::InternalError),
+            -38013i32 => Some(ErrorCode::IntrinsicGasTooLow),
             -32602i32 => Some(ErrorCode::InvalidParams),
             -32600i32 => Some(ErrorCode::InvalidRequest),
             -32601i32 => Some(ErrorCode::MethodNotFound),
             -32004i32 => Some(ErrorCode::MethodNotSupported),
+            -38011i32 => Some(ErrorCode::NonceTooHigh),
+            -38010i32 => Some(ErrorCode::NonceTooLow),
             -32700i32 => Some(ErrorCode::ParseError),
             -32001i32 => Some(ErrorCode::PriceNotFound),
             -32005i32 => Some(ErrorCode::RateLimited),
+            -38024i32 => Some(ErrorCode::SenderNotEoa),
             -32000i32 => Some(ErrorCode::ServerError),
             -32099i32 => Some(ErrorCode::Unauthorized),
             _ => None,
@@ -1587,11 +1705,7 @@ pub mod limits {
 /// Standard methods that need EVM execution, contract state or a
 /// transaction pool (`x-unanswerable-methods`), each with the
 /// reason a server without them gives.
-pub const UNANSWERABLE_METHODS: [(&str, &str); 2usize] = [
-    (
-        "eth_simulateV1",
-        "it simulates blocks of calls with their own overrides, which the gateway does not implement",
-    ),
+pub const UNANSWERABLE_METHODS: [(&str, &str); 1usize] = [
     ("eth_signTransaction", "the gateway holds no keys"),
 ];
 #[cfg(feature = "client")]
@@ -2115,6 +2229,37 @@ Calls `eth_estimateGas` with the positional parameters `transaction`, `block`, `
         state_overrides: Option<w3api_types::rpc::StateOverrides>,
     ) -> Result<w3api_types::rpc::Uint, crate::RpcError> {
         EthApiClient::estimate_gas(self.transport(), transaction, block, state_overrides)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Simulates blocks of calls on top of a block
+
+Each block of blockStateCalls is simulated after the one before, on top of the block asked for (latest when absent), as geth simulates it: the block's number defaults to the one before plus 1 (gaps are filled with empty blocks) and its time to 12 s later; its gas limit and fee recipient to the block before's; its base fee to 0, or with validation to the EIP-1559 successor of the block before's. State overrides (with movePrecompileToAddress) are written before the block's calls and kept by the blocks after. Each call runs as a transaction of its block (no signature, any sender), its gas defaulting to what the block has left, and the server's gas cap (--rpc-gas-cap) bounding all calls together. Each block is answered as eth_getBlockByNumber answers one, with its roots and hash, and with calls: each call's return data, logs, gas and status, and its error (3 for a revert, with the revert data; -32015 for any other stop). traceTransfers adds each native transfer as a Transfer log of 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee (ERC-7528). Nothing is kept. At most 256 blocks, 5000 calls a block and 10000 in all (-38026). A call the block would not take (validation's nonce or fee checks, funds, intrinsic gas) refuses the whole simulation with geth's code (-38010 to -38025); numbers or times out of order are -38020 and -38021. The devnet simulates with revm through alloy-evm's block executor, within the request's time budget; node mode passes the method to the node.
+
+Calls `eth_simulateV1` with the positional parameters `payload`, `block`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words
+- `-38010` ([`ErrorCode::NonceTooLow`]): Nonce too low: a simulated call's nonce is below its sender's (eth_simulateV1 with validation)
+- `-38011` ([`ErrorCode::NonceTooHigh`]): Nonce too high: a simulated call's nonce is above its sender's (eth_simulateV1 with validation)
+- `-38012` ([`ErrorCode::BaseFeeTooLow`]): Base fee too low: a simulated call's fee cap is below its block's base fee
+- `-38013` ([`ErrorCode::IntrinsicGasTooLow`]): Intrinsic gas too low: a simulated call's gas does not cover what any transaction costs
+- `-38014` ([`ErrorCode::InsufficientFunds`]): Insufficient funds: a simulated call's sender cannot pay its gas and value
+- `-38015` ([`ErrorCode::BlockGasLimitReached`]): Block gas limit reached: a simulated call asks for more gas than its block has left
+- `-38020` ([`ErrorCode::BlockNumberInvalid`]): Block numbers out of order: each simulated block's number must be above the one before
+- `-38021` ([`ErrorCode::BlockTimestampInvalid`]): Block timestamps out of order: each simulated block's time must be after the one before
+- `-38024` ([`ErrorCode::SenderNotEoa`]): Sender is not an externally owned account
+- `-38025` ([`ErrorCode::InitCodeTooLarge`]): Init code too large: a simulated contract creation's code exceeds EIP-3860's limit
+- `-38026` ([`ErrorCode::ClientLimitExceeded`]): Client limit exceeded: too many simulated blocks or calls*/
+    pub async fn simulate_v1(
+        &self,
+        payload: w3api_types::rpc::SimulatePayload,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> Result<Vec<w3api_types::rpc::SimulatedBlock>, crate::RpcError> {
+        EthApiClient::simulate_v1(self.transport(), payload, block)
             .await
             .map_err(|e| self.error(e))
     }
@@ -3364,6 +3509,23 @@ impl crate::Batch<'_> {
                     params.insert(value)?;
                 }
                 if let Some(value) = state_overrides {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `eth_simulateV1` call to the batch; its result is read back with the returned handle.
+    pub fn simulate_v1(
+        &mut self,
+        payload: w3api_types::rpc::SimulatePayload,
+        block: Option<w3api_types::rpc::BlockId>,
+    ) -> crate::BatchItem<Vec<w3api_types::rpc::SimulatedBlock>> {
+        self.push(
+            method::ETH_SIMULATE_V1,
+            |params| {
+                params.insert(payload)?;
+                if let Some(value) = block {
                     params.insert(value)?;
                 }
                 Ok(())

@@ -181,6 +181,7 @@ impl From<SourceError> for ApiError {
             | SourceError::TransactionRefused(_)
             | SourceError::Reverted { .. }
             | SourceError::Halted(_)
+            | SourceError::SimulationRefused { .. }
             | SourceError::NotExecuted => ApiError::bad_request(vec![error.to_string()]),
             // A REST answer that needs what the node lacks cannot be given by this server.
             SourceError::NodeLacks(_) => ApiError::unavailable(error),

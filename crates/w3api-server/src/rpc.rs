@@ -40,7 +40,9 @@ use w3api_answers::wallet_erc20::erc20_balances;
 use w3api_answers::{AnswerError, Cursors};
 use w3api_rpc::cheats::CheatApiServer;
 use w3api_rpc::{ErrorCode, EthApiServer, UNANSWERABLE_METHODS, method};
-use w3api_source::{BlockRef, ChangeFilter, LogQuery, Raw, SourceError, TokenPriceQuery, WalletTokensQuery};
+use w3api_source::{
+    BlockRef, ChangeFilter, LogQuery, Raw, SimulationRefusal, SourceError, TokenPriceQuery, WalletTokensQuery,
+};
 use w3api_types::params::operations::get_token_metadata as token_metadata_op;
 use w3api_types::params::operations::get_wallet_token_balances as wallet_erc20_op;
 use w3api_types::rpc::{
@@ -54,7 +56,9 @@ use w3api_types::rpc::{
     TopicFilter, TraceConfig, TraceFilter, TraceResults, TraceTarget, TraceType, Transaction, TransactionIndex,
     TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
 };
-use w3api_types::rpc::{TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus};
+use w3api_types::rpc::{
+    SimulatePayload, SimulatedBlock, TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus,
+};
 use w3api_types::{Chain, U256};
 
 use crate::answer_cache::Answers;
@@ -142,6 +146,9 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
             }
         };
     }
+    if let SourceError::SimulationRefused { kind, message } = error {
+        return rpc_error(simulation_code(kind), message);
+    }
     if let SourceError::Reverted { data, .. } = &error {
         // As geth: the revert data, hex, beside the message.
         return ErrorObjectOwned::owned(ErrorCode::ExecutionReverted.code(), error.to_string(), Some(data.to_string()));
@@ -151,6 +158,7 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         SourceError::Busy { .. } => ErrorCode::RateLimited,
         SourceError::Reverted { .. } => ErrorCode::ExecutionReverted,
         SourceError::Halted(_) => ErrorCode::ExecutionHalted,
+        SourceError::SimulationRefused { kind, .. } => simulation_code(*kind),
         SourceError::UnknownExchange { .. }
         | SourceError::NoBlockAt { .. }
         | SourceError::NoNft { .. }
@@ -182,6 +190,26 @@ fn source_error(error: SourceError) -> ErrorObjectOwned {
         }
     };
     rpc_error(code, error.to_string())
+}
+
+/// The code geth answers when it simulates nothing.
+fn simulation_code(refusal: SimulationRefusal) -> ErrorCode {
+    match refusal {
+        SimulationRefusal::NonceTooLow => ErrorCode::NonceTooLow,
+        SimulationRefusal::NonceTooHigh => ErrorCode::NonceTooHigh,
+        SimulationRefusal::BaseFeeTooLow => ErrorCode::BaseFeeTooLow,
+        SimulationRefusal::IntrinsicGas => ErrorCode::IntrinsicGasTooLow,
+        SimulationRefusal::InsufficientFunds => ErrorCode::InsufficientFunds,
+        SimulationRefusal::BlockGasLimitReached => ErrorCode::BlockGasLimitReached,
+        SimulationRefusal::BlockNumberOrder => ErrorCode::BlockNumberInvalid,
+        SimulationRefusal::BlockTimestampOrder => ErrorCode::BlockTimestampInvalid,
+        SimulationRefusal::SenderNotEoa => ErrorCode::SenderNotEoa,
+        SimulationRefusal::InitCodeTooLarge => ErrorCode::InitCodeTooLarge,
+        SimulationRefusal::ClientLimitExceeded => ErrorCode::ClientLimitExceeded,
+        SimulationRefusal::InvalidParams => ErrorCode::InvalidParams,
+        SimulationRefusal::Refused => ErrorCode::ServerError,
+        SimulationRefusal::Internal => ErrorCode::InternalError,
+    }
 }
 
 /// A log filter's addresses and topics within the spec's limits, geth's
@@ -507,6 +535,11 @@ impl<S: Backend> EthApiServer for Gateway<S> {
     ) -> RpcResult<AccessListResult> {
         let answer = self.source.create_access_list(self.chain, transaction, state_block(block)).await;
         answer.map_err(|e| execution_error(method::ETH_CREATE_ACCESS_LIST, e))
+    }
+
+    async fn simulate_v1(&self, payload: SimulatePayload, block: Option<BlockId>) -> RpcResult<Vec<SimulatedBlock>> {
+        let answer = self.source.simulate(self.chain, payload, state_block(block)).await;
+        answer.map_err(|e| execution_error(method::ETH_SIMULATE_V1, e))
     }
 
     async fn get_code(&self, address: Address, block: Option<BlockId>) -> RpcResult<Bytes> {

@@ -1,10 +1,10 @@
 //! Executing a transaction without sending it: `eth_call`,
-//! `eth_estimateGas` and `eth_createAccessList`. A backend that does not
+//! `eth_estimateGas`, `eth_createAccessList` and `eth_simulateV1`. A backend that does not
 //! execute keeps the provided methods, which refuse.
 
 use std::future::Future;
 
-use w3api_types::rpc::{AccessListResult, Bytes, StateOverrides, TransactionRequest};
+use w3api_types::rpc::{AccessListResult, Bytes, SimulatePayload, SimulatedBlock, StateOverrides, TransactionRequest};
 use w3api_types::{Chain, U256};
 
 use crate::{BlockRef, SourceError};
@@ -44,6 +44,17 @@ pub trait Calls: Send + Sync {
         block: BlockRef,
     ) -> impl Future<Output = Result<AccessListResult, SourceError>> + Send {
         let _ = (chain, request, block);
+        crate::not_executed()
+    }
+
+    /// Blocks of calls simulated on top of `block` (`eth_simulateV1`).
+    fn simulate(
+        &self,
+        chain: Chain,
+        payload: SimulatePayload,
+        block: BlockRef,
+    ) -> impl Future<Output = Result<Vec<SimulatedBlock>, SourceError>> + Send {
+        let _ = (chain, payload, block);
         crate::not_executed()
     }
 }

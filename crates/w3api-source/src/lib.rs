@@ -191,6 +191,40 @@ pub struct TokenPriceQuery {
     pub min_pair_side_liquidity_usd: Option<f64>,
 }
 
+/// Why `eth_simulateV1` simulates nothing, by the code geth answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimulationRefusal {
+    /// A call's nonce is below its sender's (with validation).
+    NonceTooLow,
+    /// A call's nonce is above its sender's (with validation).
+    NonceTooHigh,
+    /// A call's fee cap is below its block's base fee.
+    BaseFeeTooLow,
+    /// A call's gas does not cover what any transaction costs.
+    IntrinsicGas,
+    /// A call's sender cannot pay its gas and value.
+    InsufficientFunds,
+    /// A call asks for more gas than its block has left.
+    BlockGasLimitReached,
+    /// Block numbers out of order.
+    BlockNumberOrder,
+    /// Block times out of order.
+    BlockTimestampOrder,
+    /// A call's sender has code.
+    SenderNotEoa,
+    /// A creation's init code exceeds EIP-3860's limit.
+    InitCodeTooLarge,
+    /// Too many blocks or calls.
+    ClientLimitExceeded,
+    /// The request is not well formed.
+    InvalidParams,
+    /// Refused otherwise (a state override that cannot apply, a block
+    /// that does not exist, a call's chain id).
+    Refused,
+    /// A call the chain cannot take for a reason geth has no code for.
+    Internal,
+}
+
 /// Why a data source could not answer.
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
@@ -285,6 +319,15 @@ pub enum SourceError {
     /// invalid opcode, a stack error.
     #[error("{0}")]
     Halted(String),
+    /// `eth_simulateV1` refused the whole simulation, for a reason geth
+    /// gives its own code.
+    #[error("{message}")]
+    SimulationRefused {
+        /// Which refusal.
+        kind: SimulationRefusal,
+        /// Why, in geth's words.
+        message: String,
+    },
     /// A request the chain cannot run as given (it names what was wrong).
     #[error("{0}")]
     InvalidRequest(String),

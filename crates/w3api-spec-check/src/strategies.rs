@@ -939,8 +939,15 @@ pub fn transaction_request() -> impl Strategy<Value = TransactionRequest> {
 /// Any state overrides, for one or two accounts.
 pub fn state_overrides() -> impl Strategy<Value = StateOverrides> {
     let slots = || maybe(btree_map(b256(), b256(), 0..3));
-    let account = (maybe(u256()), maybe(any::<u64>()), maybe(bytes()), slots(), slots()).prop_map(
-        |(balance, nonce, code, state, state_diff)| AccountOverride { balance, nonce, code, state, state_diff },
+    let account = (maybe(u256()), maybe(any::<u64>()), maybe(bytes()), slots(), slots(), maybe(address())).prop_map(
+        |(balance, nonce, code, state, state_diff, move_precompile_to_address)| AccountOverride {
+            balance,
+            nonce,
+            code,
+            state,
+            state_diff,
+            move_precompile_to_address,
+        },
     );
     btree_map(address(), account, 0..3).prop_map(StateOverrides)
 }

@@ -43,57 +43,16 @@ impl ChainData {
     /// A block in the RPC form.
     pub fn rpc_block(&self, block: BlockRef, full_transactions: bool) -> Option<Block> {
         let record = self.record_of(block)?;
-        let transactions = self.transactions_of(record);
-        let transactions = if full_transactions {
-            BlockTransactions::Full(
-                transactions.iter().enumerate().map(|(i, tx)| rpc_transaction(record, i as u64, tx)).collect(),
-            )
-        } else {
-            BlockTransactions::Hashes(transactions.iter().map(|tx| tx.hash).collect())
-        };
-        let header = &record.header;
-        Some(Block {
-            base_fee_per_gas: header.base_fee_per_gas,
-            blob_gas_used: header.blob_gas_used,
-            difficulty: header.difficulty,
-            excess_blob_gas: header.excess_blob_gas,
-            extra_data: header.extra_data.clone(),
-            gas_limit: header.gas_limit,
-            gas_used: header.gas_used,
-            hash: record.hash,
-            logs_bloom: Lenient::new(header.logs_bloom),
-            miner: header.beneficiary,
-            mix_hash: Some(header.mix_hash),
-            nonce: Some(B64::from(header.nonce)),
-            number: header.number,
-            parent_beacon_block_root: header.parent_beacon_block_root,
-            parent_hash: header.parent_hash,
-            receipts_root: header.receipts_root,
-            requests_hash: header.requests_hash,
-            sha3_uncles: header.ommers_hash,
-            size: Some(record.size),
-            state_root: header.state_root,
-            timestamp: header.timestamp,
-            total_difficulty: None,
-            transactions,
-            transactions_root: header.transactions_root,
-            uncles: self.ommers_of(header.number).iter().map(alloy_consensus::Header::hash_slow).collect(),
-            // From Shanghai on: a genesis from before it has none.
-            withdrawals: header.withdrawals_root.map(|_| self.rpc_withdrawals(header.number)),
-            withdrawals_root: header.withdrawals_root,
-        })
+        let number = record.header.number;
+        let uncles = self.ommers_of(number).iter().map(alloy_consensus::Header::hash_slow).collect();
+        // From Shanghai on: a genesis from before it has none.
+        let withdrawals = record.header.withdrawals_root.map(|_| self.rpc_withdrawals(number));
+        Some(block_json(record, self.transactions_of(record), full_transactions, uncles, withdrawals))
     }
 
     /// The withdrawals of block `number` in the RPC form.
     fn rpc_withdrawals(&self, number: u64) -> Vec<Withdrawal> {
-        let each = self.withdrawals_of(number).iter();
-        each.map(|w| Withdrawal {
-            index: w.index,
-            validator_index: w.validator_index,
-            address: w.address,
-            amount: w.amount,
-        })
-        .collect()
+        rpc_withdrawals(self.withdrawals_of(number))
     }
 
     /// The transaction at `index` of a block in the RPC form.
@@ -102,6 +61,66 @@ impl ChainData {
         let tx = self.transactions_of(record).get(usize::try_from(index).ok()?)?;
         Some(rpc_transaction(record, index, tx))
     }
+}
+
+/// A block in the RPC form: its transactions whole or by hash, its
+/// ommers' hashes and its withdrawals.
+pub(crate) fn block_json(
+    record: &BlockRecord,
+    transactions: &[TxRecord],
+    full_transactions: bool,
+    uncles: Vec<B256>,
+    withdrawals: Option<Vec<Withdrawal>>,
+) -> Block {
+    let transactions = if full_transactions {
+        BlockTransactions::Full(
+            transactions.iter().enumerate().map(|(i, tx)| rpc_transaction(record, i as u64, tx)).collect(),
+        )
+    } else {
+        BlockTransactions::Hashes(transactions.iter().map(|tx| tx.hash).collect())
+    };
+    let header = &record.header;
+    Block {
+        base_fee_per_gas: header.base_fee_per_gas,
+        blob_gas_used: header.blob_gas_used,
+        difficulty: header.difficulty,
+        excess_blob_gas: header.excess_blob_gas,
+        extra_data: header.extra_data.clone(),
+        gas_limit: header.gas_limit,
+        gas_used: header.gas_used,
+        hash: record.hash,
+        logs_bloom: Lenient::new(header.logs_bloom),
+        miner: header.beneficiary,
+        mix_hash: Some(header.mix_hash),
+        nonce: Some(B64::from(header.nonce)),
+        number: header.number,
+        parent_beacon_block_root: header.parent_beacon_block_root,
+        parent_hash: header.parent_hash,
+        receipts_root: header.receipts_root,
+        requests_hash: header.requests_hash,
+        sha3_uncles: header.ommers_hash,
+        size: Some(record.size),
+        state_root: header.state_root,
+        timestamp: header.timestamp,
+        total_difficulty: None,
+        transactions,
+        transactions_root: header.transactions_root,
+        uncles,
+        withdrawals,
+        withdrawals_root: header.withdrawals_root,
+    }
+}
+
+/// Withdrawals in the RPC form.
+pub(crate) fn rpc_withdrawals(withdrawals: &[alloy_eips::eip4895::Withdrawal]) -> Vec<Withdrawal> {
+    let each = withdrawals.iter();
+    each.map(|w| Withdrawal {
+        index: w.index,
+        validator_index: w.validator_index,
+        address: w.address,
+        amount: w.amount,
+    })
+    .collect()
 }
 
 /// One transaction of a block in the RPC form.

@@ -26,13 +26,19 @@ impl ChainData {
         }
     }
 
+    /// The rules the chain's blocks follow: an imported chain's schedule,
+    /// or the devnet's own.
+    pub(crate) fn forks(&self) -> Cow<'_, Forks> {
+        match &self.imported {
+            Some(imported) => Cow::Borrowed(&imported.forks),
+            None => Cow::Owned(Forks::devnet(self.state.chain_id())),
+        }
+    }
+
     /// The chain's forks as `eth_config` answers them.
     pub fn eth_config(&self) -> EthConfig {
         let chain_id = self.state.chain_id();
-        let forks = match &self.imported {
-            Some(imported) => Cow::Borrowed(&imported.forks),
-            None => Cow::Owned(Forks::devnet(chain_id)),
-        };
+        let forks = self.forks();
         let genesis = &self.blocks[0];
         let schedule = forks.schedule_at((genesis.hash, genesis.header.timestamp), self.timestamp(self.latest()));
         let config = |point: ForkPoint| fork_config(point, chain_id);

@@ -358,15 +358,20 @@ fn answer(outcome: Outcome) -> Result<(Bytes, u64), SourceError> {
 
 /// A revert, with its reason when the data is an `Error(string)` or a `Panic(uint256)`.
 fn reverted(data: Bytes) -> SourceError {
-    let reason = Revert::abi_decode(&data)
-        .map(|revert| revert.reason)
-        .or_else(|_| Panic::abi_decode(&data).map(|panic| panic.to_string()))
-        .ok();
+    let reason = revert_reason(&data);
     SourceError::Reverted { data, reason }
 }
 
+/// The reason revert data gives, when it is an `Error(string)` or a `Panic(uint256)`.
+pub(super) fn revert_reason(data: &Bytes) -> Option<String> {
+    Revert::abi_decode(data)
+        .map(|revert| revert.reason)
+        .or_else(|_| Panic::abi_decode(data).map(|panic| panic.to_string()))
+        .ok()
+}
+
 /// What geth says when a call stops without reverting.
-fn halt_message(reason: &HaltReason) -> String {
+pub(super) fn halt_message(reason: &HaltReason) -> String {
     match reason {
         HaltReason::OutOfGas(OutOfGasError::Basic | OutOfGasError::Memory | OutOfGasError::MemoryLimit) => {
             "out of gas".into()
@@ -390,7 +395,7 @@ fn refusal<E: std::fmt::Display>(error: Refused<E>) -> SourceError {
     }
 }
 
-fn invalid(message: String) -> SourceError {
+pub(super) fn invalid(message: String) -> SourceError {
     SourceError::InvalidRequest(message)
 }
 
@@ -407,32 +412,45 @@ pub(super) fn evm_access_list(list: &[AccessListItem]) -> AccessList {
     )
 }
 
-/// The overrides as the EVM reads them; an account may not both replace
-/// and change its storage.
+/// The overrides as the EVM reads them for a call, which cannot move a
+/// precompile (only `eth_simulateV1` does).
 fn evm_overrides(overrides: &StateOverrides) -> Result<Overrides, SourceError> {
     overrides
         .0
         .iter()
         .map(|(address, assumed)| {
-            if assumed.state.is_some() && assumed.state_diff.is_some() {
+            if assumed.move_precompile_to_address.is_some() {
                 return Err(invalid(format!(
-                    "state override of {address}: both state (replacing the storage) and stateDiff (changing it) \
-                     are given; send one"
+                    "state override of {address}: movePrecompileToAddress is taken by eth_simulateV1, not by this method"
                 )));
             }
-            let slots = |map: &std::collections::BTreeMap<B256, B256>| {
-                map.iter().map(|(slot, value)| (U256::from_be_bytes(slot.0), U256::from_be_bytes(value.0))).collect()
-            };
-            let account = AccountOverride {
-                balance: assumed.balance,
-                nonce: assumed.nonce,
-                code: assumed.code.clone(),
-                storage: assumed.state.as_ref().map(slots),
-                storage_diff: assumed.state_diff.as_ref().map(slots).unwrap_or_default(),
-            };
-            Ok((*address, account))
+            Ok((*address, account_override(address, assumed)?))
         })
         .collect()
+}
+
+/// One account's override as the EVM reads it; an account may not both
+/// replace and change its storage.
+pub(super) fn account_override(
+    address: &Address,
+    assumed: &w3api_types::rpc::AccountOverride,
+) -> Result<AccountOverride, SourceError> {
+    if assumed.state.is_some() && assumed.state_diff.is_some() {
+        return Err(invalid(format!(
+            "state override of {address}: both state (replacing the storage) and stateDiff (changing it) are given; \
+             send one"
+        )));
+    }
+    let slots = |map: &std::collections::BTreeMap<B256, B256>| {
+        map.iter().map(|(slot, value)| (U256::from_be_bytes(slot.0), U256::from_be_bytes(value.0))).collect()
+    };
+    Ok(AccountOverride {
+        balance: assumed.balance,
+        nonce: assumed.nonce,
+        code: assumed.code.clone(),
+        storage: assumed.state.as_ref().map(slots),
+        storage_diff: assumed.state_diff.as_ref().map(slots).unwrap_or_default(),
+    })
 }
 
 /// An authorization of a request (EIP-7702) as alloy signs and revm applies it.

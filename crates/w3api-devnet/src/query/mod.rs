@@ -12,6 +12,7 @@ pub(crate) mod prices;
 pub(crate) mod raw;
 pub(crate) mod sales;
 pub(crate) mod sending;
+mod simulate;
 pub(crate) mod traces;
 mod view;
 pub(crate) mod wallet_tokens;

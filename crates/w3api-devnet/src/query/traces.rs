@@ -218,6 +218,28 @@ pub(crate) fn tracer_of(config: &TraceConfig, kind: TracerKind) -> Tracer {
     }
 }
 
+/// Refuses the block overrides only `eth_simulateV1` takes (in geth's
+/// words), and those a traced call's environment has no field for here.
+pub(crate) fn check_call_overrides(overrides: Option<&BlockOverrides>) -> Result<(), SourceError> {
+    let Some(overrides) = overrides else { return Ok(()) };
+    let simulation_only =
+        [("beaconRoot", overrides.beacon_root.is_some()), ("withdrawals", overrides.withdrawals.is_some())];
+    if let Some((name, _)) = simulation_only.iter().find(|(_, given)| *given) {
+        return Err(SourceError::InvalidRequest(format!(
+            "block override \"{name}\" is not supported for this RPC method"
+        )));
+    }
+    let unsupported =
+        [("blobBaseFee", overrides.blob_base_fee.is_some()), ("difficulty", overrides.difficulty.is_some())];
+    match unsupported.iter().find(|(_, given)| *given) {
+        Some((name, _)) => Err(SourceError::InvalidRequest(format!(
+            "block override \"{name}\" is taken by eth_simulateV1 only on the devnet; debug_traceCall takes number, \
+             time, gasLimit, feeRecipient, prevRandao and baseFeePerGas"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `spec` with the fields `overrides` names replaced.
 pub(crate) fn overridden_block(spec: BlockSpec, overrides: Option<&BlockOverrides>) -> BlockSpec {
     let Some(overrides) = overrides else { return spec };

@@ -921,3 +921,72 @@ mod users_contracts {
         assert!(data.wallet_nfts(&query, &PageRequest::first(10)).unwrap().holdings.items.is_empty());
     }
 }
+
+/// `eth_simulateV1` on the devnet's own chain: blocks on top of the
+/// newest, each seeing what the one before left, with the transfers
+/// logged, and nothing kept.
+#[test]
+fn simulated_blocks_follow_the_newest_and_see_each_others_state() {
+    let data = chain();
+    let latest = data.latest();
+    let (sender, receiver) =
+        ("0xc000000000000000000000000000000000000000", "0xc100000000000000000000000000000000000000");
+    // Returns BALANCE(receiver), as a 32-byte word.
+    let reader = format!("0x73{}3160005260206000f3", &receiver[2..]);
+    let payload: w3api_types::rpc::SimulatePayload = serde_json::from_value(serde_json::json!({
+        "blockStateCalls": [
+            {
+                "stateOverrides": { sender: { "balance": "0xde0b6b3a7640000" } },
+                "calls": [{ "from": sender, "to": receiver, "value": "0x3e8" }]
+            },
+            {
+                "stateOverrides": { "0xc200000000000000000000000000000000000000": { "code": reader } },
+                "calls": [{ "from": sender, "to": "0xc200000000000000000000000000000000000000" }]
+            }
+        ],
+        "traceTransfers": true
+    }))
+    .unwrap();
+    let blocks = data.simulate(payload, w3api_source::BlockRef::Latest, 50_000_000, &|| false).unwrap();
+    assert_eq!(blocks.len(), 2);
+    let (first, second) = (&blocks[0], &blocks[1]);
+    assert_eq!(first.block.number, latest + 1);
+    assert_eq!(first.block.parent_hash, data.blocks[latest as usize].hash);
+    assert_eq!(second.block.parent_hash, first.block.hash);
+    assert_eq!(first.calls[0].status, 1);
+    let transfer = &first.calls[0].logs[0];
+    assert_eq!(transfer.address, w3api_chain::simulate::NATIVE_TOKEN);
+    assert_eq!(transfer.data.as_ref(), U256::from(1_000).to_be_bytes::<32>().as_slice());
+    // The second block reads the balance the first one's call left.
+    assert_eq!(second.calls[0].return_data.as_ref(), U256::from(1_000).to_be_bytes::<32>().as_slice());
+    // Nothing is kept: the chain has no block past its newest, and the receiver nothing.
+    assert_eq!(data.latest(), latest);
+    let receiver: Address = receiver.parse().unwrap();
+    assert_eq!(data.state.archive().account(receiver, latest).balance, U256::ZERO);
+}
+
+/// A simulation geth would refuse is refused with geth's code, before any
+/// call runs: blocks out of order, and too many of them.
+#[test]
+fn a_simulation_out_of_order_or_too_long_is_refused_with_geths_codes() {
+    let data = chain();
+    let latest = data.latest();
+    let refused = |payload: serde_json::Value| {
+        let payload = serde_json::from_value(payload).unwrap();
+        match data.simulate(payload, w3api_source::BlockRef::Latest, 50_000_000, &|| false) {
+            Err(w3api_source::SourceError::SimulationRefused { kind, message }) => (kind, message),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    };
+    let backwards = serde_json::json!({ "blockStateCalls": [
+        { "blockOverrides": { "number": format!("{:#x}", latest + 5) } },
+        { "blockOverrides": { "number": format!("{:#x}", latest + 2) } }
+    ]});
+    let (kind, message) = refused(backwards);
+    assert_eq!(kind, w3api_source::SimulationRefusal::BlockNumberOrder);
+    assert_eq!(message, format!("block numbers must be in order: {} <= {}", latest + 2, latest + 5));
+    let far =
+        serde_json::json!({ "blockStateCalls": [{ "blockOverrides": { "number": format!("{:#x}", latest + 257) } }]});
+    assert_eq!(refused(far).0, w3api_source::SimulationRefusal::ClientLimitExceeded);
+    assert_eq!(refused(serde_json::json!({ "blockStateCalls": [] })).0, w3api_source::SimulationRefusal::InvalidParams);
+}

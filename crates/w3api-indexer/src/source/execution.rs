@@ -14,8 +14,8 @@ use w3api_source::{
 };
 use w3api_types::rpc::{
     AccessListResult, AccountProof, BlockTraceResult, Bytes, CallFrame, FilterChanges, FilterId, GethTrace, Hash32,
-    LocalizedTrace, Log, LogFilter, StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType,
-    TransactionRequest, TxpoolContent, TypedData,
+    LocalizedTrace, Log, LogFilter, SimulatePayload, SimulatedBlock, StateOverrides, StorageKey, TraceConfig,
+    TraceFilter, TraceResults, TraceType, TransactionRequest, TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -125,6 +125,16 @@ impl w3api_source::Calls for NodeSource {
         block: BlockRef,
     ) -> Result<AccessListResult, SourceError> {
         at_block(self.chain(chain)?, method::ETH_CREATE_ACCESS_LIST, vec![json!(request)], block, Vec::new()).await
+    }
+
+    async fn simulate(
+        &self,
+        chain: Chain,
+        payload: SimulatePayload,
+        block: BlockRef,
+    ) -> Result<Vec<SimulatedBlock>, SourceError> {
+        let method = method::ETH_SIMULATE_V1;
+        at_block(self.chain(chain)?, method, vec![json!(payload)], block, Vec::new()).await.map_err(lacks(method))
     }
 }
 

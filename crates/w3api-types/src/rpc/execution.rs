@@ -112,6 +112,11 @@ pub struct AccountOverride {
     #[serde_as(as = "Option<BTreeMap<Hex, Hex>>")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_diff: Option<BTreeMap<B256, B256>>,
+    /// Where the precompile at this address moves to (`eth_simulateV1`):
+    /// its address then runs the code assumed for it, if any.
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_precompile_to_address: Option<Address>,
 }
 
 /// State overrides: account to the state assumed for it. Each account's

@@ -16,6 +16,7 @@ mod otterscan;
 mod params;
 mod parity;
 mod receipt;
+mod simulate;
 mod subscription;
 mod token_price;
 mod trace;
@@ -52,6 +53,7 @@ pub use parity::{
     TraceOutput, TraceResults, TraceType, TransactionTrace, VmExecuted, VmInstruction, VmTrace,
 };
 pub use receipt::{Log, Receipt};
+pub use simulate::{BlockStateCalls, SimulatePayload, SimulatedBlock, SimulatedCall, SimulatedCallError};
 pub use subscription::{SubscriptionId, SubscriptionKind, SubscriptionOptions};
 pub use token_price::{NativePrice, TokenPrice};
 pub use trace::{

@@ -93,7 +93,8 @@ pub struct TracerConfig {
     pub disable_storage: Option<bool>,
 }
 
-/// Fields of the block a traced call runs in, replacing the block's own.
+/// Fields of the block a traced or simulated call runs in, replacing the
+/// block's own.
 #[serde_as]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
@@ -123,6 +124,21 @@ pub struct BlockOverrides {
     #[serde_as(as = "Option<Hex>")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_fee_per_gas: Option<U256>,
+    /// Its blob base fee (`BLOBBASEFEE`).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob_base_fee: Option<U256>,
+    /// Its difficulty (before the merge).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<U256>,
+    /// Its parent beacon block root (`eth_simulateV1` only).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon_root: Option<B256>,
+    /// Its withdrawals (`eth_simulateV1` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawals: Option<Vec<super::Withdrawal>>,
 }
 
 /// What a tracer answers for one transaction: one of the shapes of

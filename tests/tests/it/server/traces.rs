@@ -257,6 +257,12 @@ fn bad_trace_requests_get_clear_errors() {
     assert_eq!(genesis, json!({"code": -32000, "message": "genesis is not traceable"}));
     let unknown_block = error("debug_traceBlockByHash", json!([nothing]));
     assert_eq!(unknown_block["code"], -32000, "{unknown_block}");
+    // Block overrides only eth_simulateV1 takes are refused, as geth refuses them.
+    let call = json!({"to": format!("{:#x}", Address::repeat_byte(9))});
+    let beacon = json!({"blockOverrides": {"beaconRoot": nothing}});
+    let refused = error("debug_traceCall", json!([call, "latest", beacon]));
+    assert_eq!(refused["code"], -32602, "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("\"beaconRoot\" is not supported"), "{refused}");
 }
 
 #[test]
