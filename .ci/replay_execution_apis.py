@@ -4,7 +4,8 @@ usage: replay_execution_apis.py SUITE_DIR OPEN_LIST OPENRPC_DOCUMENT GATEWAY_URL
 
 SUITE_DIR holds `ethereum/execution-apis`' tests (`<method>/<case>.io`),
 and GATEWAY_URL (`{server}/{chain}/{apiKey}`) serves the suite's chain
-(`w3api serve --init genesis.json --import chain.rlp`). For every test whose
+(`w3api serve --init genesis.json --import chain.rlp`), with automine turned
+off first, as in hive. For every test whose
 method spec/openrpc.json declares and whose exchanges the suite answers with
 a result, each request is sent in order and its answer checked:
 - a JSON-RPC 2.0 response with the request's id and no error;
@@ -82,6 +83,13 @@ def check(name, request, fixture, answer, validators):
 
 
 def main(directory, open_list, document_path, url):
+    # As in hive, where no consensus client drives the node, sent
+    # transactions wait in the pool: tests that name blocks by number
+    # expect the suite's head to stay the head.
+    stopped = call(url, {"jsonrpc": "2.0", "id": 0, "method": "evm_setAutomine", "params": [False]})
+    if "error" in stopped:
+        print(f"evm_setAutomine(false) was refused: {stopped['error']}", file=sys.stderr)
+        return 1
     document = json.loads(pathlib.Path(document_path).read_text(encoding="utf-8"))
     validators = result_validators(document)
     skipped = open_tests(open_list)

@@ -25,10 +25,10 @@ use w3api_source::{
     WalletNftsPage, WalletNftsQuery, WalletTokensPage, WalletTokensQuery,
 };
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, Block, BlockTraceResult, Bytes, CallFrame, EthCapabilities, EthConfig, FeeHistory,
-    FilterChanges, FilterId, GethTrace, Hash32, LocalizedTrace, Log, LogFilter, Receipt, SimulatePayload,
-    SimulatedBlock, StateOverrides, StorageKey, SyncingStatus, TokenPrice, TraceConfig, TraceFilter, TraceResults,
-    TraceType, Transaction, TransactionRequest, TxpoolContent, TypedData,
+    AccessListResult, AccountProof, Block, BlockTraceResult, BuiltPayload, Bytes, CallFrame, EthCapabilities,
+    EthConfig, FeeHistory, FilterChanges, FilterId, GethTrace, Hash32, LocalizedTrace, Log, LogFilter,
+    PayloadAttributes, Receipt, SimulatePayload, SimulatedBlock, StateOverrides, StorageKey, SyncingStatus, TokenPrice,
+    TraceConfig, TraceFilter, TraceResults, TraceType, Transaction, TransactionRequest, TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, SyncStatus, U256};
 
@@ -149,6 +149,10 @@ erased! {
         ) -> U256;
         async create_access_list(chain: Chain, request: TransactionRequest, block: BlockRef) -> AccessListResult;
         async simulate(chain: Chain, payload: SimulatePayload, block: BlockRef) -> Vec<SimulatedBlock>;
+        async build_block(
+            chain: Chain, parent: Hash32, attributes: PayloadAttributes, transactions: Option<Vec<Bytes>>,
+            extra_data: Option<Bytes>
+        ) -> BuiltPayload;
     }
     Sending {
         async send_raw_transaction(chain: Chain, transaction: Bytes) -> Hash32;

@@ -9,7 +9,7 @@
 // keeps watching this suite's.
 use {
     alloy_eip2124 as _, alloy_eips as _, alloy_evm as _, alloy_hardforks as _, alloy_rlp as _,
-    alloy_rpc_types_trace as _, alloy_trie as _, revm as _, revm_inspectors as _, thiserror as _, w3api_trie as _,
+    alloy_rpc_types_trace as _, revm as _, revm_inspectors as _, thiserror as _, w3api_trie as _,
 };
 
 use alloy_consensus::transaction::SignerRecoverable;
@@ -181,4 +181,41 @@ fn the_state_a_block_leaves_is_the_next_ones_and_nothing_is_kept() {
     }
     // Nothing was kept: the chain's newest state is the head's.
     assert_eq!(state.archive().account(sender, head.number).balance, U256::ZERO);
+}
+
+#[test]
+fn a_call_with_a_gas_price_is_a_legacy_transaction_nobody_signed() {
+    use alloy_rlp::Encodable;
+    let (genesis, blocks, forks) = suite();
+    let (state, headers) = imported(&genesis, &blocks, &forks, blocks.len());
+    let (from, to) = (Address::repeat_byte(0xc0), Address::repeat_byte(0xc1));
+    let call = Call { from, to: Some(to), gas: Some(30_000), gas_price: Some(7), ..Call::default() };
+    let options = Options {
+        forks: &forks,
+        base: headers.last().unwrap(),
+        validation: false,
+        trace_transfers: false,
+        gas_cap: 0,
+        stop: &|| false,
+    };
+    let funded = w3api_chain::AccountOverride { balance: Some(U256::from(1_000_000u64)), ..Default::default() };
+    let block = BlockCalls { state: vec![(from, funded, None)], calls: vec![call], ..BlockCalls::default() };
+    let simulated = state.simulate(&options, vec![block]).unwrap_or_else(|e| panic!("{e}")).remove(0);
+    let tx = &simulated.transactions[0];
+    assert!(matches!(tx, TxEnvelope::Legacy(_)));
+    // geth's unsigned legacy transaction: its six fields, then v, r and s of zero.
+    let mut fields = Vec::new();
+    0u64.encode(&mut fields);
+    7u128.encode(&mut fields);
+    30_000u64.encode(&mut fields);
+    to.encode(&mut fields);
+    U256::ZERO.encode(&mut fields);
+    alloy_primitives::Bytes::new().encode(&mut fields);
+    fields.extend([0x80; 3]);
+    let mut rlp = Vec::new();
+    alloy_rlp::Header { list: true, payload_length: fields.len() }.encode(&mut rlp);
+    rlp.extend(fields);
+    assert_eq!(*tx.tx_hash(), alloy_primitives::keccak256(&rlp));
+    let root = alloy_trie::root::ordered_trie_root_with_encoder(&[rlp], |item, out| out.extend_from_slice(item));
+    assert_eq!(simulated.header.transactions_root, root);
 }

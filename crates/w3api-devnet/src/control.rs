@@ -11,9 +11,10 @@ use w3api_source::{
     Tracing,
 };
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, BlockTraceResult, Bytes, DEFAULT_TRACE_TIMEOUT, FilterChanges, FilterId, GethTrace,
-    Hash32, LocalizedTrace, Log, LogFilter, SimulatePayload, SimulatedBlock, StateOverrides, StorageKey, TraceConfig,
-    TraceFilter, TraceResults, TraceTarget, TraceType, TransactionRequest, TxpoolContent, TypedData,
+    AccessListResult, AccountProof, BlockTraceResult, BuiltPayload, Bytes, DEFAULT_TRACE_TIMEOUT, FilterChanges,
+    FilterId, GethTrace, Hash32, LocalizedTrace, Log, LogFilter, PayloadAttributes, SimulatePayload, SimulatedBlock,
+    StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceTarget, TraceType, TransactionRequest,
+    TxpoolContent, TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -227,6 +228,24 @@ impl w3api_source::Calls for Devnet {
         live.check(chain)?;
         let gas_cap = self.inner.executions.limits().gas_cap;
         self.inner.executions.run(move |stop| live.read().simulate(payload, block, gas_cap, stop)).await?
+    }
+
+    /// Built in an execution slot under a hold of the chain for reading,
+    /// as a simulation is.
+    async fn build_block(
+        &self,
+        chain: Chain,
+        parent: Hash32,
+        attributes: PayloadAttributes,
+        transactions: Option<Vec<Bytes>>,
+        extra_data: Option<Bytes>,
+    ) -> Result<BuiltPayload, SourceError> {
+        let live = self.ready_live(chain).await?;
+        live.check(chain)?;
+        let build = move |stop: &dyn Fn() -> bool| {
+            live.read().build_payload(parent, attributes, transactions, extra_data, stop)
+        };
+        self.inner.executions.run(build).await?
     }
 }
 

@@ -469,6 +469,25 @@ Calls `eth_simulateV1` with the positional parameters `payload`, `block`.
         payload: w3api_types::rpc::SimulatePayload,
         block: Option<w3api_types::rpc::BlockId>,
     ) -> jsonrpsee::core::RpcResult<Vec<w3api_types::rpc::SimulatedBlock>>;
+    /**Builds a block on top of a block, without keeping it
+
+The block after the one parentHash names, built as a block producer builds one: the payload attributes' time, randomness, fee recipient, withdrawals and parent beacon block root; its gas limit moved towards 60,000,000 by at most a 1024th of its parent's (geth's builder default), its base fee by EIP-1559; the transactions given, in order, each checked as a block checks it (a transaction the block cannot take refuses the whole build with -32000, naming why), or, when the list is absent or null, the transactions the pool holds ready; extraData as given. Answered as engine_getPayload answers a payload, with the tips it pays (blockValue) and its EIP-7685 requests. Nothing is kept: the chain and its head are as they were. The devnet builds it with revm through alloy-evm's block executor; node mode passes the method to the node, which may not have it (MethodNotSupported).
+
+Calls `testing_buildBlockV1` with the positional parameters `parent_hash`, `payload_attributes`, `transactions`, `extra_data`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    #[method(name = "testing_buildBlockV1", param_kind = array)]
+    async fn testing_build_block_v1(
+        &self,
+        parent_hash: w3api_types::rpc::Hash32,
+        payload_attributes: w3api_types::rpc::PayloadAttributes,
+        transactions: Option<Vec<w3api_types::rpc::Bytes>>,
+        extra_data: Option<w3api_types::rpc::Bytes>,
+    ) -> jsonrpsee::core::RpcResult<w3api_types::rpc::BuiltPayload>;
     /**The accounts and slots a transaction touches
 
 An EIP-2930 access list for the transaction, and the gas it uses with that list declared. Node mode passes it to the node, with the block resolved in the gateway's view (latest is the newest indexed block); the node's own errors, reverts included, reach the caller unchanged. The devnet runs the transaction and lists every account and slot it touched but the sender and the precompiles (the recipient only with its slots), then the gas it uses with them declared.
@@ -1252,6 +1271,8 @@ pub mod method {
     pub const ETH_ESTIMATE_GAS: &str = "eth_estimateGas";
     ///`eth_simulateV1`: Simulates blocks of calls on top of a block
     pub const ETH_SIMULATE_V1: &str = "eth_simulateV1";
+    ///`testing_buildBlockV1`: Builds a block on top of a block, without keeping it
+    pub const TESTING_BUILD_BLOCK_V1: &str = "testing_buildBlockV1";
     ///`eth_createAccessList`: The accounts and slots a transaction touches
     pub const ETH_CREATE_ACCESS_LIST: &str = "eth_createAccessList";
     ///`eth_getCode`: A contract's code
@@ -1383,6 +1404,7 @@ pub mod method {
         ETH_CALL,
         ETH_ESTIMATE_GAS,
         ETH_SIMULATE_V1,
+        TESTING_BUILD_BLOCK_V1,
         ETH_CREATE_ACCESS_LIST,
         ETH_GET_CODE,
         ETH_GET_STORAGE_AT,
@@ -1451,6 +1473,7 @@ pub mod method {
         ETH_CALL,
         ETH_ESTIMATE_GAS,
         ETH_SIMULATE_V1,
+        TESTING_BUILD_BLOCK_V1,
         ETH_CREATE_ACCESS_LIST,
         DEBUG_TRACE_TRANSACTION,
         DEBUG_TRACE_CALL,
@@ -2260,6 +2283,34 @@ Calls `eth_simulateV1` with the positional parameters `payload`, `block`.
         block: Option<w3api_types::rpc::BlockId>,
     ) -> Result<Vec<w3api_types::rpc::SimulatedBlock>, crate::RpcError> {
         EthApiClient::simulate_v1(self.transport(), payload, block)
+            .await
+            .map_err(|e| self.error(e))
+    }
+    /**Builds a block on top of a block, without keeping it
+
+The block after the one parentHash names, built as a block producer builds one: the payload attributes' time, randomness, fee recipient, withdrawals and parent beacon block root; its gas limit moved towards 60,000,000 by at most a 1024th of its parent's (geth's builder default), its base fee by EIP-1559; the transactions given, in order, each checked as a block checks it (a transaction the block cannot take refuses the whole build with -32000, naming why), or, when the list is absent or null, the transactions the pool holds ready; extraData as given. Answered as engine_getPayload answers a payload, with the tips it pays (blockValue) and its EIP-7685 requests. Nothing is kept: the chain and its head are as they were. The devnet builds it with revm through alloy-evm's block executor; node mode passes the method to the node, which may not have it (MethodNotSupported).
+
+Calls `testing_buildBlockV1` with the positional parameters `parent_hash`, `payload_attributes`, `transactions`, `extra_data`.
+
+# Errors
+
+- `-32602` ([`ErrorCode::InvalidParams`]): Invalid params: the message names the parameter and what was wrong
+- `-32004` ([`ErrorCode::MethodNotSupported`]): Method not supported: a standard method this server cannot answer truthfully (see x-unanswerable-methods)
+- `-32000` ([`ErrorCode::ServerError`]): Server error, geth's code for a refusal: the path names a chain the gateway does not serve (HTTP 400), the chain will not take a transaction (its nonce, funds, intrinsic gas, fee, chain id or encoding), or a call that runs the EVM outlasted its request's time budget (execution aborted (timeout = 5s)); the message says which, in geth's words*/
+    pub async fn testing_build_block_v1(
+        &self,
+        parent_hash: w3api_types::rpc::Hash32,
+        payload_attributes: w3api_types::rpc::PayloadAttributes,
+        transactions: Option<Vec<w3api_types::rpc::Bytes>>,
+        extra_data: Option<w3api_types::rpc::Bytes>,
+    ) -> Result<w3api_types::rpc::BuiltPayload, crate::RpcError> {
+        EthApiClient::testing_build_block_v1(
+                self.transport(),
+                parent_hash,
+                payload_attributes,
+                transactions,
+                extra_data,
+            )
             .await
             .map_err(|e| self.error(e))
     }
@@ -3526,6 +3577,29 @@ impl crate::Batch<'_> {
             |params| {
                 params.insert(payload)?;
                 if let Some(value) = block {
+                    params.insert(value)?;
+                }
+                Ok(())
+            },
+        )
+    }
+    ///Adds a `testing_buildBlockV1` call to the batch; its result is read back with the returned handle.
+    pub fn testing_build_block_v1(
+        &mut self,
+        parent_hash: w3api_types::rpc::Hash32,
+        payload_attributes: w3api_types::rpc::PayloadAttributes,
+        transactions: Option<Vec<w3api_types::rpc::Bytes>>,
+        extra_data: Option<w3api_types::rpc::Bytes>,
+    ) -> crate::BatchItem<w3api_types::rpc::BuiltPayload> {
+        self.push(
+            method::TESTING_BUILD_BLOCK_V1,
+            |params| {
+                params.insert(parent_hash)?;
+                params.insert(payload_attributes)?;
+                if let Some(value) = transactions {
+                    params.insert(value)?;
+                }
+                if let Some(value) = extra_data {
                     params.insert(value)?;
                 }
                 Ok(())

@@ -57,7 +57,8 @@ use w3api_types::rpc::{
     TransactionRequest, TypedData, Uint, Uint64, WalletNftParams, WalletTransactionPage, WalletTransactionsParams,
 };
 use w3api_types::rpc::{
-    SimulatePayload, SimulatedBlock, TxpoolContent, TxpoolContentFrom, TxpoolInspect, TxpoolStatus,
+    BuiltPayload, PayloadAttributes, SimulatePayload, SimulatedBlock, TxpoolContent, TxpoolContentFrom, TxpoolInspect,
+    TxpoolStatus,
 };
 use w3api_types::{Chain, U256};
 
@@ -540,6 +541,18 @@ impl<S: Backend> EthApiServer for Gateway<S> {
     async fn simulate_v1(&self, payload: SimulatePayload, block: Option<BlockId>) -> RpcResult<Vec<SimulatedBlock>> {
         let answer = self.source.simulate(self.chain, payload, state_block(block)).await;
         answer.map_err(|e| execution_error(method::ETH_SIMULATE_V1, e))
+    }
+
+    async fn testing_build_block_v1(
+        &self,
+        parent_hash: Hash32,
+        payload_attributes: PayloadAttributes,
+        transactions: Option<Vec<Bytes>>,
+        extra_data: Option<Bytes>,
+    ) -> RpcResult<BuiltPayload> {
+        let answer =
+            self.source.build_block(self.chain, parent_hash, payload_attributes, transactions, extra_data).await;
+        answer.map_err(|e| execution_error(method::TESTING_BUILD_BLOCK_V1, e))
     }
 
     async fn get_code(&self, address: Address, block: Option<BlockId>) -> RpcResult<Bytes> {

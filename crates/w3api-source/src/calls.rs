@@ -4,7 +4,10 @@
 
 use std::future::Future;
 
-use w3api_types::rpc::{AccessListResult, Bytes, SimulatePayload, SimulatedBlock, StateOverrides, TransactionRequest};
+use w3api_types::rpc::{
+    AccessListResult, BuiltPayload, Bytes, Hash32, PayloadAttributes, SimulatePayload, SimulatedBlock, StateOverrides,
+    TransactionRequest,
+};
 use w3api_types::{Chain, U256};
 
 use crate::{BlockRef, SourceError};
@@ -55,6 +58,20 @@ pub trait Calls: Send + Sync {
         block: BlockRef,
     ) -> impl Future<Output = Result<Vec<SimulatedBlock>, SourceError>> + Send {
         let _ = (chain, payload, block);
+        crate::not_executed()
+    }
+
+    /// The block after `parent` built with `attributes` from `transactions`
+    /// (the pool's when none are given), not kept (`testing_buildBlockV1`).
+    fn build_block(
+        &self,
+        chain: Chain,
+        parent: Hash32,
+        attributes: PayloadAttributes,
+        transactions: Option<Vec<Bytes>>,
+        extra_data: Option<Bytes>,
+    ) -> impl Future<Output = Result<BuiltPayload, SourceError>> + Send {
+        let _ = (chain, parent, attributes, transactions, extra_data);
         crate::not_executed()
     }
 }

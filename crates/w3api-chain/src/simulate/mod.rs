@@ -5,19 +5,21 @@
 //! block executor (system calls, withdrawals, requests), so each block has
 //! the roots, hash and receipts a real one would. Nothing is kept.
 
+mod build;
 mod logs;
 mod overlay;
 mod precompiles;
 
 use std::borrow::Cow;
 
-use alloy_consensus::proofs::{calculate_receipt_root, calculate_transaction_root, calculate_withdrawals_root};
+use alloy_consensus::proofs::{calculate_receipt_root, calculate_withdrawals_root};
 use alloy_consensus::transaction::Recovered;
 use alloy_consensus::{
     EMPTY_OMMER_ROOT_HASH, Header, ReceiptEnvelope, Signed, TxEip1559, TxEip4844, TxEip7702, TxEnvelope, TxLegacy,
     TxReceipt,
 };
 use alloy_eips::eip1559::BaseFeeParams;
+use alloy_eips::eip2718::Encodable2718;
 use alloy_eips::eip2930::AccessList;
 use alloy_eips::eip4895::Withdrawal;
 use alloy_eips::eip7702::SignedAuthorization;
@@ -35,6 +37,7 @@ use revm::precompile::{PrecompileSpecId, Precompiles};
 use revm::primitives::hardfork::SpecId;
 use revm::{MainBuilder, MainContext};
 
+pub use build::{Attributes, Built, GAS_CEILING, next_gas_limit};
 pub use logs::{Collected, NATIVE_TOKEN};
 
 use crate::forks::Forks;
@@ -157,6 +160,8 @@ pub struct SimulatedBlock {
     pub withdrawals: Option<Vec<Withdrawal>>,
     /// What each call did.
     pub calls: Vec<CallOutcome>,
+    /// Its EIP-7685 requests, where its fork has them.
+    pub requests: Option<alloy_eips::eip7685::Requests>,
 }
 
 /// What a simulated call did.
@@ -253,7 +258,23 @@ struct Planned {
     number: u64,
     time: u64,
     state: Vec<(Address, AccountOverride, Option<Address>)>,
-    calls: Vec<Call>,
+    transactions: Transactions,
+}
+
+/// What a block runs: calls, as a simulation runs them, or transactions
+/// someone signed, checked as a block checks them.
+enum Transactions {
+    Calls(Vec<Call>),
+    Signed(Vec<Recovered<TxEnvelope>>),
+}
+
+impl Transactions {
+    fn len(&self) -> usize {
+        match self {
+            Transactions::Calls(calls) => calls.len(),
+            Transactions::Signed(signed) => signed.len(),
+        }
+    }
 }
 
 /// Numbers and times in order, gaps filled with empty blocks 12 s apart.
@@ -271,7 +292,8 @@ fn plan(base: &Header, blocks: Vec<BlockCalls>) -> Result<Vec<Planned>, Simulate
         for gap in number + 1..next {
             time += TIME_STEP;
             let header = HeaderOverrides::default();
-            planned.push(Planned { header, number: gap, time, state: Vec::new(), calls: Vec::new() });
+            let transactions = Transactions::Calls(Vec::new());
+            planned.push(Planned { header, number: gap, time, state: Vec::new(), transactions });
         }
         let at = match block.header.time {
             Some(at) if at <= time => return Err(SimulateError::TimeOrder { time: at, previous: time }),
@@ -279,7 +301,8 @@ fn plan(base: &Header, blocks: Vec<BlockCalls>) -> Result<Vec<Planned>, Simulate
             None => time + TIME_STEP,
         };
         (number, time) = (next, at);
-        planned.push(Planned { header: block.header, number, time, state: block.state, calls: block.calls });
+        let transactions = Transactions::Calls(block.calls);
+        planned.push(Planned { header: block.header, number, time, state: block.state, transactions });
     }
     Ok(planned)
 }
@@ -330,23 +353,33 @@ impl ChainState {
             ommers: &[],
             withdrawals: withdrawals.as_deref().map(Cow::Borrowed),
             extra_data: header.extra_data.clone(),
-            tx_count_hint: Some(block.calls.len()),
+            tx_count_hint: Some(block.transactions.len()),
             slot_number: None,
         };
         let mut executor = EthBlockExecutor::new(evm, context, forks, AlloyReceiptBuilder::default());
         executor.apply_pre_execution_changes().map_err(|error| SimulateError::Block(error.to_string()))?;
         executor.evm_mut().inspector_mut().take();
         let mut ran = Ran::default();
-        for call in block.calls {
-            self.run_call(&mut executor, options, &header, call, budget, &mut ran)?;
+        match block.transactions {
+            Transactions::Calls(calls) => {
+                for call in calls {
+                    self.run_call(&mut executor, options, &header, call, budget, &mut ran)?;
+                }
+            }
+            Transactions::Signed(signed) => {
+                for tx in signed {
+                    run_signed(&mut executor, tx, &mut ran)?;
+                }
+            }
         }
         let (_, result) = executor.finish().map_err(|error| SimulateError::Block(error.to_string()))?;
         Ok(seal(forks, header, ran, result, withdrawals, overlay))
     }
 
-    /// The EVM a block's calls run in: its header's environment (with the
-    /// blob base fee overridden), as geth runs simulated calls (any sender,
-    /// no per-transaction gas cap), and its precompiles as moved.
+    /// The EVM a block's transactions run in: its header's environment
+    /// (with the blob base fee overridden), calls as geth runs simulated
+    /// ones (any sender, no per-transaction gas cap), and its precompiles
+    /// as moved.
     fn block_evm<'r, 'c, 's>(
         &self,
         options: &Options<'s>,
@@ -362,9 +395,11 @@ impl ChainState {
         {
             priced.blob_gasprice = fee;
         }
-        env.cfg_env.disable_eip3607 = true;
-        env.cfg_env.tx_gas_limit_cap = Some(u64::MAX);
-        env.cfg_env.disable_nonce_check = !options.validation;
+        if let Transactions::Calls(_) = block.transactions {
+            env.cfg_env.disable_eip3607 = true;
+            env.cfg_env.tx_gas_limit_cap = Some(u64::MAX);
+            env.cfg_env.disable_nonce_check = !options.validation;
+        }
         let fork_precompiles = Precompiles::new(PrecompileSpecId::from_spec_id(env.cfg_env.spec));
         let precompiles = Moved::new(PrecompilesMap::from_static(fork_precompiles), &block.state)?;
         let inner = Context::mainnet()
@@ -422,6 +457,28 @@ impl ChainState {
     }
 }
 
+/// Runs a signed transaction as the block's next, checked as a block checks it.
+fn run_signed(
+    executor: &mut Executor<'_, '_, '_, '_>,
+    tx: Recovered<TxEnvelope>,
+    ran: &mut Ran,
+) -> Result<(), SimulateError> {
+    let gas = alloy_consensus::Transaction::gas_limit(tx.inner());
+    let output = executor.execute_transaction_without_commit(&tx).map_err(|error| refused(error, gas))?;
+    if executor.evm_mut().inspector_mut().stopped() {
+        return Err(SimulateError::Stopped);
+    }
+    let result = output.result.result.clone();
+    executor.commit_transaction(output);
+    ran.gas_used += result.tx_gas_used();
+    let logs = executor.evm_mut().inspector_mut().take();
+    ran.calls.push(outcome(result, logs, false));
+    let (tx, sender) = tx.into_parts();
+    ran.transactions.push(tx);
+    ran.senders.push(sender);
+    Ok(())
+}
+
 /// The EVM of a simulated block: over the overlay it borrows (`'r`) of a
 /// chain's state (`'c`), stopped by its caller's question (`'s`).
 type BlockEvm<'r, 'c, 's> = EthEvm<&'r mut Overlay<'c>, CallLogs<'s>, Moved>;
@@ -451,17 +508,16 @@ fn seal(
     if forks.is_cancun_active_at_timestamp(header.timestamp) {
         header.blob_gas_used = Some(result.blob_gas_used);
     }
-    if forks.is_prague_active_at_timestamp(header.timestamp) {
-        header.requests_hash = Some(result.requests.requests_hash());
-    }
-    header.transactions_root = calculate_transaction_root(&ran.transactions);
+    let requests = forks.is_prague_active_at_timestamp(header.timestamp).then_some(result.requests);
+    header.requests_hash = requests.as_ref().map(alloy_eips::eip7685::Requests::requests_hash);
+    header.transactions_root = transactions_root(&ran.transactions);
     header.receipts_root = calculate_receipt_root(&result.receipts);
     header.logs_bloom = result.receipts.iter().fold(Bloom::ZERO, |bloom, receipt| bloom | receipt.bloom());
     header.withdrawals_root = withdrawals.as_deref().map(calculate_withdrawals_root);
     header.state_root = overlay.root();
     let hash = header.hash_slow();
     let Ran { transactions, senders, calls, .. } = ran;
-    SimulatedBlock { header, hash, transactions, senders, receipts: result.receipts, withdrawals, calls }
+    SimulatedBlock { header, hash, transactions, senders, receipts: result.receipts, withdrawals, calls, requests }
 }
 
 /// The first base fee of a chain turning to EIP-1559 (geth's).
@@ -561,6 +617,33 @@ fn unsigned() -> Signature {
     Signature::new(U256::ZERO, U256::ZERO, false)
 }
 
+/// A legacy transaction nobody signed, as geth encodes one: v, r and s all
+/// zero (a signature type cannot say v = 0, so the encoding is written here).
+pub fn unsigned_legacy_encoding(tx: &TxLegacy) -> Vec<u8> {
+    use alloy_consensus::transaction::RlpEcdsaEncodableTx;
+    use alloy_rlp::{EMPTY_STRING_CODE, Header as RlpHeader};
+    let payload_length = tx.rlp_encoded_fields_length() + 3;
+    let mut out = Vec::with_capacity(payload_length + 9);
+    RlpHeader { list: true, payload_length }.encode(&mut out);
+    tx.rlp_encode_fields(&mut out);
+    out.extend([EMPTY_STRING_CODE; 3]);
+    out
+}
+
+fn unsigned_legacy(tx: TxLegacy) -> TxEnvelope {
+    let hash = alloy_primitives::keccak256(unsigned_legacy_encoding(&tx));
+    TxEnvelope::Legacy(Signed::new_unchecked(tx, unsigned(), hash))
+}
+
+/// The transactions root of a simulated block, each transaction encoded as
+/// geth encodes it unsigned.
+fn transactions_root(transactions: &[TxEnvelope]) -> B256 {
+    alloy_trie::root::ordered_trie_root_with_encoder(transactions, |tx, out| match tx {
+        TxEnvelope::Legacy(signed) => out.extend(unsigned_legacy_encoding(signed.tx())),
+        typed => typed.encode_2718(out),
+    })
+}
+
 impl ChainState {
     /// A call as the block's next transaction: its defaults filled in as
     /// geth fills them, the transaction it stands for (for hashes and
@@ -597,18 +680,15 @@ impl ChainState {
             call.to.ok_or_else(|| SimulateError::Call(format!("a {kind} transaction needs a recipient (\"to\")")))
         };
         let tx: TxEnvelope = match (gas_price, &call.authorizations, &call.blob_hashes) {
-            (Some(gas_price), _, _) => TxEnvelope::Legacy(Signed::new_unhashed(
-                TxLegacy {
-                    chain_id: Some(chain_id),
-                    nonce,
-                    gas_price,
-                    gas_limit: gas,
-                    to,
-                    value: call.value,
-                    input: call.input.clone(),
-                },
-                unsigned(),
-            )),
+            (Some(gas_price), _, _) => unsigned_legacy(TxLegacy {
+                chain_id: None,
+                nonce,
+                gas_price,
+                gas_limit: gas,
+                to,
+                value: call.value,
+                input: call.input.clone(),
+            }),
             (None, Some(authorizations), _) => TxEnvelope::Eip7702(Signed::new_unhashed(
                 TxEip7702 {
                     chain_id,

@@ -149,7 +149,7 @@ fn path_with_the_binary() -> std::ffi::OsString {
 
 /// What the curl page's examples answer, in the order they are printed; the
 /// sign-in challenge goes to a file rather than stdout.
-const CURL_PAGE_ANSWERS: [Answer; 128] = [
+const CURL_PAGE_ANSWERS: [Answer; 129] = [
     Answer::Rest("GET", "/api/v2.2/wallets/{address}/tokens", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft", 200),
     Answer::Rest("GET", "/api/v2.2/{address}/nft/collections", 200),
@@ -233,6 +233,7 @@ const CURL_PAGE_ANSWERS: [Answer; 128] = [
     Answer::Rpc(method::ETH_ESTIMATE_GAS),
     Answer::Rpc(method::ETH_CREATE_ACCESS_LIST),
     Answer::Rpc(method::ETH_SIMULATE_V1),
+    Answer::Rpc(method::TESTING_BUILD_BLOCK_V1),
     Answer::Rpc(method::ETH_GET_CODE),
     Answer::Rpc(method::ETH_GET_STORAGE_AT),
     Answer::Rpc(method::ETH_GET_PROOF),

@@ -8,6 +8,7 @@ pub(crate) mod indexes;
 pub(crate) mod nfts;
 pub(crate) mod node;
 pub(crate) mod parity_traces;
+mod payload;
 pub(crate) mod prices;
 pub(crate) mod raw;
 pub(crate) mod sales;

@@ -14,8 +14,8 @@ use w3api_chain::simulate::{
 };
 use w3api_source::{BlockRef, SimulationRefusal, SourceError};
 use w3api_types::rpc::{
-    BlockOverrides, BlockStateCalls, Log, SimulatePayload, SimulatedBlock, SimulatedCall, SimulatedCallError,
-    TransactionRequest,
+    BlockOverrides, BlockStateCalls, BlockTransactions, Log, SimulatePayload, SimulatedBlock, SimulatedCall,
+    SimulatedCallError, TransactionRequest,
 };
 
 use super::blocks::{block_json, rpc_withdrawals};
@@ -207,7 +207,15 @@ fn answer(block: Simulated, full_transactions: bool) -> SimulatedBlock {
         .enumerate()
         .map(|(index, (call, tx))| call_answer(call, &record, tx.hash, index as u64));
     let calls = calls.collect();
-    SimulatedBlock { block: block_json(&record, &transactions, full_transactions, Vec::new(), withdrawals), calls }
+    let mut block = block_json(&record, &transactions, full_transactions, Vec::new(), withdrawals);
+    if let BlockTransactions::Full(transactions) = &mut block.transactions {
+        // Unsigned, a legacy transaction's v is 0, as geth shows it (a
+        // signature's parity cannot say so).
+        for tx in transactions.iter_mut().filter(|tx| tx.tx_type == 0) {
+            tx.v = Some(alloy_primitives::U256::ZERO);
+        }
+    }
+    SimulatedBlock { block, calls }
 }
 
 fn call_answer(call: CallOutcome, block: &BlockRecord, tx: B256, index: u64) -> SimulatedCall {

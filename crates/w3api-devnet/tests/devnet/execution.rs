@@ -641,6 +641,41 @@ mod sending {
     }
 
     #[test]
+    fn a_block_built_from_the_pool_takes_what_waits_and_keeps_nothing() {
+        use w3api_source::ChainControl;
+        let devnet = Devnet::new(5, Scale::TINY);
+        run(devnet.set_automine(Chain::Eth, false)).unwrap();
+        let signer = &dev_signers()[9];
+        let to = Address::repeat_byte(0x47);
+        let waiting = run(devnet.send_raw_transaction(Chain::Eth, signed(signer, transfer(0, to, 5)))).unwrap();
+        let (latest, head) = {
+            let data = devnet.chain(Chain::Eth);
+            (data.latest(), data.blocks[data.latest() as usize].clone())
+        };
+        let attributes = w3api_types::rpc::PayloadAttributes {
+            timestamp: head.header.timestamp + 12,
+            prev_randao: B256::repeat_byte(1),
+            suggested_fee_recipient: Address::repeat_byte(0xfe),
+            withdrawals: Some(Vec::new()),
+            parent_beacon_block_root: Some(B256::ZERO),
+        };
+        let built = run(devnet.build_block(Chain::Eth, head.hash, attributes.clone(), None, None)).unwrap();
+        let payload = &built.execution_payload;
+        assert_eq!((payload.block_number, payload.parent_hash), (latest + 1, head.hash));
+        assert_eq!(payload.transactions.len(), 1, "the waiting transaction");
+        assert_eq!(alloy_primitives::keccak256(&payload.transactions[0]), waiting);
+        assert_eq!(payload.gas_used, 21_000);
+        assert!(built.block_value > U256::ZERO, "the tip is the fee recipient's");
+        // Nothing kept: the head and the pool are as they were.
+        assert_eq!(devnet.chain(Chain::Eth).latest(), latest);
+        assert!(run(devnet.pool_content(Chain::Eth)).unwrap().pending.contains_key(&signer.address()));
+        // Given transactions, only those: a nonce the sender is not at refuses the build.
+        let ahead = signed(signer, transfer(7, to, 5));
+        let refused = run(devnet.build_block(Chain::Eth, head.hash, attributes, Some(vec![ahead]), None)).unwrap_err();
+        assert!(refused.to_string().contains("nonce too high"), "{refused}");
+    }
+
+    #[test]
     fn with_automine_off_transactions_wait_for_the_next_block() {
         use w3api_source::ChainControl;
         let devnet = Devnet::new(5, Scale::TINY);

@@ -13,9 +13,10 @@ use w3api_source::{
     BlockRef, ChangeFilter, SourceError, Tracing, geth_call_tree, geth_call_trees, parity_tree, parity_trees,
 };
 use w3api_types::rpc::{
-    AccessListResult, AccountProof, BlockTraceResult, Bytes, CallFrame, FilterChanges, FilterId, GethTrace, Hash32,
-    LocalizedTrace, Log, LogFilter, SimulatePayload, SimulatedBlock, StateOverrides, StorageKey, TraceConfig,
-    TraceFilter, TraceResults, TraceType, TransactionRequest, TxpoolContent, TypedData,
+    AccessListResult, AccountProof, BlockTraceResult, BuiltPayload, Bytes, CallFrame, FilterChanges, FilterId,
+    GethTrace, Hash32, LocalizedTrace, Log, LogFilter, PayloadAttributes, SimulatePayload, SimulatedBlock,
+    StateOverrides, StorageKey, TraceConfig, TraceFilter, TraceResults, TraceType, TransactionRequest, TxpoolContent,
+    TypedData,
 };
 use w3api_types::{Address, Chain, U256};
 
@@ -135,6 +136,19 @@ impl w3api_source::Calls for NodeSource {
     ) -> Result<Vec<SimulatedBlock>, SourceError> {
         let method = method::ETH_SIMULATE_V1;
         at_block(self.chain(chain)?, method, vec![json!(payload)], block, Vec::new()).await.map_err(lacks(method))
+    }
+
+    async fn build_block(
+        &self,
+        chain: Chain,
+        parent: Hash32,
+        attributes: PayloadAttributes,
+        transactions: Option<Vec<Bytes>>,
+        extra_data: Option<Bytes>,
+    ) -> Result<BuiltPayload, SourceError> {
+        let method = method::TESTING_BUILD_BLOCK_V1;
+        let params = json!([parent, attributes, transactions, extra_data]);
+        request(self.chain(chain)?, method, params).await.map_err(lacks(method))
     }
 }
 

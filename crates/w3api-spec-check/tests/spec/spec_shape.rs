@@ -493,6 +493,7 @@ fn rpc_methods_take_positional_params_and_null_results_where_nothing_is_found() 
         "eth_estimateGas",
         "eth_createAccessList",
         "eth_simulateV1",
+        "testing_buildBlockV1",
         "eth_getCode",
         "eth_getStorageAt",
         "eth_getProof",

@@ -15,6 +15,7 @@ mod node;
 mod otterscan;
 mod params;
 mod parity;
+mod payload;
 mod receipt;
 mod simulate;
 mod subscription;
@@ -52,6 +53,7 @@ pub use parity::{
     RewardAction, SelfdestructAction, StateDiff, StorageDelta, TraceAction, TraceFilter, TraceFilterMode, TraceKind,
     TraceOutput, TraceResults, TraceType, TransactionTrace, VmExecuted, VmInstruction, VmTrace,
 };
+pub use payload::{BlobsBundle, BuiltPayload, ExecutionPayload, PayloadAttributes};
 pub use receipt::{Log, Receipt};
 pub use simulate::{BlockStateCalls, SimulatePayload, SimulatedBlock, SimulatedCall, SimulatedCallError};
 pub use subscription::{SubscriptionId, SubscriptionKind, SubscriptionOptions};
