@@ -133,6 +133,10 @@ struct Param {
     ident: syn::Ident,
     ty: TokenStream,
     required: bool,
+    /// Whether its schema is a hex string the spec writes with a `0x`
+    /// prefix (`Hash32`, `Address`, `Bytes`, `Uint`…), which the server
+    /// checks before the types read it (they would take it without one).
+    prefixed: bool,
 }
 
 struct ErrorCode {
@@ -188,6 +192,19 @@ impl Api {
         let changing_constants = self.methods.iter().filter(|m| m.changes_state).map(Method::name_constant);
         let executing_constants = self.methods.iter().filter(|m| m.executes).map(Method::name_constant);
         let websocket_constants = self.methods.iter().filter(|m| m.websocket_only).map(Method::name_constant);
+        let mut prefixed: Vec<(&str, Vec<usize>)> = self
+            .methods
+            .iter()
+            .map(|m| {
+                (
+                    m.wire_name.as_str(),
+                    m.params.iter().enumerate().filter(|(_, p)| p.prefixed).map(|(i, _)| i).collect(),
+                )
+            })
+            .filter(|(_, positions): &(&str, Vec<usize>)| !positions.is_empty())
+            .collect();
+        prefixed.sort();
+        let prefixed = prefixed.iter().map(|(name, positions)| quote!((#name, &[#(#positions),*])));
         let client_methods = self.methods.iter().map(|m| m.emit_client_method(&client));
         let batch_methods = self.methods.iter().map(Method::emit_batch_method);
         let error_codes = emit_error_codes(&self.errors);
@@ -252,6 +269,12 @@ impl Api {
                 /// its connection holds what they make, so a server answers them
                 /// there; over HTTP they are refused.
                 pub const WEBSOCKET_ONLY: &[&str] = &[#(#websocket_constants),*];
+                /// The methods with parameters the spec writes as `0x`-prefixed
+                /// hex (a hash, an address, bytes, a quantity), by name in
+                /// order, with those parameters' positions: the server refuses
+                /// one without its prefix, as geth does, before the types read
+                /// it (they would take it).
+                pub const PREFIXED_HEX_PARAMS: &[(&str, &[usize])] = &[#(#prefixed),*];
             }
 
             #error_codes
@@ -423,13 +446,24 @@ impl Param {
             .map_err(|_| unsupported(&at, "a name that is not a Rust identifier"))?;
         let schema = param.get("schema").ok_or_else(|| Error::OpenRpc(format!("{at}: no schema")))?;
         let ty = rust_type(&at, schema, schemas)?;
-        Ok(Param { ident, ty: if required { ty } else { optional(ty) }, required })
+        let prefixed = prefixed_hex(schema, schemas);
+        Ok(Param { ident, ty: if required { ty } else { optional(ty) }, required, prefixed })
     }
 
     fn declaration(&self) -> TokenStream {
         let Param { ident, ty, .. } = self;
         quote!(#ident: #ty)
     }
+}
+
+/// Whether `schema` is a component that is a string with a `^0x` pattern.
+fn prefixed_hex(schema: &Value, schemas: Option<&Map<String, Value>>) -> bool {
+    let name = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/components/schemas/"));
+    let component = name.and_then(|name| schemas?.get(name));
+    component.is_some_and(|c| {
+        c.get("type") == Some(&Value::from("string"))
+            && c.get("pattern").and_then(Value::as_str).is_some_and(|p| p.starts_with("^0x"))
+    })
 }
 
 /// The Rust type of a schema: a component (by `$ref`), a boolean, a number,

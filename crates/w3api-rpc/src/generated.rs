@@ -1493,6 +1493,47 @@ pub mod method {
     /// its connection holds what they make, so a server answers them
     /// there; over HTTP they are refused.
     pub const WEBSOCKET_ONLY: &[&str] = &[ETH_SUBSCRIBE, ETH_UNSUBSCRIBE];
+    /// The methods with parameters the spec writes as `0x`-prefixed
+    /// hex (a hash, an address, bytes, a quantity), by name in
+    /// order, with those parameters' positions: the server refuses
+    /// one without its prefix, as geth does, before the types read
+    /// it (they would take it).
+    pub const PREFIXED_HEX_PARAMS: &[(&str, &[usize])] = &[
+        ("debug_getRawTransaction", &[0usize]),
+        ("debug_traceBlockByHash", &[0usize]),
+        ("debug_traceTransaction", &[0usize]),
+        ("eth_getBalance", &[0usize]),
+        ("eth_getBlockByHash", &[0usize]),
+        ("eth_getBlockTransactionCountByHash", &[0usize]),
+        ("eth_getCode", &[0usize]),
+        ("eth_getFilterChanges", &[0usize]),
+        ("eth_getFilterLogs", &[0usize]),
+        ("eth_getProof", &[0usize]),
+        ("eth_getStorageAt", &[0usize, 1usize]),
+        ("eth_getTransactionByBlockHashAndIndex", &[0usize]),
+        ("eth_getTransactionByHash", &[0usize]),
+        ("eth_getTransactionCount", &[0usize]),
+        ("eth_getTransactionReceipt", &[0usize]),
+        ("eth_sendRawTransaction", &[0usize]),
+        ("eth_sign", &[0usize, 1usize]),
+        ("eth_signTypedData_v4", &[0usize]),
+        ("eth_uninstallFilter", &[0usize]),
+        ("eth_unsubscribe", &[0usize]),
+        ("ots_getBlockDetailsByHash", &[0usize]),
+        ("ots_getContractCreator", &[0usize]),
+        ("ots_getInternalOperations", &[0usize]),
+        ("ots_getTransactionBySenderAndNonce", &[0usize]),
+        ("ots_getTransactionError", &[0usize]),
+        ("ots_hasCode", &[0usize]),
+        ("ots_searchTransactionsAfter", &[0usize]),
+        ("ots_searchTransactionsBefore", &[0usize]),
+        ("ots_traceTransaction", &[0usize]),
+        ("personal_sign", &[0usize, 1usize]),
+        ("testing_buildBlockV1", &[0usize, 3usize]),
+        ("trace_replayTransaction", &[0usize]),
+        ("trace_transaction", &[0usize]),
+        ("txpool_contentFrom", &[0usize]),
+    ];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

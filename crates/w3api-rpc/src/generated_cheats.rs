@@ -814,6 +814,34 @@ pub mod method {
     /// its connection holds what they make, so a server answers them
     /// there; over HTTP they are refused.
     pub const WEBSOCKET_ONLY: &[&str] = &[];
+    /// The methods with parameters the spec writes as `0x`-prefixed
+    /// hex (a hash, an address, bytes, a quantity), by name in
+    /// order, with those parameters' positions: the server refuses
+    /// one without its prefix, as geth does, before the types read
+    /// it (they would take it).
+    pub const PREFIXED_HEX_PARAMS: &[(&str, &[usize])] = &[
+        ("anvil_dropTransaction", &[0usize]),
+        ("anvil_impersonateAccount", &[0usize]),
+        ("anvil_loadState", &[0usize]),
+        ("anvil_setBalance", &[0usize, 1usize]),
+        ("anvil_setCode", &[0usize, 1usize]),
+        ("anvil_setNonce", &[0usize, 1usize]),
+        ("anvil_setStorageAt", &[0usize, 1usize, 2usize]),
+        ("anvil_stopImpersonatingAccount", &[0usize]),
+        ("evm_revert", &[0usize]),
+        ("hardhat_dropTransaction", &[0usize]),
+        ("hardhat_impersonateAccount", &[0usize]),
+        ("hardhat_setBalance", &[0usize, 1usize]),
+        ("hardhat_setCode", &[0usize, 1usize]),
+        ("hardhat_setNonce", &[0usize, 1usize]),
+        ("hardhat_setStorageAt", &[0usize, 1usize, 2usize]),
+        ("hardhat_stopImpersonatingAccount", &[0usize]),
+        ("w3api_createWallet", &[0usize]),
+        ("w3api_mintNft", &[0usize, 1usize]),
+        ("w3api_mintToken", &[0usize, 1usize, 2usize]),
+        ("w3api_setPrice", &[0usize]),
+        ("w3api_transfer", &[0usize, 1usize, 2usize, 3usize, 4usize]),
+    ];
 }
 /// The errors of `components.errors`: code and meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
