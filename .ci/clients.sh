@@ -8,7 +8,9 @@
 #     it reads: wallet-token balances and supplies, NFT owners, amounts and
 #     URIs by eth_call at the same block; eth_getTokenPrice and usd_price
 #     recomputed from pair reserves; eth_getProof verified by py-trie
-#     against the blocks' state roots;
+#     against the blocks' state roots; then the same over another node's
+#     chain, imported by a server of its own (execution-apis' chain:
+#     --init genesis.json --import chain.rlp);
 #   - stream deliveries end to end (streams_checks.py, with a Python webhook
 #     receiver that checks every x-signature with its own keccak) and the
 #     Moralis JS SDK's streams module (management calls, verifySignature and
@@ -84,6 +86,19 @@ run web3py "$venv/bin/python" "$clients/web3py_checks.py"
 run moralis-js node "$clients/moralis-js.cjs"
 run moralis-py "$venv/bin/python" "$clients/moralis_py_checks.py"
 run coherence "$venv/bin/python" "$clients/coherence.py"
+# The Data API over an imported chain, on a server of its own (started in
+# the check's subshell: the shared server's settings stay as they are here).
+coherence_imported() {
+  local dir=$work/imported
+  mkdir -p "$dir"
+  # This subshell's exit stops its own server only, not the ones above.
+  w3api_exit_commands=()
+  echo '{"imported": true}' >"$dir/fixture.json"
+  start_w3api "$dir" --api-key "$W3API_API_KEY" \
+    --init "$root/tests/fixtures/execution-apis/genesis.json" --import "$root/tests/fixtures/execution-apis/chain.rlp"
+  W3API_CHAIN=0xc72dd9d5e883e W3API_CLIENTS_FIXTURE=$dir/fixture.json "$venv/bin/python" "$clients/coherence.py"
+}
+run coherence-imported coherence_imported
 # A user's own contracts (OpenZeppelin's, from npm), deployed from the dev
 # accounts, then seen by the Moralis SDKs: they add blocks, after the
 # checks above that read the chain as generated.

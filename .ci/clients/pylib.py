@@ -39,7 +39,9 @@ def _setting(name: str):
         key = env("W3API_API_KEY")
         with open(env("W3API_CLIENTS_FIXTURE"), encoding="utf-8") as f:
             fixture = json.load(f)
-        _SETTINGS.update(URL=url, KEY=key, RPC_URL=f"{url}/eth/{key}", FIXTURE=fixture)
+        # W3API_CHAIN: the chain whose JSON-RPC URL the checks call (eth by default).
+        chain = os.environ.get("W3API_CHAIN", "eth")
+        _SETTINGS.update(URL=url, KEY=key, RPC_URL=f"{url}/{chain}/{key}", FIXTURE=fixture)
     return _SETTINGS[name]
 
 

@@ -408,6 +408,20 @@ fn an_imported_chain_is_served_from_its_head_and_a_tampered_one_stops_the_start_
     let head = block("latest");
     assert_eq!(head["number"], "0x36", "{head}");
     assert_eq!(head["hash"], "0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7");
+    // The Data API answers for the chain by its hex id: the native row is the account's balance.
+    let full = runtime.block_on(suite_chain_call(&server.base, "eth_getBlockByNumber", json!(["latest", true])));
+    let sender = full["result"]["transactions"][0]["from"].as_str().unwrap().to_owned();
+    let url = format!("{}/api/v2.2/wallets/{sender}/tokens?chain=0xc72dd9d5e883e&to_block=54", server.base);
+    let tokens: Value = runtime.block_on(async {
+        let response = w3api_tests::http_client().get(url).header("x-api-key", "k").send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        response.json().await.unwrap()
+    });
+    let balance = runtime.block_on(suite_chain_call(&server.base, "eth_getBalance", json!([sender, "0x36"])));
+    let native = tokens["result"].as_array().unwrap().iter().find(|row| row["native_token"] == true).cloned();
+    let native = native.unwrap_or_else(|| panic!("a native row: {tokens}"));
+    let wei = u128::from_str_radix(balance["result"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+    assert_eq!(native["balance"], wei.to_string(), "{tokens}");
     // One byte of block 20's receipts root changed.
     let root = block("0x14")["receiptsRoot"].as_str().unwrap().to_owned();
     drop(server);

@@ -366,14 +366,16 @@ pub(crate) fn parse_address(value: &str) -> Result<Address, String> {
 }
 
 /// The data API's spellings of a chain: its name or its hex id, exactly as
-/// the spec's enum lists them.
-/// A chain outside the table (`Chain::Other`) has no data-API name, so it is
-/// refused here like any other chain the server does not serve.
+/// the spec's enum lists them; or the hex id of a chain outside the table
+/// (`Chain::Other`), which a server started from a genesis of its own
+/// (`--init`) serves, and any other refuses as a chain it does not serve.
 pub(crate) fn data_api_chain(value: &str) -> Option<Chain> {
     let chain = Chain::from_str(value).ok()?;
-    let name = chain.data_api_name()?;
-    let exact = value == name || chain.hex_id().is_some_and(|hex| value == hex) || chain.aliases().contains(&value);
-    exact.then_some(chain)
+    let hex = chain.hex_id().is_some_and(|hex| value == hex);
+    let Some(name) = chain.data_api_name() else {
+        return (matches!(chain, Chain::Other(_)) && hex).then_some(chain);
+    };
+    (value == name || hex || chain.aliases().contains(&value)).then_some(chain)
 }
 
 pub(crate) fn data_api_forms() -> Vec<String> {
@@ -480,6 +482,12 @@ mod tests {
         assert_eq!(data_api_chain("amoy"), None, "an RPC slug");
         assert_eq!(data_api_chain("blast"), None, "a chain the data API does not serve");
         assert_eq!(data_api_chain("0X13882"), None, "not as the enum writes it");
+        // A chain outside the table, by hex id: one a genesis of its own starts (served or refused by the source).
+        let other = data_api_chain("0xc72dd9d5e883e").expect("an other chain's hex id");
+        assert!(matches!(other, Chain::Other(_)) && other.id() == Some(0xc72dd9d5e883e), "{other:?}");
+        assert_eq!(data_api_chain("0xC72DD9D5E883E"), None, "not as a hex id is written");
+        assert_eq!(data_api_chain("mychain"), None, "an other chain by name");
+        assert_eq!(data_api_chain(&Chain::Blast.hex_id().unwrap()), None, "a table chain the data API does not serve");
     }
 
     #[test]
