@@ -86,19 +86,8 @@ run web3py "$venv/bin/python" "$clients/web3py_checks.py"
 run moralis-js node "$clients/moralis-js.cjs"
 run moralis-py "$venv/bin/python" "$clients/moralis_py_checks.py"
 run coherence "$venv/bin/python" "$clients/coherence.py"
-# The Data API over an imported chain, on a server of its own (started in
-# the check's subshell: the shared server's settings stay as they are here).
-coherence_imported() {
-  local dir=$work/imported
-  mkdir -p "$dir"
-  # This subshell's exit stops its own server only, not the ones above.
-  w3api_exit_commands=()
-  echo '{"imported": true}' >"$dir/fixture.json"
-  start_w3api "$dir" --api-key "$W3API_API_KEY" \
-    --init "$root/tests/fixtures/execution-apis/genesis.json" --import "$root/tests/fixtures/execution-apis/chain.rlp"
-  W3API_CHAIN=0xc72dd9d5e883e W3API_CLIENTS_FIXTURE=$dir/fixture.json "$venv/bin/python" "$clients/coherence.py"
-}
-run coherence-imported coherence_imported
+# The Data API over an imported chain, on a server of its own.
+run coherence-imported "$clients/coherence-imported.sh" "$work/imported" "$venv/bin/python"
 # A user's own contracts (OpenZeppelin's, from npm), deployed from the dev
 # accounts, then seen by the Moralis SDKs: they add blocks, after the
 # checks above that read the chain as generated.
