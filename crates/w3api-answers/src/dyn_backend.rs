@@ -133,6 +133,7 @@ erased! {
         fn revision(chain: Chain) -> u64;
         fn chain_id(chain: Chain) -> Option<u64>;
         fn kind() -> &'static str;
+        fn own_chains() -> Vec<Chain>;
         fn heads() -> Option<Receiver<Head>>;
     }
     State {

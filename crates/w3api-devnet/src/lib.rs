@@ -535,6 +535,11 @@ impl w3api_source::Blocks for Devnet {
         "devnet"
     }
 
+    /// The chain of a genesis of its own (`--init`), when it is outside the table.
+    fn own_chains(&self) -> Vec<Chain> {
+        self.genesis_chain().filter(|chain| matches!(chain, Chain::Other(_))).into_iter().collect()
+    }
+
     async fn syncing(&self, chain: Chain) -> Result<SyncingStatus, SourceError> {
         // A chain is whole once generated: there is nothing to catch up with.
         self.ready(chain).await.map(|_| SyncingStatus::NotSyncing)

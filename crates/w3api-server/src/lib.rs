@@ -148,6 +148,9 @@ pub struct App<S> {
     streams: w3api_streams::Streams<S>,
     /// The streams engine, stopped when the last handle on the app goes.
     _engine: Option<w3api_streams::Engine>,
+    /// Chains outside the chain table the source was started for, which
+    /// the Data API takes by hex id.
+    own_chains: Vec<w3api_types::Chain>,
 }
 
 /// The whole interface as one HTTP service: what [`serve`] and
@@ -178,6 +181,7 @@ fn service_over(source: DynBackend, config: ServerConfig) -> HttpService {
     // (in a synchronous test) answers the API without delivering.
     let engine = tokio::runtime::Handle::try_current().is_ok().then(|| streams.start());
     let cursors = w3api_answers::Cursors::new(config.cursor_secret.as_deref().map_or_else(random::bytes, cursor_key));
+    let own_chains = w3api_source::Blocks::own_chains(&*source);
     let app = Arc::new(App {
         rpc: rpc::RpcServices::new(
             source.clone(),
@@ -197,6 +201,7 @@ fn service_over(source: DynBackend, config: ServerConfig) -> HttpService {
         answers,
         streams,
         _engine: engine,
+        own_chains,
     });
     let authenticated =
         rest::routes::<S>().merge(rest::streams::routes::<S>()).route_layer(auth::RequireApiKeyLayer(keys));

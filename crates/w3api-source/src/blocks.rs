@@ -66,6 +66,14 @@ pub trait Blocks: Send + Sync {
     /// What the source is, for `web3_clientVersion` (`devnet`, a node's name).
     fn kind(&self) -> &'static str;
 
+    /// The chains outside the interface's chain table this source was
+    /// started for (a genesis of their own), which the Data API then takes
+    /// by hex id; any other chain outside the table it refuses, as
+    /// production does.
+    fn own_chains(&self) -> Vec<Chain> {
+        Vec::new()
+    }
+
     /// Whether the source is still catching up with its chain.
     fn syncing(&self, chain: Chain) -> impl Future<Output = Result<SyncingStatus, SourceError>> + Send;
 

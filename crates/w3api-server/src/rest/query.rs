@@ -27,11 +27,13 @@ use crate::error::ApiError;
 pub(crate) struct Query<'a> {
     params: BTreeMap<Cow<'a, str>, Vec<Cow<'a, str>>>,
     problems: Vec<String>,
+    /// Chains outside the table the server was started for (taken by hex id).
+    own_chains: &'a [Chain],
 }
 
 impl<'a> Query<'a> {
     /// Parses a raw query string.
-    pub(crate) fn parse(raw: Option<&'a str>) -> Query<'a> {
+    pub(crate) fn parse(raw: Option<&'a str>, own_chains: &'a [Chain]) -> Query<'a> {
         let mut indexed: BTreeMap<Cow<'a, str>, Vec<(u64, Cow<'a, str>)>> = BTreeMap::new();
         let mut params: BTreeMap<Cow<'a, str>, Vec<Cow<'a, str>>> = BTreeMap::new();
         let mut problems = Vec::new();
@@ -54,7 +56,7 @@ impl<'a> Query<'a> {
             values.sort_by_key(|(index, _)| *index);
             params.entry(name).or_default().extend(values.into_iter().map(|(_, v)| v));
         }
-        Query { params, problems }
+        Query { params, problems, own_chains }
     }
 
     /// The value of a single-valued parameter, if given.
@@ -169,8 +171,9 @@ impl<'a> Query<'a> {
     /// A data-API chain by name or hex id; the spec's default when absent.
     pub(crate) fn chain(&mut self, param: &Param) -> Chain {
         let expected = || format!("a chain of the data API ({})", data_api_forms().join(", "));
-        self.parsed(param.name, |v| data_api_chain(v).ok_or_else(expected))
-            .or_else(|| schema_default(param).and_then(data_api_chain))
+        let own = self.own_chains;
+        self.parsed(param.name, |v| data_api_chain(v, own).ok_or_else(expected))
+            .or_else(|| schema_default(param).and_then(|v| data_api_chain(v, &[])))
             .unwrap_or(Chain::Eth)
     }
 
@@ -178,7 +181,8 @@ impl<'a> Query<'a> {
     /// none is given.
     pub(crate) fn chains(&mut self, param: &Param) -> Vec<Chain> {
         let expected = || format!("a chain of the data API ({})", data_api_forms().join(", "));
-        let mut chains = self.list(param, "chains", |text| data_api_chain(text).ok_or_else(expected));
+        let own = self.own_chains;
+        let mut chains = self.list(param, "chains", |text| data_api_chain(text, own).ok_or_else(expected));
         if chains.is_empty() {
             chains.push(Chain::Eth);
         }
@@ -366,14 +370,14 @@ pub(crate) fn parse_address(value: &str) -> Result<Address, String> {
 }
 
 /// The data API's spellings of a chain: its name or its hex id, exactly as
-/// the spec's enum lists them; or the hex id of a chain outside the table
-/// (`Chain::Other`), which a server started from a genesis of its own
-/// (`--init`) serves, and any other refuses as a chain it does not serve.
-pub(crate) fn data_api_chain(value: &str) -> Option<Chain> {
+/// the spec's enum lists them; or the hex id of one of `own`, the chains
+/// outside the table the server was started for (a genesis of their own).
+/// Any other chain is refused, as production refuses it.
+pub(crate) fn data_api_chain(value: &str, own: &[Chain]) -> Option<Chain> {
     let chain = Chain::from_str(value).ok()?;
     let hex = chain.hex_id().is_some_and(|hex| value == hex);
     let Some(name) = chain.data_api_name() else {
-        return (matches!(chain, Chain::Other(_)) && hex).then_some(chain);
+        return (matches!(chain, Chain::Other(_)) && own.contains(&chain) && hex).then_some(chain);
     };
     (value == name || hex || chain.aliases().contains(&value)).then_some(chain)
 }
@@ -419,7 +423,7 @@ mod tests {
 
     #[test]
     fn defaults_are_the_specs() {
-        let mut query = Query::parse(None);
+        let mut query = Query::parse(None, &[]);
         assert_eq!(query.chain(&wallet::CHAIN), Chain::Eth);
         assert!(!query.flag(&wallet::EXCLUDE_SPAM));
         let nfts = w3api_types::params::operations::get_wallet_nfts::NORMALIZE_METADATA;
@@ -432,7 +436,7 @@ mod tests {
     #[test]
     fn array_forms_all_read_the_same() {
         for raw in ["a=1&a=2", "a[]=1&a[]=2", "a[1]=2&a[0]=1", "a=1&a[]=2"] {
-            let mut query = Query::parse(Some(raw));
+            let mut query = Query::parse(Some(raw), &[]);
             assert_eq!(query.many("a"), ["1", "2"], "{raw}");
             assert!(query.finish().is_ok());
         }
@@ -446,7 +450,7 @@ mod tests {
         for bad in ["", "-", "01", "1.", ".5", "1e", "1e+", "NaN", "inf", "0x10", "+1", "1 "] {
             assert!(!is_json_number(bad), "{bad}");
         }
-        let mut query = Query::parse(Some("a=1e400&b=-1&c=99999999999999999999999&d=99999999999999999999999"));
+        let mut query = Query::parse(Some("a=1e400&b=-1&c=99999999999999999999999&d=99999999999999999999999"), &[]);
         let number = |name| Param { name, kind: ParamKind::Number { minimum: Some(0.0) }, ..wallet::TO_BLOCK };
         assert_eq!(query.number(&number("a")), Some(f64::INFINITY), "too large for a float is still a number");
         assert_eq!(query.number(&number("b")), None);
@@ -458,7 +462,7 @@ mod tests {
 
     #[test]
     fn problems_name_the_parameter() {
-        let mut query = Query::parse(Some("limit=101&limit=3&exclude_spam=yes&chain=solana&x=1&a[b]=1"));
+        let mut query = Query::parse(Some("limit=101&limit=3&exclude_spam=yes&chain=solana&x=1&a[b]=1"), &[]);
         assert_eq!(query.integer(&wallet::LIMIT), None);
         assert!(
             !query.flag(&wallet::EXCLUDE_SPAM),
@@ -476,25 +480,27 @@ mod tests {
 
     #[test]
     fn chains_are_taken_as_the_spec_spells_them() {
-        assert_eq!(data_api_chain("polygon amoy"), Some(Chain::PolygonAmoy));
-        assert_eq!(data_api_chain("0x13882"), Some(Chain::PolygonAmoy));
-        assert_eq!(data_api_chain("0xaa37d"), Some(Chain::OptimismSepolia));
-        assert_eq!(data_api_chain("amoy"), None, "an RPC slug");
-        assert_eq!(data_api_chain("blast"), None, "a chain the data API does not serve");
-        assert_eq!(data_api_chain("0X13882"), None, "not as the enum writes it");
-        // A chain outside the table, by hex id: one a genesis of its own starts (served or refused by the source).
-        let other = data_api_chain("0xc72dd9d5e883e").expect("an other chain's hex id");
-        assert!(matches!(other, Chain::Other(_)) && other.id() == Some(0xc72dd9d5e883e), "{other:?}");
-        assert_eq!(data_api_chain("0xC72DD9D5E883E"), None, "not as a hex id is written");
-        assert_eq!(data_api_chain("mychain"), None, "an other chain by name");
-        assert_eq!(data_api_chain(&Chain::Blast.hex_id().unwrap()), None, "a table chain the data API does not serve");
+        assert_eq!(data_api_chain("polygon amoy", &[]), Some(Chain::PolygonAmoy));
+        assert_eq!(data_api_chain("0x13882", &[]), Some(Chain::PolygonAmoy));
+        assert_eq!(data_api_chain("0xaa37d", &[]), Some(Chain::OptimismSepolia));
+        assert_eq!(data_api_chain("amoy", &[]), None, "an RPC slug");
+        assert_eq!(data_api_chain("blast", &[]), None, "a chain the data API does not serve");
+        assert_eq!(data_api_chain("0X13882", &[]), None, "not as the enum writes it");
+        // A chain outside the table, by hex id: only one the server was started for.
+        let own: Chain = "0xc72dd9d5e883e".parse().unwrap();
+        assert_eq!(data_api_chain("0xc72dd9d5e883e", &[own]), Some(own));
+        assert_eq!(data_api_chain("0xc72dd9d5e883e", &[]), None, "a chain the server was not started for");
+        assert_eq!(data_api_chain("0xC72DD9D5E883E", &[own]), None, "not as a hex id is written");
+        assert_eq!(data_api_chain("mychain", &["mychain".parse().unwrap()]), None, "an other chain by name");
+        let blast = Chain::Blast.hex_id().unwrap();
+        assert_eq!(data_api_chain(&blast, &[Chain::Blast]), None, "a table chain the data API does not serve");
     }
 
     #[test]
     fn integers_take_digits_or_whole_json_numbers() {
         let read = |text: &str| {
             let raw = format!("n={}", text.replace('+', "%2B").replace(' ', "%20"));
-            let mut query = Query::parse(Some(&raw));
+            let mut query = Query::parse(Some(&raw), &[]);
             query.integer(&Param { name: "n", ..wallet::TO_BLOCK })
         };
         for bad in ["-1", "1.5", "1e-3", "", " 5", "+5", "0x10", "01.0", "1.", "NaN"] {
@@ -509,7 +515,7 @@ mod tests {
 
     #[test]
     fn chain_aliases_production_renamed_are_read() {
-        assert_eq!(data_api_chain("0x31769"), Some(Chain::RoninTestnet), "production's newer id");
-        assert_eq!(data_api_chain("0x7e5"), Some(Chain::RoninTestnet), "the id its documentation pages give");
+        assert_eq!(data_api_chain("0x31769", &[]), Some(Chain::RoninTestnet), "production's newer id");
+        assert_eq!(data_api_chain("0x7e5", &[]), Some(Chain::RoninTestnet), "the id its documentation pages give");
     }
 }

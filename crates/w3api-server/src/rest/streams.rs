@@ -142,7 +142,7 @@ impl Page {
 /// Reads a query with `read`, then fails with every problem found.
 async fn query_of<T>(parts: &mut Parts, read: impl FnOnce(&mut Query) -> T) -> Result<T, ApiError> {
     let RawQuery(raw) = RawQuery::from_request_parts(parts, &()).await.unwrap_or(RawQuery(None));
-    let mut query = Query::parse(raw.as_deref());
+    let mut query = Query::parse(raw.as_deref(), &[]);
     let value = read(&mut query);
     query.finish()?;
     Ok(value)
@@ -420,7 +420,7 @@ struct DashboardData {
 const DASHBOARD_LIMIT: u64 = 200;
 
 async fn dashboard_data<S: Backend>(State(app): State<Arc<App<S>>>, RawQuery(raw): RawQuery) -> Answer<DashboardData> {
-    let mut query = Query::parse(raw.as_deref());
+    let mut query = Query::parse(raw.as_deref(), &[]);
     let limit = dashboard_limit(&mut query);
     query.finish()?;
     let (streams, deliveries) = app.streams.dashboard(limit).await?;

@@ -83,7 +83,8 @@ mod wallet_tokens {
             expect_api_error(tokens().cursor("not-a-cursor").fetch().await, 400, "cursor");
             // Blast is served by the RPC gateway only; the client writes its slug, the data API refuses it.
             expect_api_error(tokens().chain(Chain::Blast).fetch().await, 400, "chain");
-            // Chains the table does not list reach the server as written, and it refuses them.
+            // Chains the table does not list reach the server as written, and it refuses them
+            // (the server was not started from a genesis of theirs).
             for other in ["newchain", "0x1234"] {
                 expect_api_error(tokens().chain(other.parse::<Chain>().unwrap()).fetch().await, 400, "chain");
             }
