@@ -31,6 +31,10 @@ pub struct BlockSpec {
     pub gas_limit: u64,
     /// PREVRANDAO (the header's mix hash).
     pub prevrandao: B256,
+    /// Its excess blob gas (EIP-4844).
+    pub excess_blob_gas: u64,
+    /// Wei per blob gas: what its excess gives by its fork's blob parameters.
+    pub blob_base_fee: u128,
 }
 
 impl BlockSpec {
@@ -42,6 +46,10 @@ impl BlockSpec {
             gas_limit: self.gas_limit,
             basefee: self.base_fee,
             prevrandao: Some(self.prevrandao),
+            blob_excess_gas_and_price: Some(revm::context_interface::block::BlobExcessGasAndPrice {
+                excess_blob_gas: self.excess_blob_gas,
+                blob_gasprice: self.blob_base_fee,
+            }),
             ..BlockEnv::default()
         }
     }

@@ -265,6 +265,8 @@ mod tests {
             base_fee: 0,
             gas_limit: 30_000_000,
             prevrandao: B256::ZERO,
+            excess_blob_gas: 0,
+            blob_base_fee: 1,
         }
     }
 

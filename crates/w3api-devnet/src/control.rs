@@ -27,7 +27,7 @@ use crate::query::Prepared;
 use crate::query::parity_traces::{self, calls_tracer};
 use crate::query::traces::{self, BlockReplay, TracedTx, tracer_of};
 use alloy_consensus::transaction::SignerRecoverable;
-use alloy_consensus::{TxEnvelope, TxType};
+use alloy_consensus::{Signed, TxEip4844Variant, TxEnvelope};
 use alloy_eips::eip2718::Decodable2718;
 use alloy_primitives::B256;
 
@@ -525,15 +525,36 @@ pub(crate) fn decode_signed(raw: &[u8]) -> Result<SignedTransaction, SourceError
 }
 
 /// A raw transaction decoded, its signer not yet recovered (the costly
-/// part); blob transactions are not taken: the devnet keeps no blobs.
+/// part). A blob transaction comes in its network form, with its blobs,
+/// whose proofs are checked; the chain keeps it without them.
 fn decode_envelope(raw: &[u8]) -> Result<TxEnvelope, SourceError> {
     let refused = SourceError::TransactionRefused;
     let envelope = TxEnvelope::decode_2718_exact(raw).map_err(|e| refused(format!("rlp: {e}")))?;
-    if envelope.tx_type() == TxType::Eip4844 {
-        let kind = envelope.tx_type();
-        return Err(refused(format!("transaction type not supported: the devnet takes no {kind} transactions")));
+    match envelope {
+        TxEnvelope::Eip4844(signed) => without_blobs(signed).map(TxEnvelope::Eip4844),
+        other => Ok(other),
     }
-    Ok(envelope)
+}
+
+/// A blob transaction whose blobs match its versioned hashes, by their KZG
+/// commitments and proofs (EIP-4844's or EIP-7594's cell proofs), without
+/// them: a block holds the transaction alone, and the devnet keeps no blobs.
+fn without_blobs(signed: Signed<TxEip4844Variant>) -> Result<Signed<TxEip4844Variant>, SourceError> {
+    let refused = SourceError::TransactionRefused;
+    let hash = *signed.hash();
+    let (tx, signature, _) = signed.into_parts();
+    let TxEip4844Variant::TxEip4844WithSidecar(with) = tx else {
+        return Err(refused(
+            "a blob transaction is sent with its blobs, commitments and proofs (its network form); this one has \
+             none"
+                .into(),
+        ));
+    };
+    let settings = alloy_eips::eip4844::env_settings::EnvKzgSettings::Default;
+    with.sidecar
+        .validate(&with.tx.blob_versioned_hashes, settings.get())
+        .map_err(|invalid| refused(format!("invalid blobs: {invalid}")))?;
+    Ok(Signed::new_unchecked(TxEip4844Variant::TxEip4844(with.tx), signature, hash))
 }
 
 /// Every change is made and kept through the chain's journal ([`Devnet::commit`]).

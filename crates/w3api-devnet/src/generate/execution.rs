@@ -10,6 +10,7 @@
 use alloy_consensus::{
     Eip658Value, Receipt, ReceiptEnvelope, ReceiptWithBloom, Transaction, TxEip1559, TxEnvelope, TxLegacy, TxType,
 };
+use alloy_eips::eip7840::BlobParams;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
@@ -49,6 +50,8 @@ impl Simulation<'_> {
             base_fee: self.base_fee,
             gas_limit: self.world.gas_limit,
             prevrandao: self.prevrandao(u64::from(self.block)),
+            excess_blob_gas: self.excess_blob_gas,
+            blob_base_fee: BlobParams::prague().calc_blob_fee(self.excess_blob_gas),
         }
     }
 
@@ -169,12 +172,17 @@ impl Simulation<'_> {
     /// not run it: its nonce, funds, fees or chain id.
     pub(super) fn send_signed(&mut self, signed: SignedTransaction) -> Result<bool, NotSent> {
         let SignedTransaction { envelope, sender, impersonated } = signed;
+        let blob_gas = envelope.blob_gas_used().unwrap_or_default();
+        if self.blob_gas_used + blob_gas > BlobParams::prague().max_blob_gas_per_block() {
+            return Err(NotSent::BlockFull);
+        }
         let tx = signed_tx_env(&envelope, sender);
         let block = u64::from(self.block);
         let checks = if impersonated { Checks::Impersonated } else { Checks::Block };
         let ran = self.chain.transact_moving(block, &self.block_spec(), tx, checks);
         let (outcome, inside) = ran.map_err(|refused| NotSent::Refused(describe(&refused)))?;
         self.include(outcome.state, (&outcome.result, &inside.transfers), true);
+        self.blob_gas_used += blob_gas;
         console::print(envelope.tx_hash(), &inside.console);
         let (tx_type, to) = (envelope.tx_type(), envelope.kind());
         self.unsigned.push(Unsigned::Signed(Box::new(envelope), sender));

@@ -122,6 +122,7 @@ impl Simulation<'_> {
         let state_root = self.chain.seal(u64::from(number));
         let header = self.header(u64::from(number), self.gas_used, (state_root, root), bloom);
         self.parent = (self.gas_used, self.base_fee);
+        self.parent_blobs = (self.excess_blob_gas, self.blob_gas_used);
         let tx_count = self.unsigned.len() as u32 - self.first_tx;
         self.pending.push(PendingBlock { header, first_tx: self.first_tx, tx_count });
     }
@@ -168,8 +169,8 @@ impl Simulation<'_> {
             nonce: B64::ZERO,
             base_fee_per_gas: Some(self.base_fee),
             withdrawals_root: Some(EMPTY_ROOT_HASH),
-            blob_gas_used: Some(0),
-            excess_blob_gas: Some(0),
+            blob_gas_used: Some(self.blob_gas_used),
+            excess_blob_gas: Some(self.excess_blob_gas),
             parent_beacon_block_root: None,
             // Prague headers, as on mainnet: no execution-layer requests (EIP-7685).
             requests_hash: Some(EMPTY_REQUESTS_HASH),

@@ -9,6 +9,7 @@ use std::collections::{HashMap, VecDeque};
 
 use alloy_consensus::{Header, ReceiptEnvelope};
 use alloy_eips::eip1559::{BaseFeeParams, calc_next_block_base_fee};
+use alloy_eips::eip7840::BlobParams;
 use alloy_primitives::{Address, B256, Log, U256};
 use w3api_chain::{Account, ChainState};
 use w3api_types::{Chain, ContractType};
@@ -181,12 +182,16 @@ pub(super) struct Simulation<'a> {
     pub(super) log_base: u32,
     /// Gas used and base fee of the block before the one in progress.
     pub(super) parent: (u64, u64),
+    /// Excess blob gas and blob gas used of the block before.
+    pub(super) parent_blobs: (u64, u64),
     // Per block in progress.
     pub(super) block: u32,
     pub(super) timestamp: u64,
     pub(super) first_tx: u32,
     pub(super) base_fee: u64,
     pub(super) gas_used: u64,
+    pub(super) excess_blob_gas: u64,
+    pub(super) blob_gas_used: u64,
     pub(super) block_receipts: Vec<ReceiptEnvelope>,
     // Kept for the whole chain.
     pub(super) receipts: Vec<ReceiptRecord>,
@@ -389,11 +394,14 @@ impl<'a> Simulation<'a> {
             tx_base,
             log_base,
             parent: (parent.gas_used, parent.base_fee_per_gas.unwrap_or(GENESIS_BASE_FEE)),
+            parent_blobs: (parent.excess_blob_gas.unwrap_or_default(), parent.blob_gas_used.unwrap_or_default()),
             block: 0,
             timestamp: parent.timestamp,
             first_tx: 0,
             base_fee: GENESIS_BASE_FEE,
             gas_used: 0,
+            excess_blob_gas: 0,
+            blob_gas_used: 0,
             block_receipts: Vec::new(),
             receipts: Vec::new(),
             logs: Vec::new(),
@@ -488,6 +496,10 @@ impl<'a> Simulation<'a> {
         let (parent_gas_used, parent_base_fee) = self.parent;
         self.base_fee =
             calc_next_block_base_fee(parent_gas_used, self.world.gas_limit, parent_base_fee, BaseFeeParams::ethereum());
+        let (parent_excess, parent_blob_gas) = self.parent_blobs;
+        self.excess_blob_gas =
+            BlobParams::prague().next_block_excess_blob_gas_osaka(parent_excess, parent_blob_gas, parent_base_fee);
+        self.blob_gas_used = 0;
         self.block = number;
         self.timestamp = timestamp;
         self.gas_used = 0;

@@ -83,6 +83,8 @@ impl ChainData {
             base_fee: header.base_fee_per_gas.unwrap_or_default(),
             gas_limit: header.gas_limit,
             prevrandao: header.mix_hash,
+            excess_blob_gas: header.excess_blob_gas.unwrap_or_default(),
+            blob_base_fee: header.blob_fee(self.blob_params_at(header.timestamp)).unwrap_or(1),
         }
     }
 

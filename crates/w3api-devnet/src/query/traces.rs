@@ -250,6 +250,7 @@ pub(crate) fn overridden_block(spec: BlockSpec, overrides: Option<&BlockOverride
         base_fee: overrides.base_fee_per_gas.map_or(spec.base_fee, |fee| fee.saturating_to()),
         gas_limit: overrides.gas_limit.unwrap_or(spec.gas_limit),
         prevrandao: overrides.prev_randao.unwrap_or(spec.prevrandao),
+        ..spec
     }
 }
 

@@ -27,6 +27,8 @@ fn view<C: SolCall>(state: &ChainState, block: u64, to: Address, call: C) -> C::
         base_fee: 0,
         gas_limit: GAS_LIMIT,
         prevrandao: B256::ZERO,
+        excess_blob_gas: 0,
+        blob_base_fee: 1,
     };
     let tx = TxEnv { kind: to.into(), data: call.abi_encode().into(), gas_limit: 1_000_000, ..TxEnv::default() };
     let outcome = state.transact(block, &spec, tx, Checks::Call { priced: false }).unwrap();
@@ -638,6 +640,59 @@ mod sending {
         assert_eq!(run(devnet.transaction_count(Chain::Eth, target, BlockRef::Latest)).unwrap(), 78);
         run(devnet.impersonate(Chain::Eth, target, false)).unwrap();
         assert!(run(devnet.send_transaction(Chain::Eth, send)).is_err());
+    }
+
+    /// A blob transaction in its network form, signed by `signer`: one blob
+    /// of `data`, its commitment and proof (EIP-4844's form).
+    fn blob_transaction(signer: &PrivateKeySigner, nonce: u64, data: &[u8]) -> Bytes {
+        use alloy_consensus::{SidecarBuilder, SimpleCoder, TxEip4844, TxEip4844Variant, TxEip4844WithSidecar};
+        use alloy_eips::eip4844::BlobTransactionSidecar;
+        let sidecar: BlobTransactionSidecar = SidecarBuilder::<SimpleCoder>::from_slice(data).build().unwrap();
+        let tx = TxEip4844 {
+            chain_id: 1,
+            nonce,
+            gas_limit: 21_000,
+            max_fee_per_gas: 100_000_000_000,
+            max_priority_fee_per_gas: 1_000_000_000,
+            to: Address::repeat_byte(0x48),
+            value: U256::from(1),
+            blob_versioned_hashes: sidecar.versioned_hashes().collect(),
+            max_fee_per_blob_gas: 1_000_000_000,
+            ..TxEip4844::default()
+        };
+        let signature = signer.sign_hash_sync(&tx.signature_hash()).unwrap();
+        let with = TxEip4844WithSidecar::from_tx_and_sidecar(tx, sidecar.into());
+        let signed = alloy_consensus::Signed::new_unhashed(TxEip4844Variant::TxEip4844WithSidecar(with), signature);
+        TxEnvelope::Eip4844(signed).encoded_2718().into()
+    }
+
+    #[test]
+    fn a_blob_transaction_is_taken_with_valid_blobs_and_mined_with_its_blob_gas() {
+        let devnet = Devnet::new(5, Scale::TINY);
+        let signer = &dev_signers()[7];
+        let raw = blob_transaction(signer, 0, b"blobs for the devnet");
+        // One byte of the blob changed: its commitment no longer proves it.
+        let mut tampered = raw.to_vec();
+        let at = tampered.windows(20).position(|w| w.starts_with(b"blobs for")).expect("the blob data");
+        tampered[at] ^= 1;
+        let refused = run(devnet.send_raw_transaction(Chain::Eth, tampered.into())).unwrap_err();
+        assert!(refused.to_string().contains("invalid blobs"), "{refused}");
+        let hash = run(devnet.send_raw_transaction(Chain::Eth, raw)).unwrap();
+        let receipt = run(devnet.receipt(Chain::Eth, hash)).unwrap().expect("mined at once");
+        assert_eq!((receipt.status, receipt.blob_gas_used), (Some(1), Some(131_072)));
+        assert_eq!(receipt.blob_gas_price, Some(1), "no excess blob gas yet");
+        let data = devnet.chain(Chain::Eth);
+        let block = &data.blocks[receipt.block_number as usize];
+        assert_eq!(block.header.blob_gas_used, Some(131_072));
+        // The chain keeps the transaction without its blobs: its hash is the same.
+        let kept = data.transactions[data.transaction_index(&hash).unwrap() as usize].envelope.clone();
+        drop(data);
+        assert_eq!(*kept.tx_hash(), hash);
+        let bare = kept.encoded_2718();
+        assert!(bare.len() < 1_000, "no blob in the block");
+        // Sent without its blobs (the form a block holds), it is refused, naming what is missing.
+        let missing = run(devnet.send_raw_transaction(Chain::Eth, bare.into())).unwrap_err();
+        assert!(missing.to_string().contains("with its blobs"), "{missing}");
     }
 
     #[test]
