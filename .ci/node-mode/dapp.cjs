@@ -119,6 +119,20 @@ async function main() {
   };
   tally.eq('state', 'eth_getStorageAt slot 2', await word(node), await word(gateway));
   tally.eq('state', 'eth_getStorageAt is a 32-byte word', 66, (await gateway.call('eth_getStorageAt', [address, '0x2', at])).length);
+  // Blocks simulated on the node: its own answer through the gateway (Anvil's), or
+  // MethodNotSupported from a node without eth_simulateV1 (Hardhat, Ganache).
+  const sorted = (value) => JSON.stringify(value, (_, v) => (v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  const calls = [{ from: wallet.address, to: address, data: token.interface.encodeFunctionData('name') }];
+  const simulation = [{ blockStateCalls: [{ calls }], traceTransfers: true }, at];
+  const [simulatedViaGateway, simulatedByNode] =
+    await Promise.all([raw(gatewayUrl, 'eth_simulateV1', simulation), raw(args.rpc, 'eth_simulateV1', simulation)]);
+  if (simulatedByNode.error) {
+    tally.eq('simulate', 'eth_simulateV1 of a node without it: MethodNotSupported', -32004, simulatedViaGateway.error?.code);
+  } else {
+    tally.eq('simulate', 'eth_simulateV1 through the gateway = the node\'s', sorted(simulatedByNode.result),
+      sorted(simulatedViaGateway.result));
+  }
   const ahead = '0x' + (Number(await node.call('eth_blockNumber')) + 1000).toString(16);
   const beyond = await raw(gatewayUrl, 'eth_getCode', [address, ahead]);
   tally.eq('state', 'eth_getCode past the head: error code', -32602, beyond.error?.code);

@@ -302,7 +302,7 @@ pub enum SourceError {
     NoChanges(String),
     /// The node a source passes a method to does not answer it (it lacks
     /// the namespace); says which method.
-    #[error("the node does not answer {0}; serve a node that has it (Anvil, reth, Erigon or Nethermind answer trace_)")]
+    #[error("the node does not answer {0}; serve a node that has it{hint}", hint = nodes_that_answer(.0))]
     NodeLacks(&'static str),
     /// The source does not take this execution method.
     #[error("this source does not answer it; serve a node's chain with `w3api serve --upstream CHAIN=URL` (node mode)")]
@@ -384,4 +384,10 @@ pub enum SourceError {
         #[source]
         cause: Box<dyn std::error::Error + Send + Sync>,
     },
+}
+
+/// Which nodes answer `method`, where that helps choose one: the `trace_`
+/// family, which dev nodes other than Anvil lack.
+fn nodes_that_answer(method: &str) -> &'static str {
+    if method.contains("trace") { " (Anvil, reth, Erigon or Nethermind answer trace_)" } else { "" }
 }

@@ -255,7 +255,7 @@ fn call_answer(call: CallOutcome, block: &BlockRecord, tx: B256, index: u64) -> 
         return_data: call.output,
         logs,
         gas_used: call.gas_used,
-        max_used_gas: call.max_used_gas,
+        max_used_gas: Some(call.max_used_gas),
         status: u64::from(call.failure.is_none()),
         error,
     }

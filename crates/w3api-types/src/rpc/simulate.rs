@@ -75,9 +75,11 @@ pub struct SimulatedCall {
     /// Gas it used, after refunds.
     #[serde_as(as = "Hex")]
     pub gas_used: u64,
-    /// The most gas it held at once, before refunds: what it needs as a limit.
-    #[serde_as(as = "Hex")]
-    pub max_used_gas: u64,
+    /// The most gas it held at once, before refunds: what it needs as a
+    /// limit (geth gives it; Anvil and older nodes leave it out).
+    #[serde_as(as = "Option<Hex>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_used_gas: Option<u64>,
     /// 1 for success, 0 for failure.
     #[serde_as(as = "Hex")]
     pub status: u64,
