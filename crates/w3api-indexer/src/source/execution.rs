@@ -343,6 +343,10 @@ fn lacks(method: &'static str) -> impl Fn(SourceError) -> SourceError {
     move |error| match error {
         // -32601 is JSON-RPC's "method not found"; -32004 is EIP-1474's "method not supported".
         SourceError::NodeRefused { code: -32601 | -32004, .. } => SourceError::NodeLacks(method),
+        // Ganache says so with the code of a parse error.
+        SourceError::NodeRefused { code: -32700, message, .. } if message.contains("does not exist") => {
+            SourceError::NodeLacks(method)
+        }
         other => other,
     }
 }
@@ -362,5 +366,26 @@ struct NodeBlockTrace {
 impl NodeBlockTrace {
     fn into_result(self) -> BlockTraceResult {
         BlockTraceResult { tx_hash: self.tx_hash, result: self.result.map(GethTrace::Node), error: self.error }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(code: i64, message: &str) -> SourceError {
+        SourceError::NodeRefused { code, message: message.into(), data: None }
+    }
+
+    #[test]
+    fn a_node_without_the_method_lacks_it_however_it_says_so() {
+        let lacking = |error| matches!(lacks("eth_simulateV1")(error), SourceError::NodeLacks("eth_simulateV1"));
+        assert!(lacking(refused(-32601, "the method eth_simulateV1 does not exist/is not available")));
+        assert!(lacking(refused(-32004, "Method not supported")));
+        // Ganache's words, with a parse error's code.
+        assert!(lacking(refused(-32700, "The method eth_simulateV1 does not exist/is not available")));
+        // A parse error of the node's own, or any other refusal, is passed on as it is.
+        assert!(!lacking(refused(-32700, "Parse error")));
+        assert!(!lacking(refused(-32000, "header not found")));
     }
 }
