@@ -41,12 +41,8 @@ pub(crate) struct Overlay<'a> {
     dirty: HashSet<Address>,
     /// Whether an account left empty is gone (EIP-161).
     pub(crate) clear_empty: bool,
-    tries: Option<Tries>,
-}
-
-/// The state trie being brought along the simulated blocks.
-struct Tries {
-    accounts: Trie,
+    /// The state trie brought along the simulated blocks, from the base's.
+    state_trie: Option<Trie>,
 }
 
 impl std::fmt::Debug for Overlay<'_> {
@@ -65,7 +61,7 @@ impl<'a> Overlay<'a> {
             hashes: HashMap::new(),
             dirty: HashSet::new(),
             clear_empty: true,
-            tries: None,
+            state_trie: None,
         }
     }
 
@@ -121,12 +117,12 @@ impl<'a> Overlay<'a> {
     /// The state root after every change so far.
     pub(crate) fn root(&mut self) -> B256 {
         let (chain, block) = (self.chain, self.base.block());
-        let tries = self.tries.get_or_insert_with(|| Tries { accounts: chain.account_trie_at(block) });
+        let state_trie = self.state_trie.get_or_insert_with(|| chain.account_trie_at(block));
         for address in self.dirty.drain() {
             let account = &self.accounts[&address];
             let key = keccak256(address);
             let Some(info) = &account.info else {
-                tries.accounts.remove(key);
+                state_trie.remove(key);
                 continue;
             };
             let mut storage = if account.cleared { Trie::default() } else { chain.storage_trie_at(address, block) };
@@ -140,12 +136,12 @@ impl<'a> Overlay<'a> {
             let storage_root = storage.root();
             let state = Account { nonce: info.nonce, balance: info.balance, code_hash: info.code_hash };
             if state.is_empty() && storage_root == EMPTY_ROOT_HASH && self.clear_empty {
-                tries.accounts.remove(key);
+                state_trie.remove(key);
             } else {
-                tries.accounts.insert(key, leaf(&state, storage_root));
+                state_trie.insert(key, leaf(&state, storage_root));
             }
         }
-        tries.accounts.root()
+        state_trie.root()
     }
 }
 

@@ -10,7 +10,6 @@
 use alloy_consensus::{
     Eip658Value, Receipt, ReceiptEnvelope, ReceiptWithBloom, Transaction, TxEip1559, TxEnvelope, TxLegacy, TxType,
 };
-use alloy_eips::eip7840::BlobParams;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use w3api_chain::revm::context::TxEnv;
 use w3api_chain::revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
@@ -22,7 +21,7 @@ use w3api_ledger::{Asset, Holder, Place, events};
 use super::calls::Call;
 use super::found::Known;
 use super::sealing::Unsigned;
-use super::simulation::{SignedTransaction, Simulation};
+use super::simulation::{BLOBS, SignedTransaction, Simulation};
 use crate::accounts::Role;
 use crate::console;
 
@@ -51,7 +50,7 @@ impl Simulation<'_> {
             gas_limit: self.world.gas_limit,
             prevrandao: self.prevrandao(u64::from(self.block)),
             excess_blob_gas: self.excess_blob_gas,
-            blob_base_fee: BlobParams::prague().calc_blob_fee(self.excess_blob_gas),
+            blob_base_fee: BLOBS.calc_blob_fee(self.excess_blob_gas),
         }
     }
 
@@ -173,7 +172,7 @@ impl Simulation<'_> {
     pub(super) fn send_signed(&mut self, signed: SignedTransaction) -> Result<bool, NotSent> {
         let SignedTransaction { envelope, sender, impersonated } = signed;
         let blob_gas = envelope.blob_gas_used().unwrap_or_default();
-        if self.blob_gas_used + blob_gas > BlobParams::prague().max_blob_gas_per_block() {
+        if self.blob_gas_used + blob_gas > BLOBS.max_blob_gas_per_block() {
             return Err(NotSent::BlockFull);
         }
         let tx = signed_tx_env(&envelope, sender);

@@ -46,7 +46,7 @@ impl ChainData {
     /// schedule, or the devnet's own fork's.
     pub(crate) fn blob_params_at(&self, timestamp: u64) -> BlobParams {
         let imported = self.imported.as_ref().and_then(|imported| imported.forks.blob_params_at(timestamp));
-        imported.unwrap_or_else(BlobParams::prague)
+        imported.unwrap_or(super::simulation::BLOBS)
     }
 
     /// The withdrawals of block `number`.

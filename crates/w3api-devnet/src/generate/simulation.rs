@@ -159,6 +159,10 @@ pub(crate) struct SignedTransaction {
     pub(crate) impersonated: bool,
 }
 
+/// The blob parameters of the blocks the devnet makes: Prague's, the fork
+/// its EVM runs.
+pub(crate) const BLOBS: BlobParams = BlobParams::prague();
+
 pub(super) struct Simulation<'a> {
     pub(super) seed: u64,
     pub(super) chain_id: u64,
@@ -497,8 +501,7 @@ impl<'a> Simulation<'a> {
         self.base_fee =
             calc_next_block_base_fee(parent_gas_used, self.world.gas_limit, parent_base_fee, BaseFeeParams::ethereum());
         let (parent_excess, parent_blob_gas) = self.parent_blobs;
-        self.excess_blob_gas =
-            BlobParams::prague().next_block_excess_blob_gas_osaka(parent_excess, parent_blob_gas, parent_base_fee);
+        self.excess_blob_gas = BLOBS.next_block_excess_blob_gas_osaka(parent_excess, parent_blob_gas, parent_base_fee);
         self.blob_gas_used = 0;
         self.block = number;
         self.timestamp = timestamp;

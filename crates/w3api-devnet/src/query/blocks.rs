@@ -111,6 +111,16 @@ pub(crate) fn block_json(
     }
 }
 
+/// A withdrawal given in the RPC form (a block override, payload attributes).
+pub(crate) fn withdrawal_of(w: Withdrawal) -> alloy_eips::eip4895::Withdrawal {
+    alloy_eips::eip4895::Withdrawal {
+        index: w.index,
+        validator_index: w.validator_index,
+        address: w.address,
+        amount: w.amount,
+    }
+}
+
 /// Withdrawals in the RPC form.
 pub(crate) fn rpc_withdrawals(withdrawals: &[alloy_eips::eip4895::Withdrawal]) -> Vec<Withdrawal> {
     let each = withdrawals.iter();

@@ -7,13 +7,12 @@ use alloy_consensus::TxEnvelope;
 use alloy_consensus::transaction::{Recovered, SignerRecoverable};
 use alloy_eips::eip1559::BaseFeeParams;
 use alloy_eips::eip2718::{Decodable2718, Encodable2718};
-use alloy_eips::eip4895::Withdrawal;
 use alloy_primitives::{B256, Bytes, U256};
 use w3api_chain::simulate::{Attributes, Built, SimulateError};
 use w3api_source::{BlockRef, SourceError};
 use w3api_types::rpc::{BlobsBundle, BuiltPayload, ExecutionPayload, PayloadAttributes};
 
-use super::blocks::rpc_withdrawals;
+use super::blocks::{rpc_withdrawals, withdrawal_of};
 use crate::generate::ChainData;
 
 impl ChainData {
@@ -37,7 +36,7 @@ impl ChainData {
             timestamp: attributes.timestamp,
             prev_randao: attributes.prev_randao,
             fee_recipient: attributes.suggested_fee_recipient,
-            withdrawals: attributes.withdrawals.unwrap_or_default().into_iter().map(withdrawal).collect(),
+            withdrawals: attributes.withdrawals.unwrap_or_default().into_iter().map(withdrawal_of).collect(),
             beacon_root: attributes.parent_beacon_block_root,
             extra_data: extra_data.unwrap_or_default(),
         };
@@ -62,10 +61,6 @@ fn recovered(index: usize, raw: &Bytes) -> Result<Recovered<TxEnvelope>, SourceE
     let envelope = TxEnvelope::decode_2718_exact(raw).map_err(|e| invalid(format!("not a signed transaction: {e}")))?;
     let signer = envelope.recover_signer().map_err(|e| invalid(format!("its signer cannot be recovered: {e}")))?;
     Ok(Recovered::new_unchecked(envelope, signer))
-}
-
-fn withdrawal(w: w3api_types::rpc::Withdrawal) -> Withdrawal {
-    Withdrawal { index: w.index, validator_index: w.validator_index, address: w.address, amount: w.amount }
 }
 
 /// A transaction the block cannot take refuses the build, as geth's

@@ -4,7 +4,6 @@
 //! `eth_getBlockByNumber` answers the chain's own.
 
 use alloy_consensus::BlockBody;
-use alloy_eips::eip4895::Withdrawal;
 use alloy_primitives::B256;
 use alloy_rlp::Encodable;
 use w3api_chain::revm::context::result::InvalidTransaction;
@@ -18,7 +17,7 @@ use w3api_types::rpc::{
     SimulatedCallError, TransactionRequest,
 };
 
-use super::blocks::{block_json, rpc_withdrawals};
+use super::blocks::{block_json, rpc_withdrawals, withdrawal_of};
 use super::execution::{
     account_override, evm_access_list, halt_message, input_of, revert_reason, signed_authorization,
 };
@@ -104,16 +103,7 @@ fn header_overrides(overrides: BlockOverrides) -> Result<HeaderOverrides, Source
         |field: &str| refused(SimulationRefusal::InvalidParams, &format!("blockOverrides.{field} is too large"));
     let base_fee = overrides.base_fee_per_gas.map(|fee| u64::try_from(fee).map_err(|_| too_large("baseFeePerGas")));
     let blob_base_fee = overrides.blob_base_fee.map(|fee| u128::try_from(fee).map_err(|_| too_large("blobBaseFee")));
-    let withdrawals = overrides.withdrawals.map(|list| {
-        list.into_iter()
-            .map(|w| Withdrawal {
-                index: w.index,
-                validator_index: w.validator_index,
-                address: w.address,
-                amount: w.amount,
-            })
-            .collect()
-    });
+    let withdrawals = overrides.withdrawals.map(|list| list.into_iter().map(withdrawal_of).collect());
     Ok(HeaderOverrides {
         number: overrides.number,
         time: overrides.time,
