@@ -122,6 +122,15 @@ run viem-testclient node "$clients/viem-testclient.cjs"
 # their own (npm, pinned in .ci/node-mode/), each driven and indexed by a
 # w3api of its own.
 RUN_TIMEOUT=1200 run node-mode-sdks bash "$root/.ci/node-mode.sh" sdks
+# Again with the index in PostgreSQL tables, on the cluster the suites use.
+if [ -n "${W3API_TEST_DATABASE_URL:-}" ]; then
+  RUN_TIMEOUT=1200 run node-mode-sdks-postgres env W3API_INDEX=postgres bash "$root/.ci/node-mode.sh" sdks
+elif [ -n "${W3API_REQUIRE_POSTGRES:-}" ]; then
+  echo "FAIL node-mode-sdks-postgres: W3API_REQUIRE_POSTGRES is set but W3API_TEST_DATABASE_URL is not" >&2
+  broken+=("node-mode-sdks-postgres") failed=$((failed + 1))
+else
+  echo "--- node-mode-sdks-postgres: skipped, W3API_TEST_DATABASE_URL is not set (.ci/postgres.sh start prints one)"
+fi
 
 if ! kill -0 "$server" 2>/dev/null; then
   echo "w3api serve exited during the checks:" >&2

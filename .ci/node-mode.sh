@@ -53,6 +53,12 @@
 #       indexing it is compared with the node at a few blocks
 #       (benches/node-index.sh runs this on a dist build).
 #
+# W3API_INDEX=postgres runs the check with each chain's index in PostgreSQL
+# tables (--index postgres) rather than in memory: each node's server on a
+# database of its own, on the cluster of W3API_TEST_DATABASE_URL (or one
+# .ci/postgres.sh starts); the restart is then a replica that replays
+# nothing, and a second replica started beside the first answers at the
+# head at once.
 # W3API_BIN: the w3api binary (default target/release/w3api, built here).
 # npm packages (pinned in .ci/node-mode/package.json + lock) install under
 # target/ci/node-mode/; logs and the deployment files go there too.
@@ -153,6 +159,36 @@ deployed() {
 RUN_TIMEOUT=900
 . "$root/.ci/tally.sh"
 
+index=${W3API_INDEX:-memory}
+case "$index" in
+  memory) ;;
+  postgres)
+    pg_cluster=${W3API_TEST_DATABASE_URL:-}
+    if [ -z "$pg_cluster" ]; then
+      pg_cluster=$(bash "$root/.ci/postgres.sh" start)
+      on_exit "bash '$root/.ci/postgres.sh' stop"
+    fi ;;
+  *) echo "W3API_INDEX is memory or postgres, not $index" >&2; exit 2 ;;
+esac
+
+# fresh_database NAME: a new database on the cluster; prints its URL.
+fresh_database() {
+  local name="w3api_node_${1//[^a-z0-9]/_}_$$"
+  psql "$pg_cluster" -qAt -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name" >/dev/null
+  echo "${pg_cluster%/*}/$name"
+}
+
+# index_flags NAME: sets INDEX_FLAGS to where a server keeps its index:
+# nothing to add in memory; --index postgres on a fresh database NAME with
+# W3API_INDEX=postgres.
+index_flags() {
+  INDEX_FLAGS=()
+  if [ "$index" = postgres ]; then
+    INDEX_DATABASE=$(fresh_database "$1")
+    INDEX_FLAGS=(--index postgres --database "$INDEX_DATABASE")
+  fi
+}
+
 # step NAME COMMAND...: a step that must work for the rest to mean anything.
 step() {
   local name=$1
@@ -228,7 +264,7 @@ fresh_chain() {
 # prove KIND STEPS: the whole check on a fresh node of KIND, its chain
 # driven by STEPS random actions; files and logs under $work/KIND/.
 prove() {
-  local kind=$1 steps=$2 dir=$work/$1 base snapshot
+  local kind=$1 steps=$2 dir=$work/$1 base snapshot main_database= latest
   rm -rf "$dir" && mkdir -p "$dir"
   fresh_chain "$kind" "$kind" "$dir" "$steps"
 
@@ -236,7 +272,14 @@ prove() {
     # A data directory of its own: the index is journaled there as it goes,
     # through every reorganisation, and read back by a restart at the end.
     server_args=(--api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
-      --webhook-host 127.0.0.1 --confirmations 2 --data-dir "$dir/state")
+      --webhook-host 127.0.0.1 --confirmations 2)
+    index_flags "$kind"
+    main_database=${INDEX_DATABASE:-}
+    if [ "$index" = postgres ]; then
+      server_args+=("${INDEX_FLAGS[@]}")
+    else
+      server_args+=(--data-dir "$dir/state")
+    fi
     start_server "$dir" "${server_args[@]}"
   fi
 
@@ -313,13 +356,25 @@ prove() {
   fi
 
   if [ "$mode" = check ]; then
-    echo "--- $kind: restart w3api on its data directory: the index comes back from the journal, branch D's"
+    latest=$dir/branch-d.json
+    if [ "$index" = postgres ]; then
+      second_replica "$kind" "$dir" "$main_database"
+    fi
+    echo "--- $kind: restart w3api on its store: the index comes back (from the journal, or the tables as they are), branch D's"
     kill "$W3API_PID" && wait "$W3API_PID" 2>/dev/null || true
     mkdir -p "$dir/restarted"
     start_server "$dir/restarted" "${server_args[@]}"
-    check "$kind/check-restart" "$dir/branch-d.json" --absent "$dir/branch-a.json,$dir/branch-c.json" \
+    check "$kind/check-restart" "$latest" --absent "$dir/branch-a.json,$dir/branch-c.json" \
       --blocks latest,-1,-8,-9,-30
-    if grep -q "index read from the store's journal" "$dir/restarted/serve.err"; then
+    if [ "$index" = postgres ]; then
+      # The tables are the index: nothing is replayed.
+      if ! grep -q "index read from the store's journal" "$dir/restarted/serve.err"; then
+        passed=$((passed + 1))
+      else
+        echo "FAIL the restarted server replayed a journal, with its index in tables" >&2
+        broken+=("$kind/restart") failed=$((failed + 1))
+      fi
+    elif grep -q "index read from the store's journal" "$dir/restarted/serve.err"; then
       passed=$((passed + 1))
     else
       echo "FAIL the restarted server did not read its index from the journal" >&2
@@ -329,6 +384,66 @@ prove() {
     throttled "$kind" "$dir"
   fi
   kill "$NODE_PID" && wait "$NODE_PID" 2>/dev/null || true
+}
+
+# second_replica KIND DIR DATABASE: beside the server that indexes, a second
+# one on the same DATABASE (its index in tables) answers at the node's head
+# within a second of listening, replays nothing, and holds little memory;
+# then the first is killed (kill -9) and the second takes over its writing.
+# With W3API_TEST_REPLICA_URL (a hot standby of the cluster), it reads the
+# tables from the standby (--database-read).
+second_replica() {
+  local kind=$1 dir=$2 database=$3 main_pid=$W3API_PID main_url=$W3API_URL head started answered rss reads=()
+  mkdir -p "$dir/replica"
+  head=$(head_block)
+  if [ -n "${W3API_TEST_REPLICA_URL:-}" ]; then
+    reads=(--database-read "${W3API_TEST_REPLICA_URL%/*}/${database##*/}")
+  fi
+  start_server "$dir/replica" "${server_args[@]}" "${reads[@]}"
+  started=$(date +%s%N)
+  answered=$(node -e '
+    const [url, key, head] = process.argv.slice(1);
+    (async () => {
+      for (;;) {
+        const r = await fetch(`${url}/eth/${key}`, { method: "POST", headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }) });
+        const { result } = await r.json();
+        if (result && Number(result) >= Number(head)) { console.log(Date.now()); return; }
+        await new Promise((f) => setTimeout(f, 20));
+      }
+    })();' "$W3API_URL" "$key" "$head")
+  rss=$(awk '/VmRSS/ {print $2}' "/proc/$W3API_PID/status")
+  local waited=$(((answered * 1000000 - started) / 1000000))
+  echo "--- $kind: a second replica${reads[*]:+ reading a standby} answered at block $head $waited ms after listening; RSS $((rss / 1024)) MB"
+  check "$kind/check-replica" "$dir/branch-d.json" --absent "$dir/branch-a.json,$dir/branch-c.json" --blocks latest,-1,-9
+  if [ "$waited" -le 1000 ] && [ "$rss" -le $((300 * 1024)) ] \
+    && ! grep -q "index read from the store's journal" "$dir/replica/serve.err"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL the second replica: answered after $waited ms (1000 at most), RSS $rss kB (300 MB at most), or replayed a journal" >&2
+    broken+=("$kind/replica") failed=$((failed + 1))
+  fi
+
+  # The replica that indexes is killed (kill -9) while the node mines on;
+  # the second takes the chain's lease once it runs out (15 s) and indexes
+  # the new blocks, none twice and none lost.
+  echo "--- $kind: kill -9 the indexing replica; the second takes over"
+  kill -9 "$main_pid" && wait "$main_pid" 2>/dev/null || true
+  step "$kind/branch-e" node "$src/deploy.cjs" --rpc "$NODE_URL" --deployment "$dir/branch-d.json" \
+    --branch E --blocks 6 --out "$dir/branch-e.json"
+  check "$kind/check-takeover" "$dir/branch-e.json" \
+    --absent "$dir/branch-a.json,$dir/branch-c.json" --blocks latest,-1,-5,-6,-7,-20
+  local kept
+  kept=$(psql "$database" -qAt -c "SELECT COUNT(*) || ' ' || MIN(number) || ' ' || MAX(number) FROM index_headers")
+  if [ "$kept" = "$(($(head_block) + 1)) 0 $(head_block)" ]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL after the takeover the tables hold blocks (count min max) $kept, not each of 0..$(head_block) once" >&2
+    broken+=("$kind/takeover") failed=$((failed + 1))
+  fi
+  kill "$W3API_PID" && wait "$W3API_PID" 2>/dev/null || true
+  W3API_PID=$main_pid W3API_URL=$main_url
+  latest=$dir/branch-e.json
 }
 
 # sdks NAME DIR: the official Moralis SDKs (.ci/clients/moralis-js.cjs and
@@ -363,8 +478,9 @@ sdks() {
 read_your_writes() {
   local kind=$1 dir=$2 main_pid=$W3API_PID main_url=$W3API_URL
   mkdir -p "$dir/read-your-writes"
+  index_flags "${kind}_read_your_writes"
   start_server "$dir/read-your-writes" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" \
-    --stablecoin "eth=$usd" --poll-interval 600s
+    --stablecoin "eth=$usd" --poll-interval 600s "${INDEX_FLAGS[@]}"
   run "$kind/read-your-writes" node "$src/read-your-writes.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
     --deployment "$dir/deployment.json"
   kill "$W3API_PID" && wait "$W3API_PID" 2>/dev/null || true
@@ -388,11 +504,13 @@ throttled() {
     broken+=("$kind/throttled") failed=$((failed + 1))
     return
   }
-  start_server "$dir/throttled" --api-key "$key" --upstream "eth=$proxy_url" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+  index_flags "${kind}_throttled"
+  start_server "$dir/throttled" --api-key "$key" --upstream "eth=$proxy_url" --wrapped "eth=$weth" --stablecoin "eth=$usd" \
+    "${INDEX_FLAGS[@]}"
   # Each of w3api's calls to the node may be refused several times in a row
   # and paused up to 2 s each time: a wallet answer may take longer than the
   # 30 s the checks allow otherwise.
-  W3API_CHECK_TIMEOUT_MS=180000 check "$kind/check-throttled" "$dir/branch-d.json" \
+  W3API_CHECK_TIMEOUT_MS=180000 check "$kind/check-throttled" "$latest" \
     --absent "$dir/branch-a.json,$dir/branch-c.json" --blocks latest
   kill "$proxy_pid" && wait "$proxy_pid" 2>/dev/null || true
   echo "$(tail -n 1 "$dir/throttled/proxy.out")"
@@ -432,7 +550,9 @@ if [ "$mode" = sdks ]; then
     dir=$work/sdks-$kind
     rm -rf "$dir" && mkdir -p "$dir"
     fresh_chain "$kind" "sdks-$kind" "$dir" "${HARDHAT_STEPS:-260}"
-    start_server "$dir" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+    index_flags "sdks_$kind"
+    start_server "$dir" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd" \
+      "${INDEX_FLAGS[@]}"
     # The SDK checks start once the server has indexed the node's head (the
     # check waits for it, then compares the newest block with the node).
     run "sdks-$kind/check" node "$src/check.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
@@ -457,7 +577,8 @@ differential() {
 }
 
 nodes=${W3API_NODES:-hardhat ganache anvil}
-if [[ " $nodes " == *" anvil "* ]]; then
+# The devnet's traces have nothing to do with where node mode keeps its index.
+if [[ " $nodes " == *" anvil "* ]] && [ "$index" = memory ]; then
   differential
 fi
 

@@ -6,6 +6,8 @@
 #   .ci/postgres.sh stop
 #   .ci/postgres.sh halt    # stops the running cluster, keeping its data
 #   .ci/postgres.sh resume  # starts it again, on the same port
+#   .ci/postgres.sh replica # a hot standby streaming from the running
+#                           # cluster, on a port of its own; prints its URL
 #
 # The cluster lives in target/ci/postgres (a fresh one at each start), trusts
 # local connections, and listens on 127.0.0.1 only, on a free port.
@@ -24,11 +26,35 @@ as_owner() {
 }
 
 stop() {
-    local bin
+    local bin data
     bin=$(server_bin)
-    if [ -n "$bin" ] && [ -f "$link/data/postmaster.pid" ]; then
-        as_owner "$bin/pg_ctl" -D "$link/data" -m fast -w stop >/dev/null 2>&1 || true
+    for data in "$link/replica/data" "$link/data"; do
+        if [ -n "$bin" ] && [ -f "$data/postmaster.pid" ]; then
+            as_owner "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+        fi
+    done
+}
+
+# A hot standby of the running cluster: a base backup taken over the
+# replication protocol (-R writes the standby's connection settings), then
+# started on a port of its own; it replays the primary's WAL as it streams.
+replica() {
+    local bin dir port primary
+    bin=$(server_bin)
+    primary=$(sed -n 's/.*-c port=\([0-9]*\).*/\1/p' "$link/options")
+    dir=$(readlink -f "$link")/replica
+    if [ -f "$dir/data/postmaster.pid" ]; then
+        as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
     fi
+    rm -rf "$dir" && mkdir -p "$dir"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"; fi
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary" -U w3api -D "$dir/data" -R -X stream \
+        >"$dir/basebackup.log" 2>&1
+    echo "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200" \
+        >"$dir/options"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "$(cat "$dir/options")" start >/dev/null
+    echo "postgres://w3api@127.0.0.1:$port/w3api"
 }
 
 start() {
@@ -78,5 +104,6 @@ case "${1:-}" in
     start) start ;;
     stop | halt) stop ;;
     resume) resume ;;
-    *) echo "usage: $0 start|stop|halt|resume" >&2; exit 2 ;;
+    replica) replica ;;
+    *) echo "usage: $0 start|stop|halt|resume|replica" >&2; exit 2 ;;
 esac

@@ -12,7 +12,7 @@ use clap::Parser;
 use futures::StreamExt;
 use serde_json::json;
 use serde_json::value::RawValue;
-use w3api_indexer::{Anchors, FetchLimits, FollowConfig, Followed, Journal, LogsMethod, Node};
+use w3api_indexer::{Anchors, FetchLimits, FollowConfig, Followed, IndexPlace, Journal, LogsMethod, Node};
 use w3api_store::Location;
 use w3api_types::Chain;
 
@@ -135,6 +135,7 @@ async fn index(url: &str, head: u64, limits: FetchLimits, journal: Option<Journa
         reorg_depth: 64,
         limits,
         poll: Duration::from_millis(100),
+        place: IndexPlace::Memory,
     };
     // A chain of its own for each run, so that a journal starts empty.
     let chain: Chain = format!("{:#x}", 0x7a69_0000_0000u64 + u64::from(uuid::Uuid::new_v4().as_u128() as u32))

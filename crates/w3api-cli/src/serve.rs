@@ -307,7 +307,7 @@ pub(crate) async fn run(args: ServeArgs, api_keys: Vec<String>) -> Result<(), Cl
     if args.upstream.enabled() {
         // The index is kept in the store when the state outlives the process.
         let journal = (!matches!(location, Location::Memory)).then(|| Journal::new(store.clone(), INDEX_LEASE));
-        let source = args.upstream.start(journal)?;
+        let source = args.upstream.start(journal).await?;
         announce(&args, address, generated.as_deref(), store.as_ref());
         for (chain, url) in &args.upstream.upstreams {
             outln!("chain {chain}: indexing the node at {url}");

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use clap::Args;
-use w3api_indexer::{Anchors, FetchLimits, FollowConfig, Journal, NodeSource, Upstream};
+use w3api_indexer::{Anchors, FetchLimits, FollowConfig, IndexPlace, Journal, NodeSource, Upstream};
 use w3api_types::{Address, Chain};
 
 use crate::error::CliError;
@@ -47,6 +47,25 @@ pub(crate) struct UpstreamArgs {
     /// metadata.example.com); repeat for several. data: URIs are always read; other hosts never.
     #[arg(long = "metadata-host", value_name = "HOST")]
     metadata_hosts: Vec<String>,
+    /// Where each chain's index is kept: in each replica's memory, rebuilt from the store's
+    /// journal at start; or in tables of the --database PostgreSQL, which every replica reads
+    /// without holding the chain.
+    #[arg(long = "index", value_name = "PLACE", value_enum, default_value_t = IndexArg::Memory)]
+    index: IndexArg,
+    /// With --index postgres: answers read the index's tables from this read replica of the
+    /// --database (postgres://…), which may lag; each answer is read at the newest block the
+    /// replica has.
+    #[arg(long = "database-read", value_name = "URL", env = "W3API_DATABASE_READ_URL")]
+    database_read: Option<String>,
+}
+
+/// `--index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum IndexArg {
+    /// In memory.
+    Memory,
+    /// In PostgreSQL tables.
+    Postgres,
 }
 
 /// A `CHAIN=VALUE` argument.
@@ -94,13 +113,40 @@ impl UpstreamArgs {
                     reorg_depth: self.reorg_depth,
                     limits: FetchLimits { batch: self.fetch_batch, concurrency: self.fetch_concurrency },
                     poll: self.poll_interval,
+                    place: match self.index {
+                        IndexArg::Memory => IndexPlace::Memory,
+                        IndexArg::Postgres => IndexPlace::Tables,
+                    },
                 },
             })
             .collect())
     }
 
     /// Starts following every upstream, keeping each index in `journal` if given.
-    pub(crate) fn start(&self, journal: Option<Journal>) -> Result<NodeSource, CliError> {
+    pub(crate) async fn start(&self, journal: Option<Journal>) -> Result<NodeSource, CliError> {
+        let journal = match (&self.database_read, journal) {
+            (None, journal) => journal,
+            (Some(_), _) if self.index != IndexArg::Postgres => {
+                return Err(CliError::Input(
+                    "--database-read reads the index's tables: it needs --index postgres".into(),
+                ));
+            }
+            (Some(url), Some(journal)) => {
+                let tables = journal.tables_of_store().ok_or_else(|| {
+                    CliError::Input(
+                        "--database-read is a read replica of --database, and --database is not given".into(),
+                    )
+                })?;
+                let reads =
+                    tables.reading_from(url).await.map_err(|e| CliError::Input(format!("--database-read: {e}")))?;
+                Some(journal.with_tables(reads))
+            }
+            (Some(_), None) => {
+                return Err(CliError::Input(
+                    "--database-read is a read replica of --database, and --database is not given".into(),
+                ));
+            }
+        };
         NodeSource::start(self.upstreams()?, self.metadata_hosts.clone(), journal)
             .map_err(|e| CliError::Input(e.to_string()))
     }

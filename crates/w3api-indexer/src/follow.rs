@@ -18,6 +18,7 @@ use crate::block::IndexedBlock;
 use crate::index::{Anchors, ChainIndex, Continuity, Discovery, IndexError};
 use crate::journal::{Entry, Journal, TAIL_BATCH};
 use crate::node::{FetchLimits, Node, NodeError};
+use crate::tables::TablesIndex;
 
 /// How one chain is followed.
 #[derive(Clone, Debug)]
@@ -32,6 +33,19 @@ pub struct FollowConfig {
     pub limits: FetchLimits,
     /// How often the node's head is asked for.
     pub poll: Duration,
+    /// Where the index is kept.
+    pub place: IndexPlace,
+}
+
+/// Where a chain's index is kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IndexPlace {
+    /// In each replica's memory, rebuilt at start from the store's journal.
+    #[default]
+    Memory,
+    /// In tables of the store's PostgreSQL database, which every replica
+    /// reads: a replica holds nothing of the chain itself.
+    Tables,
 }
 
 /// One chain's index and what is known of its node, shared by the
@@ -58,6 +72,8 @@ pub struct Followed {
     /// Cuts the pause between two rounds short: a reader needs a block
     /// the node has and the index does not have yet.
     wake: Notify,
+    /// The index in tables, when it is kept there ([`IndexPlace::Tables`]).
+    pub(crate) tables: Option<TablesIndex>,
 }
 
 /// Why a round of following stopped (the next round tries again).
@@ -102,12 +118,38 @@ impl Followed {
             config,
             journal,
             wake: Notify::new(),
+            tables: None,
         }
+    }
+
+    /// The same chain with its index in `tables`.
+    pub(crate) fn with_tables(self, tables: TablesIndex) -> Followed {
+        Followed { tables: Some(tables), ..self }
+    }
+
+    /// How the chain is followed.
+    pub(crate) fn config(&self) -> &FollowConfig {
+        &self.config
+    }
+
+    /// Records the node's newest block.
+    pub(crate) fn set_node_head(&self, head: u64) {
+        self.node_head.store(head, Ordering::Release);
+    }
+
+    /// Tells subscribers that block `number` is indexed.
+    pub(crate) fn announce(&self, number: u64) {
+        let _ = self.heads.send(Head { chain: self.chain, number });
     }
 
     /// The node's newest block when last asked; `None` before it answered.
     pub fn node_head(&self) -> Option<u64> {
         Some(self.node_head.load(Ordering::Acquire)).filter(|head| *head != u64::MAX)
+    }
+
+    /// The first block the index holds, or will hold.
+    pub fn first_block(&self) -> u64 {
+        self.config.start_block
     }
 
     /// Moves on whenever indexed blocks are rolled back.
@@ -146,16 +188,15 @@ impl Followed {
         let deadline = Instant::now() + patience;
         let mut heads = self.heads.subscribe();
         loop {
+            // A block before the first indexed one has no hash there to
+            // compare; one of another hash is on a branch the follower has
+            // yet to roll back from, so it is waited for too.
+            if let Ok(Some(head)) = self.indexed_head().await
+                && head >= number
+                && let Ok(ours) = self.indexed_header(number).await
+                && ours.is_none_or(|(ours, _)| ours == hash)
             {
-                let index = self.index.read();
-                // A block before the first indexed one has no hash there to
-                // compare; one of another hash is on a branch the follower
-                // has yet to roll back from, so it is waited for too.
-                if index.head().is_some_and(|head| head >= number)
-                    && index.hash_at(number).is_none_or(|ours| ours == hash)
-                {
-                    return true;
-                }
+                return true;
             }
             self.wake.notify_one();
             let Some(left) = deadline.checked_duration_since(Instant::now()) else { return false };
@@ -172,6 +213,13 @@ impl Followed {
 
     /// One round: up to the node's head, or up to the journal's.
     pub async fn step(self: &Arc<Self>) -> Result<(), FollowError> {
+        if let (Some(tables), Some(journal)) = (&self.tables, &self.journal) {
+            if self.chain_id.get().is_none() {
+                let id: alloy_primitives::U64 = self.node.request("eth_chainId", serde_json::json!([])).await?;
+                let _ = self.chain_id.set(id.to());
+            }
+            return self.step_tables(tables, journal).await;
+        }
         // What the journal holds is served before the node is asked anything.
         if let Some(journal) = &self.journal {
             self.tail(journal).await?;
@@ -219,7 +267,12 @@ impl Followed {
 
     /// Reads blocks `from..=to` in batches, `concurrency` at a time, and
     /// hands them on in order.
-    async fn fetch(self: Arc<Self>, from: u64, to: u64, batches: mpsc::Sender<Result<Vec<IndexedBlock>, NodeError>>) {
+    pub(crate) async fn fetch(
+        self: Arc<Self>,
+        from: u64,
+        to: u64,
+        batches: mpsc::Sender<Result<Vec<IndexedBlock>, NodeError>>,
+    ) {
         use futures::StreamExt;
         let size = self.config.limits.batch.max(1) as u64;
         let ranges = (from..=to).step_by(size as usize).map(|start| start..=to.min(start + size - 1));
@@ -239,6 +292,13 @@ impl Followed {
     /// the journal keeps it.
     async fn apply(&self, block: IndexedBlock) -> Result<Entry, FollowError> {
         let discoveries = self.index.read().discoveries(&block);
+        let entry = self.entry(block, discoveries).await?;
+        self.apply_entry(&entry)?;
+        Ok(entry)
+    }
+
+    /// `block` with the metadata of the contracts it discovers, read from the node.
+    pub(crate) async fn entry(&self, block: IndexedBlock, discoveries: Vec<Discovery>) -> Result<Entry, FollowError> {
         let mut entry = Entry { tokens: Vec::new(), collections: Vec::new(), block };
         for discovery in discoveries {
             match discovery {
@@ -251,7 +311,6 @@ impl Followed {
                 }
             }
         }
-        self.apply_entry(&entry)?;
         Ok(entry)
     }
 
@@ -355,7 +414,7 @@ impl Followed {
     }
 
     /// Tells readers that blocks after `number` were undone.
-    fn rolled_back(&self, number: u64) {
+    pub(crate) fn rolled_back(&self, number: u64) {
         self.revision.fetch_add(1, Ordering::AcqRel);
         let _ = self.heads.send(Head { chain: self.chain, number });
     }

@@ -358,6 +358,45 @@ impl ChainIndex {
         &self.ledger
     }
 
+    /// Starts holding one window of blocks from `first` on, for an index
+    /// kept elsewhere (in tables): the contracts, exchanges and pairs stay,
+    /// and the ledger, the headers and the reserves start empty, to be given
+    /// the values the window reads ([`ChainIndex::window_ledger`]).
+    pub fn start_window(&mut self, first: u64) {
+        self.first = first;
+        self.headers.clear();
+        self.ledger = Ledger::new();
+        self.pairs.forget_reserves();
+    }
+
+    /// Forgets the pairs created after `block`, in a window index whose
+    /// blocks after it a reorganisation dropped.
+    pub fn drop_pairs_after(&mut self, block: u64) {
+        self.pairs.rollback_to(u32::try_from(block).unwrap_or(u32::MAX));
+    }
+
+    /// Numbers an exchange read back from where the index is kept, in its
+    /// order; its number.
+    pub fn restore_exchange(&mut self, factory: Address) -> usize {
+        self.exchange(factory)
+    }
+
+    /// Adds a pair read back from where the index is kept, in its order;
+    /// its number.
+    pub fn restore_pair(&mut self, pair: w3api_ledger::PairInfo) -> usize {
+        self.pairs.add(pair.created, pair.address, pair.sides)
+    }
+
+    /// The window's ledger, to carry in the values its blocks read.
+    pub fn window_ledger(&mut self) -> &mut Ledger<U256> {
+        &mut self.ledger
+    }
+
+    /// Every pair, with its reserves.
+    pub fn pairs(&self) -> &PairReserves {
+        &self.pairs
+    }
+
     /// A registered token's asset.
     pub fn asset(&self, token: Address) -> Option<Asset> {
         self.registry.asset(token)
@@ -407,6 +446,17 @@ impl ChainIndex {
     /// The price of `token` at `block` from the indexed reserves.
     pub fn price(&self, token: Address, block: u64, filter: PriceFilter) -> Option<Price> {
         pricing::price(self, self.asset(token)?, block, filter)
+    }
+}
+
+/// The contracts as the index numbers them, for what applying a log reads.
+impl Contracts for ChainIndex {
+    fn asset(&self, contract: Address) -> Option<Asset> {
+        self.registry.asset(contract)
+    }
+
+    fn collection(&self, contract: Address) -> Option<u16> {
+        self.registry.collection(contract)
     }
 }
 

@@ -235,6 +235,8 @@ impl Entry {
 #[derive(Clone)]
 pub struct Journal {
     store: Arc<dyn Store>,
+    /// The index's tables, when answers read them elsewhere than the store's pool.
+    tables: Option<w3api_store::IndexTables>,
     /// This replica, as a lease holder.
     holder: Uuid,
     /// How long a lease lasts without renewal.
@@ -253,7 +255,13 @@ pub(crate) const TAIL_BATCH: usize = 500;
 impl Journal {
     /// This replica's use of `store`; a lease it takes lasts `lease`.
     pub fn new(store: Arc<dyn Store>, lease: Duration) -> Journal {
-        Journal { store, holder: Uuid::new_v4(), lease }
+        Journal { store, tables: None, holder: Uuid::new_v4(), lease }
+    }
+
+    /// The same journal, whose index tables answers read as `tables` says
+    /// (from a read replica, [`w3api_store::IndexTables::reading_from`]).
+    pub fn with_tables(self, tables: w3api_store::IndexTables) -> Journal {
+        Journal { tables: Some(tables), ..self }
     }
 
     /// Takes or renews the chain's lease: whether this replica writes.
@@ -285,6 +293,40 @@ impl Journal {
     /// Forgets the whole journal; `false` when this replica no longer leads.
     pub(crate) async fn clear(&self, chain: Chain) -> Result<bool, StoreError> {
         self.store.clear_index(chain, self.holder, Utc::now()).await
+    }
+
+    /// The index's tables in the store itself, where it can hold them.
+    pub fn tables_of_store(&self) -> Option<w3api_store::IndexTables> {
+        self.store.index_tables()
+    }
+
+    /// The index's tables in the journal's store, where it can hold them.
+    pub(crate) fn tables(&self) -> Option<w3api_store::IndexTables> {
+        self.tables.clone().or_else(|| self.store.index_tables())
+    }
+
+    /// Writes a batch to the index's tables, renewing the lease first;
+    /// `false` when this replica no longer leads.
+    pub(crate) async fn write_tables(
+        &self,
+        tables: &w3api_store::IndexTables,
+        chain: Chain,
+        batch: &w3api_store::index_tables::TableBatch,
+    ) -> Result<bool, StoreError> {
+        if !self.lead(chain).await? {
+            return Ok(false);
+        }
+        tables.write(chain, self.holder, Utc::now(), batch).await
+    }
+
+    /// Forgets what the index's tables hold of `chain`; `false` when this
+    /// replica no longer leads.
+    pub(crate) async fn clear_tables(
+        &self,
+        tables: &w3api_store::IndexTables,
+        chain: Chain,
+    ) -> Result<bool, StoreError> {
+        tables.clear(chain, self.holder, Utc::now()).await
     }
 
     /// Entries from block `from` on.

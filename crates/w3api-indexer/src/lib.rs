@@ -14,10 +14,11 @@ mod index;
 mod journal;
 mod metadata;
 mod node;
-mod source;
+pub(crate) mod source;
+mod tables;
 
 pub use block::{IndexedBlock, IndexedInnerTransfer, IndexedLog, IndexedTransaction, LogPosition};
-pub use follow::{FollowConfig, FollowError, Followed};
+pub use follow::{FollowConfig, FollowError, Followed, IndexPlace};
 pub use index::{Anchors, ChainIndex, CollectionMeta, Continuity, Discovery, IndexError, Refusal, TokenMeta};
 pub use journal::Journal;
 pub use node::{Answer, CallTraces, Capabilities, FetchLimits, LogsMethod, Node, NodeError};

@@ -9,7 +9,7 @@
 mod execution;
 mod forward;
 mod nfts;
-mod view;
+pub(crate) mod view;
 mod wallet_tokens;
 
 use std::collections::HashMap;
@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::broadcast;
+use w3api_query::ChainView;
 use w3api_source::{
     BlockRef, ChainControl, Contract, FeeSuggestion, Head, LogQuery, NftHolding, PageRequest, SourceError,
     TokenPriceQuery, WalletCollectionsPage, WalletCollectionsQuery, WalletNftsPage, WalletNftsQuery, WalletTokensPage,
@@ -25,12 +26,13 @@ use w3api_source::{
 use w3api_types::rpc::{
     Block, Bytes, FeeHistory, Hash32, Log, Receipt, SyncProgress, SyncingStatus, TokenPrice, Transaction,
 };
-use w3api_types::{Address, Chain, SyncStatus};
+use w3api_types::{Address, Chain, SyncStatus, U256};
 
-use crate::follow::{FollowConfig, Followed};
+use crate::follow::{FollowConfig, Followed, IndexPlace};
 use crate::journal::Journal;
 use crate::metadata::{self, MetadataReader};
 use crate::node::{Node, NodeError};
+use crate::tables::{Contracts, TablesIndex};
 
 /// One chain to serve from a node.
 #[derive(Clone, Debug)]
@@ -69,8 +71,19 @@ impl NodeSource {
         for upstream in upstreams {
             let node = Node::connect(&upstream.url, NODE_TIMEOUT)?
                 .wanting_batches_of(upstream.follow.limits.calls_per_batch());
-            let followed =
-                Arc::new(Followed::new(upstream.chain, node, upstream.follow, heads.clone(), journal.clone()));
+            let tables = match upstream.follow.place {
+                IndexPlace::Memory => None,
+                IndexPlace::Tables => {
+                    let tables = journal.as_ref().and_then(Journal::tables).ok_or(NodeError::NoTables)?;
+                    let contracts = Contracts::new(tables.clone(), upstream.chain, upstream.follow.anchors);
+                    Some(TablesIndex::new(tables, contracts))
+                }
+            };
+            let followed = Followed::new(upstream.chain, node, upstream.follow, heads.clone(), journal.clone());
+            let followed = Arc::new(match tables {
+                Some(tables) => followed.with_tables(tables),
+                None => followed,
+            });
             tokio::spawn(Arc::clone(&followed).follow());
             chains.insert(upstream.chain, followed);
         }
@@ -84,13 +97,31 @@ impl NodeSource {
 }
 
 /// Why a chain cannot answer yet: its index holds no block.
-fn not_indexed(followed: &Followed) -> SourceError {
+pub(crate) fn not_indexed(followed: &Followed) -> SourceError {
     SourceError::Unavailable(format!("chain {}: no block of {} is indexed yet", followed.chain, followed.node.name()))
 }
 
 /// The newest indexed block of a chain.
-fn indexed_head(followed: &Followed) -> Result<u64, SourceError> {
-    followed.index.read().head().ok_or_else(|| not_indexed(followed))
+async fn indexed_head(followed: &Followed) -> Result<u64, SourceError> {
+    followed.indexed_head().await?.ok_or_else(|| not_indexed(followed))
+}
+
+/// What an answer reads of a chain's index, whichever way it is kept:
+/// run over the in-memory index, or over a snapshot of its tables.
+pub(crate) trait Reading: Send + 'static {
+    /// What is read.
+    type Out: Send + 'static;
+
+    /// It, read from `view`.
+    fn read(self, view: &impl ChainView<Id = U256>) -> Result<Self::Out, SourceError>;
+}
+
+impl<Q: w3api_query::Question> Reading for Q {
+    type Out = Q::Answer;
+
+    fn read(self, view: &impl ChainView<Id = U256>) -> Result<Q::Answer, SourceError> {
+        self.answer(view)
+    }
 }
 
 /// A node's failure, as the source reports it.
@@ -105,15 +136,13 @@ impl ChainControl for NodeSource {}
 /// The query core's questions, over the chain's index.
 impl w3api_query::Asks for NodeSource {
     async fn ask<Q: w3api_query::Question>(&self, chain: Chain, question: Q) -> Result<Q::Answer, SourceError> {
-        let followed = self.chain(chain)?;
-        let index = followed.index.read();
-        question.answer(&view::IndexView { index: &index, followed })
+        self.chain(chain)?.read(question).await
     }
 }
 
 impl w3api_source::Blocks for NodeSource {
     async fn latest_block(&self, chain: Chain) -> Result<u64, SourceError> {
-        indexed_head(self.chain(chain)?)
+        indexed_head(self.chain(chain)?).await
     }
 
     fn revision(&self, chain: Chain) -> u64 {
@@ -139,10 +168,7 @@ impl w3api_source::Blocks for NodeSource {
     /// Syncing while the index is behind the node.
     async fn syncing(&self, chain: Chain) -> Result<SyncingStatus, SourceError> {
         let followed = self.chain(chain)?;
-        let (first, indexed) = {
-            let index = followed.index.read();
-            (index.first_block(), index.head())
-        };
+        let (first, indexed) = (followed.first_block(), followed.indexed_head().await?);
         let node_head = followed.node_head();
         Ok(match (indexed, node_head) {
             (Some(indexed), Some(node)) if indexed >= node => SyncingStatus::NotSyncing,
@@ -265,31 +291,34 @@ impl w3api_source::DataApi for NodeSource {
 
     async fn nft_status(&self, chain: Chain, collections: Vec<Address>) -> Result<SyncStatus, SourceError> {
         let followed = self.chain(chain)?;
-        let head = {
-            let index = followed.index.read();
-            w3api_query::ChainView::head(&view::IndexView { index: &index, followed })?
-        };
-        nfts::sync_status(followed, head, collections).await
+        nfts::sync_status(followed, indexed_head(followed).await?, collections).await
     }
 
     async fn token_price(&self, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
-        wallet_tokens::token_price(self.chain(query.chain)?, &query)
+        wallet_tokens::token_price(self.chain(query.chain)?, query).await
     }
 
     async fn contracts(&self, chain: Chain, addresses: Vec<Address>) -> Result<Vec<Contract>, SourceError> {
-        let followed = self.chain(chain)?;
-        let index = followed.index.read();
-        let head = index.head().unwrap_or(0);
-        Ok(addresses
+        self.chain(chain)?.read(KnownContracts(addresses)).await
+    }
+}
+
+/// The tokens and collections among some addresses, as they are now.
+struct KnownContracts(Vec<Address>);
+
+impl Reading for KnownContracts {
+    type Out = Vec<Contract>;
+
+    fn read(self, view: &impl ChainView<Id = U256>) -> Result<Vec<Contract>, SourceError> {
+        let head = view.head().unwrap_or(0);
+        Ok(self
+            .0
             .iter()
-            .filter_map(|address| {
-                if let Some(asset) = index.asset(*address) {
-                    let view = view::IndexView { index: &index, followed };
-                    return w3api_query::wallet_tokens::token_info(&view, asset, head).map(Contract::Token);
+            .filter_map(|address| match view.asset_at(*address) {
+                Some(asset) => w3api_query::wallet_tokens::token_info(view, asset, head).map(Contract::Token),
+                None => {
+                    w3api_query::nfts::collection_info(view, view.collection_at(*address)?).map(Contract::Collection)
                 }
-                let collection = index.collection_index(*address)?;
-                let view = view::IndexView { index: &index, followed };
-                w3api_query::nfts::collection_info(&view, collection).map(Contract::Collection)
             })
             .collect())
     }

@@ -87,6 +87,53 @@ impl<Id: NftId + TryFrom<U256>> Ledger<Id> {
     }
 }
 
+/// A value of the ledger that applying an event reads before it changes
+/// it: what a ledger holding one window of blocks must be given first (see
+/// [`Ledger::carry_balance`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Read {
+    /// A holder's balance of an asset.
+    Balance(Address, Asset),
+    /// An asset's supply.
+    Supply(Asset),
+    /// An ERC721 token's owner: (collection, id).
+    Owner(u16, U256),
+    /// A holder's amount of an ERC1155 token: (holder, collection, id).
+    Amount(Address, u16, U256),
+}
+
+/// What [`Ledger::apply_event`] reads of the ledger to apply `event`, as
+/// `contracts` name them. It may name more than is read (both sides of a
+/// transfer), never less.
+pub fn reads(contract: Address, event: &Event, contracts: &impl Contracts) -> Vec<Read> {
+    let fungible = |asset: Option<Asset>, sides: &[Address]| {
+        let Some(asset) = asset else { return Vec::new() };
+        let balances = sides.iter().map(|side| Read::Balance(*side, asset));
+        balances.chain([Read::Supply(asset)]).collect()
+    };
+    match event {
+        Event::Erc20Transfer { from, to, .. } => fungible(contracts.asset(contract), &[*from, *to]),
+        Event::Deposit { to, .. } => fungible(contracts.asset(contract), &[*to]),
+        Event::Withdrawal { from, .. } => fungible(contracts.asset(contract), &[*from]),
+        Event::NftTransfers { from, to, tokens, erc1155, .. } => {
+            let Some(collection) = contracts.collection(contract) else { return Vec::new() };
+            let read = |(id, _): &(U256, U256)| {
+                if *erc1155 {
+                    vec![Read::Amount(*from, collection, *id), Read::Amount(*to, collection, *id)]
+                } else {
+                    vec![Read::Owner(collection, *id)]
+                }
+            };
+            tokens.iter().flat_map(read).collect()
+        }
+        Event::Erc20Approval { .. }
+        | Event::NftApproval { .. }
+        | Event::ApprovalForAll { .. }
+        | Event::PairCreated { .. }
+        | Event::Sync { .. } => Vec::new(),
+    }
+}
+
 fn fungible_amount(contract: Address, value: U256) -> Result<u128, LedgerError> {
     u128::try_from(value).map_err(|_| LedgerError::AmountTooLarge { contract, value, limit: u128::MAX })
 }

@@ -106,6 +106,12 @@ impl<'a, T: Copy> Checkpoints<'a, T> {
     pub fn blocks(self) -> impl Iterator<Item = u32> + 'a {
         self.blocks.iter().copied()
     }
+
+    /// The checkpoints set at `block` or after it, in order: (block, value).
+    pub fn since(self, block: u32) -> impl Iterator<Item = (u32, T)> + 'a {
+        let from = self.blocks.partition_point(|b| *b < block);
+        self.blocks[from..].iter().copied().zip(self.values[from..].iter().copied())
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! - [`pricing`]: token prices from DEX pair reserves, which [`PairReserves`]
 //!   follows from pairs' own events.
 
-mod apply;
+pub mod apply;
 pub mod discovery;
 pub mod events;
 mod history;

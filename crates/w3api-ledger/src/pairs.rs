@@ -52,6 +52,16 @@ impl PairReserves {
         self.by_address.get(&address).copied()
     }
 
+    /// How many pairs there are.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether there is no pair.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
     /// A pair by index.
     pub fn pair(&self, index: usize) -> Option<&PairInfo> {
         self.pairs.get(index)
@@ -79,6 +89,14 @@ impl PairReserves {
     /// Blocks in which a pair's reserves changed.
     pub fn change_blocks(&self, pair: usize) -> impl Iterator<Item = u32> + '_ {
         self.reserves.get(pair).into_iter().flat_map(History::blocks)
+    }
+
+    /// Forgets every reserve, keeping the pairs: for an index that holds
+    /// one window of blocks at a time.
+    pub fn forget_reserves(&mut self) {
+        for history in &mut self.reserves {
+            *history = History::default();
+        }
     }
 
     /// Puts the pairs back as they were at the end of `block`: pairs

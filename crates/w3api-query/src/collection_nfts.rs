@@ -5,6 +5,7 @@
 //! As for a wallet's NFTs ([`crate::nfts`]), the ledger's facts are read
 //! here and the backend describes each token afterwards.
 
+use crate::LedgerReads;
 use alloy_primitives::{Address, U256};
 use w3api_ledger::Holder;
 use w3api_source::{NftHolding, PageRequest, SourceError};
@@ -42,8 +43,8 @@ impl Question for ContractNfts {
         let block = resolve(view, self.at_block)?;
         let mut tokens: Vec<(Holding<_>, Option<Address>)> = match view.collection_at(self.address) {
             Some(collection) => {
-                let ids = view.ledger().tokens_of(collection).iter();
-                ids.filter_map(|id| token(view, collection, *id, block, Erc1155As::AllHolders)).collect()
+                let ids = view.ledger().tokens_of(collection);
+                ids.iter().filter_map(|id| token(view, collection, *id, block, Erc1155As::AllHolders)).collect()
             }
             None => Vec::new(),
         };
@@ -151,12 +152,13 @@ fn token<V: ChainView>(
     let ledger = view.ledger();
     let at = ledger_block(block);
     if facts.kind != ContractType::Erc1155 {
-        let (since, owner) = ledger.erc721_history(collection, id)?.checkpoint_at(at)?;
+        let (since, owner) = ledger.owner_at(collection, id, at)?;
         let holding = Holding { collection, address: facts.address, id, amount: 1, since };
         return (owner != Holder::NOBODY).then(|| (holding, Some(ledger.address(owner))));
     }
-    let holders = ledger.holders_of(collection, id).iter();
+    let holders = ledger.holders_of(collection, id);
     let held: Vec<(Holder, u32, u64)> = holders
+        .iter()
         .filter_map(|holder| {
             held(view, *holder, collection, id, true, at).map(|(since, amount)| (*holder, since, amount))
         })
@@ -191,7 +193,7 @@ fn owners<V: ChainView>(view: &V, collection: u16, only: Option<U256>, block: u6
     let at = ledger_block(block);
     let mut owners: Vec<(Holding<V::Id>, Address)> = ids
         .into_iter()
-        .flat_map(|id| ledger.holders_of(collection, id).iter().map(move |holder| (id, *holder)))
+        .flat_map(|id| ledger.holders_of(collection, id).iter().map(move |holder| (id, *holder)).collect::<Vec<_>>())
         .filter_map(|(id, holder)| {
             let (since, amount) = held(view, holder, collection, id, erc1155, at)?;
             let holding = Holding { collection, address: facts.address, id, amount, since };

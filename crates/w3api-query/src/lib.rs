@@ -33,6 +33,7 @@ pub mod collection_nfts;
 pub mod history_category;
 pub mod listing;
 pub mod nfts;
+pub mod reads;
 #[cfg(test)]
 mod testing;
 pub mod token_metadata;
@@ -45,6 +46,7 @@ pub mod wallet_tokens;
 pub mod wallet_transactions;
 
 pub use ask::{AnyQuestion, Asks, Question};
+pub use reads::LedgerReads;
 pub use view::{ChainView, CollectionFacts, Exchange, TokenFacts, TokenId, TransactionFacts};
 
 /// Seconds in the day that 24-hour changes and inactivity count in.

@@ -5,6 +5,7 @@
 //! token (its URI, its metadata document, media and rarity) is the
 //! backend's, which it adds to the page afterwards.
 
+use crate::LedgerReads;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
@@ -108,7 +109,8 @@ pub(crate) fn holdings<V: ChainView>(
     let mut holdings: Vec<Holding<V::Id>> = ledger
         .nfts_of(holder)
         .iter()
-        .filter_map(|&(collection, id)| {
+        .copied()
+        .filter_map(|(collection, id)| {
             let facts = view.collection(collection).filter(|facts| keep(facts))?;
             let (since, amount) = held(view, holder, collection, id, facts.kind == ContractType::Erc1155, at)?;
             (amount > 0).then_some(Holding { collection, address: facts.address, id, amount, since })
@@ -129,9 +131,9 @@ pub(crate) fn held<V: ChainView>(
 ) -> Option<(u32, u64)> {
     let ledger = view.ledger();
     if erc1155 {
-        ledger.erc1155_history(holder, collection, id)?.checkpoint_at(at)
+        ledger.amount_at(holder, collection, id, at)
     } else {
-        let (since, owner) = ledger.erc721_history(collection, id)?.checkpoint_at(at)?;
+        let (since, owner) = ledger.owner_at(collection, id, at)?;
         Some((since, u64::from(owner == holder)))
     }
 }

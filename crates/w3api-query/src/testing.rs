@@ -63,6 +63,7 @@ impl PairBook for Times {
 
 impl ChainView for Times {
     type Id = u32;
+    type Ledger = Ledger<u32>;
     fn ledger(&self) -> &Ledger {
         &self.ledger
     }

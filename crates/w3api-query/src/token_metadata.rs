@@ -1,5 +1,6 @@
 //! What is known of ERC20 tokens (`getTokenMetadata`).
 
+use crate::LedgerReads;
 use alloy_primitives::{Address, U256};
 use chrono::DateTime;
 use w3api_ledger::Asset;

@@ -8,6 +8,9 @@
 //! or oldest first, and pages by the movement's place in the ledger, which
 //! is its place in the chain.
 
+use std::borrow::Cow;
+
+use crate::LedgerReads;
 use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::{Asset, Movement};
 use w3api_source::{CollectionInfo, Page, PageRequest, SourceError};
@@ -109,18 +112,18 @@ impl Question for TokenTransfers {
         let block = resolve(view, self.at_block)?;
         let ledger = view.ledger();
         // `only`: the tokens named, of those the view knows (none known: no transfer passes).
-        let (moves, only): (&[u32], Option<Vec<Asset>>) = match &self.of {
+        let (moves, only): (Cow<'_, [u32]>, Option<Vec<Asset>>) = match &self.of {
             TokenTransfersOf::Wallet { address, contracts } => {
                 let only =
                     (!contracts.is_empty()).then(|| contracts.iter().filter_map(|c| view.asset_at(*c)).collect());
-                (ledger.find(*address).map_or(&[][..], |holder| ledger.moves_of(holder)), only)
+                (ledger.find(*address).map_or(Cow::Borrowed(&[][..]), |holder| ledger.moves_of(holder)), only)
             }
             TokenTransfersOf::Token(token) => match view.asset_at(*token) {
                 Some(asset) if asset != Asset::NATIVE => (ledger.moves_of_asset(asset), None),
-                _ => (&[], None),
+                _ => (Cow::Borrowed(&[][..]), None),
             },
         };
-        let page = walk(view, moves, (self.span, block, self.order), &self.page, |movement| {
+        let page = walk(view, &moves, (self.span, block, self.order), &self.page, |movement| {
             let Movement::Fungible { asset, .. } = *movement else { return None };
             if only.as_ref().is_some_and(|only| !only.contains(&asset)) {
                 return None;
@@ -194,18 +197,18 @@ impl Question for NftTransfers {
         let block = resolve(view, self.at_block)?;
         let ledger = view.ledger();
         // `only`: the collections named, of those the view knows (none known: no transfer passes).
-        let (moves, only): (&[u32], Option<Vec<u16>>) = match &self.of {
+        let (moves, only): (Cow<'_, [u32]>, Option<Vec<u16>>) = match &self.of {
             NftTransfersOf::Wallet { address, contracts } => {
                 let only =
                     (!contracts.is_empty()).then(|| contracts.iter().filter_map(|c| view.collection_at(*c)).collect());
-                (ledger.find(*address).map_or(&[][..], |holder| ledger.moves_of(holder)), only)
+                (ledger.find(*address).map_or(Cow::Borrowed(&[][..]), |holder| ledger.moves_of(holder)), only)
             }
             NftTransfersOf::Collection(address) => match view.collection_at(*address) {
                 Some(collection) => (ledger.moves_of_collection(collection), None),
-                None => (&[], None),
+                None => (Cow::Borrowed(&[][..]), None),
             },
         };
-        let page = walk(view, moves, (self.span, block, self.order), &self.page, |movement| {
+        let page = walk(view, &moves, (self.span, block, self.order), &self.page, |movement| {
             let Movement::Nft { collection, .. } = *movement else { return None };
             if only.as_ref().is_some_and(|only| !only.contains(&collection)) {
                 return None;
@@ -312,9 +315,9 @@ fn walk<T, V: ChainView>(
     page: &PageRequest,
     keep: impl Fn(&Movement<V::Id>) -> Option<T>,
 ) -> Result<Page<T>, SourceError> {
-    let movements = view.ledger().movements();
-    let block = |index: &u32| movements[*index as usize].block();
-    listing::page(view, moves, block, (span, head, order), page, |index| keep(&movements[*index as usize]))
+    let ledger = view.ledger();
+    let block = |index: &u32| ledger.movement(*index).block();
+    listing::page(view, moves, block, (span, head, order), page, |index| keep(&ledger.movement(*index)))
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@ use std::str::FromStr;
 
 use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::pricing::{self, PairBook, Price, PriceFilter};
-use w3api_ledger::{Asset, Ledger, NftId};
+use w3api_ledger::{Asset, NftId};
+
+use crate::reads::LedgerReads;
 use w3api_source::SourceError;
 use w3api_types::{ContractType, NftPrices};
 
@@ -113,8 +115,11 @@ pub trait ChainView: PairBook + Sized {
     /// What NFT token ids are held as in the ledger.
     type Id: TokenId;
 
+    /// How the ledger is read: in memory, or from where it is kept.
+    type Ledger: LedgerReads<Id = Self::Id>;
+
     /// Balances, owners, supplies and their histories.
-    fn ledger(&self) -> &Ledger<Self::Id>;
+    fn ledger(&self) -> &Self::Ledger;
 
     /// The newest block an answer may be read at; the backend's own error
     /// when it has none yet (an index that has not reached its first block).

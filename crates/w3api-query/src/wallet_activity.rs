@@ -2,6 +2,7 @@
 //! which are those of its listings, and its first and last transactions
 //! (`getWalletActiveChains`).
 
+use crate::LedgerReads;
 use std::collections::BTreeSet;
 
 use alloy_primitives::{Address, B256};
@@ -47,15 +48,15 @@ impl Question for WalletStats {
         let collections: BTreeSet<Address> = held.iter().map(|h| h.address).collect();
         let transactions = ledger.transactions_of(holder);
         let moved = ledger.moves_of(holder);
-        let moved = &moved[..moved.partition_point(|m| ledger.movements()[*m as usize].block() <= at)];
+        let moved = &moved[..moved.partition_point(|m| ledger.movement(*m).block() <= at)];
         let count = |lists: &dyn Fn(u32) -> bool| moved.iter().filter(|m| lists(**m)).count() as u64;
-        let movement = |index: u32| &ledger.movements()[index as usize];
+        let movement = |index: u32| ledger.movement(index);
         Ok(WalletCounts {
             nfts: held.len() as u64,
             collections: collections.len() as u64,
             transactions: transactions.partition_point(|(b, _)| *b <= at) as u64,
-            nft_transfers: count(&|m| lists_nft(view, movement(m))),
-            token_transfers: count(&|m| lists_erc20(view, movement(m))),
+            nft_transfers: count(&|m| lists_nft(view, &movement(m))),
+            token_transfers: count(&|m| lists_erc20(view, &movement(m))),
         })
     }
 }

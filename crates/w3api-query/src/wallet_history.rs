@@ -4,6 +4,7 @@
 //! transaction in full, with its receipt; [`crate::history_category`] tells
 //! what each one was for the wallet.
 
+use crate::LedgerReads;
 use alloy_primitives::{Address, B256, U256};
 use w3api_ledger::{Asset, Holder, Movement, Place};
 use w3api_source::{Page, PageRequest, SourceError};
@@ -129,25 +130,23 @@ impl Question for WalletHistory {
 /// history is many times a page.
 fn transactions_of<V: ChainView>(view: &V, holder: Holder, (from, to): (u32, u32)) -> Vec<TransactionAt> {
     let ledger = view.ledger();
-    let movements = ledger.movements();
     let sent = ledger.transactions_of(holder);
     let sent = &sent[sent.partition_point(|(b, _)| *b < from)..sent.partition_point(|(b, _)| *b <= to)];
     let moves = ledger.moves_of(holder);
-    let block_of = |index: &u32| movements[*index as usize].place().block;
+    let block_of = |index: &u32| ledger.movement(*index).place().block;
     let moves = &moves[moves.partition_point(|i| block_of(i) < from)..moves.partition_point(|i| block_of(i) <= to)];
     let mut listed: Vec<TransactionAt> = sent.iter().map(|(block, index)| TransactionAt(*block, *index)).collect();
     listed.extend(moves.iter().filter_map(|index| {
-        let movement = &movements[*index as usize];
+        let movement = ledger.movement(*index);
         let place = movement.place();
-        let shown = lists_erc20(view, movement) || lists_nft(view, movement);
+        let shown = lists_erc20(view, &movement) || lists_nft(view, &movement);
         shown.then_some(TransactionAt(place.block, place.transaction?))
     }));
-    let inner = ledger.inner_transfers();
     let paid = ledger.inner_transfers_of(holder);
-    let block_of = |index: &u32| inner[*index as usize].at.block;
+    let block_of = |index: &u32| ledger.inner_transfer(*index).at.block;
     let paid = &paid[paid.partition_point(|i| block_of(i) < from)..paid.partition_point(|i| block_of(i) <= to)];
     listed.extend(paid.iter().filter_map(|index| {
-        let at = inner[*index as usize].at;
+        let at = ledger.inner_transfer(*index).at;
         Some(TransactionAt(at.block, at.transaction?))
     }));
     listed.sort_unstable();
@@ -158,30 +157,28 @@ fn transactions_of<V: ChainView>(view: &V, holder: Holder, (from, to): (u32, u32
 /// The native value inner calls of transaction `at` moved to or from `holder`.
 fn inner_values<V: ChainView>(view: &V, holder: Holder, at: TransactionAt) -> Vec<InnerValue> {
     let ledger = view.ledger();
-    let inner = ledger.inner_transfers();
     let paid = ledger.inner_transfers_of(holder);
-    let place = |index: &u32| inner[*index as usize].at;
+    let place = |index: &u32| ledger.inner_transfer(*index).at;
     let first = Place { block: at.0, transaction: Some(at.1), log: None };
     let range = paid.partition_point(|i| place(i) < first)..paid.partition_point(|i| place(i) <= first);
     let value = |index: &u32| {
-        let moved = inner[*index as usize];
+        let moved = ledger.inner_transfer(*index);
         InnerValue { from: ledger.address(moved.from), to: ledger.address(moved.to), value: moved.value }
     };
     paid[range].iter().map(value).collect()
 }
 
-/// The indexes (into the ledger's movements) of `moves` in transaction `at`.
-fn moves_in(movements: &[Movement<impl Copy>], moves: &[u32], at: TransactionAt) -> std::ops::Range<usize> {
+/// The positions in `moves` (movement numbers, in chain order) of those in transaction `at`.
+fn moves_in(ledger: &impl LedgerReads, moves: &[u32], at: TransactionAt) -> std::ops::Range<usize> {
     let first = Place { block: at.0, transaction: Some(at.1), log: None };
     let next = Place { block: at.0, transaction: Some(at.1 + 1), log: None };
-    let place = |index: &u32| movements[*index as usize].place();
+    let place = |index: &u32| ledger.movement(*index).place();
     moves.partition_point(|i| place(i) < first)..moves.partition_point(|i| place(i) < next)
 }
 
 fn entry<V: ChainView>(view: &V, holder: Holder, at: TransactionAt) -> Option<HistoryEntry> {
     let block = u64::from(at.0);
     let ledger = view.ledger();
-    let movements = ledger.movements();
     let moves = ledger.moves_of(holder);
     let mut entry = HistoryEntry {
         block,
@@ -194,13 +191,13 @@ fn entry<V: ChainView>(view: &V, holder: Holder, at: TransactionAt) -> Option<Hi
         shared: false,
         inner: inner_values(view, holder, at),
     };
-    for index in &moves[moves_in(movements, moves, at)] {
-        let movement = &movements[*index as usize];
+    for index in &moves[moves_in(ledger, &moves, at)] {
+        let movement = ledger.movement(*index);
         let (_, to) = movement.sides();
-        entry.shared |= to == holder && shared_with_others(view, movement, holder);
+        entry.shared |= to == holder && shared_with_others(view, &movement, holder);
         match movement {
-            Movement::Fungible { .. } => entry.tokens.extend(token_transfer(view, movement)),
-            Movement::Nft { .. } => entry.nfts.extend(nft_transfer(view, movement, false)),
+            Movement::Fungible { .. } => entry.tokens.extend(token_transfer(view, &movement)),
+            Movement::Nft { .. } => entry.nfts.extend(nft_transfer(view, &movement, false)),
         }
     }
     Some(entry)
@@ -210,15 +207,14 @@ fn entry<V: ChainView>(view: &V, holder: Holder, at: TransactionAt) -> Option<Hi
 /// token or collection to another holder.
 fn shared_with_others<V: ChainView>(view: &V, movement: &Movement<V::Id>, holder: Holder) -> bool {
     let ledger = view.ledger();
-    let movements = ledger.movements();
     let place = movement.place();
     let Some(transaction) = place.transaction else { return false };
     let moves = match *movement {
         Movement::Fungible { asset, .. } => ledger.moves_of_asset(asset),
         Movement::Nft { collection, .. } => ledger.moves_of_collection(collection),
     };
-    moves[moves_in(movements, moves, TransactionAt(place.block, transaction))].iter().any(|index| {
-        let (_, to) = movements[*index as usize].sides();
+    moves[moves_in(ledger, &moves, TransactionAt(place.block, transaction))].iter().any(|index| {
+        let (_, to) = ledger.movement(*index).sides();
         to != holder && to != Holder::NOBODY
     })
 }

@@ -1,5 +1,6 @@
 //! A wallet's token balances, with USD prices, at any block.
 
+use crate::LedgerReads;
 use alloy_primitives::U256;
 use w3api_ledger::pricing::PriceFilter;
 use w3api_ledger::{Asset, Holder};
@@ -73,10 +74,10 @@ fn holdings_of(
     let at = ledger_block(pricing.block);
     let active_since = active_since(view, pricing.block, query.max_token_inactivity_days);
     ledger
-        .holdings_of(holder)
+        .balances_at(holder, at)
+        .into_iter()
         .filter(|(asset, _)| *asset != Asset::NATIVE || view.follows_native())
-        .filter_map(|(asset, history)| {
-            let balance = history.at(at).unwrap_or(0);
+        .filter_map(|(asset, balance)| {
             if balance == 0 {
                 return None;
             }

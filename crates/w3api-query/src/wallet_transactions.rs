@@ -3,6 +3,7 @@
 //! list of each holder's transactions. The backend then gives each one in
 //! full, with its receipt.
 
+use crate::LedgerReads;
 use alloy_primitives::Address;
 use w3api_source::{Page, PageRequest, SourceError};
 

@@ -130,12 +130,14 @@ impl WalletTokensPage {
     /// The page of `holdings` (every holding the query keeps, in any order)
     /// that `page` asks for, in the listing's order.
     pub fn rank(block_number: u64, holdings: Vec<TokenHolding>, page: &PageRequest) -> Result<Self, SourceError> {
-        let priced_total_usd = holdings.iter().filter_map(TokenHolding::usd_value).sum();
         // Ranks keys and indexes rather than the holdings themselves, which
         // are a few hundred bytes each: a sort moves its items many times.
         let mut ranked: Vec<(HoldingKey, usize)> =
             holdings.iter().enumerate().map(|(index, holding)| (HoldingKey::of(holding), index)).collect();
         ranked.sort_unstable_by_key(|(key, _)| *key);
+        // Summed in the listing's order, not the backend's: floating-point
+        // sums depend on their order, and every backend must answer alike.
+        let priced_total_usd = ranked.iter().filter_map(|(_, index)| holdings[*index].usd_value()).sum();
         let page = page.cut(ranked, |(key, _)| *key, HoldingKey::encode, HoldingKey::decode)?;
         let mut slots: Vec<Option<TokenHolding>> = holdings.into_iter().map(Some).collect();
         let holdings = page.map(|(_, index)| slots[index].take().expect("a page lists each holding once"));

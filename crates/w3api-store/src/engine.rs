@@ -15,10 +15,18 @@ pub trait Engine: Database {
     /// What the `SELECT` that picks deliveries to claim ends with, so that
     /// concurrent claimers pass over the rows another is taking.
     const SKIP_LOCKED: &'static str;
+
+    /// Node mode's index in tables on this database, where the engine
+    /// keeps one (PostgreSQL's).
+    fn index_tables(pool: &sqlx::Pool<Self>) -> Option<crate::IndexTables>;
 }
 
 impl Engine for Postgres {
     const SKIP_LOCKED: &'static str = " FOR UPDATE SKIP LOCKED";
+
+    fn index_tables(pool: &sqlx::Pool<Self>) -> Option<crate::IndexTables> {
+        Some(crate::IndexTables::new(pool.clone()))
+    }
 
     fn rows_affected(result: &Self::QueryResult) -> u64 {
         result.rows_affected()
@@ -28,6 +36,10 @@ impl Engine for Postgres {
 impl Engine for Sqlite {
     // One writer at a time: a claim, one statement, runs alone.
     const SKIP_LOCKED: &'static str = "";
+
+    fn index_tables(_: &sqlx::Pool<Self>) -> Option<crate::IndexTables> {
+        None
+    }
 
     fn rows_affected(result: &Self::QueryResult) -> u64 {
         result.rows_affected()
@@ -50,6 +62,7 @@ const POSTGRES: &[(i64, &str, &str)] = &[
     (4, "index journal", include_str!("../migrations/postgres/0004_index_journal.sql")),
     (5, "delivery transactions", include_str!("../migrations/postgres/0005_delivery_transactions.sql")),
     (6, "chain journal", include_str!("../migrations/postgres/0006_chain_journal.sql")),
+    (7, "index tables", include_str!("../migrations/postgres/0007_index_tables.sql")),
 ];
 
 /// The migrations compiled into the binary, run at start; sqlx records

@@ -27,6 +27,7 @@ mod deliveries;
 mod engine;
 mod error;
 mod index_journal;
+pub mod index_tables;
 mod location;
 mod sql;
 mod streams;
@@ -43,6 +44,7 @@ pub use deliveries::{
 };
 pub use error::StoreError;
 pub use index_journal::IndexBlock;
+pub use index_tables::IndexTables;
 pub use location::{DATA_FILE, LOCK_FILE, Location, open};
 pub use sql::SqlStore;
 pub use streams::{ActiveStream, Listing, NewStream, Settings, StoredStream};
@@ -341,4 +343,7 @@ pub trait Store: Send + Sync + 'static {
 
     /// Where the data lives, for the start-up banner and logs (no password).
     fn describe(&self) -> String;
+
+    /// Node mode's index in tables, on a store that can hold it (PostgreSQL).
+    fn index_tables(&self) -> Option<IndexTables>;
 }

@@ -134,6 +134,13 @@ async fn held(pool: &Pool<Sqlite>) -> Result<Held, StoreError> {
 }
 
 async fn postgres(url: &str) -> Result<SqlStore<Postgres>, StoreError> {
+    let (pool, what) = postgres_pool(url).await?;
+    migrated(pool, what).await
+}
+
+/// A pool of connections to the PostgreSQL database at `url`, and how to
+/// name it in messages.
+pub(crate) async fn postgres_pool(url: &str) -> Result<(Pool<Postgres>, String), StoreError> {
     if !url.starts_with("postgres://") && !url.starts_with("postgresql://") {
         let why = format!("{:?} does not start with postgres:// or postgresql://", redacted(url));
         return Err(StoreError::Open {
@@ -159,7 +166,7 @@ async fn postgres(url: &str) -> Result<SqlStore<Postgres>, StoreError> {
         .connect_with(options)
         .await
         .map_err(|source| StoreError::Open { what: what.clone(), source })?;
-    migrated(pool, what).await
+    Ok((pool, what))
 }
 
 async fn migrated<DB: Engine>(pool: Pool<DB>, what: String) -> Result<SqlStore<DB>, StoreError>

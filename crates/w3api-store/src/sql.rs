@@ -5,9 +5,9 @@ mod attempts;
 mod chain_journal;
 mod columns;
 mod history;
-mod index_journal;
+pub(crate) mod index_journal;
 mod queue;
-mod run;
+pub(crate) mod run;
 mod settings;
 mod streams;
 
@@ -494,6 +494,10 @@ impl<DB: Sql> Store for SqlStore<DB> {
 
     fn describe(&self) -> String {
         self.what.clone()
+    }
+
+    fn index_tables(&self) -> Option<crate::IndexTables> {
+        DB::index_tables(&self.pool)
     }
 }
 

@@ -6,18 +6,30 @@
 /// `W3API_REQUIRE_POSTGRES` is set, as CI sets it: then it panics, so that
 /// CI never skips silently.
 pub fn database_url(what: &str) -> Option<String> {
-    match std::env::var("W3API_TEST_DATABASE_URL") {
+    from_env("W3API_TEST_DATABASE_URL", what, "`.ci/postgres.sh start` starts a PostgreSQL and prints its URL")
+}
+
+/// `variable`'s value; without it, `None` after printing why `what` will
+/// skip and `how` to set it, unless `W3API_REQUIRE_POSTGRES` is set, as CI
+/// sets it: then it panics, so that CI never skips silently.
+fn from_env(variable: &str, what: &str, how: &str) -> Option<String> {
+    match std::env::var(variable) {
         Ok(url) if !url.is_empty() => Some(url),
         _ if std::env::var_os("W3API_REQUIRE_POSTGRES").is_some() => {
-            panic!("W3API_REQUIRE_POSTGRES is set but W3API_TEST_DATABASE_URL names no database ({what})")
+            panic!("W3API_REQUIRE_POSTGRES is set but {variable} names no database ({what})")
         }
         _ => {
-            eprintln!(
-                "skipping {what}: W3API_TEST_DATABASE_URL is not set (`.ci/postgres.sh start` starts a PostgreSQL and prints its URL)"
-            );
+            eprintln!("skipping {what}: {variable} is not set ({how})");
             None
         }
     }
+}
+
+/// A hot standby of the database [`database_url`] names, as `.ci/postgres.sh
+/// replica` starts one: `W3API_TEST_REPLICA_URL`. Without it, `None` after
+/// printing why the caller will skip, unless `W3API_REQUIRE_POSTGRES` is set.
+pub fn replica_url(what: &str) -> Option<String> {
+    from_env("W3API_TEST_REPLICA_URL", what, "`.ci/postgres.sh replica` starts a hot standby and prints its URL")
 }
 
 /// A new, empty database on the cluster `url` names (whose user may create

@@ -15,6 +15,7 @@ use crate::world::TokenKind;
 
 impl ChainView for ChainData {
     type Id = u32;
+    type Ledger = Ledger<u32>;
 
     fn ledger(&self) -> &Ledger {
         &self.ledger

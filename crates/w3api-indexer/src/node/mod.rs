@@ -33,6 +33,9 @@ pub use capabilities::{CallTraces, Capabilities, LogsMethod};
 /// Why the node did not answer as needed.
 #[derive(Debug, thiserror::Error)]
 pub enum NodeError {
+    /// The index was asked to be kept in tables, on a store that holds none.
+    #[error("--index postgres keeps the index in the PostgreSQL database of --database, and none is given")]
+    NoTables,
     /// No answer: transport, HTTP status, or an answer that does not decode.
     #[error("node {node}: {method} failed: {message}")]
     Failed {

@@ -66,7 +66,7 @@ pub(super) fn passed_on(error: NodeError) -> SourceError {
 
 /// The number of the block a reference names, in the gateway's view.
 pub(super) async fn block_number(followed: &Followed, block: BlockRef) -> Result<Option<u64>, SourceError> {
-    let head = indexed_head(followed)?;
+    let head = indexed_head(followed).await?;
     // A node without the tags has them counted down from the head, as the devnet does.
     let tagged = |tag: &'static str, depth: u64| async move {
         if !followed.node.capabilities().await?.safety_tags {
@@ -101,7 +101,7 @@ pub(super) async fn existing(followed: &Followed, block: BlockRef) -> Result<u64
     if let Some(number) = block_number(followed, block).await? {
         return Ok(number);
     }
-    let latest = indexed_head(followed)?;
+    let latest = indexed_head(followed).await?;
     Err(match block {
         BlockRef::Hash(hash) => SourceError::UnknownBlockHash(hash),
         BlockRef::Number(requested) => SourceError::BlockOutOfRange { requested, latest },
@@ -222,7 +222,7 @@ pub(super) async fn at_block<R: Answer>(
     let number = existing(followed, block).await?;
     let hash = match block {
         BlockRef::Hash(hash) => Some(hash),
-        _ => followed.index.read().hash_at(number),
+        _ => followed.indexed_header(number).await?.map(|(hash, _)| hash),
     };
     followed.node.state_at(method, before, (number, hash), after).await.map_err(passed_on)
 }
@@ -240,7 +240,7 @@ pub(super) async fn fee_history(
 /// The next block's base fee (the last of a one-block fee history) and the
 /// node's suggested tip.
 pub(super) async fn fee_suggestion(followed: &Followed) -> Result<FeeSuggestion, SourceError> {
-    let head = indexed_head(followed)?;
+    let head = indexed_head(followed).await?;
     let history: FeeHistory = request(followed, "eth_feeHistory", json!(["0x1", format!("{head:#x}"), []])).await?;
     let tip: U256 = request(followed, "eth_maxPriorityFeePerGas", json!([])).await?;
     Ok(FeeSuggestion {

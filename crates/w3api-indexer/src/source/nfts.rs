@@ -13,7 +13,11 @@ use w3api_source::{
 };
 use w3api_types::{ContractType, SyncStatus};
 
-use super::view::IndexView;
+use std::sync::Arc;
+
+use w3api_types::U256;
+
+use super::Reading;
 use crate::follow::Followed;
 use crate::metadata::{self, MetadataReader};
 
@@ -26,16 +30,12 @@ const SYNC_LOOKAHEAD: u64 = 10_000;
 const READS_IN_FLIGHT: usize = 16;
 
 pub(super) async fn wallet_nfts(
-    followed: &Followed,
+    followed: &Arc<Followed>,
     reader: &MetadataReader,
     query: WalletNftsQuery,
     page: &PageRequest,
 ) -> Result<WalletNftsPage, SourceError> {
-    let (head, listing) = {
-        let index = followed.index.read();
-        let view = IndexView { index: &index, followed };
-        (view.head()?, w3api_query::nfts::wallet_nfts(&view, &query, page)?)
-    };
+    let (head, listing) = followed.read(Nfts(query, page.clone())).await?;
     let NftListing { page: cut, total, concerns, .. } = listing;
     let holdings = describe(followed, reader, cut.items, head).await;
     let status = sync_status(followed, head, concerns).await?;
@@ -73,8 +73,8 @@ async fn with_metadata(
 ) -> NftHolding {
     let address = holding.collection.address;
     holding.token_uri = followed.node.token_uri(address, holding.token_id, erc1155, head).await;
-    let read_at =
-        followed.index.read().timestamp_at(head).and_then(|t| DateTime::from_timestamp(i64::try_from(t).ok()?, 0));
+    let timestamp = followed.indexed_header(head).await.ok().flatten().map(|(_, timestamp)| timestamp);
+    let read_at = timestamp.and_then(|t| DateTime::from_timestamp(i64::try_from(t).ok()?, 0));
     holding.last_token_uri_sync = read_at;
     if let Some(uri) = &holding.token_uri
         && let Some(document) = reader.document(uri).await
@@ -87,17 +87,35 @@ async fn with_metadata(
 }
 
 pub(super) async fn wallet_collections(
-    followed: &Followed,
+    followed: &Arc<Followed>,
     query: WalletCollectionsQuery,
     page: &PageRequest,
 ) -> Result<WalletCollectionsPage, SourceError> {
-    let (head, listing) = {
-        let index = followed.index.read();
-        let view = IndexView { index: &index, followed };
-        (view.head()?, w3api_query::nfts::wallet_collections(&view, &query, page)?)
-    };
+    let (head, listing) = followed.read(Collections(query, page.clone())).await?;
     let status = sync_status(followed, head, listing.concerns).await?;
     Ok(WalletCollectionsPage { status, holdings: listing.page })
+}
+
+/// A page of a wallet's NFTs, with the head it was read at.
+struct Nfts(WalletNftsQuery, PageRequest);
+
+impl Reading for Nfts {
+    type Out = (u64, NftListing<NftHolding>);
+
+    fn read(self, view: &impl ChainView<Id = U256>) -> Result<Self::Out, SourceError> {
+        Ok((view.head()?, w3api_query::nfts::wallet_nfts(view, &self.0, &self.1)?))
+    }
+}
+
+/// A page of a wallet's collections, with the head it was read at.
+struct Collections(WalletCollectionsQuery, PageRequest);
+
+impl Reading for Collections {
+    type Out = (u64, NftListing<w3api_source::CollectionHolding>);
+
+    fn read(self, view: &impl ChainView<Id = U256>) -> Result<Self::Out, SourceError> {
+        Ok((view.head()?, w3api_query::nfts::wallet_collections(view, &self.0, &self.1)?))
+    }
 }
 
 /// `SYNCED` when the index has reached the newest block in which the node

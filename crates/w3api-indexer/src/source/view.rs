@@ -15,13 +15,14 @@ use crate::follow::Followed;
 use crate::index::ChainIndex;
 
 /// One chain's index, read under its lock for one answer.
-pub(super) struct IndexView<'a> {
-    pub(super) index: &'a ChainIndex,
-    pub(super) followed: &'a Followed,
+pub(crate) struct IndexView<'a> {
+    pub(crate) index: &'a ChainIndex,
+    pub(crate) followed: &'a Followed,
 }
 
 impl ChainView for IndexView<'_> {
     type Id = U256;
+    type Ledger = Ledger<U256>;
 
     fn ledger(&self) -> &Ledger<U256> {
         self.index.ledger()
@@ -49,44 +50,11 @@ impl ChainView for IndexView<'_> {
     }
 
     fn token(&self, asset: Asset) -> Option<TokenFacts<'_>> {
-        if asset == Asset::NATIVE {
-            let (name, symbol) = self.followed.chain.native_currency();
-            return Some(TokenFacts {
-                address: NATIVE_TOKEN_ADDRESS,
-                name,
-                symbol,
-                decimals: 18,
-                logo: None,
-                thumbnail: None,
-                possible_spam: false,
-                verified: true,
-            });
-        }
-        let (address, meta) = self.index.token(asset)?;
-        Some(TokenFacts {
-            address: *address,
-            name: &meta.name,
-            symbol: &meta.symbol,
-            decimals: meta.decimals,
-            logo: None,
-            thumbnail: None,
-            possible_spam: false,
-            verified: false,
-        })
+        token_facts(self.index, self.followed, asset)
     }
 
     fn collection(&self, collection: u16) -> Option<CollectionFacts<'_>> {
-        let (address, meta) = self.index.collection(collection)?;
-        Some(CollectionFacts {
-            address: *address,
-            kind: if meta.erc1155 { ContractType::Erc1155 } else { ContractType::Erc721 },
-            name: &meta.name,
-            symbol: &meta.symbol,
-            possible_spam: false,
-            verified: false,
-            logo: None,
-            banner: None,
-        })
+        collection_facts(self.index, collection)
     }
 
     fn collection_at(&self, address: Address) -> Option<u16> {
@@ -112,6 +80,50 @@ impl ChainView for IndexView<'_> {
     fn wrapped_native(&self) -> Option<Address> {
         self.index.anchors().wrapped
     }
+}
+
+/// A token as a node's index knows it: what its contract says, and the
+/// chain's native currency for [`Asset::NATIVE`].
+pub(crate) fn token_facts<'a>(index: &'a ChainIndex, followed: &Followed, asset: Asset) -> Option<TokenFacts<'a>> {
+    if asset == Asset::NATIVE {
+        let (name, symbol) = followed.chain.native_currency();
+        return Some(TokenFacts {
+            address: NATIVE_TOKEN_ADDRESS,
+            name,
+            symbol,
+            decimals: 18,
+            logo: None,
+            thumbnail: None,
+            possible_spam: false,
+            verified: true,
+        });
+    }
+    let (address, meta) = index.token(asset)?;
+    Some(TokenFacts {
+        address: *address,
+        name: &meta.name,
+        symbol: &meta.symbol,
+        decimals: meta.decimals,
+        logo: None,
+        thumbnail: None,
+        possible_spam: false,
+        verified: false,
+    })
+}
+
+/// A collection as a node's index knows it: what its contract says.
+pub(crate) fn collection_facts(index: &ChainIndex, collection: u16) -> Option<CollectionFacts<'_>> {
+    let (address, meta) = index.collection(collection)?;
+    Some(CollectionFacts {
+        address: *address,
+        kind: if meta.erc1155 { ContractType::Erc1155 } else { ContractType::Erc721 },
+        name: &meta.name,
+        symbol: &meta.symbol,
+        possible_spam: false,
+        verified: false,
+        logo: None,
+        banner: None,
+    })
 }
 
 impl PairBook for IndexView<'_> {

@@ -7,26 +7,51 @@ use serde_json::json;
 use w3api_source::{PageRequest, SourceError, TokenPriceQuery, WalletTokensPage, WalletTokensQuery};
 use w3api_types::rpc::TokenPrice;
 
-use super::not_indexed;
-use super::view::IndexView;
+use std::sync::Arc;
+
+use w3api_query::ChainView;
+use w3api_query::wallet_tokens::WalletTokens;
+
+use super::{Reading, not_indexed};
 use crate::follow::Followed;
 
 pub(super) async fn answer(
-    followed: &Followed,
+    followed: &Arc<Followed>,
     query: WalletTokensQuery,
     page: &PageRequest,
 ) -> Result<WalletTokensPage, SourceError> {
-    let (tokens, hash) = {
-        let index = followed.index.read();
-        let tokens = w3api_query::wallet_tokens::wallet_tokens(&IndexView { index: &index, followed }, &query)?;
-        let hash = index.hash_at(tokens.block).ok_or_else(|| not_indexed(followed))?;
-        (tokens, hash)
-    };
+    let address = query.address;
+    let (tokens, hash) = followed.read(Holdings(query)).await?;
+    let hash = hash.ok_or_else(|| not_indexed(followed))?;
     let native = match tokens.native_to_read {
-        Some(_) => Some(native_balance(followed, query.address, tokens.block, hash).await?),
+        Some(_) => Some(native_balance(followed, address, tokens.block, hash).await?),
         None => None,
     };
     tokens.rank(native, page)
+}
+
+/// A wallet's holdings, with the hash of the block they are read at.
+struct Holdings(WalletTokensQuery);
+
+impl Reading for Holdings {
+    type Out = (WalletTokens, Option<B256>);
+
+    fn read(self, view: &impl ChainView<Id = U256>) -> Result<Self::Out, SourceError> {
+        let tokens = w3api_query::wallet_tokens::wallet_tokens(view, &self.0)?;
+        let hash = view.block_hash(tokens.block);
+        Ok((tokens, hash))
+    }
+}
+
+/// A token's price.
+struct Price(TokenPriceQuery);
+
+impl Reading for Price {
+    type Out = TokenPrice;
+
+    fn read(self, view: &impl ChainView<Id = U256>) -> Result<TokenPrice, SourceError> {
+        w3api_query::token_price::token_price(view, &self.0)
+    }
 }
 
 /// The native balance at the indexed block: a node that has left that
@@ -41,7 +66,6 @@ async fn native_balance(followed: &Followed, address: Address, block: u64, hash:
 
 /// `eth_getTokenPrice`: the token's price from its deepest pair at the
 /// block (on one exchange, named by its factory's address, when asked).
-pub(super) fn token_price(followed: &Followed, query: &TokenPriceQuery) -> Result<TokenPrice, SourceError> {
-    let index = followed.index.read();
-    w3api_query::token_price::token_price(&IndexView { index: &index, followed }, query)
+pub(super) async fn token_price(followed: &Arc<Followed>, query: TokenPriceQuery) -> Result<TokenPrice, SourceError> {
+    followed.read(Price(query)).await
 }

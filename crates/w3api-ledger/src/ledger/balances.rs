@@ -147,6 +147,11 @@ impl Balances {
         self.supply.get(usize::from(asset.0)).and_then(History::last).unwrap_or(0)
     }
 
+    /// The history of an asset's supply.
+    pub(super) fn supply_history(&self, asset: Asset) -> Option<Checkpoints<'_, u128>> {
+        self.supply.get(usize::from(asset.0)).map(History::view)
+    }
+
     /// Supply at the end of `block`.
     pub(super) fn supply_at(&self, asset: Asset, block: u32) -> u128 {
         self.supply.get(usize::from(asset.0)).and_then(|h| h.at(block)).unwrap_or(0)

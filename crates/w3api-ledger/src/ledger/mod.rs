@@ -360,6 +360,40 @@ impl<Id: NftId> Ledger<Id> {
         self.balances.supply_at(asset, block)
     }
 
+    /// The history of an asset's supply.
+    pub fn supply_history(&self, asset: Asset) -> Option<Checkpoints<'_, u128>> {
+        self.balances.supply_history(asset)
+    }
+
+    /// Sets a balance as the blocks before a window of blocks left it, at
+    /// `block` (the one before the window), with no movement: a ledger that
+    /// holds one window applies it from the values it reads (see
+    /// [`crate::apply::reads`]) as a ledger of the whole chain would.
+    pub fn carry_balance(&mut self, block: u32, address: Address, asset: Asset, balance: u128) {
+        let holder = self.holder(address);
+        self.balances.set(block, holder, asset, balance);
+    }
+
+    /// Sets a supply as the blocks before a window left it (see
+    /// [`Ledger::carry_balance`]).
+    pub fn carry_supply(&mut self, block: u32, asset: Asset, supply: u128) {
+        self.balances.set_supply(block, asset, supply);
+    }
+
+    /// Sets an ERC721 token's owner as the blocks before a window left it
+    /// (see [`Ledger::carry_balance`]).
+    pub fn carry_owner(&mut self, block: u32, collection: u16, id: Id, owner: Address) {
+        let owner = self.holder(owner);
+        self.nfts.set_owner(block, collection, id, owner);
+    }
+
+    /// Sets a holder's amount of an ERC1155 token as the blocks before a
+    /// window left it (see [`Ledger::carry_balance`]).
+    pub fn carry_amount(&mut self, block: u32, address: Address, collection: u16, id: Id, amount: u64) {
+        let holder = self.holder(address);
+        self.nfts.set_amount(block, holder, collection, id, amount);
+    }
+
     /// Moves `amount` of `asset`. Mints come from `NOBODY`; moving to
     /// `NOBODY` burns. A mint to `NOBODY` stays in the supply, held by no
     /// one (as Uniswap v2 locks its first 1,000 liquidity units). Refused,

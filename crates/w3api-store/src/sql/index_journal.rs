@@ -85,9 +85,21 @@ async fn hold<DB: Sql>(
     now: DateTime<Utc>,
 ) -> Result<Option<Tx<DB>>, StoreError> {
     let mut tx = store.begin().await?;
-    let touch = "UPDATE index_leases SET holder = holder WHERE chain = $1 AND holder = $2 AND expires_at >= $3";
-    let held = tx.execute(Statement::new(touch).bind(chain.as_str()).bind(holder).bind(now)).await? == 1;
+    let held = held_in(&mut tx, chain, holder, now).await?;
     Ok(held.then_some(tx))
+}
+
+/// Whether `holder` holds `chain`'s lease at `now`, asked first thing in
+/// `tx` by the write that orders writers; the index's tables are written
+/// under the same lease as its journal.
+pub(crate) async fn held_in<DB: Sql>(
+    tx: &mut Tx<DB>,
+    chain: Chain,
+    holder: Uuid,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let touch = "UPDATE index_leases SET holder = holder WHERE chain = $1 AND holder = $2 AND expires_at >= $3";
+    Ok(tx.execute(Statement::new(touch).bind(chain.as_str()).bind(holder).bind(now)).await? == 1)
 }
 
 /// Runs `statements` in one transaction while `holder` holds `chain`'s
