@@ -26,6 +26,13 @@ pub fn block_before(view: &impl ChainView, block: u64, seconds: u64) -> Option<u
 /// `None` when the view's first block is already later, or a timestamp
 /// the search needs is missing.
 pub fn last_block_at(view: &impl ChainView, time: u64, through: u64) -> Option<u64> {
+    view.last_block_at(time, through)
+}
+
+/// [`last_block_at`] by a binary search over the view's timestamps, which
+/// never fall from one block to the next: what a view answers with unless
+/// it has an index of its own.
+pub fn search_last_block_at(view: &impl ChainView, time: u64, through: u64) -> Option<u64> {
     // The first block past `time`, in [first, through]; the one before it.
     let first = view.first_block();
     let (mut low, mut high) = (first, through.checked_add(1)?);

@@ -133,6 +133,13 @@ pub trait ChainView: PairBook + Sized {
     /// Timestamps never fall from one block to the next.
     fn timestamp(&self, block: u64) -> Option<u64>;
 
+    /// The newest block up to `through` whose timestamp is at most `time`;
+    /// `None` when the view's first block is already later. A backend may
+    /// answer from an index of its own, which must agree with the search.
+    fn last_block_at(&self, time: u64, through: u64) -> Option<u64> {
+        crate::blocks::search_last_block_at(self, time, through)
+    }
+
     /// A block's hash; `None` for a block the view does not have.
     fn block_hash(&self, block: u64) -> Option<B256>;
 

@@ -1138,6 +1138,17 @@ impl std::fmt::Debug for Snapshot {
     }
 }
 
+/// Where a [`Snapshot`] stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    /// The newest indexed block.
+    pub head: Option<u64>,
+    /// The first block the index holds.
+    pub first: Option<u64>,
+    /// How many tokens, collections and exchanges the index numbered.
+    pub contracts: (usize, usize, usize),
+}
+
 /// A movement's columns, as [`move_from`] reads them.
 const MOVE: &str = "seq, block, position, log, asset, collection, token_id::TEXT, sender, recipient, amount::TEXT, \
                     multi, operator, batch";
@@ -1145,11 +1156,9 @@ const MOVE: &str = "seq, block, position, log, asset, collection, token_id::TEXT
 impl IndexTables {
     /// A snapshot of `chain`'s index, for one answer.
     pub async fn snapshot(&self, chain: Chain) -> Result<Snapshot, StoreError> {
-        let mut tx = self.reads.begin().await.map_err(failed)?;
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *tx)
-            .await
-            .map_err(failed)?;
+        // One round trip: the isolation comes with the BEGIN.
+        let begin = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+        let tx = self.reads.begin_with(begin).await.map_err(failed)?;
         Ok(Snapshot { tx: tokio::sync::Mutex::new(tx), chain: chain.as_str().to_owned() })
     }
 }
@@ -1171,34 +1180,26 @@ impl Snapshot {
         query.fetch_optional(&mut **tx).await.map_err(failed)
     }
 
-    /// The newest indexed block, and the first block the index holds.
-    pub async fn bounds(&self) -> Result<(Option<u64>, Option<u64>), StoreError> {
-        let row = self
-            .row(
-                sqlx::query(
-                    "SELECT (SELECT MAX(number) FROM index_headers WHERE chain = $1), \
-                     (SELECT first_block FROM index_progress WHERE chain = $1)",
-                )
-                .bind(&self.chain),
-            )
-            .await?;
-        let Some(row) = row else { return Ok((None, None)) };
-        let head = row.get::<Option<i64>, _>(0).map(|n| unsigned(n, "index header")).transpose()?;
-        let first = row.get::<Option<i64>, _>(1).map(|n| unsigned(n, "index progress")).transpose()?;
-        Ok((head, first))
-    }
-
-    /// How many tokens, collections and exchanges the index numbered.
-    pub async fn contract_counts(&self) -> Result<(usize, usize, usize), StoreError> {
+    /// Where the snapshot stands: its newest indexed block, the first block
+    /// the index holds, and how many tokens, collections and exchanges it
+    /// numbered (in one round trip: every answer asks it first).
+    pub async fn bounds(&self) -> Result<Bounds, StoreError> {
         let query = sqlx::query(
-            "SELECT (SELECT COUNT(*) FROM index_tokens WHERE chain = $1), \
+            "SELECT (SELECT MAX(number) FROM index_headers WHERE chain = $1), \
+             (SELECT first_block FROM index_progress WHERE chain = $1), \
+             (SELECT COUNT(*) FROM index_tokens WHERE chain = $1), \
              (SELECT COUNT(*) FROM index_collections WHERE chain = $1), \
              (SELECT COUNT(*) FROM index_exchanges WHERE chain = $1)",
         )
         .bind(&self.chain);
-        let Some(row) = self.row(query).await? else { return Ok((0, 0, 0)) };
+        let Some(row) = self.row(query).await? else { return Ok(Bounds::default()) };
+        let number = |i: usize, what| row.get::<Option<i64>, _>(i).map(|n| unsigned(n, what)).transpose();
         let count = |i: usize| unsigned::<usize>(row.get(i), "index contracts");
-        Ok((count(0)?, count(1)?, count(2)?))
+        Ok(Bounds {
+            head: number(0, "index header")?,
+            first: number(1, "index progress")?,
+            contracts: (count(2)?, count(3)?, count(4)?),
+        })
     }
 
     /// A block's hash and timestamp.
@@ -1210,6 +1211,20 @@ impl Snapshot {
             Some(row) => Ok(Some((hash(row.get::<&[u8], _>(0), "index header")?, big_col(&row, 1, "index header")?))),
             None => Ok(None),
         }
+    }
+
+    /// The newest block from `first` to `through` whose timestamp is at most
+    /// `time` (timestamps never fall from one block to the next).
+    pub async fn last_block_at(&self, time: u64, first: u64, through: u64) -> Result<Option<u64>, StoreError> {
+        let query = sqlx::query(
+            "SELECT number FROM index_headers WHERE chain = $1 AND timestamp <= $2 AND number <= $3 \
+             ORDER BY timestamp DESC, number DESC LIMIT 1",
+        )
+        .bind(&self.chain)
+        .bind(big(time))
+        .bind(big(through));
+        let found = self.row(query).await?.map(|row| big_col::<u64>(&row, 0, "index header")).transpose()?;
+        Ok(found.filter(|number| *number >= first))
     }
 
     /// A transaction by its place: hash, sender, recipient and value.

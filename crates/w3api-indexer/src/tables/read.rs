@@ -19,7 +19,7 @@ use w3api_ledger::pricing::{PairBook, PairSides};
 use w3api_ledger::{Asset, Holder, InnerTransfer, Movement, Place};
 use w3api_query::{ChainView, CollectionFacts, Exchange, LedgerReads, TokenFacts, TransactionFacts};
 use w3api_source::SourceError;
-use w3api_store::index_tables::{InnerRow, MoveRow, Moved, MovesOf, PairRow, Snapshot, TablesState};
+use w3api_store::index_tables::{Bounds, InnerRow, MoveRow, Moved, MovesOf, PairRow, Snapshot, TablesState};
 use w3api_store::{IndexTables, StoreError};
 use w3api_types::Chain;
 
@@ -55,8 +55,7 @@ impl Contracts {
     }
 
     /// The contracts, holding at least those `snapshot` numbers.
-    async fn at_least(&self, snapshot: &Snapshot) -> Result<Arc<Known>, StoreError> {
-        let counts = snapshot.contract_counts().await?;
+    async fn at_least(&self, counts: (usize, usize, usize)) -> Result<Arc<Known>, StoreError> {
         let known = Arc::clone(&self.known.read());
         let (tokens, collections, exchanges) = known.counts;
         if tokens >= counts.0 && collections >= counts.1 && exchanges >= counts.2 {
@@ -291,8 +290,8 @@ impl TablesView {
     ) -> Result<TablesView, SourceError> {
         let unavailable = |error: StoreError| SourceError::Unavailable(format!("the index's tables: {error}"));
         let snapshot = tables.snapshot(followed.chain).await.map_err(unavailable)?;
-        let (head, first) = snapshot.bounds().await.map_err(unavailable)?;
-        let contracts = contracts.at_least(&snapshot).await.map_err(unavailable)?;
+        let Bounds { head, first, contracts: counts } = snapshot.bounds().await.map_err(unavailable)?;
+        let contracts = contracts.at_least(counts).await.map_err(unavailable)?;
         Ok(TablesView {
             ledger: TablesLedger {
                 snapshot,
@@ -363,6 +362,11 @@ impl ChainView for TablesView {
 
     fn block_hash(&self, block: u64) -> Option<B256> {
         self.header(block).map(|(hash, _)| hash)
+    }
+
+    fn last_block_at(&self, time: u64, through: u64) -> Option<u64> {
+        let through = through.min(self.head?);
+        self.ledger.wait(self.ledger.snapshot.last_block_at(time, self.first, through))
     }
 
     fn transaction(&self, block: u64, index: u32) -> Option<TransactionFacts> {

@@ -763,8 +763,8 @@ impl ReadingFromWhenReady for IndexTables {
             if let Ok(reads) = self.reading_from(url).await {
                 let snapshot = reads.snapshot(Chain::Eth).await;
                 if let Ok(snapshot) = snapshot
-                    && let Ok((head, _)) = snapshot.bounds().await
-                    && ready(head)
+                    && let Ok(bounds) = snapshot.bounds().await
+                    && ready(bounds.head)
                 {
                     return reads;
                 }

@@ -22,6 +22,8 @@ CREATE TABLE index_headers (
     timestamp BIGINT NOT NULL,
     PRIMARY KEY (chain, number)
 );
+-- The block at a date, and a day before a block, are one probe.
+CREATE INDEX index_headers_by_time ON index_headers (chain, timestamp, number);
 
 -- Where each chain's index stands: the first block it indexes from, the
 -- sequence numbers the next movement and inner transfer take, and how many
