@@ -231,8 +231,9 @@ if [ "$mode" = bench-chain ] || [ "$mode" = bench ]; then
   # bench-chain.cjs counted the chain's transfers with eth_getLogs: one check.
   passed=$((passed + 1))
   if [ "$mode" = bench ]; then
-    # Raw fetch, then indexing in memory and into PostgreSQL (when
-    # W3API_BENCH_DATABASE names one), alternating: benches/node-index.
+    # Raw fetch, then indexing in memory, in memory with the journal in
+    # PostgreSQL, and into PostgreSQL tables (these two when
+    # W3API_BENCH_DATABASE names a database), alternating: benches/node-index.
     transfers=$(node -p 'require(process.argv[1]).transfers' "$work/bench.json")
     bench_args=(--node "$NODE_URL" --logs "$transfers")
     [ -n "${W3API_BENCH_DATABASE:-}" ] && bench_args+=(--database "$W3API_BENCH_DATABASE")
@@ -240,7 +241,9 @@ if [ "$mode" = bench-chain ] || [ "$mode" = bench ]; then
     # And the server indexing the same chain answers as the node does.
     weth=$(deployed "$work/bench.json" wrapped)
     usd=$(deployed "$work/bench.json" stable)
-    start_server "$work" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd"
+    index_flags bench
+    start_server "$work" --api-key "$key" --upstream "eth=$NODE_URL" --wrapped "eth=$weth" --stablecoin "eth=$usd" \
+      "${INDEX_FLAGS[@]}"
     run bench-check node "$src/check.cjs" --rpc "$NODE_URL" --api "$W3API_URL" --key "$key" \
       --deployment "$work/bench.json" --wait 1800 --blocks latest,-1,-500,-1500 --limit 100
   fi

@@ -1,5 +1,6 @@
-//! Indexes a local node's chain from genesis to its head, in memory and
-//! into PostgreSQL, and fetches the same blocks and logs raw (the same
+//! Indexes a local node's chain from genesis to its head: in memory, in
+//! memory with its journal in PostgreSQL, and into PostgreSQL tables
+//! (`--index postgres`). Fetches the same blocks and logs raw (the same
 //! JSON-RPC batches, answers left undecoded) before, between and after, as
 //! the limit an indexer can approach. Prints one line per run and the ratio
 //! of each indexing rate to the raw rate measured around it.
@@ -49,15 +50,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let blocks = head + 1;
     let mut raws = vec![raw_fetch(&args.node, head, limits, method).await?];
     report("raw fetch", blocks, args.logs, raws[0], None);
-    let memory = index(&args.node, head, limits, None).await?;
+    let memory = index(&args.node, head, limits, None, IndexPlace::Memory).await?;
     raws.push(raw_fetch(&args.node, head, limits, method).await?);
     report("index (memory)", blocks, args.logs, memory, Some(mean(&raws[0..2])));
     if let Some(url) = &args.database {
         let store = w3api_store::open(&Location::Postgres(url.clone()), 1_000).await?;
         let journal = Journal::new(store, Duration::from_secs(60));
-        let postgres = index(&args.node, head, limits, Some(journal)).await?;
+        let postgres = index(&args.node, head, limits, Some(journal.clone()), IndexPlace::Memory).await?;
         raws.push(raw_fetch(&args.node, head, limits, method).await?);
-        report("index (PostgreSQL)", blocks, args.logs, postgres, Some(mean(&raws[1..3])));
+        report("index (memory, journal in PostgreSQL)", blocks, args.logs, postgres, Some(mean(&raws[1..3])));
+        let tables = index(&args.node, head, limits, Some(journal), IndexPlace::Tables).await?;
+        raws.push(raw_fetch(&args.node, head, limits, method).await?);
+        report("index (PostgreSQL tables)", blocks, args.logs, tables, Some(mean(&raws[2..4])));
     }
     report("raw fetch (mean)", blocks, args.logs, mean(&raws), None);
     println!("peak memory of this process (all runs): {}", peak_memory());
@@ -125,7 +129,13 @@ async fn raw_fetch(url: &str, head: u64, limits: FetchLimits, method: LogsMethod
 }
 
 /// Indexes blocks 0..=head from a fresh index (kept in `journal` if given).
-async fn index(url: &str, head: u64, limits: FetchLimits, journal: Option<Journal>) -> Result<Duration, String> {
+async fn index(
+    url: &str,
+    head: u64,
+    limits: FetchLimits,
+    journal: Option<Journal>,
+    place: IndexPlace,
+) -> Result<Duration, String> {
     let node = Node::connect(url, Duration::from_secs(60))
         .map_err(|e| e.to_string())?
         .wanting_batches_of(limits.calls_per_batch());
@@ -135,16 +145,17 @@ async fn index(url: &str, head: u64, limits: FetchLimits, journal: Option<Journa
         reorg_depth: 64,
         limits,
         poll: Duration::from_millis(100),
-        place: IndexPlace::Memory,
+        place,
     };
     // A chain of its own for each run, so that a journal starts empty.
     let chain: Chain = format!("{:#x}", 0x7a69_0000_0000u64 + u64::from(uuid::Uuid::new_v4().as_u128() as u32))
         .parse()
         .map_err(|e| format!("{e}"))?;
     let (heads, _) = tokio::sync::broadcast::channel(16);
-    let followed = Arc::new(Followed::new(chain, node, config, heads, journal));
+    let followed = Followed::new(chain, node, config, heads, journal).placed().map_err(|e| e.to_string())?;
+    let followed = Arc::new(followed);
     let started = Instant::now();
-    while followed.index.read().head() != Some(head) {
+    while followed.indexed_head().await.map_err(|e| e.to_string())? != Some(head) {
         followed.step().await.map_err(|e| e.to_string())?;
     }
     Ok(started.elapsed())

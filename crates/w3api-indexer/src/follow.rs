@@ -122,9 +122,16 @@ impl Followed {
         }
     }
 
-    /// The same chain with its index in `tables`.
-    pub(crate) fn with_tables(self, tables: TablesIndex) -> Followed {
-        Followed { tables: Some(tables), ..self }
+    /// The same chain, with its index in the tables of its journal's store
+    /// as its configuration asks ([`IndexPlace::Tables`]); as it is for an
+    /// index in memory. [`NodeError::NoTables`] when the store holds none.
+    pub fn placed(self) -> Result<Followed, NodeError> {
+        if self.config.place == IndexPlace::Memory {
+            return Ok(self);
+        }
+        let tables = self.journal.as_ref().and_then(Journal::tables).ok_or(NodeError::NoTables)?;
+        let contracts = crate::tables::Contracts::new(tables.clone(), self.chain, self.config.anchors);
+        Ok(Followed { tables: Some(TablesIndex::new(tables, contracts)), ..self })
     }
 
     /// How the chain is followed.

@@ -28,11 +28,10 @@ use w3api_types::rpc::{
 };
 use w3api_types::{Address, Chain, SyncStatus, U256};
 
-use crate::follow::{FollowConfig, Followed, IndexPlace};
+use crate::follow::{FollowConfig, Followed};
 use crate::journal::Journal;
 use crate::metadata::{self, MetadataReader};
 use crate::node::{Node, NodeError};
-use crate::tables::{Contracts, TablesIndex};
 
 /// One chain to serve from a node.
 #[derive(Clone, Debug)]
@@ -71,19 +70,8 @@ impl NodeSource {
         for upstream in upstreams {
             let node = Node::connect(&upstream.url, NODE_TIMEOUT)?
                 .wanting_batches_of(upstream.follow.limits.calls_per_batch());
-            let tables = match upstream.follow.place {
-                IndexPlace::Memory => None,
-                IndexPlace::Tables => {
-                    let tables = journal.as_ref().and_then(Journal::tables).ok_or(NodeError::NoTables)?;
-                    let contracts = Contracts::new(tables.clone(), upstream.chain, upstream.follow.anchors);
-                    Some(TablesIndex::new(tables, contracts))
-                }
-            };
             let followed = Followed::new(upstream.chain, node, upstream.follow, heads.clone(), journal.clone());
-            let followed = Arc::new(match tables {
-                Some(tables) => followed.with_tables(tables),
-                None => followed,
-            });
+            let followed = Arc::new(followed.placed()?);
             tokio::spawn(Arc::clone(&followed).follow());
             chains.insert(upstream.chain, followed);
         }

@@ -622,12 +622,15 @@ impl IndexTables {
     /// The numbers of those of `addresses` that `chain`'s index numbered.
     pub async fn holders(&self, chain: Chain, addresses: &[Address]) -> Result<Vec<(Address, u32)>, StoreError> {
         let wanted: Vec<&[u8]> = addresses.iter().map(|a| a.as_slice()).collect();
-        let rows = sqlx::query("SELECT address, holder FROM index_holders WHERE chain = $1 AND address = ANY($2)")
-            .bind(chain.as_str())
-            .bind(&wanted)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(failed)?;
+        let rows = sqlx::query(
+            "SELECT k.address, h.holder FROM UNNEST($2::BYTEA[]) AS k(address) \
+             CROSS JOIN LATERAL (SELECT holder FROM index_holders WHERE chain = $1 AND address = k.address) h",
+        )
+        .bind(chain.as_str())
+        .bind(&wanted)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(failed)?;
         rows.iter()
             .map(|row| {
                 let holder = int_col(row, 1, "index holder")?;
@@ -643,12 +646,15 @@ impl IndexTables {
         numbers: impl IntoIterator<Item = u32>,
     ) -> Result<std::collections::HashMap<u32, Address>, StoreError> {
         let wanted: Vec<i32> = numbers.into_iter().map(int).collect();
-        let rows = sqlx::query("SELECT holder, address FROM index_holders WHERE chain = $1 AND holder = ANY($2)")
-            .bind(chain.as_str())
-            .bind(&wanted)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(failed)?;
+        let rows = sqlx::query(
+            "SELECT k.holder, h.address FROM UNNEST($2::INTEGER[]) AS k(holder) \
+             CROSS JOIN LATERAL (SELECT address FROM index_holders WHERE chain = $1 AND holder = k.holder) h",
+        )
+        .bind(chain.as_str())
+        .bind(&wanted)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(failed)?;
         rows.iter()
             .map(|row| {
                 let holder = int_col(row, 0, "index holder")?;
@@ -675,9 +681,9 @@ impl IndexTables {
         let holders: Vec<i32> = keys.balances.iter().map(|(holder, _)| int(*holder)).collect();
         let assets: Vec<i32> = keys.balances.iter().map(|(_, asset)| i32::from(*asset)).collect();
         let balances = sqlx::query(
-            "SELECT DISTINCT ON (b.holder, b.asset) b.holder, b.asset, b.balance::TEXT FROM index_balances b \
-             JOIN UNNEST($2::INTEGER[], $3::INTEGER[]) AS k(holder, asset) ON b.holder = k.holder AND b.asset = k.asset \
-             WHERE b.chain = $1 AND b.block <= $4 ORDER BY b.holder, b.asset, b.block DESC",
+            "SELECT k.holder, k.asset, b.balance::TEXT FROM UNNEST($2::INTEGER[], $3::INTEGER[]) AS k(holder, asset) \
+             CROSS JOIN LATERAL (SELECT balance FROM index_balances WHERE chain = $1 AND holder = k.holder \
+             AND asset = k.asset AND block <= $4 ORDER BY block DESC LIMIT 1) b",
         )
         .bind(chain)
         .bind(&holders)
@@ -697,8 +703,9 @@ impl IndexTables {
         .collect::<Result<_, StoreError>>()?;
         let supply_assets: Vec<i32> = keys.supplies.iter().map(|asset| i32::from(*asset)).collect();
         let supplies = sqlx::query(
-            "SELECT DISTINCT ON (asset) asset, supply::TEXT FROM index_supplies \
-             WHERE chain = $1 AND asset = ANY($2) AND block <= $3 ORDER BY asset, block DESC",
+            "SELECT k.asset, s.supply::TEXT FROM UNNEST($2::INTEGER[]) AS k(asset) \
+             CROSS JOIN LATERAL (SELECT supply FROM index_supplies WHERE chain = $1 AND asset = k.asset \
+             AND block <= $3 ORDER BY block DESC LIMIT 1) s",
         )
         .bind(chain)
         .bind(&supply_assets)
@@ -712,10 +719,10 @@ impl IndexTables {
         let collections: Vec<i32> = keys.owners.iter().map(|(c, _)| i32::from(*c)).collect();
         let ids: Vec<String> = keys.owners.iter().map(|(_, id)| decimal(id)).collect();
         let owners = sqlx::query(
-            "SELECT DISTINCT ON (o.collection, o.token_id) o.collection, o.token_id::TEXT, o.owner FROM index_owners o \
-             JOIN UNNEST($2::INTEGER[], $3::TEXT[]::NUMERIC[]) AS k(collection, token_id) \
-             ON o.collection = k.collection AND o.token_id = k.token_id \
-             WHERE o.chain = $1 AND o.block <= $4 ORDER BY o.collection, o.token_id, o.block DESC",
+            "SELECT k.collection, k.token_id::TEXT, o.owner \
+             FROM UNNEST($2::INTEGER[], $3::TEXT[]::NUMERIC[]) AS k(collection, token_id) \
+             CROSS JOIN LATERAL (SELECT owner FROM index_owners WHERE chain = $1 AND collection = k.collection \
+             AND token_id = k.token_id AND block <= $4 ORDER BY block DESC LIMIT 1) o",
         )
         .bind(chain)
         .bind(&collections)
@@ -737,11 +744,10 @@ impl IndexTables {
         let collections: Vec<i32> = keys.amounts.iter().map(|(_, c, _)| i32::from(*c)).collect();
         let ids: Vec<String> = keys.amounts.iter().map(|(_, _, id)| decimal(id)).collect();
         let amounts = sqlx::query(
-            "SELECT DISTINCT ON (a.holder, a.collection, a.token_id) a.holder, a.collection, a.token_id::TEXT, \
-             a.amount::TEXT FROM index_amounts a \
-             JOIN UNNEST($2::INTEGER[], $3::INTEGER[], $4::TEXT[]::NUMERIC[]) AS k(holder, collection, token_id) \
-             ON a.holder = k.holder AND a.collection = k.collection AND a.token_id = k.token_id \
-             WHERE a.chain = $1 AND a.block <= $5 ORDER BY a.holder, a.collection, a.token_id, a.block DESC",
+            "SELECT k.holder, k.collection, k.token_id::TEXT, a.amount::TEXT \
+             FROM UNNEST($2::INTEGER[], $3::INTEGER[], $4::TEXT[]::NUMERIC[]) AS k(holder, collection, token_id) \
+             CROSS JOIN LATERAL (SELECT amount FROM index_amounts WHERE chain = $1 AND holder = k.holder \
+             AND collection = k.collection AND token_id = k.token_id AND block <= $5 ORDER BY block DESC LIMIT 1) a",
         )
         .bind(chain)
         .bind(&holders)
@@ -772,6 +778,16 @@ async fn run(
     query.execute(&mut *tx.0).await.map(|_| ()).map_err(failed)
 }
 
+/// [`run`] for an insert of `rows` rows: nothing to send when there are
+/// none (most batches have no pair, NFT or inner transfer to write).
+async fn insert(
+    tx: &mut Tx<Postgres>,
+    rows: usize,
+    query: sqlx::query::Query<'_, Postgres, sqlx::postgres::PgArguments>,
+) -> Result<(), StoreError> {
+    if rows == 0 { Ok(()) } else { run(tx, query).await }
+}
+
 /// Deletes every row of blocks after `after`; NFTs first held by a
 /// movement numbered `first_move` on go with them.
 async fn drop_after(tx: &mut Tx<Postgres>, chain: &str, after: u64, first_move: Option<u64>) -> Result<(), StoreError> {
@@ -795,8 +811,9 @@ async fn drop_after(tx: &mut Tx<Postgres>, chain: &str, after: u64, first_move: 
 async fn write_contracts(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) -> Result<(), StoreError> {
     let (numbers, addresses): (Vec<i32>, Vec<&[u8]>) =
         batch.holders.iter().map(|(holder, address)| (int(*holder), address.as_slice())).unzip();
-    run(
+    insert(
         tx,
+        batch.holders.len(),
         sqlx::query(
             "INSERT INTO index_holders (chain, holder, address) SELECT $1, * FROM UNNEST($2::INTEGER[], $3::BYTEA[]) \
              ON CONFLICT DO NOTHING",
@@ -807,8 +824,9 @@ async fn write_contracts(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch)
     )
     .await?;
     let tokens = &batch.tokens;
-    run(
+    insert(
         tx,
+        tokens.len(),
         sqlx::query(
             "INSERT INTO index_tokens (chain, asset, address, name, symbol, decimals) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::BYTEA[], $4::TEXT[], $5::TEXT[], $6::SMALLINT[])",
@@ -822,8 +840,9 @@ async fn write_contracts(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch)
     )
     .await?;
     let collections = &batch.collections;
-    run(
+    insert(
         tx,
+        collections.len(),
         sqlx::query(
             "INSERT INTO index_collections (chain, collection, address, name, symbol, erc1155) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::BYTEA[], $4::TEXT[], $5::TEXT[], $6::BOOLEAN[])",
@@ -838,8 +857,9 @@ async fn write_contracts(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch)
     .await?;
     let (numbers, factories): (Vec<i32>, Vec<&[u8]>) =
         batch.exchanges.iter().map(|(number, factory)| (int(*number), factory.as_slice())).unzip();
-    run(
+    insert(
         tx,
+        batch.exchanges.len(),
         sqlx::query(
             "INSERT INTO index_exchanges (chain, exchange, factory) SELECT $1, * FROM UNNEST($2::INTEGER[], $3::BYTEA[])",
         )
@@ -852,8 +872,9 @@ async fn write_contracts(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch)
 
 async fn write_blocks(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) -> Result<(), StoreError> {
     let headers = &batch.headers;
-    run(
+    insert(
         tx,
+        headers.len(),
         sqlx::query(
             "INSERT INTO index_headers (chain, number, hash, parent_hash, timestamp) \
              SELECT $1, * FROM UNNEST($2::BIGINT[], $3::BYTEA[], $4::BYTEA[], $5::BIGINT[])",
@@ -866,8 +887,9 @@ async fn write_blocks(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) ->
     )
     .await?;
     let pairs = &batch.pairs;
-    run(
+    insert(
         tx,
+        pairs.len(),
         sqlx::query(
             "INSERT INTO index_pairs (chain, pair, address, token0, token1, exchange, created) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::BYTEA[], $4::INTEGER[], $5::INTEGER[], $6::INTEGER[], $7::BIGINT[])",
@@ -882,8 +904,9 @@ async fn write_blocks(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) ->
     )
     .await?;
     let reserves = &batch.reserves;
-    run(
+    insert(
         tx,
+        reserves.len(),
         sqlx::query(
             "INSERT INTO index_reserves (chain, pair, block, reserve0, reserve1) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::BIGINT[], $4::TEXT[]::NUMERIC[], $5::TEXT[]::NUMERIC[])",
@@ -896,8 +919,9 @@ async fn write_blocks(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) ->
     )
     .await?;
     let txs = &batch.transactions;
-    run(
+    insert(
         tx,
+        txs.len(),
         sqlx::query(
             "INSERT INTO index_transactions (chain, block, position, hash, sender, recipient, value) \
              SELECT $1, * FROM UNNEST($2::BIGINT[], $3::INTEGER[], $4::BYTEA[], $5::INTEGER[], $6::INTEGER[], \
@@ -920,8 +944,9 @@ async fn write_blocks(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) ->
             [Some(t.sender), to].into_iter().flatten().map(|holder| (int(holder), big(t.block), int(t.position)))
         })
         .collect();
-    run(
+    insert(
         tx,
+        parties.len(),
         sqlx::query(
             "INSERT INTO index_parties (chain, holder, block, position) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::BIGINT[], $4::INTEGER[])",
@@ -933,8 +958,9 @@ async fn write_blocks(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) ->
     )
     .await?;
     let inner = &batch.inner;
-    run(
+    insert(
         tx,
+        inner.len(),
         sqlx::query(
             "INSERT INTO index_inner (chain, seq, block, position, payer, payee, value) \
              SELECT $1, * FROM UNNEST($2::BIGINT[], $3::BIGINT[], $4::INTEGER[], $5::INTEGER[], $6::INTEGER[], \
@@ -964,8 +990,9 @@ async fn write_moves(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) -> 
         }
     };
     let nfts: Vec<_> = moves.iter().map(nft).collect();
-    run(
+    insert(
         tx,
+        moves.len(),
         sqlx::query(
             "INSERT INTO index_moves (chain, seq, block, position, log, asset, collection, token_id, sender, recipient, \
              amount, multi, operator, batch) \
@@ -995,14 +1022,15 @@ async fn write_moves(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) -> 
         ("INSERT INTO index_held (chain, holder, collection, token_id, seq) SELECT $1, h, c, t, s", &batch.held),
         ("INSERT INTO index_minted (chain, collection, token_id, block, seq) SELECT $1, c, t, b, s", &batch.minted),
     ];
-    for (insert, rows) in firsts {
-        let insert = format!(
-            "{insert} FROM UNNEST($2::INTEGER[], $3::INTEGER[], $4::TEXT[]::NUMERIC[], $5::BIGINT[], $6::BIGINT[]) \
+    for (into, rows) in firsts {
+        let statement = format!(
+            "{into} FROM UNNEST($2::INTEGER[], $3::INTEGER[], $4::TEXT[]::NUMERIC[], $5::BIGINT[], $6::BIGINT[]) \
              AS r(h, c, t, b, s) ON CONFLICT DO NOTHING"
         );
-        run(
+        insert(
             tx,
-            sqlx::query(sqlx::AssertSqlSafe(insert))
+            rows.len(),
+            sqlx::query(sqlx::AssertSqlSafe(statement))
                 .bind(chain)
                 .bind(rows.iter().map(|r| int(r.holder)).collect::<Vec<_>>())
                 .bind(rows.iter().map(|r| i32::from(r.collection)).collect::<Vec<_>>())
@@ -1017,8 +1045,9 @@ async fn write_moves(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) -> 
 
 async fn write_values(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) -> Result<(), StoreError> {
     let balances = &batch.balances;
-    run(
+    insert(
         tx,
+        balances.len(),
         sqlx::query(
             "INSERT INTO index_balances (chain, holder, asset, block, balance) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::INTEGER[], $4::BIGINT[], $5::TEXT[]::NUMERIC[])",
@@ -1031,8 +1060,9 @@ async fn write_values(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) ->
     )
     .await?;
     let supplies = &batch.supplies;
-    run(
+    insert(
         tx,
+        supplies.len(),
         sqlx::query(
             "INSERT INTO index_supplies (chain, asset, block, supply) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::BIGINT[], $4::TEXT[]::NUMERIC[])",
@@ -1044,8 +1074,9 @@ async fn write_values(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) ->
     )
     .await?;
     let owners = &batch.owners;
-    run(
+    insert(
         tx,
+        owners.len(),
         sqlx::query(
             "INSERT INTO index_owners (chain, collection, token_id, block, owner) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::TEXT[]::NUMERIC[], $4::BIGINT[], $5::INTEGER[])",
@@ -1058,8 +1089,9 @@ async fn write_values(tx: &mut Tx<Postgres>, chain: &str, batch: &TableBatch) ->
     )
     .await?;
     let amounts = &batch.amounts;
-    run(
+    insert(
         tx,
+        amounts.len(),
         sqlx::query(
             "INSERT INTO index_amounts (chain, holder, collection, token_id, block, amount) \
              SELECT $1, * FROM UNNEST($2::INTEGER[], $3::INTEGER[], $4::TEXT[]::NUMERIC[], $5::BIGINT[], \

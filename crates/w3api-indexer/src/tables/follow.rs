@@ -59,7 +59,7 @@ fn unavailable(error: w3api_store::StoreError) -> SourceError {
 
 impl Followed {
     /// The newest indexed block, wherever the index is kept.
-    pub(crate) async fn indexed_head(&self) -> Result<Option<u64>, SourceError> {
+    pub async fn indexed_head(&self) -> Result<Option<u64>, SourceError> {
         let Some(index) = &self.tables else { return Ok(self.index.read().head()) };
         if let Some(head) = index.head() {
             return Ok(Some(head));
