@@ -221,20 +221,14 @@ impl Followed {
     /// One round: up to the node's head, or up to the journal's.
     pub async fn step(self: &Arc<Self>) -> Result<(), FollowError> {
         if let (Some(tables), Some(journal)) = (&self.tables, &self.journal) {
-            if self.chain_id.get().is_none() {
-                let id: alloy_primitives::U64 = self.node.request("eth_chainId", serde_json::json!([])).await?;
-                let _ = self.chain_id.set(id.to());
-            }
+            self.learn_chain_id().await?;
             return self.step_tables(tables, journal).await;
         }
         // What the journal holds is served before the node is asked anything.
         if let Some(journal) = &self.journal {
             self.tail(journal).await?;
         }
-        if self.chain_id.get().is_none() {
-            let id: alloy_primitives::U64 = self.node.request("eth_chainId", serde_json::json!([])).await?;
-            let _ = self.chain_id.set(id.to());
-        }
+        self.learn_chain_id().await?;
         let Some(journal) = &self.journal else { return self.catch_up().await };
         if journal.lead(self.chain).await? {
             self.catch_up().await
@@ -243,6 +237,15 @@ impl Followed {
             self.node_head.store(head, Ordering::Release);
             Ok(())
         }
+    }
+
+    /// Asks the node its chain id, until it answers once.
+    async fn learn_chain_id(&self) -> Result<(), FollowError> {
+        if self.chain_id.get().is_none() {
+            let id: alloy_primitives::U64 = self.node.request("eth_chainId", serde_json::json!([])).await?;
+            let _ = self.chain_id.set(id.to());
+        }
+        Ok(())
     }
 
     /// Indexes every block up to the node's head, after rolling back what

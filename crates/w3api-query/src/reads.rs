@@ -24,8 +24,9 @@ pub trait LedgerReads {
     /// The address of a holder the ledger gave.
     fn address(&self, holder: Holder) -> Address;
 
-    /// Every asset `holder` ever held, with its balance at the end of `block`
-    /// (zero included), in the order it first got them.
+    /// Every asset `holder` held by the end of `block`, with its balance
+    /// then (zero included; a backend may list later ones, at zero), in no
+    /// particular order: answers rank them.
     fn balances_at(&self, holder: Holder, block: u32) -> Vec<(Asset, u128)>;
 
     /// An asset's supply at the end of `block`.

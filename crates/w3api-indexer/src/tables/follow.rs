@@ -206,7 +206,7 @@ impl Followed {
             number -= 1;
         }
         tracing::warn!(chain = %self.chain, indexed, "a reorganisation deeper than kept: indexing again from the first block");
-        if !writer.clear(journal, self.config().anchors).await? {
+        if !writer.clear(journal).await? {
             return Err(FollowError::LostLease);
         }
         self.rolled_back(self.config().start_block.saturating_sub(1));

@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
+use std::hash::Hash;
 use std::sync::Arc;
 
 use alloy_primitives::{Address, B256, U256};
@@ -54,7 +55,7 @@ impl Contracts {
         Contracts { tables, chain, anchors, known: RwLock::new(Arc::new(empty)) }
     }
 
-    /// The contracts, holding at least those `snapshot` numbers.
+    /// The contracts, holding at least `counts` tokens, collections and exchanges.
     async fn at_least(&self, counts: (usize, usize, usize)) -> Result<Arc<Known>, StoreError> {
         let known = Arc::clone(&self.known.read());
         let (tokens, collections, exchanges) = known.counts;
@@ -94,31 +95,41 @@ impl TablesLedger {
         }
     }
 
-    fn movements(&self, rows: Vec<MoveRow>) -> Cow<'_, [u32]> {
-        let mut known = self.movements.lock();
-        let seqs = rows
-            .into_iter()
-            .map(|row| {
-                let seq = number(row.seq);
-                known.insert(seq, movement(&row));
-                seq
-            })
-            .collect();
-        Cow::Owned(seqs)
+    /// The movements of a holder, asset or collection, each kept for the answer.
+    fn moves(&self, of: MovesOf) -> Cow<'static, [u32]> {
+        remember(&self.movements, self.wait(self.snapshot.moves(of)), |row| row.seq, movement)
     }
+}
 
-    fn inner_rows(&self, rows: Vec<InnerRow>) -> Cow<'_, [u32]> {
-        let mut known = self.inner.lock();
-        let seqs = rows
-            .into_iter()
-            .map(|row| {
-                let seq = number(row.seq);
-                known.insert(seq, inner(&row));
-                seq
-            })
-            .collect();
-        Cow::Owned(seqs)
+/// `key`'s value as this answer read it before, or as `read` reads it now
+/// (kept for the rest of the answer).
+fn cached<K: Eq + Hash, V: Clone>(known: &Mutex<HashMap<K, V>>, key: K, read: impl FnOnce() -> V) -> V {
+    if let Some(value) = known.lock().get(&key) {
+        return value.clone();
     }
+    let value = read();
+    known.lock().insert(key, value.clone());
+    value
+}
+
+/// A list's numbers, each row kept in `known` as `value` makes it: the
+/// items of a list read whole are then read without a query each.
+fn remember<R, T>(
+    known: &Mutex<HashMap<u32, T>>,
+    rows: Vec<R>,
+    seq: impl Fn(&R) -> u64,
+    value: impl Fn(&R) -> T,
+) -> Cow<'static, [u32]> {
+    let mut known = known.lock();
+    let numbers = rows
+        .iter()
+        .map(|row| {
+            let key = number(seq(row));
+            known.insert(key, value(row));
+            key
+        })
+        .collect();
+    Cow::Owned(numbers)
 }
 
 /// A sequence number as the ledger's lists hold it.
@@ -170,12 +181,7 @@ impl LedgerReads for TablesLedger {
     }
 
     fn address(&self, holder: Holder) -> Address {
-        if let Some(address) = self.addresses.lock().get(&holder.0) {
-            return *address;
-        }
-        let address = self.wait(self.snapshot.address(holder.0)).unwrap_or_default();
-        self.addresses.lock().insert(holder.0, address);
-        address
+        cached(&self.addresses, holder.0, || self.wait(self.snapshot.address(holder.0)).unwrap_or_default())
     }
 
     fn balances_at(&self, holder: Holder, block: u32) -> Vec<(Asset, u128)> {
@@ -197,28 +203,29 @@ impl LedgerReads for TablesLedger {
     }
 
     fn movement(&self, index: u32) -> Movement<U256> {
-        if let Some(known) = self.movements.lock().get(&index) {
-            return *known;
-        }
-        let row = self.wait(self.snapshot.movement(u64::from(index)));
-        let read = row.as_ref().map_or(
-            Movement::Fungible { at: Place::block(0), asset: Asset::NATIVE, from: Holder(0), to: Holder(0), amount: 0 },
-            movement,
-        );
-        self.movements.lock().insert(index, read);
-        read
+        cached(&self.movements, index, || {
+            let row = self.wait(self.snapshot.movement(u64::from(index)));
+            let none = Movement::Fungible {
+                at: Place::block(0),
+                asset: Asset::NATIVE,
+                from: Holder(0),
+                to: Holder(0),
+                amount: 0,
+            };
+            row.as_ref().map_or(none, movement)
+        })
     }
 
     fn moves_of(&self, holder: Holder) -> Cow<'_, [u32]> {
-        self.movements(self.wait(self.snapshot.moves(MovesOf::Holder(holder.0))))
+        self.moves(MovesOf::Holder(holder.0))
     }
 
     fn moves_of_asset(&self, asset: Asset) -> Cow<'_, [u32]> {
-        self.movements(self.wait(self.snapshot.moves(MovesOf::Asset(asset.0))))
+        self.moves(MovesOf::Asset(asset.0))
     }
 
     fn moves_of_collection(&self, collection: u16) -> Cow<'_, [u32]> {
-        self.movements(self.wait(self.snapshot.moves(MovesOf::Collection(collection))))
+        self.moves(MovesOf::Collection(collection))
     }
 
     fn transactions_of(&self, holder: Holder) -> Cow<'_, [(u32, u32)]> {
@@ -227,19 +234,15 @@ impl LedgerReads for TablesLedger {
     }
 
     fn inner_transfer(&self, index: u32) -> InnerTransfer {
-        if let Some(known) = self.inner.lock().get(&index) {
-            return *known;
-        }
-        let row = self.wait(self.snapshot.inner(u64::from(index)));
-        let read = row
-            .as_ref()
-            .map_or(InnerTransfer { at: Place::block(0), from: Holder(0), to: Holder(0), value: U256::ZERO }, inner);
-        self.inner.lock().insert(index, read);
-        read
+        cached(&self.inner, index, || {
+            let row = self.wait(self.snapshot.inner(u64::from(index)));
+            let none = InnerTransfer { at: Place::block(0), from: Holder(0), to: Holder(0), value: U256::ZERO };
+            row.as_ref().map_or(none, inner)
+        })
     }
 
     fn inner_transfers_of(&self, holder: Holder) -> Cow<'_, [u32]> {
-        self.inner_rows(self.wait(self.snapshot.inner_of(holder.0)))
+        remember(&self.inner, self.wait(self.snapshot.inner_of(holder.0)), |row| row.seq, inner)
     }
 
     fn owner_at(&self, collection: u16, id: U256, block: u32) -> Option<(u32, Holder)> {
@@ -322,21 +325,13 @@ impl TablesView {
         if number > self.head? {
             return None;
         }
-        if let Some(known) = self.headers.lock().get(&number) {
-            return *known;
-        }
-        let read = self.ledger.wait(self.ledger.snapshot.header(number));
-        self.headers.lock().insert(number, read);
-        read
+        let ledger = &self.ledger;
+        cached(&self.headers, number, || ledger.wait(ledger.snapshot.header(number)))
     }
 
     fn pairs_of_asset(&self, asset: Asset) -> Vec<PairRow> {
-        if let Some(known) = self.pairs.lock().get(&asset.0) {
-            return known.clone();
-        }
-        let read = self.ledger.wait(self.ledger.snapshot.pairs_of(asset.0));
-        self.pairs.lock().insert(asset.0, read.clone());
-        read
+        let ledger = &self.ledger;
+        cached(&self.pairs, asset.0, || ledger.wait(ledger.snapshot.pairs_of(asset.0)))
     }
 }
 

@@ -587,7 +587,7 @@ async fn batches_with_reorganisations_between_hold_what_the_in_memory_index_hold
         let again = TableWriter::open(tables.clone(), chain, 1, ANCHORS, 64).await.unwrap();
         assert_eq!((again.next_block(), again.progress()), (46, writer.progress()));
         assert_eq!(again.progress().next_move, index.ledger().movements().len() as u64);
-        assert!(writer.clear(&journal, ANCHORS).await.unwrap());
+        assert!(writer.clear(&journal).await.unwrap());
         assert_eq!(dump(&tables, chain).await, TableBatch::default(), "cleared");
     }
 }

@@ -151,13 +151,13 @@ impl TableWriter {
                 self.window.register_collection(*collection, meta.clone())?;
             }
         }
-        self.carry_in(first, entries).await?;
+        let numbered = self.carry_in(first, entries).await?;
         for entry in entries {
             for refusal in self.window.apply(&entry.block)? {
                 tracing::warn!(chain = %self.chain, block = entry.block.number, %refusal, "log not applied");
             }
         }
-        let mut batch = self.rows(first, entries).await?;
+        let mut batch = self.rows(first, entries, numbered).await?;
         batch.rollback_after = rollback_after;
         if let (Some(_), Some(progress)) = (rollback_after, batch.progress.as_mut()) {
             progress.revision += 1;
@@ -171,11 +171,11 @@ impl TableWriter {
 
     /// Forgets what the tables hold of the chain, to index it again from
     /// its first block; `false` when this replica no longer holds the lease.
-    pub(crate) async fn clear(&mut self, lease: &Journal, anchors: Anchors) -> Result<bool, FollowError> {
+    pub(crate) async fn clear(&mut self, lease: &Journal) -> Result<bool, FollowError> {
         if !lease.clear_tables(&self.tables, self.chain).await? {
             return Ok(false);
         }
-        let first_block = self.progress.first_block;
+        let (first_block, anchors) = (self.progress.first_block, self.window.anchors());
         *self = TableWriter::open(self.tables.clone(), self.chain, first_block, anchors, self.reorg_depth).await?;
         Ok(true)
     }
@@ -195,9 +195,10 @@ impl TableWriter {
     }
 
     /// Gives the window's ledger the values its blocks read, as the blocks
-    /// before `first` left them.
-    async fn carry_in(&mut self, first: u64, entries: &[Entry]) -> Result<(), FollowError> {
-        let Some(before) = first.checked_sub(1) else { return Ok(()) };
+    /// before `first` left them; the tables' numbers of the holders it
+    /// looked up.
+    async fn carry_in(&mut self, first: u64, entries: &[Entry]) -> Result<HashMap<Address, u32>, FollowError> {
+        let Some(before) = first.checked_sub(1) else { return Ok(HashMap::new()) };
         let mut reads = HashSet::new();
         for entry in entries {
             for log in &entry.block.logs {
@@ -229,7 +230,7 @@ impl TableWriter {
             }
         }
         let carried = self.tables.carried(self.chain, before, &keys).await?;
-        let addresses: HashMap<u32, Address> = numbered.into_iter().map(|(address, n)| (n, address)).collect();
+        let addresses: HashMap<u32, Address> = numbered.iter().map(|(address, n)| (*n, *address)).collect();
         let owners = self.tables.addresses(self.chain, carried.owners.iter().map(|(_, _, owner)| *owner)).await?;
         let block = ledger_block(before);
         let ledger = self.window.window_ledger();
@@ -245,15 +246,21 @@ impl TableWriter {
         for (holder, collection, id, amount) in carried.amounts {
             ledger.carry_amount(block, addresses[&holder], collection, id, amount);
         }
-        Ok(())
+        Ok(numbered)
     }
 
     /// Every address the window's ledger knows, by its number in the
-    /// tables; new ones are numbered now.
-    async fn number_holders(&mut self, batch: &mut TableBatch) -> Result<Vec<u32>, FollowError> {
+    /// tables (those `known` already, and the others looked up); new ones
+    /// are numbered now.
+    async fn number_holders(
+        &mut self,
+        mut known: HashMap<Address, u32>,
+        batch: &mut TableBatch,
+    ) -> Result<Vec<u32>, FollowError> {
         let ledger = self.window.ledger();
         let addresses: Vec<Address> = (0..ledger.holders()).map(|i| ledger.address(Holder(i as u32))).collect();
-        let known: HashMap<Address, u32> = self.tables.holders(self.chain, &addresses).await?.into_iter().collect();
+        let unknown: Vec<Address> = addresses.iter().filter(|address| !known.contains_key(*address)).copied().collect();
+        known.extend(self.tables.holders(self.chain, &unknown).await?);
         let mut numbers = Vec::with_capacity(addresses.len());
         for address in addresses {
             let number = match known.get(&address) {
@@ -277,9 +284,14 @@ impl TableWriter {
     }
 
     /// What the window's blocks add to the tables.
-    async fn rows(&mut self, first: u64, entries: &[Entry]) -> Result<TableBatch, FollowError> {
+    async fn rows(
+        &mut self,
+        first: u64,
+        entries: &[Entry],
+        numbered: HashMap<Address, u32>,
+    ) -> Result<TableBatch, FollowError> {
         let mut batch = TableBatch::default();
-        let numbers = self.number_holders(&mut batch).await?;
+        let numbers = self.number_holders(numbered, &mut batch).await?;
         let id = |holder: Holder| numbers[holder.0 as usize];
         let ledger = self.window.ledger();
         self.contract_rows(entries, &mut batch);
@@ -355,8 +367,8 @@ pub(super) fn restored(
     let mut window = ChainIndex::new(first, anchors, reorg_depth);
     let mismatch = |what: &str, kept: u64, got: u64| {
         refused(format!(
-            "the tables number {what} {kept} as {got} here: they were written with other anchors (--wrapped-token, \
-             --stable-token); start with the same ones, or on another database"
+            "the tables number {what} {kept} as {got} here: they were written with other anchors (--wrapped, \
+             --stablecoin); start with the same ones, or on another database"
         ))
     };
     for token in &state.tokens {
